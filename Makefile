@@ -1,0 +1,48 @@
+# areawatch — build, test, run, benchmark.
+# `make run` and `make test` are all a fresh Debian machine needs: they install missing system
+# packages (apt-get, with sudo when not root) before building.
+
+SWIFT        ?= swift
+RELEASE_BIN  := .build/release/areawatch
+RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev
+TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build run test bench bench-e2e fuzz screenshot deps test-deps clean
+
+all: build
+
+# Installs the Debian packages in $(1) that are not installed yet.
+define ensure_packages
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing" >&2; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+endef
+
+deps:
+	$(call ensure_packages,$(RUNTIME_PKGS))
+
+test-deps:
+	$(call ensure_packages,$(TEST_PKGS))
+
+build: deps
+	$(SWIFT) build -c release --product areawatch
+
+# The nightly job on the bundled datasets: ingest datasets/ into reports/areawatch.db, write reports/.
+run: build
+	$(RELEASE_BIN) run --config areawatch.toml
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build
+	python3 Benchmarks/bench.py
+
+bench-e2e: build
+	python3 Benchmarks/bench_e2e.py
+
+clean:
+	rm -rf .build

@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "areawatch",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "areawatch", targets: ["areawatch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    ],
+    targets: [
+        // System libraries: SQLite + SpatiaLite (linked, see docs/DECISIONS.md) and zlib.
+        .systemLibrary(name: "CSQLite",
+                       providers: [.apt(["libsqlite3-dev", "libspatialite-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The few Linux calls Swift's Glibc module does not expose (renameat2).
+        .target(name: "CAreaWatchSystem"),
+
+        .target(name: "AreaWatchCore"),
+        .target(name: "AreaWatchIngest", dependencies: [
+            "AreaWatchCore", "CZlib",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CSQLite"]),
+        .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore"]),
+        .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem"]),
+        .target(name: "AreaWatchJobs", dependencies: [
+            "AreaWatchCore", "AreaWatchIngest", "AreaWatchStore", "AreaWatchQuery", "AreaWatchReport",
+            "CAreaWatchSystem",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .executableTarget(name: "areawatch", dependencies: [
+            "AreaWatchJobs", "AreaWatchCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"]),
+        .testTarget(name: "AreaWatchIngestTests", dependencies: ["AreaWatchIngest"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest"]),
+        .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery"]),
+        .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchCore"]),
+    ]
+)

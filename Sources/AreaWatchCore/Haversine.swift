@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Great-circle distance exactly as SPEC §7 states it.
+///
+/// Every "within the radius" decision in the engine goes through `distance` or through a test
+/// proven equivalent to it (see `RadiusTest`), so the point query, the grid, the R-tree and a
+/// brute-force scan agree to the last bit.
+public enum Haversine {
+    /// Mean Earth radius (IUGG), metres.
+    public static let earthRadius = 6_371_008.8
+    public static let radiansPerDegree = Double.pi / 180
+
+    /// Distance in metres between two WGS84 points given in degrees.
+    @inline(__always)
+    public static func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let a = halfChordSquared(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2)
+        return distance(halfChordSquared: a)
+    }
+
+    /// The haversine term `a = sin²(Δφ/2) + cos φ1 · cos φ2 · sin²(Δλ/2)`.
+    @inline(__always)
+    public static func halfChordSquared(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let sinHalfDLat = sin((lat2 - lat1) * radiansPerDegree / 2)
+        let sinHalfDLon = sin((lon2 - lon1) * radiansPerDegree / 2)
+        return sinHalfDLat * sinHalfDLat
+            + cos(lat1 * radiansPerDegree) * cos(lat2 * radiansPerDegree) * sinHalfDLon * sinHalfDLon
+    }
+
+    @inline(__always)
+    public static func distance(halfChordSquared a: Double) -> Double {
+        2 * earthRadius * asin(min(1, a.squareRoot()))
+    }
+}
+
+/// "Is this point within `radius` metres?" as a comparison of the haversine term.
+///
+/// `Haversine.distance(halfChordSquared:)` is monotone in `a`, so `distance ≤ radius` holds
+/// exactly when `a ≤ threshold`, where `threshold` is the largest Double for which the computed
+/// distance is still within the radius. Finding it once by bisection over the Doubles lets the
+/// hot loops skip `asin` and `sqrt` without changing a single decision.
+public struct RadiusTest: Sendable {
+    public let radius: Double
+    /// The largest `a` whose computed distance is ≤ radius (−1 when none is, i.e. radius < 0).
+    public let threshold: Double
+
+    public init(radius: Double) {
+        self.radius = radius
+        guard radius >= 0 else { threshold = -1; return }
+        if Haversine.distance(halfChordSquared: 1) <= radius { threshold = .infinity; return }
+        // Invariant: distance(lo) ≤ radius < distance(hi). Bisect on the bit patterns, which
+        // order non-negative Doubles like their values.
+        var lo: UInt64 = 0, hi = Double(1).bitPattern
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2
+            if Haversine.distance(halfChordSquared: Double(bitPattern: mid)) <= radius { lo = mid } else { hi = mid }
+        }
+        threshold = Double(bitPattern: lo)
+    }
+
+    @inline(__always)
+    public func contains(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Bool {
+        Haversine.halfChordSquared(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2) <= threshold
+    }
+}

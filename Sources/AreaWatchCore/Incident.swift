@@ -1,0 +1,63 @@
+/// How precisely a source gave an incident's time (SPEC §1).
+public enum TimePrecision: String, Sendable, Hashable, CaseIterable {
+    case second, day, month
+}
+
+/// One incident as every stage sees it (SPEC §1).
+///
+/// `attributes` is the canonical JSON object text of the extra input fields (keys sorted), or nil
+/// when there are none: one string instead of a dictionary keeps ingest at one allocation per
+/// field that survives, and makes "same content" a plain string comparison.
+public struct Incident: Sendable, Hashable {
+    public var key: String
+    /// UTC epoch seconds.
+    public var time: Int64
+    public var precision: TimePrecision
+    public var lat: Double
+    public var lon: Double
+    public var category: String?
+    public var handled: Bool?
+    public var description: String?
+    public var user: String?
+    public var attributes: String?
+
+    public init(key: String, time: Int64, precision: TimePrecision, lat: Double, lon: Double,
+                category: String? = nil, handled: Bool? = nil, description: String? = nil,
+                user: String? = nil, attributes: String? = nil) {
+        self.key = key
+        self.time = time
+        self.precision = precision
+        self.lat = lat
+        self.lon = lon
+        self.category = category
+        self.handled = handled
+        self.description = description
+        self.user = user
+        self.attributes = attributes
+    }
+
+    /// Whether two incidents carry the same stored content (SPEC §4: every field but the key).
+    public func hasSameContent(as other: Incident) -> Bool {
+        time == other.time && precision == other.precision
+            && lat.bitPattern == other.lat.bitPattern && lon.bitPattern == other.lon.bitPattern
+            && category == other.category && handled == other.handled
+            && description == other.description && user == other.user
+            && attributes == other.attributes
+    }
+}
+
+/// What a sink did with one incident (SPEC §4).
+public enum WriteOutcome: Sendable, Equatable {
+    /// A key not seen before.
+    case inserted
+    /// A known key whose content changed; the later record wins.
+    case updated
+    /// A known key with identical content; nothing changed.
+    case duplicate
+}
+
+/// Where ingest delivers accepted incidents: the SQLite store, or the in-memory table of the
+/// ad-hoc `--input` path. Both apply the same key semantics.
+public protocol IncidentSink {
+    mutating func write(_ incident: Incident) throws -> WriteOutcome
+}

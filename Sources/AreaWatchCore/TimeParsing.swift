@@ -1,0 +1,159 @@
+/// An instant as an input gave it: whole UTC epoch seconds and how precise the source was.
+public struct ParsedTime: Sendable, Hashable {
+    public var seconds: Int64
+    public var precision: TimePrecision
+
+    public init(seconds: Int64, precision: TimePrecision) {
+        self.seconds = seconds
+        self.precision = precision
+    }
+}
+
+/// Time values of SPEC §2.4, parsed from bytes without allocating.
+///
+/// Accepted text (after trimming spaces):
+/// - a decimal number: epoch seconds, or milliseconds when its magnitude is ≥ 1e11;
+/// - `YYYY-MM` (precision month), `YYYY-MM-DD` (precision day), `/` allowed for `-`;
+/// - `YYYY-MM-DD[T or space]hh:mm[:ss[.fff…]][zone]` where zone is `Z`, `UTC`, `GMT`, `±hh`,
+///   `±hhmm` or `±hh:mm`, optionally after one space; no zone means UTC; `24:00:00` is the next
+///   midnight and second 60 a leap second folded into the next minute, as POSIX time does.
+/// Fractional seconds are dropped (floor). Anything outside 0001-01-01 … 9999-12-31 is invalid.
+public enum TimeParser {
+    public static func parse(_ text: String) -> ParsedTime? {
+        var copy = text
+        return copy.withUTF8 { parse($0) }
+    }
+
+    public static func parse(_ raw: UnsafeBufferPointer<UInt8>) -> ParsedTime? {
+        var lo = 0, hi = raw.count
+        while lo < hi && isSpace(raw[lo]) { lo += 1 }
+        while hi > lo && isSpace(raw[hi - 1]) { hi -= 1 }
+        guard lo < hi else { return nil }
+        let text = UnsafeBufferPointer(rebasing: raw[lo..<hi])
+        if looksLikeCalendar(text) { return parseCalendar(text) }
+        guard let value = DecimalParsing.parse(text) else { return nil }
+        return fromEpoch(value)
+    }
+
+    /// A JSON number or numeric text: epoch seconds, or milliseconds when |v| ≥ 1e11.
+    public static func fromEpoch(_ value: Double) -> ParsedTime? {
+        guard value.isFinite else { return nil }
+        let seconds: Double
+        if abs(value) >= 1e11 {
+            if value == value.rounded(.towardZero), abs(value) < 9e15 {
+                return checked(UTCTime.floorDivide(Int64(value), 1000))
+            }
+            seconds = (value / 1000).rounded(.down)
+        } else {
+            seconds = value.rounded(.down)
+        }
+        guard abs(seconds) < 1e15 else { return nil }
+        return checked(Int64(seconds))
+    }
+
+    private static func checked(_ seconds: Int64, _ precision: TimePrecision = .second) -> ParsedTime? {
+        guard seconds >= UTCTime.earliest && seconds <= UTCTime.latest else { return nil }
+        return ParsedTime(seconds: seconds, precision: precision)
+    }
+
+    @inline(__always)
+    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 }
+
+    @inline(__always)
+    private static func isDigit(_ b: UInt8) -> Bool { b &- 48 < 10 }
+
+    /// Four digits then `-` or `/`: a calendar form, not a number.
+    private static func looksLikeCalendar(_ t: UnsafeBufferPointer<UInt8>) -> Bool {
+        t.count >= 7 && isDigit(t[0]) && isDigit(t[1]) && isDigit(t[2]) && isDigit(t[3])
+            && (t[4] == UInt8(ascii: "-") || t[4] == UInt8(ascii: "/"))
+    }
+
+    private static func parseCalendar(_ t: UnsafeBufferPointer<UInt8>) -> ParsedTime? {
+        var cursor = Cursor(bytes: t)
+        guard let year = cursor.digits(4), year >= 1 else { return nil }
+        let separator = t[4]
+        cursor.index = 5
+        guard let month = cursor.digits(2), (1...12).contains(month) else { return nil }
+        if cursor.atEnd {
+            return checked(UTCTime.epochSeconds(CivilTime(year: year, month: month, day: 1)), .month)
+        }
+        guard cursor.take(separator), let day = cursor.digits(2),
+              day >= 1, day <= UTCTime.daysInMonth(year: year, month: month) else { return nil }
+        if cursor.atEnd {
+            return checked(UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), .day)
+        }
+        guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(32),
+              let hour = cursor.digits(2), cursor.take(UInt8(ascii: ":")),
+              let minute = cursor.digits(2), minute < 60 else { return nil }
+        var second = 0
+        if cursor.take(UInt8(ascii: ":")) {
+            guard let s = cursor.digits(2), s <= 60 else { return nil }
+            second = s
+            if cursor.take(UInt8(ascii: ".")) || cursor.take(UInt8(ascii: ",")) {
+                guard cursor.skipDigits() > 0 else { return nil }
+            }
+        }
+        guard hour < 24 || (hour == 24 && minute == 0 && second == 0) else { return nil }
+        guard let offset = parseZone(&cursor), cursor.atEnd else { return nil }
+        let local = UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day))
+            + Int64(hour * 3600 + minute * 60 + second)
+        return checked(local - Int64(offset))
+    }
+
+    /// Offset east of UTC in seconds; 0 when no zone is given.
+    private static func parseZone(_ c: inout Cursor) -> Int? {
+        if c.atEnd { return 0 }
+        _ = c.take(32)
+        if c.take(UInt8(ascii: "Z")) || c.take(UInt8(ascii: "z")) { return 0 }
+        if c.takeWord("UTC") || c.takeWord("GMT") { return 0 }
+        let sign: Int
+        if c.take(UInt8(ascii: "+")) { sign = 1 } else if c.take(UInt8(ascii: "-")) { sign = -1 } else { return nil }
+        guard let hours = c.digits(2), hours <= 23 else { return nil }
+        var minutes = 0
+        if !c.atEnd {
+            _ = c.take(UInt8(ascii: ":"))
+            guard let m = c.digits(2), m < 60 else { return nil }
+            minutes = m
+        }
+        return sign * (hours * 3600 + minutes * 60)
+    }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var atEnd: Bool { index >= bytes.count }
+
+        mutating func take(_ b: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == b else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func takeWord(_ word: StaticString) -> Bool {
+            let n = word.utf8CodeUnitCount
+            guard index + n <= bytes.count else { return false }
+            for k in 0..<n where bytes[index + k] != word.utf8Start[k] { return false }
+            index += n
+            return true
+        }
+
+        mutating func digits(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var v = 0
+            for k in 0..<count {
+                let d = bytes[index + k] &- 48
+                guard d < 10 else { return nil }
+                v = v * 10 + Int(d)
+            }
+            index += count
+            return v
+        }
+
+        mutating func skipDigits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] &- 48 < 10 { index += 1 }
+            return index - start
+        }
+    }
+}

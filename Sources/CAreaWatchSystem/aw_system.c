@@ -1,0 +1,14 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <errno.h>
+#include "aw_system.h"
+
+int aw_exchange_paths(const char *a, const char *b) {
+#ifdef RENAME_EXCHANGE
+    return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -1,0 +1,8 @@
+#ifndef AW_SYSTEM_H
+#define AW_SYSTEM_H
+
+/// Atomically swaps two existing paths (Linux renameat2 RENAME_EXCHANGE).
+/// Returns 0 on success, -1 with errno set otherwise.
+int aw_exchange_paths(const char *a, const char *b);
+
+#endif
