@@ -1,0 +1,47 @@
+/// JSON string escaping shared by every writer of JSON text.
+public enum JSONText {
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    /// Appends the bytes of a string body (without quotes), escaping `"`, `\` and control bytes.
+    /// Invalid UTF-8 is replaced by U+FFFD so the output is always valid JSON.
+    public static func appendEscaped(_ s: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let start = out.count
+        var needsRepair = false
+        for b in s {
+            switch b {
+            case UInt8(ascii: "\""): out.append(92); out.append(b)
+            case UInt8(ascii: "\\"): out.append(92); out.append(b)
+            case 10: out.append(92); out.append(UInt8(ascii: "n"))
+            case 13: out.append(92); out.append(UInt8(ascii: "r"))
+            case 9: out.append(92); out.append(UInt8(ascii: "t"))
+            case 0..<32, 127:
+                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+            default:
+                if b >= 0x80 { needsRepair = true }
+                out.append(b)
+            }
+        }
+        if needsRepair { repairUTF8(in: &out, from: start) }
+    }
+
+    public static func appendEscaped(_ s: String, to out: inout [UInt8]) {
+        var copy = s
+        copy.withUTF8 { appendEscaped($0, to: &out) }
+    }
+
+    public static func escaped(_ s: String) -> String {
+        var out: [UInt8] = []
+        appendEscaped(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Re-validates the bytes appended from `start`; rewrites them only when they are not UTF-8.
+    private static func repairUTF8(in out: inout [UInt8], from start: Int) {
+        let tail = Array(out[start...])
+        let repaired = Array(String(decoding: tail, as: UTF8.self).utf8)
+        if repaired != tail {
+            out.removeSubrange(start...)
+            out.append(contentsOf: repaired)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CZlib
+
+/// The bytes of one input file, decompressed on the fly when it is gzip (a `.gz` name, or gzip's
+/// magic bytes at the start). Reads in chunks: memory does not depend on the file's size.
+public final class ByteSource {
+    public let path: String
+    public let isCompressed: Bool
+    /// Size of the file on disk.
+    public let fileSize: Int64
+    /// Bytes of the file read so far (compressed bytes for gzip), for progress.
+    public private(set) var fileBytesRead: Int64 = 0
+
+    private let fd: Int32
+    private var inflater: Inflater?
+
+    public convenience init(path: String) throws(InputError) {
+        try self.init(path: path, decompress: true)
+    }
+
+    /// The file's bytes exactly as stored, never decompressed (for digests).
+    public convenience init(rawPath path: String) throws(InputError) {
+        try self.init(path: path, decompress: false)
+    }
+
+    private init(path: String, decompress: Bool) throws(InputError) {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(file: path, message: ByteSource.reason(errno)) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let e = errno
+            close(fd)
+            throw InputError(file: path, message: ByteSource.reason(e))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file"
+            throw InputError(file: path, message: "\(kind), not a CSV or JSON file")
+        }
+        self.fd = fd
+        fileSize = Int64(info.st_size)
+        var magic: (UInt8, UInt8) = (0, 0)
+        let got = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
+        let gzipMagic = got == 2 && magic.0 == 0x1F && magic.1 == 0x8B
+        isCompressed = decompress && (gzipMagic || path.hasSuffix(".gz"))
+        if isCompressed {
+            do {
+                inflater = try Inflater()
+            } catch {
+                close(fd)
+                throw InputError(file: path, message: "cannot start gzip decompression")
+            }
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Fills up to `capacity` bytes of decompressed content; 0 at the end of the content.
+    public func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
+        guard let inflater else { return try readRaw(into: buffer, capacity: capacity) }
+        return try inflater.inflate(into: buffer, capacity: capacity, path: path) { [self] raw, n throws(InputError) in
+            try readRaw(into: raw, capacity: n)
+        }
+    }
+
+    private func readRaw(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer, capacity)
+            if n >= 0 {
+                fileBytesRead += Int64(n)
+                return n
+            }
+            if errno == EINTR { continue }
+            throw InputError(file: path, position: "byte \(fileBytesRead)", message: ByteSource.reason(errno))
+        }
+    }
+
+    static func reason(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: return "no such file"
+        case EACCES, EPERM: return "permission denied (unreadable file)"
+        case EISDIR: return "is a directory, not a CSV or JSON file"
+        default: return String(cString: strerror(code))
+        }
+    }
+}
+
+/// zlib inflate state for gzip input (one or more concatenated members).
+private final class Inflater {
+    private var stream = z_stream()
+    private let inputCapacity = 1 << 18
+    private let input: UnsafeMutablePointer<UInt8>
+    private var inputEnded = false
+    private var memberEnded = false
+    private var compressedOffset: Int64 = 0
+
+    init() throws {
+        input = .allocate(capacity: inputCapacity)
+        // 15 window bits + 16: gzip wrapper only (a `.gz` holding zlib or raw deflate is not gzip).
+        let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else {
+            input.deallocate()
+            throw InputError(file: "", message: "zlib init failed")
+        }
+    }
+
+    deinit {
+        inflateEnd(&stream)
+        input.deallocate()
+    }
+
+    func inflate(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, path: String,
+                 readRaw: (UnsafeMutablePointer<UInt8>, Int) throws(InputError) -> Int) throws(InputError) -> Int {
+        while true {
+            if stream.avail_in == 0 && !inputEnded {
+                let n = try readRaw(input, inputCapacity)
+                if n == 0 { inputEnded = true }
+                stream.next_in = input
+                stream.avail_in = uInt(n)
+            }
+            if memberEnded {
+                // Either another gzip member follows or the content is complete.
+                if stream.avail_in == 0 {
+                    if inputEnded { return 0 }
+                    continue
+                }
+                inflateReset(&stream)
+                memberEnded = false
+            }
+            if stream.avail_in == 0 && inputEnded {
+                throw InputError(file: path, position: "byte \(compressedOffset)",
+                                 message: "truncated gzip data (the file ends inside the compressed stream)")
+            }
+            stream.next_out = buffer
+            stream.avail_out = uInt(capacity)
+            let before = Int64(stream.avail_in)
+            let result = CZlib.inflate(&stream, Z_NO_FLUSH)
+            compressedOffset += before - Int64(stream.avail_in)
+            switch result {
+            case Z_OK, Z_BUF_ERROR:
+                break
+            case Z_STREAM_END:
+                memberEnded = true
+            default:
+                let detail = stream.msg.map { String(cString: $0) } ?? "corrupt data"
+                throw InputError(file: path, position: "byte \(compressedOffset)",
+                                 message: "not valid gzip data (\(detail))")
+            }
+            let produced = capacity - Int(stream.avail_out)
+            if produced > 0 { return produced }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Records of a CSV file (SPEC §2.2): header row required, delimiter `,` `;` or tab detected
+/// from the header unless given, every unmatched column kept as an attribute.
+final class CSVRecordSource: RecordSource {
+    private let scanner: CSVScanner
+    private let path: String
+    private let header: [String]
+    private let assignment: FieldAssignment
+    private let slotColumns: [Int]
+    private let attributeColumns: [(column: Int, name: [UInt8])]
+    private var attributes = AttributeWriter()
+
+    init(buffer: ChunkBuffer, options: ReaderOptions) throws(InputError) {
+        path = buffer.source.path
+        let delimiter: UInt8
+        if let given = options.delimiter { delimiter = given } else { delimiter = try CSVRecordSource.detectDelimiter(buffer) }
+        let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes)
+        self.scanner = scanner
+        guard try scanner.next() else {
+            throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
+        }
+        let raw = scanner.rawRecord
+        guard !scanner.oversized, !CSVRecordSource.containsNUL(raw),
+              String(validating: raw, as: UTF8.self) != nil, !scanner.quotingError else {
+            throw InputError(file: path, position: "line \(scanner.recordLine)",
+                             message: "not a CSV or JSON file (the first line is not a readable CSV header)")
+        }
+        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimmingCharacters() }
+        self.header = header
+        let assignment = FieldAssignment(names: header, overrides: options.columns)
+        self.assignment = assignment
+        guard assignment.hasCoordinates else {
+            throw InputError(file: path, position: "line \(scanner.recordLine)",
+                             message: "CSV header has no latitude/longitude columns (columns: \(header.joined(separator: ", "))); name them with --column lat=NAME --column lon=NAME")
+        }
+        slotColumns = IncidentField.allCases.map { assignment.column($0) }
+        attributeColumns = assignment.attributeColumns.map { ($0, Array(header[$0].utf8)) }
+    }
+
+    /// The most frequent of `,` `;` and tab outside quotes in the first line (`,` on a tie).
+    private static func detectDelimiter(_ buffer: ChunkBuffer) throws(InputError) -> UInt8 {
+        var counts: [UInt8: Int] = [44: 0, 59: 0, 9: 0]
+        var i = buffer.start
+        var inQuotes = false
+        while true {
+            if i == buffer.end {
+                let before = buffer.start
+                guard i - before < (1 << 20), try buffer.refill().more else { break }
+                i = buffer.start + (i - before)
+                continue
+            }
+            let b = buffer[i]
+            if b == 34 { inQuotes.toggle() }
+            if !inQuotes {
+                if b == 10 { break }
+                if counts[b] != nil { counts[b]! += 1 }
+            }
+            i += 1
+        }
+        let best = [UInt8(44), 59, 9].max { counts[$0]! < counts[$1]! }!
+        return counts[best]! > 0 ? best : 44
+    }
+
+    func forEachRecord(_ body: (SourceRecord) throws -> Void) throws {
+        let expected = header.count
+        while try scanner.next() {
+            let location = RecordLocation.line(scanner.recordLine)
+            let raw = scanner.rawRecord
+            guard !scanner.oversized, !scanner.quotingError, scanner.fieldCount == expected,
+                  !CSVRecordSource.containsNUL(raw) else {
+                try body(SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: nil))
+                continue
+            }
+            attributes.reset()
+            for (column, name) in attributeColumns {
+                name.withUnsafeBufferPointer { attributes.add(name: $0, value: text(column)) }
+            }
+            let outcome = RecordBuilder.build(
+                lat: value(0), lon: value(1), time: value(2), id: value(3), category: value(4),
+                handled: value(5), description: value(6), user: value(7), attributes: attributes.finish())
+            let idHint: String?
+            if case .failure = outcome { idHint = RecordBuilder.nonEmptyText(value(3)) } else { idHint = nil }
+            try body(SourceRecord(outcome: outcome, location: location, idHint: idHint))
+        }
+    }
+
+    static func containsNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+        return memchr(base, 0, bytes.count) != nil
+    }
+
+    func currentExcerpt() -> String { Excerpt.make(scanner.rawRecord) }
+
+    @inline(__always)
+    private func value(_ slot: Int) -> RawValue {
+        let column = slotColumns[slot]
+        return column >= 0 ? text(column) : .absent
+    }
+
+    @inline(__always)
+    private func text(_ column: Int) -> RawValue {
+        RawValue(kind: .text, bytes: scanner.field(column))
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

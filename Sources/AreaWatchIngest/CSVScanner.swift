@@ -1,0 +1,266 @@
+/// An RFC 4180 record scanner over a `ChunkBuffer` (SPEC §2.2).
+///
+/// A resumable state machine: when a record runs past the bytes read so far it keeps its state,
+/// refills and goes on, so a record is scanned once however it falls across chunks. Field bounds
+/// are kept relative to the record's first byte, which stays valid when the buffer slides.
+/// A record longer than `maxRecordBytes` is skipped to its end without being kept (it becomes a
+/// `malformed_record` reject), so one 2 GB line costs no more memory than a short one.
+final class CSVScanner {
+    enum State { case fieldStart, unquoted, quoted, quoteInQuoted, afterClose }
+
+    let buffer: ChunkBuffer
+    var delimiter: UInt8
+    let maxRecordBytes: Int
+
+    /// 1-based line where the current record starts.
+    private(set) var recordLine = 1
+    private(set) var fieldCount = 0
+    /// A quote in the middle of an unquoted field, or text after a closing quote.
+    private(set) var quotingError = false
+    private(set) var oversized = false
+    /// The record's first bytes, for reject excerpts of oversized records.
+    private(set) var oversizedHead: [UInt8] = []
+
+    private var nextLine = 1
+    private var firstFieldQuoted = false
+    private var recordStart = 0
+    private var scan = 0
+    private var state = State.fieldStart
+    private var fieldStarts: [Int] = []
+    private var fieldEnds: [Int] = []
+    private var fieldEscaped: [Bool] = []
+    private var recordLength = 0
+    /// Unescaped copies of quoted fields with `""`, one arena per record so that every field
+    /// handed out stays valid until the next record.
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCapacity = 4096
+    private var arenaUsed = 0
+    private var unescapedAt: [Int] = []
+    private var unescapedLength: [Int] = []
+
+    init(buffer: ChunkBuffer, delimiter: UInt8, maxRecordBytes: Int) {
+        self.buffer = buffer
+        self.delimiter = delimiter
+        self.maxRecordBytes = maxRecordBytes
+        fieldStarts.reserveCapacity(64)
+        fieldEnds.reserveCapacity(64)
+        fieldEscaped.reserveCapacity(64)
+        recordStart = buffer.start
+        arena = .allocate(capacity: arenaCapacity)
+    }
+
+    deinit {
+        arena.deallocate()
+    }
+
+    /// Content offset (bytes) of the current record's start, for input-error positions.
+    var position: String { "line \(recordLine)" }
+
+    /// Advances to the next non-blank record; false at the end of the input.
+    func next() throws(InputError) -> Bool {
+        while true {
+            recordStart += recordLength
+            buffer.release(upTo: recordStart)
+            recordLength = 0
+            scan = 0
+            state = .fieldStart
+            fieldCount = 0
+            quotingError = false
+            oversized = false
+            oversizedHead.removeAll(keepingCapacity: true)
+            arenaUsed = 0
+            recordLine = nextLine
+            guard try scanRecord() else { return false }
+            if fieldCount == 1 && !firstFieldQuoted && fieldEnds[0] == fieldStarts[0] {
+                continue  // a blank line is not a record
+            }
+            return true
+        }
+    }
+
+    /// Scans one record; false when the input ended before any byte of it.
+    private func scanRecord() throws(InputError) -> Bool {
+        firstFieldQuoted = false
+        while true {
+            let base = recordStart
+            let limit = buffer.end
+            let p = buffer.storage
+            var i = base + scan
+            var closed = false
+            scanning: while i < limit {
+                let b = p[i]
+                switch state {
+                case .fieldStart:
+                    if b == 34 {
+                        state = .quoted
+                        if fieldCount == 0 { firstFieldQuoted = true }
+                        beginField(i + 1 - base)
+                    } else {
+                        beginField(i - base)
+                        state = .unquoted
+                        continue scanning  // re-read the byte as part of the field
+                    }
+                case .unquoted:
+                    // Hot path: run to the next byte that matters.
+                    var j = i
+                    while j < limit {
+                        let c = p[j]
+                        if c == delimiter || c == 10 || c == 34 { break }
+                        j += 1
+                    }
+                    i = j
+                    if i == limit { break scanning }
+                    let c = p[i]
+                    if c == 34 {
+                        quotingError = true
+                    } else if c == delimiter {
+                        endField(i - base)
+                        state = .fieldStart
+                    } else {  // newline
+                        let fieldEnd = (i > base && p[i - 1] == 13 && i - 1 - base >= fieldStarts[fieldCount - 1]) ? i - 1 : i
+                        endField(fieldEnd - base)
+                        nextLine += 1
+                        i += 1
+                        closed = true
+                        break scanning
+                    }
+                case .quoted:
+                    if b == 34 {
+                        state = .quoteInQuoted
+                        endField(i - base)
+                    } else if b == 10 {
+                        nextLine += 1
+                    }
+                case .quoteInQuoted:
+                    if b == 34 {
+                        fieldEscaped[fieldCount - 1] = true
+                        state = .quoted
+                    } else if b == delimiter {
+                        state = .fieldStart
+                    } else if b == 10 {
+                        nextLine += 1
+                        i += 1
+                        closed = true
+                        break scanning
+                    } else if b == 13 {
+                        state = .afterClose
+                    } else {
+                        quotingError = true
+                        state = .afterClose
+                    }
+                case .afterClose:
+                    if b == delimiter {
+                        state = .fieldStart
+                    } else if b == 10 {
+                        nextLine += 1
+                        i += 1
+                        closed = true
+                        break scanning
+                    } else if b != 13 {
+                        quotingError = true
+                    }
+                }
+                i += 1
+            }
+            scan = i - base
+            if closed {
+                recordLength = scan
+                return true
+            }
+            // Out of bytes: keep scanning after a refill, or finish at the end of the input.
+            if scan > maxRecordBytes && !oversized { beginSkipping() }
+            if oversized { dropScannedBytes() }
+            let (more, shift) = try buffer.refill()
+            recordStart -= shift
+            if !more {
+                return try finishAtEndOfInput()
+            }
+        }
+    }
+
+    private func finishAtEndOfInput() throws(InputError) -> Bool {
+        switch state {
+        case .quoted:
+            throw InputError(file: buffer.source.path, position: "line \(recordLine)",
+                             message: "the file ends inside a quoted field (no closing quote)")
+        case .fieldStart:
+            if fieldCount == 0 && scan == 0 { return false }
+            beginField(scan)
+            endField(scan)
+        case .unquoted:
+            let end = (scan > 0 && buffer[recordStart + scan - 1] == 13) ? scan - 1 : scan
+            endField(max(end, fieldStarts[fieldCount - 1]))
+        case .quoteInQuoted, .afterClose:
+            break
+        }
+        recordLength = scan
+        return true
+    }
+
+    @inline(__always)
+    private func beginField(_ offset: Int) {
+        if fieldCount == fieldStarts.count {
+            fieldStarts.append(0); fieldEnds.append(0); fieldEscaped.append(false)
+        }
+        fieldStarts[fieldCount] = offset
+        fieldEnds[fieldCount] = offset
+        fieldEscaped[fieldCount] = false
+        fieldCount += 1
+    }
+
+    @inline(__always)
+    private func endField(_ offset: Int) {
+        fieldEnds[fieldCount - 1] = offset
+    }
+
+    private func beginSkipping() {
+        oversized = true
+        let head = min(scan, 1024)
+        oversizedHead = Array(buffer.slice(recordStart, recordStart + head))
+    }
+
+    /// In skip mode the scanned bytes of the oversized record are dropped before each refill.
+    private func dropScannedBytes() {
+        recordStart += scan
+        scan = 0
+        buffer.release(upTo: recordStart)
+        fieldCount = 0
+    }
+
+    /// The raw bytes of the record (its head only when oversized), for reject excerpts.
+    var rawRecord: UnsafeBufferPointer<UInt8> {
+        if oversized { return oversizedHead.withUnsafeBufferPointer { $0 } }
+        return buffer.slice(recordStart, recordStart + recordLength)
+    }
+
+    /// Field `i`, with `""` unescaped. Valid until the next record.
+    func field(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        let raw = buffer.slice(recordStart + fieldStarts[i], recordStart + fieldEnds[i])
+        guard fieldEscaped[i] else { return raw }
+        if arenaUsed == 0 {
+            // A record's unescaped fields together are never longer than the record.
+            if arenaCapacity < recordLength {
+                arena.deallocate()
+                arenaCapacity = max(recordLength, arenaCapacity * 2)
+                arena = .allocate(capacity: arenaCapacity)
+            }
+            unescapedAt.removeAll(keepingCapacity: true)
+            unescapedAt.append(contentsOf: repeatElement(-1, count: fieldCount))
+            unescapedLength.removeAll(keepingCapacity: true)
+            unescapedLength.append(contentsOf: repeatElement(0, count: fieldCount))
+        }
+        if unescapedAt[i] >= 0 { return UnsafeBufferPointer(start: arena + unescapedAt[i], count: unescapedLength[i]) }
+        let at = arenaUsed
+        var n = 0
+        var k = 0
+        while k < raw.count {
+            arena[at + n] = raw[k]
+            n += 1
+            k += (raw[k] == 34 && k + 1 < raw.count && raw[k + 1] == 34) ? 2 : 1
+        }
+        unescapedAt[i] = at
+        unescapedLength[i] = n
+        arenaUsed = at + n
+        return UnsafeBufferPointer(start: arena + at, count: n)
+    }
+}

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A sliding window over a `ByteSource`: the readers scan `bytes[start..<end]` and ask for more
+/// when a record runs past `end`. Only the unfinished record is kept when refilling, so memory is
+/// bounded by the chunk size plus the largest record allowed.
+final class ChunkBuffer {
+    let source: ByteSource
+    private(set) var storage: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    /// First byte still needed.
+    var start = 0
+    /// One past the last byte read.
+    private(set) var end = 0
+    private(set) var atEOF = false
+    /// Content offset of `storage[0]` (decompressed bytes before it).
+    private(set) var baseOffset: Int64 = 0
+    private let chunkSize: Int
+
+    init(source: ByteSource, chunkSize: Int = 1 << 20) {
+        self.source = source
+        self.chunkSize = chunkSize
+        capacity = chunkSize * 2
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Reads more content, keeping `storage[start..<end]`; returns false at the end of the input.
+    /// Positions held by callers shift by the returned amount (`shift`), which they must subtract.
+    func refill() throws(InputError) -> (more: Bool, shift: Int) {
+        guard !atEOF else { return (false, 0) }
+        let shift = start
+        if start > 0 {
+            let kept = end - start
+            if kept > 0 { memmove(storage, storage + start, kept) }
+            baseOffset += Int64(start)
+            end = kept
+            start = 0
+        }
+        if capacity - end < chunkSize {
+            let newCapacity = max(capacity * 2, end + chunkSize)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            grown.update(from: storage, count: end)
+            storage.deallocate()
+            storage = grown
+            capacity = newCapacity
+        }
+        let n = try source.read(into: storage + end, capacity: capacity - end)
+        if n == 0 {
+            atEOF = true
+            return (false, shift)
+        }
+        end += n
+        return (true, shift)
+    }
+
+    /// Drops everything before `position` once a caller no longer needs it, and shrinks the
+    /// window back after an oversized record.
+    func release(upTo position: Int) {
+        start = position
+        if start == end && capacity > chunkSize * 4 {
+            storage.deallocate()
+            capacity = chunkSize * 2
+            storage = .allocate(capacity: capacity)
+            baseOffset += Int64(end)
+            start = 0
+            end = 0
+        }
+    }
+
+    @inline(__always)
+    subscript(_ i: Int) -> UInt8 { storage[i] }
+
+    func slice(_ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: storage + from, count: to - from)
+    }
+}

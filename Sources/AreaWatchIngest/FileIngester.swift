@@ -1,0 +1,83 @@
+import AreaWatchCore
+
+/// Options of one ingest (SPEC §2–§4).
+public struct IngestOptions: Sendable {
+    public var reader = ReaderOptions()
+    /// `--source`: namespaces the keys of the file.
+    public var source: String?
+    public var idless = IdlessMode.snapshot
+
+    public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
+        self.reader = reader
+        self.source = source
+        self.idless = idless
+    }
+}
+
+/// What ingesting one file did (one row of the `ingests` log).
+public struct FileIngestReport: Sendable, Equatable {
+    public var file: String
+    public var sha256: String
+    public var bytes: Int64
+    public var format: String = ""
+    public var records = 0
+    /// Records that passed validation: inserted + updated + duplicates.
+    public var accepted = 0
+    public var inserted = 0
+    public var updated = 0
+    public var duplicates = 0
+    public var rejected = 0
+    public var rejectsByReason: [RejectReason: Int] = [:]
+    /// True when the file's SHA-256 was already ingested and it was not read again.
+    public var skipped = false
+
+    public init(file: String, sha256: String, bytes: Int64) {
+        self.file = file
+        self.sha256 = sha256
+        self.bytes = bytes
+    }
+
+    public var rejectRate: Double { records == 0 ? 0 : Double(rejected) / Double(records) }
+}
+
+/// Progress of a long ingest: bytes of the file read so far, its size, records so far.
+public typealias IngestProgress = (_ bytesRead: Int64, _ totalBytes: Int64, _ records: Int) -> Void
+
+/// Reads one file, keys its records and hands them to a sink; rejects go to the rejects file.
+public enum FileIngester {
+    public static func ingest<Sink: IncidentSink>(
+        path: String, sha256: String, bytes: Int64, options: IngestOptions,
+        into sink: inout Sink, rejects: RejectsWriter?, progress: IngestProgress? = nil
+    ) throws -> FileIngestReport {
+        let (records, detected, byteSource) = try InputReader.open(path: path, options: options.reader)
+        var report = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
+        report.format = detected.description
+        var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: sha256)
+        try records.forEachRecord { record in
+            report.records += 1
+            switch record.outcome {
+            case .success(let draft):
+                let incident = Incident(
+                    key: keyer.key(for: draft), time: draft.time.seconds, precision: draft.time.precision,
+                    lat: draft.lat, lon: draft.lon, category: draft.category, handled: draft.handled,
+                    description: draft.description, user: draft.user, attributes: draft.attributes)
+                switch try sink.write(incident) {
+                case .inserted: report.inserted += 1
+                case .updated: report.updated += 1
+                case .duplicate: report.duplicates += 1
+                }
+                report.accepted += 1
+            case .failure(let reason):
+                report.rejected += 1
+                report.rejectsByReason[reason, default: 0] += 1
+                try rejects?.add(source: path, record: record.location.description, id: record.idHint,
+                                 reason: reason, excerpt: records.currentExcerpt())
+            }
+            if let progress, report.records & 0xFFFF == 0 {
+                progress(byteSource.fileBytesRead, byteSource.fileSize, report.records)
+            }
+        }
+        progress?(byteSource.fileSize, byteSource.fileSize, report.records)
+        return report
+    }
+}

@@ -1,0 +1,166 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Maps the members of a parsed JSON record to incident fields (SPEC §2.3 names, `--column`
+/// overrides) and builds the draft: the JSON counterpart of `FieldAssignment`.
+final class JSONRecordMapper {
+    private let overrides: [(field: Int, name: String)]
+    /// Member name bytes → (field slot, rank) or nil; a record's few names repeat in every
+    /// record, so a short list compared byte-wise beats hashing a String per member.
+    private var resolved: [(name: [UInt8], slot: Int, rank: Int)] = []
+    private var attributes = AttributeWriter()
+    private var attributeMembers: [(key: Int, value: Int)] = []
+    private var slotNode = [Int](repeating: -1, count: IncidentField.allCases.count)
+    private var slotRank = [Int](repeating: .max, count: IncidentField.allCases.count)
+    private let idSlot = 3
+
+    init(overrides: ColumnOverrides) {
+        self.overrides = overrides.names.map { (IncidentField.allCases.firstIndex(of: $0.key)!, normalizedName($0.value)) }
+    }
+
+    /// The field slot and rank of a member name (rank -1 for an explicit `--column`).
+    private func resolve(_ name: UnsafeBufferPointer<UInt8>) -> (slot: Int, rank: Int) {
+        for entry in resolved where Bytes.equal(entry.name, name) {
+            return (entry.slot, entry.rank)
+        }
+        let normalized = normalizedName(name)
+        var result = (slot: -1, rank: Int.max)
+        if let o = overrides.first(where: { $0.name == normalized }) {
+            result = (o.field, -1)
+        } else {
+            for (slot, field) in IncidentField.allCases.enumerated() {
+                if overrides.contains(where: { $0.field == slot }) { continue }
+                if let rank = field.aliases.firstIndex(of: normalized) { result = (slot, rank); break }
+            }
+        }
+        if resolved.count < 256 { resolved.append((Array(name), result.slot, result.rank)) }
+        return result
+    }
+
+    static func rawValue(_ tape: JSONTape, _ index: Int) -> RawValue {
+        let node = tape.node(index)
+        switch node.kind {
+        case .string: return RawValue(kind: .text, bytes: tape.string(index))
+        case .number: return RawValue(kind: .number, bytes: tape.rawBytes(index))
+        case .trueValue: return RawValue(kind: .boolean, bytes: tape.rawBytes(index), bool: true)
+        case .falseValue: return RawValue(kind: .boolean, bytes: tape.rawBytes(index), bool: false)
+        case .null: return RawValue(kind: .null, bytes: tape.rawBytes(index))
+        case .object, .array: return RawValue(kind: .composite, bytes: tape.rawBytes(index))
+        }
+    }
+
+    /// Builds a record from an incident object (forms 1–4). `memberID` is the key of an
+    /// id → post map, which is the record's id; `coordinates` replaces lat/lon (GeoJSON).
+    func map(_ tape: JSONTape, object: Int?, memberID: String?,
+             coordinates: Result<(lat: RawValue, lon: RawValue), RejectReason>? = nil,
+             featureID: RawValue? = nil) -> (Result<IncidentDraft, RejectReason>, idHint: String?) {
+        for s in slotNode.indices { slotNode[s] = -1; slotRank[s] = .max }
+        attributeMembers.removeAll(keepingCapacity: true)
+        var k = object.map { $0 + 1 } ?? 0
+        let end = object.map { Int(tape.node($0).next) } ?? 0
+        while k < end {
+            let v = k + 1
+            let (slot, rank) = resolve(tape.string(k))
+            let usable = slot >= 0 && !(coordinates != nil && slot <= 1) && !(memberID != nil && slot == idSlot)
+            if usable && rank < slotRank[slot] {
+                if slotNode[slot] >= 0 { attributeMembers.append((slotNode[slot] - 1, slotNode[slot])) }
+                slotNode[slot] = v
+                slotRank[slot] = rank
+            } else {
+                attributeMembers.append((k, v))
+            }
+            k = Int(tape.node(v).next)
+        }
+        let attributeText = attributeText(tape)
+        func value(_ slot: Int) -> RawValue { slotNode[slot] >= 0 ? JSONRecordMapper.rawValue(tape, slotNode[slot]) : .absent }
+
+        var lat = value(0), lon = value(1)
+        if let coordinates {
+            switch coordinates {
+            case .success(let c): lat = c.lat; lon = c.lon
+            case .failure(let reason): return (.failure(reason), idText(tape, memberID: memberID, featureID: featureID))
+            }
+        }
+        var idValue = value(idSlot)
+        if let featureID, !featureID.isEmpty { idValue = featureID }
+        let outcome = RecordBuilder.build(
+            lat: lat, lon: lon, time: value(2), id: idValue, category: value(4), handled: value(5),
+            description: value(6), user: value(7), attributes: attributeText)
+        switch outcome {
+        case .success(var draft):
+            if let memberID { draft.id = memberID }
+            return (.success(draft), nil)
+        case .failure:
+            return (outcome, memberID ?? RecordBuilder.nonEmptyText(idValue))
+        }
+    }
+
+    private func idText(_ tape: JSONTape, memberID: String?, featureID: RawValue?) -> String? {
+        if let memberID { return memberID }
+        if let featureID, !featureID.isEmpty { return featureID.text }
+        return slotNode[idSlot] >= 0 ? RecordBuilder.nonEmptyText(JSONRecordMapper.rawValue(tape, slotNode[idSlot])) : nil
+    }
+
+    /// Canonical attribute text: names in byte order, the first of equal names kept.
+    private func attributeText(_ tape: JSONTape) -> String? {
+        guard !attributeMembers.isEmpty else { return nil }
+        attributes.reset()
+        if attributeMembers.count > 1 {
+            attributeMembers.sort { a, b in
+                let x = tape.string(a.key), y = tape.string(b.key)
+                if Bytes.equal(x, y) { return a.key < b.key }
+                return Bytes.less(x, y)
+            }
+        }
+        var previous: UnsafeBufferPointer<UInt8>?
+        for (key, value) in attributeMembers {
+            let name = tape.string(key)
+            if let p = previous, Bytes.equal(p, name) { continue }
+            previous = name
+            attributes.add(name: name, value: JSONRecordMapper.rawValue(tape, value))
+        }
+        return attributes.finish()
+    }
+
+    /// Coordinates of a GeoJSON feature's geometry: null/absent → missing, not a Point with two
+    /// numbers → invalid (SPEC §2.1 form 5).
+    static func pointCoordinates(_ tape: JSONTape, feature: Int) -> Result<(lat: RawValue, lon: RawValue), RejectReason> {
+        guard let geometry = member(tape, of: feature, named: "geometry"), tape.node(geometry).kind != .null else {
+            return .failure(.missingCoordinates)
+        }
+        guard tape.node(geometry).kind == .object,
+              let type = member(tape, of: geometry, named: "type"), tape.node(type).kind == .string,
+              Array(tape.string(type)) == Array("Point".utf8) else {
+            return .failure(.invalidCoordinates)
+        }
+        guard let coords = member(tape, of: geometry, named: "coordinates"), tape.node(coords).kind == .array else {
+            return .failure(.missingCoordinates)
+        }
+        let items = tape.elements(of: coords)
+        guard items.count >= 2 else { return items.isEmpty ? .failure(.missingCoordinates) : .failure(.invalidCoordinates) }
+        let lon = rawValue(tape, items[0]), lat = rawValue(tape, items[1])
+        guard lon.kind == .number || lon.kind == .text, lat.kind == .number || lat.kind == .text else {
+            return .failure(lon.kind == .null || lat.kind == .null ? .missingCoordinates : .invalidCoordinates)
+        }
+        return .success((lat, lon))
+    }
+
+    /// The first member of an object with this exact name.
+    static func member(_ tape: JSONTape, of object: Int, named name: String) -> Int? {
+        let wanted = Array(name.utf8)
+        var k = object + 1
+        let end = Int(tape.node(object).next)
+        while k < end {
+            let v = k + 1
+            let key = tape.string(k)
+            if Bytes.equal(wanted, key) {
+                return v
+            }
+            k = Int(tape.node(v).next)
+        }
+        return nil
+    }
+}

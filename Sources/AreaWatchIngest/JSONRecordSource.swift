@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The JSON input shapes of SPEC §2.1.
+public enum JSONShape: String, Sendable {
+    /// WatchMe Firebase export: only `posts` is read.
+    case watchMeExport = "watchme-export"
+    /// A bare id → post object.
+    case idMap = "id-map"
+    case array
+    case ndjson
+    case featureCollection = "geojson"
+    /// One top-level object with a latitude or longitude member.
+    case singleIncident = "single-object"
+}
+
+/// Records of a JSON file in any of the SPEC §2.1 shapes.
+final class JSONRecordSource: RecordSource {
+    private let stream: JSONStream
+    private let shape: JSONShape
+    private let options: ReaderOptions
+    private let tape = JSONTape()
+    private let mapper: JSONRecordMapper
+    private var captured: [UInt8] = []
+    private var capturedWhole = true
+
+    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions) {
+        stream = JSONStream(buffer: buffer)
+        self.shape = shape
+        self.options = options
+        mapper = JSONRecordMapper(overrides: options.columns)
+    }
+
+    /// Decides the shape of a document that starts with `{` by reading its top-level member names
+    /// (values skipped), stopping as soon as `posts` or `type: FeatureCollection` decides it.
+    static func detectObjectShape(_ stream: JSONStream) throws(InputError) -> JSONShape {
+        try stream.expect(123, "'{'")
+        var hasCoordinateMember = false
+        if !(try stream.closesImmediately(125)) {
+            repeat {
+                let name = try stream.readString()
+                try stream.expect(58, "':'")
+                if name == "posts" { return .watchMeExport }
+                if name == "type" {
+                    if try stream.readShortString() == "FeatureCollection" { return .featureCollection }
+                } else {
+                    try stream.skipValue()
+                }
+                let normalized = normalizedName(name)
+                if IncidentField.lat.aliases.contains(normalized) || IncidentField.lon.aliases.contains(normalized) {
+                    hasCoordinateMember = true
+                }
+            } while try stream.nextInContainer(closing: 125)
+        }
+        if try !stream.atEnd() { return .ndjson }
+        return hasCoordinateMember ? .singleIncident : .idMap
+    }
+
+    func forEachRecord(_ body: (SourceRecord) throws -> Void) throws {
+        switch shape {
+        case .ndjson:
+            try readLines(body)
+        case .array:
+            try stream.expect(91, "'['")
+            try readElements(path: nil, body)
+            try expectEnd()
+        case .idMap:
+            try stream.expect(123, "'{'")
+            try readMembers(path: nil, body)
+            try expectEnd()
+        case .singleIncident:
+            let line = stream.currentLine
+            try readRecord(location: .line(line), memberID: nil, body)
+            try expectEnd()
+        case .watchMeExport, .featureCollection:
+            let wanted = shape == .watchMeExport ? "posts" : "features"
+            try stream.expect(123, "'{'")
+            if try stream.closesImmediately(125) { break }
+            repeat {
+                let name = try stream.readString()
+                try stream.expect(58, "':'")
+                guard name == wanted else { try stream.skipValue(); continue }
+                switch try stream.peek() {
+                case 123 where shape == .watchMeExport:
+                    try stream.expect(123, "'{'")
+                    try readMembers(path: wanted, body)
+                case 91:
+                    try stream.expect(91, "'['")
+                    try readElements(path: wanted, body)
+                case 110:
+                    try stream.skipValue()  // null: no records
+                default:
+                    throw stream.error("\"\(wanted)\" must be \(shape == .watchMeExport ? "an object or an array" : "an array")")
+                }
+            } while try stream.nextInContainer(closing: 125)
+            try expectEnd()
+        }
+    }
+
+    func currentExcerpt() -> String {
+        captured.withUnsafeBufferPointer { Excerpt.make($0) }
+    }
+
+    private func expectEnd() throws(InputError) {
+        guard try stream.atEnd() else { throw stream.error("unexpected content after the JSON document") }
+    }
+
+    private func readMembers(path: String?, _ body: (SourceRecord) throws -> Void) throws {
+        if try stream.closesImmediately(125) { return }
+        repeat {
+            let id = try stream.readString()
+            try stream.expect(58, "':'")
+            try readRecord(location: .member(path: path, name: id), memberID: id, body)
+        } while try stream.nextInContainer(closing: 125)
+    }
+
+    private func readElements(path: String?, _ body: (SourceRecord) throws -> Void) throws {
+        if try stream.closesImmediately(93) { return }
+        var index = 0
+        repeat {
+            try readRecord(location: .element(path: path, index: index), memberID: nil, body)
+            index += 1
+        } while try stream.nextInContainer(closing: 93)
+    }
+
+    /// Captures the next value and hands its record to `body`.
+    private func readRecord(location: RecordLocation, memberID: String?, _ body: (SourceRecord) throws -> Void) throws {
+        capturedWhole = try stream.captureValue(into: &captured, maxBytes: options.maxRecordBytes)
+        guard capturedWhole else {
+            captured = Array("(record larger than \(options.maxRecordBytes) bytes)".utf8)
+            try body(SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: memberID))
+            return
+        }
+        try body(record(location: location, memberID: memberID))
+    }
+
+    private func record(location: RecordLocation, memberID: String?) -> SourceRecord {
+        let failure = captured.withUnsafeBufferPointer { tape.parse($0, maxDepth: options.maxJSONDepth) }
+        guard failure == nil, tape.node(0).kind == .object else {
+            return SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: memberID)
+        }
+        let result: (Result<IncidentDraft, RejectReason>, idHint: String?)
+        if shape == .featureCollection {
+            let properties = JSONRecordMapper.member(tape, of: 0, named: "properties")
+                .flatMap { tape.node($0).kind == .object ? $0 : nil }
+            let featureID = JSONRecordMapper.member(tape, of: 0, named: "id").map { JSONRecordMapper.rawValue(tape, $0) }
+            result = mapper.map(tape, object: properties, memberID: nil,
+                                coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
+        } else {
+            result = mapper.map(tape, object: 0, memberID: memberID)
+        }
+        return SourceRecord(outcome: result.0, location: location, idHint: result.idHint)
+    }
+
+    /// NDJSON: one record per line; a line that does not parse is `malformed_record`, a cut-off
+    /// last line is an input error (SPEC §2.2).
+    private func readLines(_ body: (SourceRecord) throws -> Void) throws {
+        let buffer = stream.buffer
+        var line = 0
+        var scan = buffer.start
+        while true {
+            line += 1
+            var lineStart = buffer.start
+            var newline = -1
+            var tooLong = false
+            var head: [UInt8] = []
+            while newline < 0 {
+                if scan < buffer.end, let p = memchr(buffer.storage + scan, 10, buffer.end - scan) {
+                    newline = buffer.storage.distance(to: p.assumingMemoryBound(to: UInt8.self))
+                    break
+                }
+                scan = buffer.end
+                if scan - lineStart > options.maxRecordBytes {
+                    if !tooLong { head = Array(buffer.slice(lineStart, min(scan, lineStart + 256))) }
+                    tooLong = true
+                    buffer.release(upTo: scan)
+                    lineStart = scan
+                }
+                let (more, shift) = try buffer.refill()
+                scan -= shift
+                lineStart -= shift
+                if !more { break }
+            }
+            let end = newline >= 0 ? newline : buffer.end
+            if tooLong {
+                captured = head
+                try body(SourceRecord(outcome: .failure(.malformedRecord), location: .line(line), idHint: nil))
+            } else {
+                captured.removeAll(keepingCapacity: true)
+                captured.append(contentsOf: buffer.slice(lineStart, end))
+                if !captured.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                    let failure = captured.withUnsafeBufferPointer { tape.parse($0, maxDepth: options.maxJSONDepth) }
+                    if failure == .truncated && newline < 0 {
+                        throw InputError(file: stream.path, position: "line \(line)",
+                                         message: "the file ends inside a JSON record (truncated last line)")
+                    }
+                    if failure == nil && tape.node(0).kind == .object {
+                        let result = mapper.map(tape, object: 0, memberID: nil)
+                        try body(SourceRecord(outcome: result.0, location: .line(line), idHint: result.idHint))
+                    } else {
+                        try body(SourceRecord(outcome: .failure(.malformedRecord), location: .line(line), idHint: nil))
+                    }
+                }
+            }
+            guard newline >= 0 else { return }
+            buffer.release(upTo: newline + 1)
+            scan = newline + 1
+        }
+    }
+}

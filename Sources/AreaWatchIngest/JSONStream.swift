@@ -1,0 +1,215 @@
+/// A streaming walk over the structure of a JSON document, for the levels above the records:
+/// the top-level object or array, the `posts` map, the `features` array.
+///
+/// It never builds values. A record's bytes are copied out whole (`captureValue`) for
+/// `JSONTape` to parse; values nobody reads (`users`, `timeline`, …) are skipped with a depth
+/// counter, so neither size nor nesting depth of what is skipped costs memory or stack.
+/// Structural errors (unbalanced brackets, a missing comma, the end of the file inside a
+/// value) are input errors naming line and column.
+final class JSONStream {
+    let buffer: ChunkBuffer
+    private var i: Int
+    private var line = 1
+    /// Content offset of the first byte of the current line (for columns).
+    private var lineStart: Int64 = 0
+
+    init(buffer: ChunkBuffer) {
+        self.buffer = buffer
+        i = buffer.start
+    }
+
+    var path: String { buffer.source.path }
+
+    /// `line L, column C` of the next unread byte.
+    var position: String {
+        let offset = buffer.baseOffset + Int64(i)
+        return "line \(line), column \(offset - lineStart + 1)"
+    }
+
+    var currentLine: Int { line }
+
+    func error(_ message: String) -> InputError {
+        InputError(file: path, position: position, message: message)
+    }
+
+    /// Makes byte `i` available; false at the end of the input.
+    @inline(__always)
+    private func ensure() throws(InputError) -> Bool {
+        if i < buffer.end { return true }
+        return try refill()
+    }
+
+    private func refill() throws(InputError) -> Bool {
+        buffer.release(upTo: i)
+        let (more, shift) = try buffer.refill()
+        i -= shift
+        return more && i < buffer.end
+    }
+
+    /// The next byte that is not JSON whitespace, without consuming it; nil at the end.
+    func peek() throws(InputError) -> UInt8? {
+        while try ensure() {
+            let b = buffer[i]
+            switch b {
+            case 32, 9, 13: i += 1
+            case 10:
+                i += 1
+                line += 1
+                lineStart = buffer.baseOffset + Int64(i)
+            default: return b
+            }
+        }
+        return nil
+    }
+
+    /// Consumes the next significant byte, which must be `expected`.
+    func expect(_ expected: UInt8, _ what: String) throws(InputError) {
+        guard let b = try peek() else { throw error("the file ends where \(what) was expected (truncated JSON)") }
+        guard b == expected else { throw error("expected \(what), found '\(printable(b))'") }
+        i += 1
+    }
+
+    /// After a member or element: true when a `,` follows, false when `closing` does.
+    func nextInContainer(closing: UInt8) throws(InputError) -> Bool {
+        guard let b = try peek() else { throw error("the file ends inside a JSON \(closing == 125 ? "object" : "array") (truncated JSON)") }
+        i += 1
+        if b == 44 { return true }
+        if b == closing { return false }
+        i -= 1
+        throw error("expected ',' or '\(printable(closing))', found '\(printable(b))'")
+    }
+
+    /// True (and consumed) when the container that was just opened is empty.
+    func closesImmediately(_ closing: UInt8) throws(InputError) -> Bool {
+        guard let b = try peek() else { throw error("the file ends inside a JSON value (truncated JSON)") }
+        if b == closing { i += 1; return true }
+        return false
+    }
+
+    /// Reads a member name (a JSON string), decoding escapes.
+    func readString() throws(InputError) -> String {
+        try expect(34, "a string")
+        var bytes: [UInt8] = []
+        while true {
+            guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+            let b = buffer[i]
+            i += 1
+            if b == 34 { break }
+            if b == 10 { throw error("newline inside a string") }
+            if b == 92 {
+                guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+                let e = buffer[i]
+                i += 1
+                if e == UInt8(ascii: "u") {
+                    var hex: [UInt8] = []
+                    for _ in 0..<4 {
+                        guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+                        hex.append(buffer[i]); i += 1
+                    }
+                    guard let unit = JSONEscapes.hexValue(hex) else { throw error("invalid \\u escape") }
+                    JSONEscapes.appendUnit(unit, pendingHigh: nil, to: &bytes)
+                } else {
+                    guard let c = JSONEscapes.simple(e) else { throw error("invalid escape '\\\(printable(e))'") }
+                    bytes.append(c)
+                }
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Copies the next value whole into `into` when it has at most `maxBytes` bytes; otherwise
+    /// skips it and returns false. Either way the value is consumed.
+    func captureValue(into out: inout [UInt8], maxBytes: Int) throws(InputError) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        guard try peek() != nil else { throw error("the file ends where a value was expected (truncated JSON)") }
+        var keeping = maxBytes >= 0
+        var from = i
+        func flush() {
+            if keeping { out.append(contentsOf: buffer.slice(from, i)) }
+        }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        let startLine = line
+        while true {
+            if i >= buffer.end {
+                flush()
+                if keeping && out.count > maxBytes { keeping = false; out.removeAll(keepingCapacity: true) }
+                guard try refill() else {
+                    if depth == 0 && !inString { return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                    throw InputError(file: path, position: position,
+                                     message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
+                }
+                from = i
+                continue
+            }
+            let b = buffer[i]
+            if inString {
+                if escaped { escaped = false } else if b == 92 { escaped = true } else if b == 34 { inString = false
+                    if depth == 0 { i += 1; flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                } else if b == 10 {
+                    // Invalid JSON, but only this value's problem: the record parser rejects it.
+                    line += 1
+                    lineStart = buffer.baseOffset + Int64(i) + 1
+                }
+                i += 1
+                continue
+            }
+            switch b {
+            case 34: inString = true
+            case 123, 91: depth += 1
+            case 125, 93:
+                if depth == 0 { flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                depth -= 1
+                if depth == 0 { i += 1; flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+            case 44:
+                if depth == 0 { flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+            case 10:
+                line += 1
+                lineStart = buffer.baseOffset + Int64(i) + 1
+            case 32, 9, 13:
+                break
+            default:
+                break
+            }
+            i += 1
+        }
+    }
+
+    private func finishCapture(_ out: inout [UInt8], keeping: Bool, maxBytes: Int) -> Bool {
+        if !keeping || out.count > maxBytes {
+            out.removeAll(keepingCapacity: true)
+            return false
+        }
+        return true
+    }
+
+    /// Skips the next value of any size and depth.
+    func skipValue() throws(InputError) {
+        var scratch: [UInt8] = []
+        _ = try captureValue(into: &scratch, maxBytes: -1)
+    }
+
+    /// Reads the next value when it is a short string (e.g. `"type"`); skips it otherwise.
+    func readShortString() throws(InputError) -> String? {
+        var bytes: [UInt8] = []
+        guard try captureValue(into: &bytes, maxBytes: 256), bytes.first == 34 else { return nil }
+        return bytes.withUnsafeBufferPointer { JSONTape.decodeStringLiteral($0) }
+    }
+
+    /// True when only whitespace is left.
+    func atEnd() throws(InputError) -> Bool { try peek() == nil }
+
+    private func printable(_ b: UInt8) -> String {
+        (b >= 32 && b < 127) ? String(UnicodeScalar(b)) : String(format: b)
+    }
+}
+
+private extension String {
+    init(format b: UInt8) {
+        let hex = Array("0123456789abcdef")
+        self = "\\x" + String(hex[Int(b >> 4)]) + String(hex[Int(b & 15)])
+    }
+}

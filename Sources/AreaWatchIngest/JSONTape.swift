@@ -1,0 +1,347 @@
+/// JSON string escapes.
+enum JSONEscapes {
+    static func simple(_ e: UInt8) -> UInt8? {
+        switch e {
+        case UInt8(ascii: "\""): return 34
+        case UInt8(ascii: "\\"): return 92
+        case UInt8(ascii: "/"): return 47
+        case UInt8(ascii: "b"): return 8
+        case UInt8(ascii: "f"): return 12
+        case UInt8(ascii: "n"): return 10
+        case UInt8(ascii: "r"): return 13
+        case UInt8(ascii: "t"): return 9
+        default: return nil
+        }
+    }
+
+    static func hexValue(_ digits: some Collection<UInt8>) -> UInt32? {
+        var v: UInt32 = 0
+        for d in digits {
+            switch d {
+            case 48...57: v = v << 4 | UInt32(d - 48)
+            case 65...70: v = v << 4 | UInt32(d - 55)
+            case 97...102: v = v << 4 | UInt32(d - 87)
+            default: return nil
+            }
+        }
+        return v
+    }
+
+    /// Appends one UTF-16 code unit as UTF-8; a lone surrogate becomes U+FFFD.
+    static func appendUnit(_ unit: UInt32, pendingHigh: UInt32?, to out: inout [UInt8]) {
+        var scalar = unit
+        if let high = pendingHigh { scalar = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00) }
+        else if (0xD800...0xDFFF).contains(unit) { scalar = 0xFFFD }
+        let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+        out.append(contentsOf: Array(String(Character(s)).utf8))
+    }
+}
+
+/// One JSON value (a record) parsed into a flat array of nodes, simdjson-style: no allocation per
+/// value, strings decoded only when asked for. Containers know where their subtree ends, so a
+/// caller walks an object's members with `firstChild` / `next`.
+final class JSONTape {
+    enum Kind: UInt8 { case object, array, string, number, trueValue, falseValue, null }
+
+    struct Node {
+        var kind: Kind
+        /// Byte range of the token (string content without quotes).
+        var start: Int32
+        var end: Int32
+        /// Index of the node after this one's subtree.
+        var next: Int32
+        var escaped: Bool
+        /// Offset of the decoded text in the arena, once decoded (-1 before).
+        var decodedAt: Int32 = -1
+        var decodedCount: Int32 = 0
+    }
+
+    enum Failure: Error { case invalid, truncated, tooDeep }
+
+    private(set) var nodes: [Node] = []
+    private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var openStack: [Int] = []
+    /// Decoded strings of the current value. Decoding never lengthens a string, so an arena as
+    /// large as the input never moves while the value is read.
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCapacity = 4096
+    private var arenaUsed = 0
+    private var scratch: [UInt8] = []
+
+    init() {
+        nodes.reserveCapacity(64)
+        openStack.reserveCapacity(16)
+        arena = .allocate(capacity: arenaCapacity)
+    }
+
+    deinit {
+        arena.deallocate()
+    }
+
+    /// Parses one complete value; surrounding whitespace allowed, anything else is a failure.
+    func parse(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Failure? {
+        bytes = input
+        nodes.removeAll(keepingCapacity: true)
+        openStack.removeAll(keepingCapacity: true)
+        arenaUsed = 0
+        if arenaCapacity < input.count {
+            arena.deallocate()
+            arenaCapacity = max(input.count, arenaCapacity * 2)
+            arena = .allocate(capacity: arenaCapacity)
+        }
+        var i = 0
+        let n = input.count
+        @inline(__always) func skipSpace() {
+            while i < n, input[i] == 32 || input[i] == 10 || input[i] == 13 || input[i] == 9 { i += 1 }
+        }
+        // Expecting: a value (after '[' ',' ':' or at the start), or a key, or ',' / closer.
+        var expectValue = true
+        var expectKey = false
+        while true {
+            skipSpace()
+            if expectValue {
+                guard i < n else { return .truncated }
+                let b = input[i]
+                let index = nodes.count
+                switch b {
+                case 123, 91:
+                    guard openStack.count < maxDepth else { return .tooDeep }
+                    nodes.append(Node(kind: b == 123 ? .object : .array, start: Int32(i), end: 0, next: 0, escaped: false))
+                    openStack.append(index)
+                    i += 1
+                    skipSpace()
+                    guard i < n else { return .truncated }
+                    if input[i] == (b == 123 ? 125 : 93) {
+                        i += 1
+                        close(index, at: i)
+                        openStack.removeLast()
+                        expectValue = false
+                    } else if b == 123 {
+                        expectKey = true
+                        expectValue = false
+                    }
+                    continue
+                case 34:
+                    guard let (end, escaped) = scanString(input, from: i + 1) else { return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1) }
+                    nodes.append(Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(index + 1), escaped: escaped))
+                    i = end + 1
+                case 116, 102, 110:
+                    let (word, kind): (StaticString, Kind) = b == 116 ? ("true", .trueValue) : b == 102 ? ("false", .falseValue) : ("null", .null)
+                    let len = word.utf8CodeUnitCount
+                    guard i + len <= n else { return .truncated }
+                    for k in 0..<len where input[i + k] != word.utf8Start[k] { return .invalid }
+                    nodes.append(Node(kind: kind, start: Int32(i), end: Int32(i + len), next: Int32(index + 1), escaped: false))
+                    i += len
+                default:
+                    guard let end = scanNumber(input, from: i) else { return .invalid }
+                    nodes.append(Node(kind: .number, start: Int32(i), end: Int32(end), next: Int32(index + 1), escaped: false))
+                    i = end
+                }
+                expectValue = false
+                continue
+            }
+            if expectKey {
+                guard i < n else { return .truncated }
+                guard input[i] == 34 else { return .invalid }
+                guard let (end, escaped) = scanString(input, from: i + 1) else { return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1) }
+                nodes.append(Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(nodes.count + 1), escaped: escaped))
+                i = end + 1
+                skipSpace()
+                guard i < n else { return .truncated }
+                guard input[i] == 58 else { return .invalid }
+                i += 1
+                expectKey = false
+                expectValue = true
+                continue
+            }
+            // After a value: close containers or continue them.
+            guard let open = openStack.last else {
+                return i == n ? nil : .invalid
+            }
+            guard i < n else { return .truncated }
+            let b = input[i]
+            i += 1
+            let isObject = nodes[open].kind == .object
+            if b == 44 {
+                if isObject { expectKey = true } else { expectValue = true }
+            } else if b == (isObject ? 125 : 93) {
+                close(open, at: i)
+                openStack.removeLast()
+            } else {
+                return .invalid
+            }
+        }
+    }
+
+    private func close(_ index: Int, at end: Int) {
+        nodes[index].end = Int32(end)
+        nodes[index].next = Int32(nodes.count)
+    }
+
+    /// End index of a string's content (the closing quote) and whether it has escapes; nil when
+    /// it is unterminated or has a raw control character or a bad escape.
+    private func scanString(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (Int, Bool)? {
+        var i = from
+        var escaped = false
+        while i < s.count {
+            let b = s[i]
+            if b == 34 { return (i, escaped) }
+            if b < 32 { return nil }
+            if b == 92 {
+                escaped = true
+                guard i + 1 < s.count else { return nil }
+                let e = s[i + 1]
+                if e == UInt8(ascii: "u") {
+                    guard i + 5 < s.count, JSONEscapes.hexValue(s[(i + 2)...(i + 5)]) != nil else { return nil }
+                    i += 6
+                    continue
+                }
+                guard JSONEscapes.simple(e) != nil else { return nil }
+                i += 2
+                continue
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    private func stringFailure(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> Failure {
+        // Unterminated at the end of the input is truncation; anything else is invalid.
+        var i = from
+        while i < s.count {
+            if s[i] == 34 { return .invalid }
+            if s[i] == 92 { i += 2; continue }
+            i += 1
+        }
+        return .truncated
+    }
+
+    /// RFC 8259 number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    private func scanNumber(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        var i = from
+        let n = s.count
+        @inline(__always) func digits() -> Int {
+            let start = i
+            while i < n, s[i] &- 48 < 10 { i += 1 }
+            return i - start
+        }
+        if i < n && s[i] == 45 { i += 1 }
+        guard i < n else { return nil }
+        if s[i] == 48 { i += 1 } else { guard digits() > 0 else { return nil } }
+        if i < n && s[i] == 46 {
+            i += 1
+            guard digits() > 0 else { return nil }
+        }
+        if i < n && (s[i] | 0x20) == 101 {
+            i += 1
+            if i < n && (s[i] == 43 || s[i] == 45) { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        if i < n {
+            switch s[i] {
+            case 32, 9, 10, 13, 44, 93, 125: break
+            default: return nil
+            }
+        }
+        return i
+    }
+
+    // MARK: Reading
+
+    func node(_ index: Int) -> Node { nodes[index] }
+
+    /// Raw bytes of a node's token (for containers, their compact-enough source text).
+    func rawBytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        let node = nodes[index]
+        return UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
+    }
+
+    /// A string node's decoded UTF-8; valid until the next `parse`.
+    func string(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        let node = nodes[index]
+        let raw = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
+        guard node.escaped else { return raw }
+        if node.decodedAt < 0 {
+            scratch.removeAll(keepingCapacity: true)
+            JSONTape.decodeEscapes(raw, into: &scratch)
+            // Escapes shrink text, except lone surrogates (6 bytes → 3): still within the input.
+            let count = min(scratch.count, arenaCapacity - arenaUsed)
+            scratch.withUnsafeBufferPointer { (arena + arenaUsed).update(from: $0.baseAddress!, count: count) }
+            nodes[index].decodedAt = Int32(arenaUsed)
+            nodes[index].decodedCount = Int32(count)
+            arenaUsed += count
+        }
+        return UnsafeBufferPointer(start: arena + Int(nodes[index].decodedAt), count: Int(nodes[index].decodedCount))
+    }
+
+    /// Members of an object node as (key node, value node) index pairs.
+    func members(of object: Int) -> [(key: Int, value: Int)] {
+        var result: [(Int, Int)] = []
+        var k = object + 1
+        let end = Int(nodes[object].next)
+        while k < end {
+            let v = k + 1
+            result.append((k, v))
+            k = Int(nodes[v].next)
+        }
+        return result
+    }
+
+    /// Elements of an array node.
+    func elements(of array: Int) -> [Int] {
+        var result: [Int] = []
+        var k = array + 1
+        let end = Int(nodes[array].next)
+        while k < end {
+            result.append(k)
+            k = Int(nodes[k].next)
+        }
+        return result
+    }
+
+    static func decodeEscapes(_ raw: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        var i = 0
+        var pendingHigh: UInt32?
+        while i < raw.count {
+            let b = raw[i]
+            if b == 92 && i + 1 < raw.count {
+                let e = raw[i + 1]
+                if e == UInt8(ascii: "u"), i + 5 < raw.count, let unit = JSONEscapes.hexValue(raw[(i + 2)...(i + 5)]) {
+                    i += 6
+                    if (0xD800...0xDBFF).contains(unit) {
+                        if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
+                        pendingHigh = unit
+                        continue
+                    }
+                    if let high = pendingHigh, (0xDC00...0xDFFF).contains(unit) {
+                        JSONEscapes.appendUnit(unit, pendingHigh: high, to: &out)
+                    } else {
+                        if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
+                        JSONEscapes.appendUnit(unit, pendingHigh: nil, to: &out)
+                    }
+                    pendingHigh = nil
+                    continue
+                }
+                if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out); pendingHigh = nil }
+                out.append(JSONEscapes.simple(e) ?? e)
+                i += 2
+                continue
+            }
+            if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out); pendingHigh = nil }
+            out.append(b)
+            i += 1
+        }
+        if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
+    }
+
+    /// Decodes a complete string literal (with quotes); nil when it is not one.
+    static func decodeStringLiteral(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
+        var lo = 0, hi = literal.count
+        while lo < hi, literal[lo] == 32 || literal[lo] == 9 || literal[lo] == 10 || literal[lo] == 13 { lo += 1 }
+        while hi > lo, literal[hi - 1] == 32 || literal[hi - 1] == 9 || literal[hi - 1] == 10 || literal[hi - 1] == 13 { hi -= 1 }
+        guard hi - lo >= 2, literal[lo] == 34, literal[hi - 1] == 34 else { return nil }
+        var out: [UInt8] = []
+        decodeEscapes(UnsafeBufferPointer(rebasing: literal[(lo + 1)..<(hi - 1)]), into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

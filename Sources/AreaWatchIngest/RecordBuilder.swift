@@ -1,0 +1,167 @@
+import AreaWatchCore
+
+/// SPEC §3 reject reasons, in the order that decides which one a record with several problems gets.
+public enum RejectReason: String, CaseIterable, Sendable, Comparable, Error {
+    case malformedRecord = "malformed_record"
+    case missingCoordinates = "missing_coordinates"
+    case invalidCoordinates = "invalid_coordinates"
+    case nullIsland = "null_island"
+    case missingTime = "missing_time"
+    case invalidTime = "invalid_time"
+
+    private var rank: Int { RejectReason.allCases.firstIndex(of: self)! }
+    public static func < (a: RejectReason, b: RejectReason) -> Bool { a.rank < b.rank }
+}
+
+/// One input value as a reader saw it, borrowed from the reader's buffer for the duration of one
+/// record: CSV fields are always text; JSON gives numbers, booleans, null and nested values too.
+struct RawValue: @unchecked Sendable {
+    enum Kind: UInt8 { case absent, null, text, number, boolean, composite }
+
+    var kind: Kind
+    /// Decoded UTF-8 for text, the token for numbers, compact JSON for composites.
+    var bytes: UnsafeBufferPointer<UInt8>
+    var bool: Bool = false
+
+    static let absent = RawValue(kind: .absent, bytes: UnsafeBufferPointer(start: nil, count: 0))
+
+    /// Text with surrounding spaces removed (numbers keep their token).
+    var trimmed: UnsafeBufferPointer<UInt8> {
+        var lo = 0, hi = bytes.count
+        while lo < hi && (bytes[lo] == 32 || bytes[lo] == 9) { lo += 1 }
+        while hi > lo && (bytes[hi - 1] == 32 || bytes[hi - 1] == 9) { hi -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[lo..<hi])
+    }
+
+    /// Absent, null, or text that is empty after trimming.
+    var isEmpty: Bool {
+        switch kind {
+        case .absent, .null: return true
+        case .text: return trimmed.isEmpty
+        default: return false
+        }
+    }
+
+    /// The value as it would read in a CSV cell: text as is, numbers as their token, booleans
+    /// as `true`/`false`, nested JSON as its compact text.
+    var text: String? {
+        switch kind {
+        case .absent, .null: return nil
+        case .boolean: return bool ? "true" : "false"
+        default: return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}
+
+/// The validated content of a record before it gets its key.
+struct IncidentDraft {
+    var id: String?
+    var time: ParsedTime
+    var lat: Double
+    var lon: Double
+    var category: String?
+    var handled: Bool?
+    var description: String?
+    var user: String?
+    var attributes: String?
+}
+
+/// Turns the raw values of one record into an incident draft or a reject reason (SPEC §2.4, §3).
+enum RecordBuilder {
+    static func coordinate(_ v: RawValue) -> Double? {
+        switch v.kind {
+        case .number, .text: return DecimalParsing.parse(v.trimmed)
+        default: return nil
+        }
+    }
+
+    static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
+                      id: RawValue, category: RawValue, handled: RawValue,
+                      description: RawValue, user: RawValue,
+                      attributes: String?) -> Result<IncidentDraft, RejectReason> {
+        if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
+        guard let lat = coordinate(latValue), let lon = coordinate(lonValue),
+              lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
+            return .failure(.invalidCoordinates)
+        }
+        if lat == 0 && lon == 0 { return .failure(.nullIsland) }
+        if timeValue.isEmpty { return .failure(.missingTime) }
+        let parsedTime: ParsedTime?
+        switch timeValue.kind {
+        case .number: parsedTime = DecimalParsing.parse(timeValue.bytes).flatMap(TimeParser.fromEpoch)
+        case .text: parsedTime = TimeParser.parse(timeValue.bytes)
+        default: parsedTime = nil
+        }
+        guard let time = parsedTime else { return .failure(.invalidTime) }
+        return .success(IncidentDraft(
+            id: nonEmptyText(id), time: time, lat: lat, lon: lon,
+            category: nonEmptyText(category), handled: parseHandled(handled),
+            description: nonEmptyText(description), user: nonEmptyText(user), attributes: attributes))
+    }
+
+    static func nonEmptyText(_ v: RawValue) -> String? {
+        v.isEmpty ? nil : v.text
+    }
+
+    /// true/false, 1/0, yes/no, y/n in any case; anything else (or empty) is unknown.
+    static func parseHandled(_ v: RawValue) -> Bool? {
+        switch v.kind {
+        case .boolean: return v.bool
+        case .number, .text:
+            let t = v.trimmed
+            guard t.count <= 5 else { return nil }
+            var lower: [UInt8] = []
+            for b in t { lower.append((b >= 65 && b <= 90) ? b + 32 : b) }
+            switch String(decoding: lower, as: UTF8.self) {
+            case "true", "1", "yes", "y": return true
+            case "false", "0", "no", "n": return false
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+}
+
+/// Builds the canonical attribute text: a JSON object of strings, keys in byte order.
+struct AttributeWriter {
+    private var bytes: [UInt8] = []
+    private var count = 0
+
+    init() {
+        bytes.reserveCapacity(256)
+    }
+
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
+    /// Adds one attribute; empty values are left out (an empty cell says nothing).
+    mutating func add(name: UnsafeBufferPointer<UInt8>, value: RawValue) {
+        guard !value.isEmpty else { return }
+        bytes.append(count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        appendJSONString(name)
+        bytes.append(UInt8(ascii: ":"))
+        if value.kind == .boolean {
+            bytes.append(contentsOf: value.bool ? Array("\"true\"".utf8) : Array("\"false\"".utf8))
+        } else {
+            appendJSONString(value.bytes)
+        }
+        count += 1
+    }
+
+    /// The object text, or nil when no attribute was added.
+    func finish() -> String? {
+        guard count > 0 else { return nil }
+        var out = bytes
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private mutating func appendJSONString(_ s: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendEscaped(s, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+

@@ -1,0 +1,48 @@
+/// Where a record sits in its file, as the rejects file names it (SPEC §3): the 1-based line
+/// for CSV and NDJSON, `posts.<id>` or `<id>` in id → post maps, `[i]` in arrays, `features[i]`
+/// in GeoJSON.
+public enum RecordLocation: Sendable, Equatable, CustomStringConvertible {
+    case line(Int)
+    case member(path: String?, name: String)
+    case element(path: String?, index: Int)
+
+    public var description: String {
+        switch self {
+        case .line(let n): return String(n)
+        case .member(let path, let name): return path.map { "\($0).\(name)" } ?? name
+        case .element(let path, let index): return (path ?? "") + "[\(index)]"
+        }
+    }
+}
+
+/// One record as a reader delivers it: a draft ready for its key, or a reject.
+struct SourceRecord {
+    var outcome: Result<IncidentDraft, RejectReason>
+    var location: RecordLocation
+    /// The id the record carries, when it could be read (for the rejects file).
+    var idHint: String?
+}
+
+/// A reader of one input file's records (CSV, or one of the JSON shapes).
+protocol RecordSource: AnyObject {
+    /// Calls `body` for every record in file order. Throws `InputError` when the file turns out
+    /// not to be readable as a whole (the caller discards everything of the file).
+    func forEachRecord(_ body: (SourceRecord) throws -> Void) throws
+
+    /// The raw text of the record last delivered, cut for the rejects file (valid only inside
+    /// the `forEachRecord` callback).
+    func currentExcerpt() -> String
+}
+
+/// Reject excerpts: at most 200 characters of the raw record, invalid UTF-8 repaired.
+enum Excerpt {
+    static let maxCharacters = 200
+
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let head = UnsafeBufferPointer(rebasing: bytes.prefix(maxCharacters * 4))
+        var text = String(decoding: head, as: UTF8.self)
+        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+        if text.count > maxCharacters { text = String(text.prefix(maxCharacters)) }
+        return text
+    }
+}
