@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 CHUNK = 1 << 18  # rows per generation chunk: part of the output definition, do not change
+TEXT_BATCH = 1 << 15  # rows formatted to text at a time (memory only, no effect on output)
 M_PER_DEG = 6371008.8 * math.pi / 180.0
 
 CATEGORIES = [
@@ -231,8 +232,12 @@ def push_ids(seed, gidx, ms_time):
     return ascii_rows(PUSH_CHARS[np.hstack([tchars, rchars, extra])])
 
 
+def rows_of(c, a, b):
+    """Rows a..b-1 of a chunk."""
+    return {k: (v[a:b] if isinstance(v, np.ndarray) else v) for k, v in c.items()}
+
+
 def csv_lines(model, c):
-    n = c["n"]
     args = model.args
     ids = np.where(c["has_id"], incident_ids(args.seed, c["gidx"]), "")
     when = np.datetime_as_string(c["secs"].astype("datetime64[s]"), unit="s").astype(object) + "Z"
@@ -293,7 +298,8 @@ def write_csv(model, path, n_rows):
             c = model.chunk(ci, n)
             stats[0] += int((c["bad"] > 0).sum())
             stats[1] += int((~c["has_id"]).sum())
-            fh.write(csv_lines(model, c))
+            for a in range(0, n, TEXT_BATCH):
+                fh.write(csv_lines(model, rows_of(c, a, a + TEXT_BATCH)))
     os.replace(tmp, path)
     return stats
 
@@ -310,11 +316,14 @@ def write_watchme(model, path, n_rows):
             n = min(CHUNK, n_rows - ci * CHUNK)
             c = model.chunk(ci, n)
             bad += int((c["bad"] > 0).sum())
-            pid = push_ids(model.args.seed, c["gidx"], c["secs"] * 1000 + c["ms"])
-            texts = post_texts(model, c["secs"], c["lat"], c["lon"], c["user"], c["desc"],
-                               c["handled"], c["bad"], c["bad_lat"], c["bad_pick"], c["lon_only"])
-            fh.write(sep + ",\n".join(f'"{p}":{t}' for p, t in zip(pid, texts)))
-            sep = ",\n"
+            for a in range(0, n, TEXT_BATCH):
+                r = rows_of(c, a, a + TEXT_BATCH)
+                pid = push_ids(model.args.seed, r["gidx"], r["secs"] * 1000 + r["ms"])
+                texts = post_texts(model, r["secs"], r["lat"], r["lon"], r["user"], r["desc"],
+                                   r["handled"], r["bad"], r["bad_lat"], r["bad_pick"],
+                                   r["lon_only"])
+                fh.write(sep + ",\n".join(f'"{p}":{t}' for p, t in zip(pid, texts)))
+                sep = ",\n"
             for k in keep:
                 keep[k].append(c[k].astype(KEEP_TYPES[k]))
         fh.write("\n},\n")
@@ -339,8 +348,8 @@ def write_watchme(model, path, n_rows):
         n_groups = len(starts) - 1 if total else 0
         gi = 0
         while gi < n_groups:
-            # a batch of whole friend groups holding about CHUNK copies
-            gj = int(np.searchsorted(starts, starts[gi] + CHUNK, side="left"))
+            # a batch of whole friend groups holding about TEXT_BATCH copies
+            gj = int(np.searchsorted(starts, starts[gi] + TEXT_BATCH, side="left"))
             gj = min(max(gj, gi + 1), n_groups)
             lo, hi = int(starts[gi]), int(starts[gj])
             pidx = copy_post[lo:hi]

@@ -87,6 +87,7 @@ def main():
     if args.memory_limit:
         con.execute(f"SET memory_limit = {sql_str(args.memory_limit)}")
     con.execute("SET preserve_insertion_order = true")
+    con.execute("SET enable_progress_bar = false")
 
     # 1. raw text rows of every file, with file index and line order
     selects = []
@@ -107,14 +108,25 @@ def main():
       SELECT f, rn, nullif(trim(id), '') AS id,
              CASE WHEN regexp_full_match(la, '{gc.NUMBER_RE}') THEN CAST(trim(la) AS DOUBLE) END AS lat,
              CASE WHEN regexp_full_match(lo, '{gc.NUMBER_RE}') THEN CAST(trim(lo) AS DOUBLE) END AS lon,
-             tm, regexp_extract(tm, '{gc.TIME_RE}', ['y', 'mo', 'd', 'h', 'mi', 's', 'fr', 'z']) AS g,
+             tm, fast,
+             -- the general SPEC §2.4 parser only for what the fast paths did not take
+             CASE WHEN fast IS NULL THEN
+               regexp_extract(tm, '{gc.TIME_RE}', ['y', 'mo', 'd', 'h', 'mi', 's', 'fr', 'z']) END AS g,
              CAST(nullif(cat, '') AS VARCHAR) AS cat,
              CASE WHEN lower(trim(hd)) IN ('true', '1', 'yes', 'y') THEN true
                   WHEN lower(trim(hd)) IN ('false', '0', 'no', 'n') THEN false END AS handled
-      FROM raw
+      FROM (
+        SELECT *,
+          -- fast paths for the two common shapes (generator ISO 'Z' times, police 'YYYY-MM')
+          CASE WHEN regexp_full_match(tm, '[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}T[0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}Z')
+                 THEN epoch(try_strptime(tm, '%Y-%m-%dT%H:%M:%SZ'))::BIGINT
+               WHEN regexp_full_match(tm, '[0-9]{{4}}-[0-9]{{2}}')
+                 THEN epoch(try_strptime(tm, '%Y-%m'))::BIGINT END AS fast
+        FROM raw)
     ), t AS (
       SELECT f, rn, id, lat, lon, cat, handled,
         CASE
+          WHEN fast IS NOT NULL THEN fast
           WHEN regexp_full_match(tm, '{gc.EPOCH_RE}') THEN
             CASE WHEN abs(CAST(trim(tm) AS DOUBLE)) >= 1e11
                  THEN floor(CAST(trim(tm) AS DOUBLE) / 1000.0)
@@ -188,27 +200,30 @@ def main():
                      least(ceil((lat + {dlat_deg!r}{D} + 90.0{D}) / {H!r}{D} - 0.5)::BIGINT + 1, {NR - 1}) + 1)) AS r
       FROM pts
     ), rowspan AS (
-      SELECT *, ({s2!r}{D} - sin((cphi_r - phi) / 2) * sin((cphi_r - phi) / 2)) / (cphi * cos(cphi_r)) AS q
-      FROM (SELECT *, (-90.0{D} + (r + 0.5) * {H!r}{D}) * {K} AS cphi_r FROM rows_)
+      -- per candidate row: the latitude term of the haversine, cos φ1 · cos φ2, and the bound
+      -- sin²(Δλ/2) <= q that a centre of this row must meet to be within the radius
+      SELECT *, (sdphi * sdphi) AS a_phi, cphi * cos(cphi_r) AS cc,
+             ({s2!r}{D} - sdphi * sdphi) / (cphi * cos(cphi_r)) AS q
+      FROM (SELECT *, sin((cphi_r - phi) / 2) AS sdphi
+            FROM (SELECT *, (-90.0{D} + (r + 0.5) * {H!r}{D}) * {K} AS cphi_r FROM rows_))
     ), colspan AS (
       SELECT *, CASE WHEN q >= 1 THEN 360.0{D} ELSE 2 * asin(sqrt(greatest(q, 0))) / {K} END AS dlon
       FROM rowspan WHERE q > -1e-12
     ), cells AS (
-      SELECT nc, np, nh, phi, cphi, lam, r, cphi_r,
+      SELECT nc, np, nh, lam, r, a_phi, cc,
         unnest(CASE WHEN dlon >= 180 OR 2 * dlon / {W!r}{D} + 4 >= {NC} THEN range(0, {NC})
                     ELSE range(floor((lon - dlon + 180.0{D}) / {W!r}{D} - 0.5)::BIGINT - 1,
                                ceil((lon + dlon + 180.0{D}) / {W!r}{D} - 0.5)::BIGINT + 2) END) AS c
       FROM colspan
     ), dist AS (
-      SELECT nc, np, nh, r, cw,
-        sin((cphi_r - phi) / 2) AS sdphi,
-        sin(((-180.0{D} + (cw + 0.5) * {W!r}{D}) * {K} - lam) / 2) AS sdlam,
-        cphi * cos(cphi_r) AS cc
+      SELECT nc, np, nh, r, cw, a_phi, cc,
+        sin(((-180.0{D} + (cw + 0.5) * {W!r}{D}) * {K} - lam) / 2) AS sdlam
       FROM (SELECT *, ((c % {NC}) + {NC}) % {NC} AS cw FROM cells)
     )
+    -- exact SPEC haversine: a = sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2), d = 2R asin(√a) <= radius
     SELECT r AS row, cw AS col, sum(nc) AS r_current, sum(np) AS r_previous, sum(nh) AS handled
     FROM dist
-    WHERE 2 * {R} * asin(sqrt(sdphi * sdphi + cc * (sdlam * sdlam))) <= {args.radius!r}{D}
+    WHERE 2 * {R} * asin(sqrt(a_phi + cc * (sdlam * sdlam))) <= {args.radius!r}{D}
     GROUP BY r, cw
     """)
 

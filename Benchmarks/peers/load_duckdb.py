@@ -28,6 +28,7 @@ def main():
         if os.path.exists(args.db + suffix):
             os.remove(args.db + suffix)
     con = duckdb.connect(args.db)
+    con.execute("SET enable_progress_bar = false")
     if args.threads:
         con.execute(f"SET threads = {int(args.threads)}")
     con.execute("""

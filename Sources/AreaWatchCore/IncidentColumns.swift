@@ -1,0 +1,65 @@
+/// The incidents a query runs over, one array per field (struct of arrays): what the query stage
+/// needs and nothing else, ~30 bytes an incident. Built from the store or, on the ad-hoc path,
+/// straight from input files; either way the query stage is a pure function of these columns.
+public struct IncidentColumns: Sendable {
+    public private(set) var lat: [Double] = []
+    public private(set) var lon: [Double] = []
+    /// UTC epoch seconds.
+    public private(set) var time: [Int64] = []
+    /// 1 true, 0 false, -1 unknown.
+    public private(set) var handled: [Int8] = []
+    /// Index into `categories`, -1 when absent.
+    public private(set) var category: [Int32] = []
+    public private(set) var categories: [String] = []
+    /// Index into `groupValues` of the `--group-by` attribute (when it is not `category`), -1 when absent.
+    public private(set) var group: [Int32] = []
+    public private(set) var groupValues: [String] = []
+
+    private var categoryIndex: [String: Int32] = [:]
+    private var groupIndex: [String: Int32] = [:]
+
+    public init() {}
+
+    public var count: Int { lat.count }
+
+    public mutating func reserveCapacity(_ n: Int) {
+        lat.reserveCapacity(n); lon.reserveCapacity(n); time.reserveCapacity(n)
+        handled.reserveCapacity(n); category.reserveCapacity(n)
+    }
+
+    /// Appends one incident; `group` is the value of the group-by attribute, if one is loaded.
+    public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?, group: String? = nil) {
+        self.lat.append(lat)
+        self.lon.append(lon)
+        self.time.append(time)
+        self.handled.append(IncidentColumns.code(handled))
+        self.category.append(IncidentColumns.intern(category, in: &categories, index: &categoryIndex))
+        self.group.append(IncidentColumns.intern(group, in: &groupValues, index: &groupIndex))
+    }
+
+    /// Replaces incident `i` (a later record with the same key won).
+    public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?, group: String? = nil) {
+        self.lat[i] = lat
+        self.lon[i] = lon
+        self.time[i] = time
+        self.handled[i] = IncidentColumns.code(handled)
+        self.category[i] = IncidentColumns.intern(category, in: &categories, index: &categoryIndex)
+        self.group[i] = IncidentColumns.intern(group, in: &groupValues, index: &groupIndex)
+    }
+
+    public static func code(_ handled: Bool?) -> Int8 {
+        handled.map { $0 ? 1 : 0 } ?? -1
+    }
+
+    private static func intern(_ value: String?, in values: inout [String], index: inout [String: Int32]) -> Int32 {
+        guard let value else { return -1 }
+        if let known = index[value] { return known }
+        let id = Int32(values.count)
+        values.append(value)
+        index[value] = id
+        return id
+    }
+
+    /// Bytes held by the columns.
+    public var memoryBytes: Int { count * (8 + 8 + 8 + 1 + 4 + 4) }
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AreaWatchCore
+import CSQLite
+
+/// The areawatch store (SPEC §5): an SQLite + SpatiaLite database holding `incidents` with a
+/// POINT geometry and spatial index, and the `ingests` log. See docs/SCHEMA.md.
+public final class IncidentStore {
+    public let path: String
+    let db: SQLiteDatabase
+
+    static let schemaVersion: Int64 = 1
+
+    /// Opens a store; `create` makes a new one when the file does not exist. A file that is not
+    /// an SQLite database, or not an areawatch store, is a `StoreError`.
+    public init(path: String, create: Bool) throws {
+        self.path = path
+        let exists = access(path, F_OK) == 0
+        if !exists && !create {
+            throw StoreError(path: path, code: SQLITE_CANTOPEN, message: "no store here (ingest something first, or give --db)")
+        }
+        db = try SQLiteDatabase(path: path, create: create)
+        do {
+            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE")
+            let tables = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
+            if tables == 0 {
+                try createSchema()
+            } else if try db.integer("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')") != 2 {
+                throw StoreError(path: path, code: SQLITE_ERROR, message: "not an areawatch store (no incidents/ingests tables)")
+            }
+        } catch let error as StoreError {
+            throw StoreError(path: path, code: error.code,
+                             message: error.code & 0xFF == SQLITE_NOTADB || error.code & 0xFF == SQLITE_CORRUPT
+                                ? "not a valid store: \(error.message) (truncated or not an SQLite database)"
+                                : error.message,
+                             sql: error.sql)
+        }
+    }
+
+    private func createSchema() throws {
+        try db.execute("BEGIN")
+        do {
+            // WGS84_ONLY: spatial_ref_sys with SRID 4326 and its relatives, not all 6,000 systems.
+            _ = try db.scalar("SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
+            try db.execute("""
+                CREATE TABLE incidents(
+                    key TEXT PRIMARY KEY NOT NULL,
+                    time INTEGER NOT NULL,
+                    time_precision TEXT NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    geohash TEXT NOT NULL,
+                    category TEXT,
+                    handled INTEGER,
+                    description TEXT,
+                    user TEXT,
+                    attrs TEXT,
+                    source TEXT);
+                CREATE TABLE ingests(
+                    file TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    records INTEGER NOT NULL,
+                    accepted INTEGER NOT NULL,
+                    updated INTEGER NOT NULL,
+                    duplicates INTEGER NOT NULL,
+                    rejected INTEGER NOT NULL,
+                    started_at TEXT NOT NULL,
+                    finished_at TEXT NOT NULL);
+                CREATE INDEX ingests_sha256 ON ingests(sha256);
+                """)
+            guard try db.integer("SELECT AddGeometryColumn('incidents', 'geom', 4326, 'POINT', 'XY')") == 1 else {
+                throw StoreError(path: path, code: SQLITE_ERROR, message: "SpatiaLite could not add the geometry column")
+            }
+            try createSecondaryIndexes()
+            try db.execute("PRAGMA user_version = \(IncidentStore.schemaVersion)")
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The geohash and time indexes and the SpatiaLite spatial index (R*Tree on `geom`).
+    func createSecondaryIndexes() throws {
+        try db.execute("""
+            CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
+            CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
+            """)
+        guard try db.integer("SELECT CreateSpatialIndex('incidents', 'geom')") == 1 else {
+            throw StoreError(path: path, code: SQLITE_ERROR, message: "SpatiaLite could not create the spatial index")
+        }
+    }
+
+    /// Starts a bulk load: drops the secondary indexes and SpatiaLite's per-row triggers on
+    /// `incidents` (geometry constraint, time tracking, spatial index maintenance). Returns the
+    /// trigger definitions, which `endBulkLoad` restores verbatim. Every geometry areawatch
+    /// writes is a POINT in SRID 4326, so the constraint the triggers check holds by construction.
+    func beginBulkLoad() throws -> [String] {
+        var triggers: [String] = []
+        let select = try db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'incidents' ORDER BY name")
+        var names: [String] = []
+        while try select.step() {
+            names.append(select.string(0) ?? "")
+            triggers.append(select.string(1) ?? "")
+        }
+        for name in names { try db.execute("DROP TRIGGER \"\(name)\"") }
+        try db.execute("DROP INDEX IF EXISTS incidents_geohash; DROP INDEX IF EXISTS incidents_time")
+        return triggers
+    }
+
+    /// Ends a bulk load: rebuilds the indexes, refills the R*Tree in geohash order (spatially
+    /// close rows arrive together, so R*Tree inserts touch few pages) and restores the triggers.
+    func endBulkLoad(triggers: [String]) throws {
+        try db.execute("""
+            CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
+            CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
+            DELETE FROM idx_incidents_geom;
+            INSERT INTO idx_incidents_geom(pkid, xmin, xmax, ymin, ymax)
+                SELECT rowid, lon, lon, lat, lat FROM incidents ORDER BY geohash;
+            """)
+        for sql in triggers { try db.execute(sql) }
+    }
+
+    /// Whether a file with this SHA-256 was ingested before.
+    public func hasIngested(sha256: String) throws -> Bool {
+        try db.integer("SELECT count(*) FROM ingests WHERE sha256 = ?", [.text(sha256)]) ?? 0 > 0
+    }
+
+    /// Approximate number of incidents (the largest rowid; rows are never deleted).
+    public func approximateCount() throws -> Int {
+        Int(try db.integer("SELECT max(rowid) FROM incidents") ?? 0)
+    }
+}

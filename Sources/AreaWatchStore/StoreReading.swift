@@ -1,0 +1,129 @@
+import AreaWatchCore
+
+/// What `areawatch stats` shows.
+public struct StoreStats: Sendable {
+    public struct Category: Sendable {
+        public var name: String
+        public var count: Int
+    }
+
+    public struct Ingest: Sendable {
+        public var file: String
+        public var sha256: String
+        public var records: Int
+        public var accepted: Int
+        public var updated: Int
+        public var duplicates: Int
+        public var rejected: Int
+        public var finishedAt: String
+    }
+
+    public var incidents = 0
+    public var firstTime: Int64?
+    public var lastTime: Int64?
+    public var bounds: GeoBox?
+    public var categories: [Category] = []
+    public var ingests: [Ingest] = []
+    public var spatialIndexEntries = 0
+}
+
+/// An incident row for `query --list`.
+public struct IncidentRow: Sendable {
+    public var key: String
+    public var time: Int64
+    public var lat: Double
+    public var lon: Double
+    public var category: String?
+    public var handled: Bool?
+}
+
+extension IncidentStore {
+    public func stats() throws -> StoreStats {
+        var stats = StoreStats()
+        let summary = try db.prepare("SELECT count(*), min(time), max(time), min(lat), min(lon), max(lat), max(lon) FROM incidents")
+        if try summary.step() {
+            stats.incidents = Int(summary.int64(0))
+            if stats.incidents > 0 {
+                stats.firstTime = summary.int64(1)
+                stats.lastTime = summary.int64(2)
+                stats.bounds = GeoBox(minLat: summary.double(3), minLon: summary.double(4),
+                                      maxLat: summary.double(5), maxLon: summary.double(6))
+            }
+        }
+        let categories = try db.prepare("SELECT coalesce(category, ''), count(*) FROM incidents GROUP BY 1 ORDER BY 2 DESC, 1")
+        while try categories.step() {
+            stats.categories.append(.init(name: categories.string(0) ?? "", count: Int(categories.int64(1))))
+        }
+        let ingests = try db.prepare("""
+            SELECT file, sha256, records, accepted, updated, duplicates, rejected, finished_at FROM ingests ORDER BY rowid
+            """)
+        while try ingests.step() {
+            stats.ingests.append(.init(file: ingests.string(0) ?? "", sha256: ingests.string(1) ?? "",
+                                       records: Int(ingests.int64(2)), accepted: Int(ingests.int64(3)),
+                                       updated: Int(ingests.int64(4)), duplicates: Int(ingests.int64(5)),
+                                       rejected: Int(ingests.int64(6)), finishedAt: ingests.string(7) ?? ""))
+        }
+        stats.spatialIndexEntries = Int(try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0)
+        return stats
+    }
+
+    /// Every incident as query columns, in store order. `groupBy` loads one attribute too
+    /// (`category` needs nothing extra).
+    public func loadColumns(groupBy: String? = nil, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
+        var columns = IncidentColumns()
+        columns.reserveCapacity(try approximateCount())
+        let attribute = groupBy.flatMap { $0 == "category" ? nil : $0 }
+        let select = "SELECT lat, lon, time, handled, category" + (attribute == nil ? "" : ", json_extract(attrs, ?)")
+            + " FROM incidents"
+        let statement = try db.prepare(select)
+        if let attribute { statement.bind(1, "$.\"" + attribute.replacingQuotes() + "\"") }
+        var n = 0
+        while try statement.step() {
+            let handled: Bool? = statement.isNull(3) ? nil : statement.int64(3) != 0
+            columns.append(lat: statement.double(0), lon: statement.double(1), time: statement.int64(2),
+                           handled: handled, category: statement.string(4),
+                           group: attribute == nil ? nil : statement.string(5))
+            n += 1
+            if let progress, n & 0x3FFFF == 0 { progress(n) }
+        }
+        return columns
+    }
+
+    /// Incidents by key, for listing (`query --list`).
+    public func rows(keysWhere sql: String = "", _ arguments: [SQLValue] = []) throws -> [IncidentRow] {
+        let statement = try db.prepare("SELECT key, time, lat, lon, category, handled FROM incidents \(sql)")
+        try statement.bind(arguments)
+        var rows: [IncidentRow] = []
+        while try statement.step() {
+            rows.append(IncidentRow(key: statement.string(0) ?? "", time: statement.int64(1), lat: statement.double(2),
+                                    lon: statement.double(3), category: statement.string(4),
+                                    handled: statement.isNull(5) ? nil : statement.int64(5) != 0))
+        }
+        return rows
+    }
+
+    /// SQLite's integrity check and SpatiaLite's spatial index check; empty when all is well.
+    public func check() throws -> [String] {
+        var problems: [String] = []
+        let integrity = try db.prepare("PRAGMA integrity_check")
+        while try integrity.step() {
+            let line = integrity.string(0) ?? ""
+            if line != "ok" { problems.append("integrity: \(line)") }
+        }
+        if try db.integer("SELECT CheckSpatialIndex('incidents', 'geom')") != 1 {
+            problems.append("spatial index: idx_incidents_geom does not match the geometries (run RecoverSpatialIndex)")
+        }
+        let count = try db.integer("SELECT count(*) FROM incidents") ?? 0
+        let indexed = try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0
+        if count != indexed { problems.append("spatial index: \(indexed) entries for \(count) incidents") }
+        return problems
+    }
+}
+
+private extension String {
+    func replacingQuotes() -> String {
+        var out = ""
+        for c in self { out += c == "\"" ? "\\\"" : String(c) }
+        return out
+    }
+}
