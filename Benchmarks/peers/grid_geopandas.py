@@ -247,6 +247,9 @@ def main():
         e = min(n_cand, s + step)
         x0 = clon[s:e] - dlonc[s:e]
         x1 = clon[s:e] + dlonc[s:e]
+        full = (x1 - x0) >= 360.0  # the cap reaches every longitude (near a pole)
+        x0 = np.where(full, -180.0, x0)
+        x1 = np.where(full, 180.0, x1)
         boxes = [shapely.box(np.maximum(x0, -180.0), clat[s:e] - dlat,
                              np.minimum(x1, 180.0), clat[s:e] + dlat)]
         owners = [np.arange(s, e)]

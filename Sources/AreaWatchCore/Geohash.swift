@@ -152,8 +152,24 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// The midpoint of the cell's bounds (exact: all bounds are dyadic).
     public var centre: (lat: Double, lon: Double) {
-        let b = bounds
-        return ((b.minLat + b.maxLat) / 2, (b.minLon + b.maxLon) / 2)
+        (GeohashCell.centreLatitude(row: Int64(latIndex), precision: precision),
+         GeohashCell.centreLongitude(column: Int64(lonIndex), precision: precision))
+    }
+
+    /// Centre latitude of the cells in lattice row `row` at a precision (exact).
+    @inline(__always)
+    public static func centreLatitude(row: Int64, precision: Int) -> Double {
+        let h = latSpan(precision)
+        let minLat = -90 + Double(row) * h
+        return (minLat + (minLat + h)) / 2
+    }
+
+    /// Centre longitude of the cells in lattice column `column` at a precision (exact).
+    @inline(__always)
+    public static func centreLongitude(column: Int64, precision: Int) -> Double {
+        let w = lonSpan(precision)
+        let minLon = -180 + Double(column) * w
+        return (minLon + (minLon + w)) / 2
     }
 
     public var string: String {

@@ -14,6 +14,8 @@ public struct IncidentColumns: Sendable {
     /// Index into `groupValues` of the `--group-by` attribute (when it is not `category`), -1 when absent.
     public private(set) var group: [Int32] = []
     public private(set) var groupValues: [String] = []
+    /// Keys, kept only when a caller lists incidents (`query --list`); otherwise empty.
+    public private(set) var keys: [String] = []
 
     private var categoryIndex: [String: Int32] = [:]
     private var groupIndex: [String: Int32] = [:]
@@ -28,7 +30,9 @@ public struct IncidentColumns: Sendable {
     }
 
     /// Appends one incident; `group` is the value of the group-by attribute, if one is loaded.
-    public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?, group: String? = nil) {
+    public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
+                                group: String? = nil, key: String? = nil) {
+        if let key { keys.append(key) }
         self.lat.append(lat)
         self.lon.append(lon)
         self.time.append(time)
@@ -38,7 +42,8 @@ public struct IncidentColumns: Sendable {
     }
 
     /// Replaces incident `i` (a later record with the same key won).
-    public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?, group: String? = nil) {
+    public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
+                                 group: String? = nil) {
         self.lat[i] = lat
         self.lon[i] = lon
         self.time[i] = time

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <errno.h>
+#include <unistd.h>
 #include "aw_system.h"
 
 int aw_exchange_paths(const char *a, const char *b) {
@@ -11,4 +12,8 @@ int aw_exchange_paths(const char *a, const char *b) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int aw_sync_filesystem(int fd) {
+    return syncfs(fd);
 }

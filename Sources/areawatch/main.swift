@@ -1,33 +1,29 @@
 import AreaWatchIngest
 import AreaWatchCore
-import AreaWatchStore
+import AreaWatchQuery
 import Foundation
 
 let args = Array(CommandLine.arguments.dropFirst())
-let store = try IncidentStore(path: args[0], create: true)
-let rejects = try RejectsWriter(path: "/tmp/rejects.csv")
-for path in args.dropFirst() {
-    let start = Date()
+let precision = Int(args[0])!
+let strategy = GridStrategy(rawValue: args[1])!
+var builder = IncidentColumnsBuilder()
+var t = Date()
+for path in args.dropFirst(2) {
     let (sha, bytes) = try FileDigest.sha256(path: path)
-    if try store.hasIngested(sha256: sha) { print("skip", path); continue }
-    let tx = try FileTransaction(store: store, source: path, expectedRows: Int(bytes / 80))
-    do {
-        var sink = tx
-        let r = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: IngestOptions(), into: &sink, rejects: rejects)
-        let t1 = Date().timeIntervalSince(start)
-        try tx.commit(IngestLogEntry(file: path, sha256: sha, bytes: bytes, records: r.records, accepted: r.accepted, updated: r.updated, duplicates: r.duplicates, rejected: r.rejected, startedAt: 0, finishedAt: 0))
-        try rejects.endFile()
-        print(path, r.format, "bulk", tx.bulk, "records", r.records, "accepted", r.accepted, "ins", r.inserted, "upd", r.updated, "dup", r.duplicates, "rej", r.rejected, t1, Date().timeIntervalSince(start))
-    } catch let e as InputError {
-        tx.rollback()
-        rejects.discardFile()
-        print("INPUT ERROR", e)
-    }
+    _ = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: IngestOptions(), into: &builder, rejects: nil)
 }
-try rejects.commit()
-let s = try store.stats()
-print(s.incidents, s.spatialIndexEntries, s.bounds as Any, s.categories.prefix(3))
-let t = Date()
-let cols = try store.loadColumns()
-print("load", cols.count, Date().timeIntervalSince(t))
-print(try store.check())
+FileHandle.standardError.write("parse \(Date().timeIntervalSince(t)) \(builder.columns.count)\n".data(using: .utf8)!)
+t = Date()
+let asOf = TimeParser.parse("2018-07-31T23:59:59Z")!.seconds
+let index = IncidentIndex(columns: builder.columns, parameters: QueryParameters(asOf: asOf))
+FileHandle.standardError.write("index \(Date().timeIntervalSince(t)) \(index.count) \(index.rtree.count)\n".data(using: .utf8)!)
+t = Date()
+let grid = index.grid(precision: precision, strategy: strategy, threads: 2)
+FileHandle.standardError.write("grid \(Date().timeIntervalSince(t)) \(grid.cells.count)\n".data(using: .utf8)!)
+var out = "geohash,lat,lon,n_current,n_previous,r_current,r_previous,delta,pct,handled,class\n"
+for c in grid.cells {
+    let centre = c.cell.centre
+    let pct = c.yearOverYear.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? ""
+    out += "\(c.cell.string),\(NumberFormat.fixed(centre.lat, decimals: 6)),\(NumberFormat.fixed(centre.lon, decimals: 6)),\(c.nCurrent),\(c.nPrevious),\(c.rCurrent),\(c.rPrevious),\(c.yearOverYear.delta),\(pct),\(c.handled),\(c.safetyClass.rawValue)\n"
+}
+print(out, terminator: "")

@@ -5,4 +5,7 @@
 /// Returns 0 on success, -1 with errno set otherwise.
 int aw_exchange_paths(const char *a, const char *b);
 
+/// Flushes the whole filesystem holding `fd` (Linux syncfs). Returns 0 or -1 with errno.
+int aw_sync_filesystem(int fd);
+
 #endif

@@ -1,0 +1,159 @@
+import AreaWatchCore
+
+/// One named area's counts (SPEC §7.3).
+public struct AreaStats: Sendable, Equatable {
+    public var id: String
+    public var nCurrent: Int
+    public var nPrevious: Int
+    /// Current-window incidents inside the area whose handled is true.
+    public var handled: Int
+    /// Incidents inside the area per year of `AreaResult.years`.
+    public var yearCounts: [Int]
+    public var areaKm2: Double
+    /// n_current × π·radius² / area: the count a radius circle would see at this density.
+    public var densityEquivalent: Double
+    public var safetyClass: SafetyClass
+
+    public var yearOverYear: YearOverYear { YearOverYear(current: nCurrent, previous: nPrevious) }
+}
+
+public struct AreaResult: Sendable {
+    public var areas: [AreaStats]
+    public var years: [Int]
+    /// Incidents inside no area: current window, previous window, all years up to the as-of.
+    public var unassignedCurrent: Int
+    public var unassignedPrevious: Int
+    public var unassignedAll: Int
+}
+
+/// A row of the breakdown (SPEC §7.5); `value` is empty for incidents without one.
+public struct BreakdownRow: Sendable, Equatable {
+    public var value: String
+    public var current: Int
+    public var previous: Int
+    public var yearCounts: [Int]
+
+    public var yearOverYear: YearOverYear { YearOverYear(current: current, previous: previous) }
+}
+
+public struct BreakdownResult: Sendable {
+    public var field: String
+    public var years: [Int]
+    public var rows: [BreakdownRow]
+}
+
+/// Calendar-year totals (SPEC §7), plus the window totals of the whole dataset.
+public struct Totals: Sendable, Equatable {
+    public var years: [Int]
+    public var yearCounts: [Int]
+    public var current: Int
+    public var previous: Int
+    public var older: Int
+    public var excludedFuture: Int
+}
+
+extension IncidentIndex {
+    /// Calendar years present, ascending.
+    public var yearsPresent: [Int] { Array(Set(year)).sorted().map(Int.init) }
+
+    public func totals() -> Totals {
+        let years = yearsPresent
+        let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
+        var counts = [Int](repeating: 0, count: years.count)
+        var current = 0, previous = 0
+        for i in 0..<count {
+            counts[slot[Int(year[i])]!] += 1
+            if membership[i] == WindowMembership.current.rawValue { current += 1 }
+            if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
+        }
+        return Totals(years: years, yearCounts: counts, current: current, previous: previous,
+                      older: count - current - previous, excludedFuture: excludedFuture)
+    }
+
+    /// Counts per named area; an incident inside several areas counts in each.
+    public func areas(_ areas: [NamedArea]) -> AreaResult {
+        let years = yearsPresent
+        let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
+        var assigned = [Bool](repeating: false, count: count)
+        var stats: [AreaStats] = []
+        let circle = Double.pi * parameters.radius * parameters.radius
+        for area in areas {
+            var s = AreaStats(id: area.id, nCurrent: 0, nPrevious: 0, handled: 0,
+                              yearCounts: [Int](repeating: 0, count: years.count),
+                              areaKm2: area.sphericalArea / 1e6, densityEquivalent: 0, safetyClass: .safe)
+            for range in coveringRanges(area.bounds) {
+                for i in range where area.contains(lat: lat[i], lon: lon[i]) {
+                    assigned[i] = true
+                    s.yearCounts[slot[Int(year[i])]!] += 1
+                    if membership[i] == WindowMembership.current.rawValue {
+                        s.nCurrent += 1
+                        if handled[i] == 1 { s.handled += 1 }
+                    } else if membership[i] == WindowMembership.previous.rawValue {
+                        s.nPrevious += 1
+                    }
+                }
+            }
+            let areaM2 = s.areaKm2 * 1e6
+            s.densityEquivalent = areaM2 > 0 ? Double(s.nCurrent) * circle / areaM2 : (s.nCurrent > 0 ? .infinity : 0)
+            s.safetyClass = parameters.thresholds.classify(s.densityEquivalent)
+            stats.append(s)
+        }
+        var current = 0, previous = 0, all = 0
+        for i in 0..<count where !assigned[i] {
+            all += 1
+            if membership[i] == WindowMembership.current.rawValue { current += 1 }
+            if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
+        }
+        return AreaResult(areas: stats, years: years, unassignedCurrent: current, unassignedPrevious: previous,
+                          unassignedAll: all)
+    }
+
+    /// Geohash-bucket ranges covering a box: the finest precision that covers it with at most
+    /// 256 cells, each cell one binary-searched range of the sorted codes.
+    func coveringRanges(_ box: GeoBox) -> [Range<Int>] {
+        guard box.minLat <= box.maxLat, box.minLon <= box.maxLon else { return [] }
+        var precision = 1
+        for p in stride(from: Geohash.maxPrecision, through: 1, by: -1) {
+            let rows = Int64((box.maxLat + 90) / GeohashCell.latSpan(p)) - Int64((box.minLat + 90) / GeohashCell.latSpan(p)) + 1
+            let cols = Int64((box.maxLon + 180) / GeohashCell.lonSpan(p)) - Int64((box.minLon + 180) / GeohashCell.lonSpan(p)) + 1
+            if rows * cols <= 256 { precision = p; break }
+        }
+        let low = GeohashCell(lat: max(-90, box.minLat), lon: max(-180, box.minLon), precision: precision)
+        let high = GeohashCell(lat: min(90, box.maxLat), lon: min(180, box.maxLon), precision: precision)
+        var ranges: [Range<Int>] = []
+        for row in low.latIndex...high.latIndex {
+            for column in low.lonIndex...high.lonIndex {
+                let r = range(of: GeohashCell(lonIndex: column, latIndex: row, precision: precision))
+                if !r.isEmpty { ranges.append(r) }
+            }
+        }
+        return ranges
+    }
+
+    /// The widget answer at every point of interest.
+    public func pointsOfInterest(_ points: [PointOfInterest]) -> [(poi: PointOfInterest, answer: PointAnswer)] {
+        let test = RadiusTest(radius: parameters.radius)
+        return points.map { ($0, pointAnswer(lat: $0.lat, lon: $0.lon, test: test)) }
+    }
+
+    /// Current/previous and calendar-year counts per value of `category` or an attribute
+    /// (the columns the index was built from must carry that attribute as their group).
+    public func breakdown(columns: IncidentColumns, field: String) -> BreakdownResult {
+        let years = yearsPresent
+        let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
+        let byCategory = field == "category"
+        let values = byCategory ? columns.categories : columns.groupValues
+        var rows = (values + [""]).map { BreakdownRow(value: $0, current: 0, previous: 0, yearCounts: [Int](repeating: 0, count: years.count)) }
+        for i in 0..<count {
+            let source = Int(sourceIndex[i])
+            let g = byCategory ? columns.category[source] : columns.group[source]
+            let r = g >= 0 ? Int(g) : values.count
+            rows[r].yearCounts[slot[Int(year[i])]!] += 1
+            if membership[i] == WindowMembership.current.rawValue { rows[r].current += 1 }
+            if membership[i] == WindowMembership.previous.rawValue { rows[r].previous += 1 }
+        }
+        let kept = rows.filter { $0.yearCounts.contains { $0 > 0 } }
+            .sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
+        return BreakdownResult(field: field, years: years, rows: kept)
+    }
+}

@@ -1,0 +1,122 @@
+import AreaWatchCore
+
+/// One reported grid cell (SPEC §7.2).
+public struct GridCell: Sendable, Equatable {
+    public var cell: GeohashCell
+    /// Incidents inside the cell, current and previous window.
+    public var nCurrent: Int
+    public var nPrevious: Int
+    /// Incidents within the radius of the cell centre.
+    public var rCurrent: Int
+    public var rPrevious: Int
+    /// Current-window incidents within the radius whose handled is true.
+    public var handled: Int
+    public var safetyClass: SafetyClass
+    /// Where this cell's calendar-year counts start in `GridResult.yearEntries`.
+    var yearStart: Int32
+    var yearCount: Int32
+
+    public var yearOverYear: YearOverYear { YearOverYear(current: rCurrent, previous: rPrevious) }
+}
+
+/// The grid heatmap: every reported cell, sorted by geohash.
+public struct GridResult: Sendable {
+    public let precision: Int
+    public let parameters: QueryParameters
+    public let cells: [GridCell]
+    /// Calendar years present in the data (incidents that pass the filters, not after the as-of).
+    public let years: [Int]
+    /// (index into `years`, incidents inside the cell), grouped per cell.
+    let yearEntries: [(year: UInt16, count: UInt32)]
+
+    /// Incidents inside a cell per calendar year of `years` (zeros included).
+    public func yearCounts(of cell: GridCell) -> [Int] {
+        var counts = [Int](repeating: 0, count: years.count)
+        for k in Int(cell.yearStart)..<Int(cell.yearStart + cell.yearCount) {
+            counts[Int(yearEntries[k].year)] += Int(yearEntries[k].count)
+        }
+        return counts
+    }
+
+    public var classCounts: [SafetyClass: Int] {
+        var counts: [SafetyClass: Int] = [.safe: 0, .medium: 0, .dangerous: 0]
+        for c in cells { counts[c.safetyClass, default: 0] += 1 }
+        return counts
+    }
+}
+
+/// How radius counts per cell are computed; both give identical results (tests compare them).
+public enum GridStrategy: String, Sendable, CaseIterable {
+    /// Each incident into the cell centres within its radius (default: faster, see docs/PERFORMANCE.md).
+    case scatter
+    /// An R-tree radius count per candidate cell centre.
+    case rtreePerCell = "rtree"
+}
+
+extension IncidentIndex {
+    /// The SPEC §7.2 grid at a precision.
+    public func grid(precision: Int, strategy: GridStrategy = .scatter, threads: Int = 1) -> GridResult {
+        let test = RadiusTest(radius: parameters.radius)
+        let radiusCells: [RadiusCell]
+        switch strategy {
+        case .scatter:
+            radiusCells = GridScatter.radiusCells(
+                points: .init(lat: rtree.leafLat, lon: rtree.leafLon, flags: leafFlags),
+                precision: precision, test: test, threads: threads)
+        case .rtreePerCell:
+            radiusCells = perCellRadiusCounts(precision: precision, test: test, threads: threads)
+        }
+        return assembleGrid(precision: precision, radiusCells: radiusCells)
+    }
+
+    /// Merges radius counts with the in-cell and per-year counts of the geohash buckets.
+    private func assembleGrid(precision: Int, radiusCells: [RadiusCell]) -> GridResult {
+        let shift = UInt64(64 - 5 * precision)
+        let yearList = Array(Set(year)).sorted().map(Int.init)
+        var yearSlot = [Int: UInt16]()
+        for (k, y) in yearList.enumerated() { yearSlot[y] = UInt16(k) }
+
+        var cells: [GridCell] = []
+        cells.reserveCapacity(radiusCells.count)
+        var entries: [(year: UInt16, count: UInt32)] = []
+        var r = 0  // next radius cell
+        var b = 0  // next base incident
+        let thresholds = parameters.thresholds
+        var cellYears: [(year: UInt16, count: UInt32)] = []
+        while r < radiusCells.count || b < count {
+            let basePrefix = b < count ? codes[b] >> shift : .max
+            let radiusPrefix = r < radiusCells.count ? radiusCells[r].prefix : .max
+            let prefix = min(basePrefix, radiusPrefix)
+            var nCurrent = 0, nPrevious = 0
+            cellYears.removeAll(keepingCapacity: true)
+            while b < count && codes[b] >> shift == prefix {
+                switch membership[b] {
+                case WindowMembership.current.rawValue: nCurrent += 1
+                case WindowMembership.previous.rawValue: nPrevious += 1
+                default: break
+                }
+                let slot = yearSlot[Int(year[b])]!
+                if let k = cellYears.firstIndex(where: { $0.year == slot }) {
+                    cellYears[k].count += 1
+                } else {
+                    cellYears.append((slot, 1))
+                }
+                b += 1
+            }
+            var rc = RadiusCell(prefix: prefix, current: 0, previous: 0, handled: 0)
+            if radiusPrefix == prefix {
+                rc = radiusCells[r]
+                r += 1
+            }
+            guard rc.current + rc.previous > 0 || nCurrent + nPrevious > 0 else { continue }
+            cellYears.sort { $0.year < $1.year }
+            cells.append(GridCell(
+                cell: GeohashCell(prefix: prefix, precision: precision), nCurrent: nCurrent, nPrevious: nPrevious,
+                rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
+                safetyClass: thresholds.classify(Int(rc.current)),
+                yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
+            entries.append(contentsOf: cellYears)
+        }
+        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearList, yearEntries: entries)
+    }
+}

@@ -1,0 +1,357 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AreaWatchCore
+import Dispatch
+
+/// Radius counts at one lattice cell centre.
+struct RadiusCell: Sendable {
+    var prefix: UInt64
+    var current: UInt32
+    var previous: UInt32
+    var handled: UInt32
+}
+
+/// Grid radius counts by scattering each incident into the cell centres within its radius
+/// (docs/DECISIONS.md, "grid algorithm"; measured against an R-tree count per cell centre).
+///
+/// Cell centres at precision p form a lattice of rows (latitude) and columns (longitude). For an
+/// incident and one row, the centres within the radius are one run of consecutive columns,
+/// because along a parallel the haversine term grows with the longitude gap. So each incident
+/// adds +1 at the first column of its run and −1 after the last, per row it reaches (a
+/// difference array), and a prefix sum along each row gives every centre's count. Work is
+/// O(incidents × rows per circle), independent of how many incidents each circle holds.
+///
+/// Exactness: a run's ends come from inverting the haversine formula, then every column within
+/// 1e-9 (relative) of an end is decided by `RadiusTest`, the same test a point query uses, so
+/// the grid equals a brute-force scan bit for bit.
+enum GridScatter {
+    /// Rows per band: the unit of work handed to a thread.
+    static let bandRows: Int64 = 16
+
+    struct Points {
+        var lat: [Double]
+        var lon: [Double]
+        /// bit 0: current window (else previous); bit 1: current and handled.
+        var flags: [UInt8]
+    }
+
+    static func radiusCells(points: Points, precision: Int, test: RadiusTest, threads: Int) -> [RadiusCell] {
+        let n = points.lat.count
+        guard n > 0, test.threshold >= 0 else { return [] }
+        let lattice = Lattice(precision: precision, radius: test.radius)
+
+        // Row range of every incident, and the bands it reaches.
+        var rowLow = [Int64](repeating: 0, count: n), rowHigh = [Int64](repeating: 0, count: n)
+        var minBand = Int64.max, maxBand = Int64.min
+        for i in 0..<n {
+            let (lo, hi) = lattice.rows(lat: points.lat[i])
+            rowLow[i] = lo; rowHigh[i] = hi
+            minBand = min(minBand, lo / bandRows); maxBand = max(maxBand, hi / bandRows)
+        }
+        let bands = bandMembers(rowLow: rowLow, rowHigh: rowHigh, minBand: minBand, maxBand: maxBand)
+        let low = rowLow, high = rowHigh
+
+        var results = [[RadiusCell]](repeating: [], count: bands.count)
+        let workers = max(1, min(threads, bands.count))
+        results.withUnsafeMutableBufferPointer { out in
+            let output = UnsafeMutableSendableBuffer(out)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var scratch = BandScratch()
+                var b = worker
+                while b < bands.count {
+                    output[b] = scatterBand(bands[b], points: points, lattice: lattice, test: test,
+                                            rowLow: low, rowHigh: high, scratch: &scratch)
+                    b += workers
+                }
+            }
+        }
+        var cells: [RadiusCell] = []
+        cells.reserveCapacity(results.reduce(0) { $0 + $1.count })
+        for r in results { cells.append(contentsOf: r) }
+        cells.sort { $0.prefix < $1.prefix }
+        return cells
+    }
+
+    struct Band {
+        var firstRow: Int64
+        var members: ArraySlice<UInt32>
+    }
+
+    /// Incidents grouped by the bands of rows they reach (one incident can reach several).
+    private static func bandMembers(rowLow: [Int64], rowHigh: [Int64], minBand: Int64, maxBand: Int64) -> [Band] {
+        var pairs: [UInt64] = []
+        pairs.reserveCapacity(rowLow.count * 2)
+        for i in rowLow.indices {
+            for band in (rowLow[i] / bandRows)...(rowHigh[i] / bandRows) {
+                pairs.append(UInt64(band - minBand) << 32 | UInt64(i))
+            }
+        }
+        pairs.sort()
+        var members = [UInt32](repeating: 0, count: pairs.count)
+        var bands: [Band] = []
+        var start = 0
+        for k in 0...pairs.count {
+            if k == pairs.count || (k > start && pairs[k] >> 32 != pairs[start] >> 32) {
+                if k > start {
+                    let band = Int64(pairs[start] >> 32) + minBand
+                    bands.append(Band(firstRow: band * bandRows, members: members[start..<k]))
+                }
+                start = k
+            }
+            if k < pairs.count { members[k] = UInt32(truncatingIfNeeded: pairs[k]) }
+        }
+        return bands
+    }
+
+    /// Reused per thread.
+    struct BandScratch {
+        var current: [Int32] = []
+        var previous: [Int32] = []
+        var handled: [Int32] = []
+        var runs: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+    }
+
+    /// All runs of one band, then difference arrays per cluster of overlapping columns.
+    private static func scatterBand(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
+                                    rowLow: [Int64], rowHigh: [Int64], scratch: inout BandScratch) -> [RadiusCell] {
+        let lastRow = band.firstRow + bandRows - 1
+        scratch.runs.removeAll(keepingCapacity: true)
+        for member in band.members {
+            let i = Int(member)
+            let lat = points.lat[i], lon = points.lon[i]
+            let cosLat = cos(lat * Haversine.radiansPerDegree)
+            for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
+                if let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, row: row, test: test) {
+                    scratch.runs.append((Int32(row - band.firstRow), first, last, points.flags[i]))
+                }
+            }
+        }
+        guard !scratch.runs.isEmpty else { return [] }
+        // Runs wider than the globe cover their whole row; split the rest at the antimeridian.
+        var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+        pieces.reserveCapacity(scratch.runs.count)
+        let columns = lattice.columnCount
+        for run in scratch.runs {
+            if run.last - run.first + 1 >= columns {
+                pieces.append((run.row, 0, columns - 1, run.flags))
+                continue
+            }
+            let first = ((run.first % columns) + columns) % columns
+            let last = first + (run.last - run.first)
+            if last < columns {
+                pieces.append((run.row, first, last, run.flags))
+            } else {
+                pieces.append((run.row, first, columns - 1, run.flags))
+                pieces.append((run.row, 0, last - columns, run.flags))
+            }
+        }
+        pieces.sort { $0.first < $1.first }
+        var cells: [RadiusCell] = []
+        // Clusters of runs with overlapping or adjacent columns share one dense window.
+        var start = 0
+        while start < pieces.count {
+            var end = start + 1
+            var reach = pieces[start].last
+            while end < pieces.count && pieces[end].first <= reach + 1 {
+                reach = max(reach, pieces[end].last)
+                end += 1
+            }
+            accumulate(pieces[start..<end], firstColumn: pieces[start].first, lastColumn: reach,
+                       band: band, lattice: lattice, scratch: &scratch, into: &cells)
+            start = end
+        }
+        return cells
+    }
+
+    private static func accumulate(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,
+                                   firstColumn: Int64, lastColumn: Int64, band: Band, lattice: Lattice,
+                                   scratch: inout BandScratch, into cells: inout [RadiusCell]) {
+        let width = Int(lastColumn - firstColumn + 2)
+        let rows = Int(bandRows)
+        guard width <= 8_000_000 else {
+            accumulateSparse(runs, band: band, lattice: lattice, into: &cells)
+            return
+        }
+        // Dense window of the cluster, one row at a time when it is very wide.
+        let rowsPerPass = width * rows <= 4_000_000 ? rows : 1
+        var passStart = 0
+        while passStart < rows {
+            let passRows = min(rowsPerPass, rows - passStart)
+            let size = passRows * width
+            if scratch.current.count < size {
+                scratch.current = [Int32](repeating: 0, count: size)
+                scratch.previous = [Int32](repeating: 0, count: size)
+                scratch.handled = [Int32](repeating: 0, count: size)
+            }
+            scratch.current.withUnsafeMutableBufferPointer { cur in
+            scratch.previous.withUnsafeMutableBufferPointer { prev in
+            scratch.handled.withUnsafeMutableBufferPointer { hand in
+                for k in 0..<size { cur[k] = 0; prev[k] = 0; hand[k] = 0 }
+                for run in runs where Int(run.row) >= passStart && Int(run.row) < passStart + passRows {
+                    let base = (Int(run.row) - passStart) * width
+                    let a = base + Int(run.first - firstColumn), b = base + Int(run.last - firstColumn) + 1
+                    if run.flags & 1 != 0 {
+                        cur[a] &+= 1; cur[b] &-= 1
+                        if run.flags & 2 != 0 { hand[a] &+= 1; hand[b] &-= 1 }
+                    } else {
+                        prev[a] &+= 1; prev[b] &-= 1
+                    }
+                }
+                for r in 0..<passRows {
+                    let base = r * width
+                    var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
+                    let row = band.firstRow + Int64(passStart + r)
+                    for x in 0..<(width - 1) {
+                        c &+= cur[base + x]; p &+= prev[base + x]; h &+= hand[base + x]
+                        if c != 0 || p != 0 {
+                            let cell = GeohashCell(lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
+                                                   precision: lattice.precision)
+                            cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
+                        }
+                    }
+                }
+            }
+            }
+            }
+            passStart += passRows
+        }
+    }
+}
+
+extension GridScatter {
+    /// For clusters too wide for a dense window (a fine precision over a whole latitude band):
+    /// the run ends as sorted events, swept row by row.
+    fileprivate static func accumulateSparse(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,
+                                             band: Band, lattice: Lattice, into cells: inout [RadiusCell]) {
+        var events: [(row: Int32, column: Int64, current: Int32, previous: Int32, handled: Int32)] = []
+        events.reserveCapacity(runs.count * 2)
+        for run in runs {
+            let c = Int32(run.flags & 1), h = Int32(run.flags >> 1), p: Int32 = 1 - c
+            events.append((run.row, run.first, c, p, h))
+            events.append((run.row, run.last + 1, -c, -p, -h))
+        }
+        events.sort { ($0.row, $0.column) < ($1.row, $1.column) }
+        var k = 0
+        while k < events.count {
+            let row = events[k].row
+            var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
+            while k < events.count && events[k].row == row {
+                let column = events[k].column
+                while k < events.count && events[k].row == row && events[k].column == column {
+                    c += events[k].current; p += events[k].previous; h += events[k].handled
+                    k += 1
+                }
+                let next = (k < events.count && events[k].row == row) ? events[k].column : column
+                if c != 0 || p != 0 {
+                    for x in column..<next {
+                        let cell = GeohashCell(lonIndex: UInt64(x), latIndex: UInt64(band.firstRow + Int64(row)),
+                                               precision: lattice.precision)
+                        cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The lattice of cell centres at one precision, and the runs of centres within a radius.
+struct Lattice {
+    let precision: Int
+    let rowCount: Int64
+    let columnCount: Int64
+    let cellHeight: Double
+    let cellWidth: Double
+    /// Angular radius in degrees.
+    let radiusDegrees: Double
+
+    init(precision: Int, radius: Double) {
+        self.precision = precision
+        rowCount = Int64(1) << Int64(GeohashCell.latBitCount(precision))
+        columnCount = Int64(1) << Int64(GeohashCell.lonBitCount(precision))
+        cellHeight = GeohashCell.latSpan(precision)
+        cellWidth = GeohashCell.lonSpan(precision)
+        radiusDegrees = radius / Haversine.earthRadius * 180 / Double.pi
+    }
+
+    /// Rows whose centres may be within the radius (one extra row each side; empty rows are
+    /// discarded exactly by `run`).
+    func rows(lat: Double) -> (Int64, Int64) {
+        guard radiusDegrees < 180 else { return (0, rowCount - 1) }
+        let lo = (((lat - radiusDegrees) + 90) / cellHeight - 0.5).rounded(.down) - 1
+        let hi = (((lat + radiusDegrees) + 90) / cellHeight - 0.5).rounded(.up) + 1
+        return (Int64(max(0, lo)), Int64(min(Double(rowCount - 1), hi)))
+    }
+
+    @inline(__always)
+    func centreLongitude(_ column: Int64) -> Double {
+        let wrapped = ((column % columnCount) + columnCount) % columnCount
+        return GeohashCell.centreLongitude(column: wrapped, precision: precision)
+    }
+
+    /// The columns (unwrapped: may run below 0 or past the last column) whose centres in `row`
+    /// are within the radius of (lat, lon); nil when none is.
+    @inline(__always)
+    func run(lat: Double, lon: Double, cosLat: Double, row: Int64, test: RadiusTest) -> (Int64, Int64)? {
+        let rowLat = GeohashCell.centreLatitude(row: row, precision: precision)
+        let rad = Haversine.radiansPerDegree
+        let sinHalfDLat = sin((rowLat - lat) * rad / 2)
+        let a0 = sinHalfDLat * sinHalfDLat
+        let threshold = test.threshold
+        // a = a0 + c·sin²(Δλ/2) never drops below a0: past the threshold, no centre of the row is in.
+        guard a0 <= threshold else { return nil }
+        let c = cosLat * cos(rowLat * rad)
+        // Exactly the test `RadiusTest.contains(lat, lon, rowLat, centre)` makes, with its
+        // row-constant parts computed once.
+        @inline(__always) func inside(_ column: Int64) -> Bool {
+            let s = sin((centreLongitude(column) - lon) * rad / 2)
+            return a0 + c * s * s <= threshold
+        }
+        let near = Int64(((lon + 180) / cellWidth).rounded(.down))
+        let q = c > 0 ? (threshold - a0) / c : .infinity
+        if q >= 0.98 {
+            // The run nears half the globe (polar rows, huge radii): decide column by column
+            // outward from the nearest centre.
+            guard inside(near) || inside(near - 1) || inside(near + 1) else { return nil }
+            var first = inside(near) ? near : (inside(near - 1) ? near - 1 : near + 1)
+            var last = first
+            while last - first + 1 < columnCount && inside(last + 1) { last += 1 }
+            while last - first + 1 < columnCount && inside(first - 1) { first -= 1 }
+            return (first, last)
+        }
+        // Half-width of the run in degrees of longitude, then the columns certainly in
+        // (half-width − margin) and possibly in (+ margin); only the latter are tested.
+        let halfWidth = 2 * asin(q.squareRoot()) / rad
+        let margin = 1e-9 * (1 + halfWidth)
+        let offset = lon + 180
+        var last = Int64(((offset + halfWidth - margin) / cellWidth - 0.5).rounded(.down))
+        let lastMaybe = Int64(((offset + halfWidth + margin) / cellWidth - 0.5).rounded(.down))
+        var first = Int64(((offset - halfWidth + margin) / cellWidth - 0.5).rounded(.up))
+        let firstMaybe = Int64(((offset - halfWidth - margin) / cellWidth - 0.5).rounded(.up))
+        if last < first {
+            // No centre is certainly in: at most the few columns around the point.
+            var any: Int64?
+            for x in firstMaybe...max(firstMaybe, lastMaybe) where inside(x) { any = x; break }
+            guard let seed = any else { return nil }
+            first = seed
+            last = seed
+            while last < lastMaybe && inside(last + 1) { last += 1 }
+            return (first, last)
+        }
+        while last < lastMaybe && inside(last + 1) { last += 1 }
+        while first > firstMaybe && inside(first - 1) { first -= 1 }
+        return (first, last)
+    }
+}
+
+/// A buffer written by disjoint indices from several threads.
+struct UnsafeMutableSendableBuffer<T>: @unchecked Sendable {
+    let base: UnsafeMutableBufferPointer<T>
+    init(_ base: UnsafeMutableBufferPointer<T>) { self.base = base }
+    subscript(i: Int) -> T {
+        get { base[i] }
+        nonmutating set { base[i] = newValue }
+    }
+}

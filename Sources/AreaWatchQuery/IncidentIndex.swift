@@ -1,0 +1,149 @@
+import AreaWatchCore
+
+/// The query stage's in-memory index for one set of parameters (SPEC §6), built once per run.
+///
+/// - **Geohash buckets**: every incident that passes the filters and is not after the as-of,
+///   sorted by its 64-bit geohash code, so any cell at any precision is one contiguous range.
+/// - **Packed Hilbert R-tree** over the incidents of the current and previous windows (the only
+///   ones radius counts look at), with prefix sums of the current-window and handled flags in
+///   leaf order: a node the radius covers whole is counted in O(1).
+///
+/// Pure: a function of the columns and the parameters, nothing else (the unit a sharded run
+/// would compute per geohash prefix plus halo).
+public struct IncidentIndex: Sendable {
+    public let parameters: QueryParameters
+    public let windows: TimeWindows
+    /// Incidents after the as-of, not counted anywhere (SPEC §7 `excluded_future`).
+    public let excludedFuture: Int
+
+    // Geohash buckets (base order).
+    public let codes: [UInt64]
+    public let lat: [Double]
+    public let lon: [Double]
+    /// `WindowMembership` raw values: current, previous or older.
+    public let membership: [UInt8]
+    /// 1 true, 0 false, -1 unknown.
+    public let handled: [Int8]
+    /// UTC calendar year.
+    public let year: [Int16]
+    /// Index of the incident in the columns the index was built from.
+    public let sourceIndex: [UInt32]
+
+    // Radius counting over the windowed incidents.
+    public let rtree: PackedHilbertRTree
+    /// Per R-tree leaf: bit 0 current window, bit 1 current and handled.
+    let leafFlags: [UInt8]
+    /// Prefix sums over leaves of the current flag and of the current-and-handled flag.
+    let cumCurrent: [UInt32]
+    let cumHandled: [UInt32]
+    /// R-tree leaf → base index.
+    let leafBase: [UInt32]
+
+    public var count: Int { codes.count }
+
+    public init(columns: IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16) {
+        self.parameters = parameters
+        let windows = parameters.windows
+        self.windows = windows
+        let allowed = parameters.allowedCategories(in: columns)
+
+        // Keep what passes the filters and is not in the future, keyed by geohash code.
+        var order: [(code: UInt64, index: UInt32)] = []
+        order.reserveCapacity(columns.count)
+        var future = 0
+        for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
+            if windows.membership(columns.time[i]) == .future { future += 1; continue }
+            order.append((Geohash.code(lat: columns.lat[i], lon: columns.lon[i]), UInt32(i)))
+        }
+        excludedFuture = future
+        order.sort { $0.code != $1.code ? $0.code < $1.code : $0.index < $1.index }
+
+        let n = order.count
+        var codes = [UInt64](repeating: 0, count: n), lat = [Double](repeating: 0, count: n)
+        var lon = [Double](repeating: 0, count: n), membership = [UInt8](repeating: 0, count: n)
+        var handled = [Int8](repeating: 0, count: n), year = [Int16](repeating: 0, count: n)
+        var source = [UInt32](repeating: 0, count: n)
+        var windowedLat: [Double] = [], windowedLon: [Double] = [], windowedBase: [UInt32] = []
+        for (k, entry) in order.enumerated() {
+            let i = Int(entry.index)
+            codes[k] = entry.code
+            lat[k] = columns.lat[i]
+            lon[k] = columns.lon[i]
+            let m = windows.membership(columns.time[i])
+            membership[k] = m.rawValue
+            handled[k] = columns.handled[i]
+            year[k] = Int16(UTCTime.year(of: columns.time[i]))
+            source[k] = entry.index
+            if m == .current || m == .previous {
+                windowedLat.append(lat[k]); windowedLon.append(lon[k]); windowedBase.append(UInt32(k))
+            }
+        }
+        self.codes = codes; self.lat = lat; self.lon = lon; self.membership = membership
+        self.handled = handled; self.year = year; sourceIndex = source
+
+        let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
+        var flags = [UInt8](repeating: 0, count: tree.count)
+        var leafBase = [UInt32](repeating: 0, count: tree.count)
+        var cumCurrent = [UInt32](repeating: 0, count: tree.count + 1)
+        var cumHandled = [UInt32](repeating: 0, count: tree.count + 1)
+        for p in 0..<tree.count {
+            let b = Int(windowedBase[Int(tree.leafIndex[p])])
+            leafBase[p] = UInt32(b)
+            let isCurrent = membership[b] == WindowMembership.current.rawValue
+            let f: UInt8 = isCurrent ? (handled[b] == 1 ? 3 : 1) : 0
+            flags[p] = f
+            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f & 1)
+            cumHandled[p + 1] = cumHandled[p] + UInt32(f >> 1)
+        }
+        rtree = tree
+        leafFlags = flags
+        self.leafBase = leafBase
+        self.cumCurrent = cumCurrent
+        self.cumHandled = cumHandled
+    }
+
+    /// Bytes held by the index's arrays.
+    public var memoryBytes: Int {
+        count * (8 + 8 + 8 + 1 + 1 + 2 + 4) + rtree.memoryBytes + rtree.count * (1 + 4 + 4 + 4)
+    }
+
+    /// Counts within the radius of a location: current, previous, current-and-handled.
+    public func radiusCounts(lat: Double, lon: Double, test: RadiusTest) -> (current: Int, previous: Int, handled: Int) {
+        var total = 0, current = 0, handledCount = 0
+        rtree.forEachWithin(lat: lat, lon: lon, test: test, range: { r in
+            total += r.count
+            current += Int(cumCurrent[r.upperBound] &- cumCurrent[r.lowerBound])
+            handledCount += Int(cumHandled[r.upperBound] &- cumHandled[r.lowerBound])
+        }, point: { p in
+            total += 1
+            let f = leafFlags[p]
+            current += Int(f & 1)
+            handledCount += Int(f >> 1)
+        })
+        return (current, total - current, handledCount)
+    }
+
+    /// Base indices of the windowed incidents within the radius, nearest first.
+    public func windowedWithin(lat: Double, lon: Double) -> [Int] {
+        rtree.positionsWithin(lat: lat, lon: lon, radius: parameters.radius)
+            .map { Int(leafBase[$0]) }
+            .sorted { (Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[$0], lon2: self.lon[$0]), $0)
+                < (Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[$1], lon2: self.lon[$1]), $1) }
+    }
+
+    /// The base range of the incidents inside a geohash cell (binary search over the codes).
+    public func range(of cell: GeohashCell) -> Range<Int> {
+        let lower = lowerBound(cell.lowerCode)
+        let upper = cell.upperCode == .max ? count : lowerBound(cell.upperCode + 1)
+        return lower..<upper
+    }
+
+    private func lowerBound(_ code: UInt64) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if codes[mid] < code { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,183 @@
+import AreaWatchCore
+import AreaWatchQuery
+
+/// Counts below `minCellCount` are withheld from public outputs (tiles, GeoJSON, HTML): a cell
+/// with one or two incidents can point at a person (docs/PRIVACY.md). Zero stays zero; the
+/// class is always kept.
+public struct Disclosure: Sendable, Equatable {
+    public var minCellCount: Int
+
+    public init(minCellCount: Int = 1) {
+        self.minCellCount = max(1, minCellCount)
+    }
+
+    /// nil when the count must be withheld.
+    @inline(__always)
+    public func show(_ count: Int) -> Int? {
+        count > 0 && count < minCellCount ? nil : count
+    }
+}
+
+/// grid.geojson (SPEC §8): an RFC 7946 FeatureCollection, one Polygon per cell, exterior ring
+/// counter-clockwise and closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
+enum GridGeoJSON {
+    static func write(_ grid: GridResult, to path: String, disclosure: Disclosure) throws {
+        let file = try BufferedFile(path: path)
+        let header: JSONValue = .object([
+            ("as_of", .string(UTCTime.iso8601(grid.parameters.asOf))),
+            ("precision", .int(grid.precision)),
+            ("radius_m", .number(grid.parameters.radius)),
+        ])
+        // Foreign members first (RFC 7946 §6.1), then the features.
+        var head = header.serialized()
+        head.removeLast()  // "}"
+        try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
+        for (k, cell) in grid.cells.enumerated() {
+            try file.append { out in
+                if k > 0 { out.append(contentsOf: ",\n".utf8) }
+                appendFeature(cell, grid: grid, disclosure: disclosure, to: &out)
+            }
+        }
+        try file.write("\n]}\n")
+        try file.finish()
+    }
+
+    static func appendFeature(_ c: GridCell, grid: GridResult, disclosure: Disclosure, to out: inout [UInt8]) {
+        let b = c.cell.bounds
+        let geohash = c.cell.string
+        out.append(contentsOf: "{\"type\":\"Feature\",\"id\":\"".utf8)
+        out.append(contentsOf: geohash.utf8)
+        out.append(contentsOf: "\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[".utf8)
+        let ring = [(b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat), (b.minLon, b.minLat)]
+        for (i, p) in ring.enumerated() {
+            if i > 0 { out.append(44) }
+            out.append(91)
+            NumberFormat.appendFixed(p.0, decimals: 6, to: &out)
+            out.append(44)
+            NumberFormat.appendFixed(p.1, decimals: 6, to: &out)
+            out.append(93)
+        }
+        out.append(contentsOf: "]]},\"properties\":{\"geohash\":\"".utf8)
+        out.append(contentsOf: geohash.utf8)
+        let centre = c.cell.centre
+        out.append(contentsOf: "\",\"lat\":".utf8)
+        NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
+        out.append(contentsOf: ",\"lon\":".utf8)
+        NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
+        let shown = CellFigures(c, disclosure: disclosure)
+        appendMember("n_current", shown.nCurrent, &out)
+        appendMember("n_previous", shown.nPrevious, &out)
+        appendMember("r_current", shown.rCurrent, &out)
+        appendMember("r_previous", shown.rPrevious, &out)
+        appendMember("delta", shown.delta, &out)
+        out.append(contentsOf: ",\"pct\":".utf8)
+        if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        appendMember("handled", shown.handled, &out)
+        out.append(contentsOf: ",\"class\":\"".utf8)
+        out.append(contentsOf: c.safetyClass.rawValue.utf8)
+        out.append(contentsOf: "\",\"years\":{".utf8)
+        var first = true
+        for (year, count) in zip(grid.years, grid.yearCounts(of: c)) where count > 0 {
+            if !first { out.append(44) }
+            first = false
+            out.append(34)
+            NumberFormat.appendInteger(year, to: &out)
+            out.append(contentsOf: "\":".utf8)
+            if let shownCount = disclosure.show(count) { NumberFormat.appendInteger(shownCount, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        }
+        out.append(contentsOf: "}}}".utf8)
+    }
+
+    @inline(__always)
+    static func appendMember(_ name: StaticString, _ value: Int?, _ out: inout [UInt8]) {
+        out.append(44)
+        out.append(34)
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: "\":".utf8)
+        if let value { NumberFormat.appendInteger(value, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    }
+}
+
+/// A cell's public figures after disclosure control; derived figures are withheld with their inputs.
+struct CellFigures {
+    var nCurrent: Int?
+    var nPrevious: Int?
+    var rCurrent: Int?
+    var rPrevious: Int?
+    var delta: Int?
+    var pct: Double?
+    var handled: Int?
+
+    init(_ c: GridCell, disclosure: Disclosure) {
+        nCurrent = disclosure.show(c.nCurrent)
+        nPrevious = disclosure.show(c.nPrevious)
+        rCurrent = disclosure.show(c.rCurrent)
+        rPrevious = disclosure.show(c.rPrevious)
+        handled = disclosure.show(c.handled)
+        let complete = rCurrent != nil && rPrevious != nil
+        delta = complete ? c.yearOverYear.delta : nil
+        pct = complete ? c.yearOverYear.pct : nil
+    }
+}
+
+/// grid.csv (SPEC §8): the eleven SPEC columns, one `yYYYY` column per calendar year, then the
+/// cell polygon as WKT; sorted by geohash; exact counts (an analyst output, see docs/PRIVACY.md).
+enum GridCSV {
+    static func header(years: [Int]) -> String {
+        (["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled", "class"]
+            + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
+    }
+
+    static func write(_ grid: GridResult, to path: String) throws {
+        let file = try BufferedFile(path: path)
+        try file.write(header(years: grid.years))
+        for c in grid.cells {
+            try file.append { out in appendRow(c, grid: grid, to: &out) }
+        }
+        try file.finish()
+        // GDAL/QGIS read column types from a .csvt beside the CSV.
+        let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
+            + Array(repeating: "Integer", count: grid.years.count) + ["WKT"]
+        try BufferedFile.write(types.map { "\"\($0)\"" }.joined(separator: ",") + "\n",
+                               to: String(path.dropLast(4)) + ".csvt")
+    }
+
+    static func appendRow(_ c: GridCell, grid: GridResult, to out: inout [UInt8]) {
+        let centre = c.cell.centre
+        out.append(contentsOf: c.cell.string.utf8)
+        out.append(44)
+        NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
+        out.append(44)
+        NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
+        for v in [c.nCurrent, c.nPrevious, c.rCurrent, c.rPrevious, c.yearOverYear.delta] {
+            out.append(44)
+            NumberFormat.appendInteger(v, to: &out)
+        }
+        out.append(44)
+        if let pct = c.yearOverYear.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) }
+        out.append(44)
+        NumberFormat.appendInteger(c.handled, to: &out)
+        out.append(44)
+        out.append(contentsOf: c.safetyClass.rawValue.utf8)
+        for count in grid.yearCounts(of: c) {
+            out.append(44)
+            NumberFormat.appendInteger(count, to: &out)
+        }
+        out.append(contentsOf: ",\"".utf8)
+        appendWKT(c.cell.bounds, to: &out)
+        out.append(contentsOf: "\"\n".utf8)
+    }
+
+    /// `POLYGON ((x y, …))`, counter-clockwise, closed.
+    static func appendWKT(_ b: GeoBox, to out: inout [UInt8]) {
+        out.append(contentsOf: "POLYGON ((".utf8)
+        let ring = [(b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat), (b.minLon, b.minLat)]
+        for (i, p) in ring.enumerated() {
+            if i > 0 { out.append(contentsOf: ", ".utf8) }
+            NumberFormat.appendFixed(p.0, decimals: 6, to: &out)
+            out.append(32)
+            NumberFormat.appendFixed(p.1, decimals: 6, to: &out)
+        }
+        out.append(contentsOf: "))".utf8)
+    }
+}

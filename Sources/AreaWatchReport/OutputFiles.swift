@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CAreaWatchSystem
+
+/// Failure writing a report.
+public struct ReportError: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    static func errno(_ path: String, _ action: String) -> ReportError {
+        ReportError(path: path, message: "\(action): \(String(cString: strerror(Glibc.errno)))")
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// A file written through a 1 MiB buffer: outputs are streamed, never built whole in memory.
+public final class BufferedFile {
+    public let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private let capacity = 1 << 20
+    public private(set) var bytesWritten: Int64 = 0
+
+    public init(path: String) throws {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ReportError.errno(path, "cannot create") }
+        buffer.reserveCapacity(capacity + 4096)
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// The buffer to append to; call `flushIfFull` after larger appends.
+    public func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        try flushIfFull()
+    }
+
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        try flushIfFull()
+    }
+
+    /// Appends with direct access to the buffer (no intermediate array).
+    public func append(_ body: (inout [UInt8]) -> Void) throws {
+        body(&buffer)
+        try flushIfFull()
+    }
+
+    private func flushIfFull() throws {
+        if buffer.count >= capacity { try flush() }
+    }
+
+    public func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReportError.errno(path, "cannot write")
+            }
+            offset += n
+        }
+        bytesWritten += Int64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes; durability comes from one `syncfs` when the folder is published.
+    public func finish() throws {
+        try flush()
+    }
+
+    /// Writes a whole small file.
+    public static func write(_ text: String, to path: String) throws {
+        let file = try BufferedFile(path: path)
+        try file.write(text)
+        try file.finish()
+    }
+}
+
+/// A report folder written beside its final name and published in one atomic step (SPEC §8):
+/// a crash at any moment leaves either the previous folder or the new one under the final name.
+///
+/// New content goes to `.NAME.tmp-PID` in the same parent; publishing swaps it with the old
+/// folder by `renameat2(RENAME_EXCHANGE)` (or renames it when there is no old folder) and then
+/// deletes the old content. Leftovers of crashed runs (`.NAME.tmp-*`) are removed first.
+public struct AtomicDirectory {
+    public let finalPath: String
+    public let workPath: String
+
+    public init(path: String) throws {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        finalPath = trimmed
+        let (parent, name) = AtomicDirectory.split(trimmed)
+        try AtomicDirectory.makeDirectories(parent)
+        AtomicDirectory.removeLeftovers(parent: parent, name: name)
+        workPath = parent + "/." + name + ".tmp-\(getpid())"
+        try AtomicDirectory.removeTree(workPath)
+        guard mkdir(workPath, 0o755) == 0 else { throw ReportError.errno(workPath, "cannot create") }
+    }
+
+    /// Path of a file inside the work folder; creates intermediate folders.
+    public func file(_ relative: String) throws -> String {
+        let path = workPath + "/" + relative
+        let (parent, _) = AtomicDirectory.split(path)
+        try AtomicDirectory.makeDirectories(parent)
+        return path
+    }
+
+    /// Publishes the work folder under the final name, once everything in it is on disk.
+    public func publish() throws {
+        let (parent, _) = AtomicDirectory.split(finalPath)
+        let fd = open(workPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { aw_sync_filesystem(fd); close(fd) }
+        var info = stat()
+        if lstat(finalPath, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw ReportError(path: finalPath, message: "exists and is not a folder")
+            }
+            guard aw_exchange_paths(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot replace") }
+            syncDirectory(parent)
+            try AtomicDirectory.removeTree(workPath)  // now holds the previous report
+        } else {
+            guard rename(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot publish") }
+            syncDirectory(parent)
+        }
+    }
+
+    /// Removes the work folder (a failed run publishes nothing).
+    public func abandon() {
+        try? AtomicDirectory.removeTree(workPath)
+    }
+
+    private func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
+    }
+
+    static func split(_ path: String) -> (parent: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let parent = String(path[..<slash])
+        return (parent.isEmpty ? "/" : parent, String(path[path.index(after: slash)...]))
+    }
+
+    static func makeDirectories(_ path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0 { return }
+        let (parent, _) = split(path)
+        if parent != path && parent != "." && parent != "/" { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ReportError.errno(path, "cannot create") }
+    }
+
+    /// Work folders of earlier runs that died before publishing, unless their process still runs.
+    static func removeLeftovers(parent: String, name: String) {
+        guard let dir = opendir(parent) else { return }
+        defer { closedir(dir) }
+        let prefix = "." + name + ".tmp-"
+        var stale: [String] = []
+        while let entry = readdir(dir) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            guard entryName.hasPrefix(prefix), let pid = Int32(entryName.dropFirst(prefix.count)) else { continue }
+            if pid == getpid() || kill(pid, 0) != 0 { stale.append(parent + "/" + entryName) }
+        }
+        for path in stale { try? removeTree(path) }
+    }
+
+    static func removeTree(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            if let dir = opendir(path) {
+                var children: [String] = []
+                while let entry = readdir(dir) {
+                    let child = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                    }
+                    if child != "." && child != ".." { children.append(path + "/" + child) }
+                }
+                closedir(dir)
+                for child in children { try removeTree(child) }
+            }
+            guard rmdir(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
+        } else {
+            guard unlink(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
+        }
+    }
+}

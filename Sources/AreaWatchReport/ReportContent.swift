@@ -1,0 +1,93 @@
+import AreaWatchCore
+import AreaWatchQuery
+
+/// One input file as the summary reports it.
+public struct InputSummary: Sendable, Equatable {
+    public var path: String
+    public var sha256: String
+    public var format: String
+    public var records: Int
+    public var accepted: Int
+    public var inserted: Int
+    public var updated: Int
+    public var duplicates: Int
+    public var rejected: Int
+    public var rejectsByReason: [String: Int]
+    /// Already ingested (same SHA-256): not read again.
+    public var skipped: Bool
+
+    public init(path: String, sha256: String, format: String, records: Int, accepted: Int, inserted: Int,
+                updated: Int, duplicates: Int, rejected: Int, rejectsByReason: [String: Int], skipped: Bool) {
+        self.path = path
+        self.sha256 = sha256
+        self.format = format
+        self.records = records
+        self.accepted = accepted
+        self.inserted = inserted
+        self.updated = updated
+        self.duplicates = duplicates
+        self.rejected = rejected
+        self.rejectsByReason = rejectsByReason
+        self.skipped = skipped
+    }
+}
+
+/// Named areas with their results and the property that names them.
+public struct AreaReport: Sendable {
+    public var result: AreaResult
+    public var areas: [NamedArea]
+    public var idProperty: String
+
+    public init(result: AreaResult, areas: [NamedArea], idProperty: String) {
+        self.result = result
+        self.areas = areas
+        self.idProperty = idProperty
+    }
+}
+
+/// Everything a report folder is made of: the query results plus what produced them.
+public struct ReportContent: Sendable {
+    public var parameters: QueryParameters
+    public var grid: GridResult
+    public var totals: Totals
+    /// Tiles for these zooms; nil writes none.
+    public var tileZooms: ClosedRange<Int>?
+    public var disclosure: Disclosure
+    public var areas: AreaReport?
+    public var pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?
+    public var breakdown: BreakdownResult?
+    /// Where the incidents came from: `store` with the store path, or `files`.
+    public var sourceKind: String
+    public var sourcePath: String?
+    public var inputs: [InputSummary]
+    /// Stage name → seconds, in order.
+    public var timings: [(String, Double)]
+    public var attribution: String
+    public var engineVersion: String
+
+    public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
+                disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,
+                breakdown: BreakdownResult?, sourceKind: String, sourcePath: String?, inputs: [InputSummary],
+                timings: [(String, Double)], attribution: String, engineVersion: String) {
+        self.parameters = parameters
+        self.grid = grid
+        self.totals = totals
+        self.tileZooms = tileZooms
+        self.disclosure = disclosure
+        self.areas = areas
+        self.pointsOfInterest = pointsOfInterest
+        self.breakdown = breakdown
+        self.sourceKind = sourceKind
+        self.sourcePath = sourcePath
+        self.inputs = inputs
+        self.timings = timings
+        self.attribution = attribution
+        self.engineVersion = engineVersion
+    }
+
+    /// Rejects of all inputs by SPEC reason, every reason listed.
+    public var rejectsByReason: [(String, Int)] {
+        let reasons = ["malformed_record", "missing_coordinates", "invalid_coordinates", "null_island", "missing_time", "invalid_time"]
+        return reasons.map { reason in (reason, inputs.reduce(0) { $0 + ($1.rejectsByReason[reason] ?? 0) }) }
+    }
+}

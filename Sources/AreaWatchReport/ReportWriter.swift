@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AreaWatchCore
+import AreaWatchQuery
+
+/// What a report run wrote: file (relative path) → bytes.
+public struct ReportOutcome: Sendable {
+    public var files: [(String, Int64)] = []
+    public var tiles = 0
+}
+
+/// Writes a report folder (SPEC §8) atomically: built beside its final name, then published.
+public enum ReportWriter {
+    public static func write(_ content: ReportContent, to path: String, clock: () -> Double) throws -> ReportOutcome {
+        let directory = try AtomicDirectory(path: path)
+        do {
+            var outcome = ReportOutcome()
+            let started = clock()
+            func record(_ name: String) {
+                var info = stat()
+                if stat(directory.workPath + "/" + name, &info) == 0 { outcome.files.append((name, Int64(info.st_size))) }
+            }
+            try GridGeoJSON.write(content.grid, to: try directory.file("grid.geojson"), disclosure: content.disclosure)
+            record("grid.geojson")
+            try GridCSV.write(content.grid, to: try directory.file("grid.csv"))
+            record("grid.csv")
+            record("grid.csvt")
+            if let areas = content.areas {
+                try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
+                                                   asOf: content.parameters.asOf, disclosure: content.disclosure,
+                                                   to: try directory.file("areas.geojson"))
+                record("areas.geojson")
+                try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, to: try directory.file("areas.csv"))
+                record("areas.csv")
+            }
+            if let poi = content.pointsOfInterest {
+                try TableWriters.writePOI(poi, to: try directory.file("poi.csv"))
+                record("poi.csv")
+            }
+            if let breakdown = content.breakdown {
+                try TableWriters.writeBreakdown(breakdown, to: try directory.file("breakdown.csv"))
+                record("breakdown.csv")
+            }
+            if let zooms = content.tileZooms {
+                let (count, bytes) = try WidgetTiles.write(content.grid, zooms: zooms, disclosure: content.disclosure,
+                                                           attribution: content.attribution, into: directory)
+                outcome.tiles = count
+                outcome.files.append(("tiles/", bytes))
+            }
+            let html = HTMLReport.render(content)
+            try BufferedFile.write(html, to: try directory.file("report.html"))
+            record("report.html")
+            var timings = content.timings
+            timings.append(("report", clock() - started))
+            let summary = Summary.json(content, files: outcome.files, tiles: outcome.tiles, timings: timings)
+            try BufferedFile.write(summary.serialized(pretty: true), to: try directory.file("summary.json"))
+            record("summary.json")
+            try directory.publish()
+            return outcome
+        } catch {
+            directory.abandon()
+            throw error
+        }
+    }
+}
+
+/// summary.json (SPEC §8). Everything but `timings_s` is a function of the store, parameters and
+/// as-of, so two runs differ only there.
+enum Summary {
+    static func json(_ c: ReportContent, files: [(String, Int64)], tiles: Int, timings: [(String, Double)]) -> JSONValue {
+        let p = c.parameters
+        let w = p.windows
+        var members: [(String, JSONValue)] = [
+            ("engine", .object([("name", .string("areawatch")), ("version", .string(c.engineVersion))])),
+            ("as_of", .string(UTCTime.iso8601(p.asOf))),
+            ("parameters", .object([
+                ("radius_m", .number(p.radius)),
+                ("precision", .int(c.grid.precision)),
+                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                ("categories", .array(p.categories.sorted().map { .string($0) })),
+                ("handled", p.handled.map { .bool($0) } ?? .null),
+                ("tile_zooms", c.tileZooms.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null),
+                ("min_cell_count", .int(c.disclosure.minCellCount)),
+                ("windows", .object([
+                    ("current", .array([.string(UTCTime.iso8601(w.currentStart)), .string(UTCTime.iso8601(w.asOf))])),
+                    ("previous", .array([.string(UTCTime.iso8601(w.previousStart)), .string(UTCTime.iso8601(w.currentStart))])),
+                    ("bounds", .string("start exclusive, end inclusive")),
+                ])),
+            ])),
+            ("source", .object([("kind", .string(c.sourceKind)), ("path", .optional(c.sourcePath))])),
+            ("inputs", .array(c.inputs.map { input in
+                .object([
+                    ("path", .string(input.path)), ("sha256", .string(input.sha256)), ("format", .string(input.format)),
+                    ("skipped", .bool(input.skipped)), ("records", .int(input.records)), ("accepted", .int(input.accepted)),
+                    ("inserted", .int(input.inserted)), ("updated", .int(input.updated)), ("duplicates", .int(input.duplicates)),
+                    ("rejected", .int(input.rejected)),
+                    ("rejects_by_reason", .object(input.rejectsByReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+                ])
+            })),
+            ("totals", .object([
+                ("incidents", .int(c.totals.yearCounts.reduce(0, +))),
+                ("current", .int(c.totals.current)),
+                ("previous", .int(c.totals.previous)),
+                ("older", .int(c.totals.older)),
+                ("years", .object(zip(c.totals.years, c.totals.yearCounts).map { (String($0), .int($1)) })),
+            ])),
+            ("rejects_by_reason", .object(c.rejectsByReason.map { ($0.0, .int($0.1)) })),
+            ("excluded_future", .int(c.totals.excludedFuture)),
+            ("grid", .object([
+                ("cells", .int(c.grid.cells.count)),
+                ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(c.grid.classCounts[$0] ?? 0)) })),
+                ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
+                ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
+            ])),
+        ]
+        if let areas = c.areas {
+            members.append(("areas", .object([
+                ("count", .int(areas.areas.count)),
+                ("id_property", .string(areas.idProperty)),
+                ("unassigned", .object([("current", .int(areas.result.unassignedCurrent)),
+                                        ("previous", .int(areas.result.unassignedPrevious)),
+                                        ("all", .int(areas.result.unassignedAll))])),
+            ])))
+        }
+        if let poi = c.pointsOfInterest { members.append(("points_of_interest", .int(poi.count))) }
+        if let breakdown = c.breakdown { members.append(("breakdown", .object([("field", .string(breakdown.field)), ("values", .int(breakdown.rows.count))]))) }
+        members.append(("tiles", .int(tiles)))
+        members.append(("files", .object(files.map { ($0.0, .int(Int($0.1))) })))
+        members.append(("timings_s", .object(timings.map { ($0.0, .fixed($0.1, decimals: 3)) })))
+        return .object(members)
+    }
+}

@@ -1,0 +1,109 @@
+import AreaWatchCore
+import AreaWatchQuery
+
+/// The widget tiles (SPEC §8): `tiles/{z}/{x}/{y}.json`, XYZ (OSM scheme), plus `tilejson.json`.
+/// See docs/FORMATS.md for the exact layout.
+public enum WidgetTiles {
+    /// One cell as a tile carries it: its worst spot when merged.
+    struct Entry {
+        var geohash: String
+        var rCurrent: Int
+        var rPrevious: Int
+        var safetyClass: SafetyClass
+    }
+
+    /// The cell precision of tiles at zoom `z`: the report's precision at the highest zoom,
+    /// one less for the next two zooms down, two less for the two after, never below 1.
+    public static func precision(zoom z: Int, maxZoom: Int, reportPrecision p: Int) -> Int {
+        max(1, p - (maxZoom - z + 1) / 2)
+    }
+
+    /// Every non-empty tile, with its cells in geohash order.
+    static func build(_ grid: GridResult, zooms: ClosedRange<Int>) -> [(tile: TileID, precision: Int, cells: [Entry])] {
+        var tiles: [(TileID, Int, [Entry])] = []
+        for z in zooms {
+            let p = precision(zoom: z, maxZoom: zooms.upperBound, reportPrecision: grid.precision)
+            var byTile: [TileID: [Entry]] = [:]
+            var k = 0
+            // Cells are sorted by geohash, so the cells merging into one parent are adjacent.
+            while k < grid.cells.count {
+                let parent = grid.cells[k].cell.parent(precision: p)
+                var rCurrent = 0, rPrevious = 0
+                while k < grid.cells.count && grid.cells[k].cell.parent(precision: p) == parent {
+                    rCurrent = max(rCurrent, grid.cells[k].rCurrent)
+                    rPrevious = max(rPrevious, grid.cells[k].rPrevious)
+                    k += 1
+                }
+                let centre = parent.centre
+                let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: z)
+                byTile[tile, default: []].append(Entry(geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
+                                                       safetyClass: grid.parameters.thresholds.classify(rCurrent)))
+            }
+            for tile in byTile.keys.sorted() { tiles.append((tile, p, byTile[tile]!)) }
+        }
+        return tiles
+    }
+
+    static func write(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+                      into directory: AtomicDirectory) throws -> (tiles: Int, bytes: Int64) {
+        var count = 0
+        var bytes: Int64 = 0
+        let asOf = UTCTime.iso8601(grid.parameters.asOf)
+        for (tile, precision, cells) in build(grid, zooms: zooms) {
+            let file = try BufferedFile(path: try directory.file("tiles/\(tile.z)/\(tile.x)/\(tile.y).json"))
+            try file.append { out in
+                out.append(contentsOf: "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(NumberFormat.compact(grid.parameters.radius)),\"cells\":{".utf8)
+                for (i, e) in cells.enumerated() {
+                    if i > 0 { out.append(44) }
+                    out.append(contentsOf: "\"\(e.geohash)\":[".utf8)
+                    if let v = disclosure.show(e.rCurrent) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                    out.append(44)
+                    if let v = disclosure.show(e.rPrevious) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                    out.append(contentsOf: ",\"\(e.safetyClass.rawValue)\"]".utf8)
+                }
+                out.append(contentsOf: "}}\n".utf8)
+            }
+            try file.finish()
+            count += 1
+            bytes += file.bytesWritten
+        }
+        let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution).serialized(pretty: true)
+        try BufferedFile.write(json, to: try directory.file("tiles/tilejson.json"))
+        return (count, bytes + Int64(json.utf8.count))
+    }
+
+    /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
+    static func tileJSON(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String) -> JSONValue {
+        var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
+        for c in grid.cells {
+            let b = c.cell.bounds
+            box.minLat = min(box.minLat, b.minLat); box.maxLat = max(box.maxLat, b.maxLat)
+            box.minLon = min(box.minLon, b.minLon); box.maxLon = max(box.maxLon, b.maxLon)
+        }
+        if grid.cells.isEmpty { box = GeoBox(minLat: -85.051129, minLon: -180, maxLat: 85.051129, maxLon: 180) }
+        let p = grid.parameters
+        return .object([
+            ("tilejson", .string("3.0.0")),
+            ("tiles", .array([.string("{z}/{x}/{y}.json")])),
+            ("name", .string("areawatch safety grid")),
+            ("description", .string("Incidents within \(NumberFormat.compact(p.radius)) m of each geohash cell centre in the year to \(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only.")),
+            ("version", .string("1.0.0")),
+            ("attribution", .string(attribution)),
+            ("scheme", .string("xyz")),
+            ("minzoom", .int(zooms.lowerBound)),
+            ("maxzoom", .int(zooms.upperBound)),
+            ("bounds", .array([.fixed(box.minLon, decimals: 6), .fixed(box.minLat, decimals: 6),
+                               .fixed(box.maxLon, decimals: 6), .fixed(box.maxLat, decimals: 6)])),
+            ("center", .array([.fixed((box.minLon + box.maxLon) / 2, decimals: 6), .fixed((box.minLat + box.maxLat) / 2, decimals: 6),
+                               .int(zooms.lowerBound)])),
+            ("areawatch", .object([
+                ("as_of", .string(UTCTime.iso8601(p.asOf))),
+                ("precision", .int(grid.precision)),
+                ("radius_m", .number(p.radius)),
+                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                ("min_cell_count", .int(disclosure.minCellCount)),
+                ("cell_format", .string("cells: {geohash: [r_current, r_previous, class]}")),
+            ])),
+        ])
+    }
+}
