@@ -19,7 +19,7 @@ final class CSVScanner {
     private(set) var quotingError = false
     private(set) var oversized = false
     /// The record's first bytes, for reject excerpts of oversized records.
-    private(set) var oversizedHead: [UInt8] = []
+    private let oversizedHead = ByteBuffer(capacity: 1024)
 
     private var nextLine = 1
     private var firstFieldQuoted = false
@@ -67,7 +67,7 @@ final class CSVScanner {
             fieldCount = 0
             quotingError = false
             oversized = false
-            oversizedHead.removeAll(keepingCapacity: true)
+            oversizedHead.removeAll()
             arenaUsed = 0
             recordLine = nextLine
             guard try scanRecord() else { return false }
@@ -216,7 +216,7 @@ final class CSVScanner {
     private func beginSkipping() {
         oversized = true
         let head = min(scan, 1024)
-        oversizedHead = Array(buffer.slice(recordStart, recordStart + head))
+        oversizedHead.append(buffer.slice(recordStart, recordStart + head))
     }
 
     /// In skip mode the scanned bytes of the oversized record are dropped before each refill.
@@ -229,7 +229,7 @@ final class CSVScanner {
 
     /// The raw bytes of the record (its head only when oversized), for reject excerpts.
     var rawRecord: UnsafeBufferPointer<UInt8> {
-        if oversized { return oversizedHead.withUnsafeBufferPointer { $0 } }
+        if oversized { return oversizedHead.bytes }
         return buffer.slice(recordStart, recordStart + recordLength)
     }
 

@@ -24,7 +24,7 @@ final class JSONRecordSource: RecordSource {
     private let options: ReaderOptions
     private let tape = JSONTape()
     private let mapper: JSONRecordMapper
-    private var captured: [UInt8] = []
+    private let captured = ByteBuffer(capacity: 1 << 16)
     private var capturedWhole = true
 
     init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions) {
@@ -101,7 +101,7 @@ final class JSONRecordSource: RecordSource {
     }
 
     func currentExcerpt() -> String {
-        captured.withUnsafeBufferPointer { Excerpt.make($0) }
+        Excerpt.make(captured.bytes)
     }
 
     private func expectEnd() throws(InputError) {
@@ -128,9 +128,9 @@ final class JSONRecordSource: RecordSource {
 
     /// Captures the next value and hands its record to `body`.
     private func readRecord(location: RecordLocation, memberID: String?, _ body: (SourceRecord) throws -> Void) throws {
-        capturedWhole = try stream.captureValue(into: &captured, maxBytes: options.maxRecordBytes)
+        capturedWhole = try stream.captureValue(into: captured, maxBytes: options.maxRecordBytes)
         guard capturedWhole else {
-            captured = Array("(record larger than \(options.maxRecordBytes) bytes)".utf8)
+            captured.append(Array("(record larger than \(options.maxRecordBytes) bytes)".utf8))
             try body(SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: memberID))
             return
         }
@@ -138,7 +138,7 @@ final class JSONRecordSource: RecordSource {
     }
 
     private func record(location: RecordLocation, memberID: String?) -> SourceRecord {
-        let failure = captured.withUnsafeBufferPointer { tape.parse($0, maxDepth: options.maxJSONDepth) }
+        let failure = tape.parse(captured.bytes, maxDepth: options.maxJSONDepth)
         guard failure == nil, tape.node(0).kind == .object else {
             return SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: memberID)
         }
@@ -186,13 +186,14 @@ final class JSONRecordSource: RecordSource {
             }
             let end = newline >= 0 ? newline : buffer.end
             if tooLong {
-                captured = head
+                captured.removeAll()
+                captured.append(head)
                 try body(SourceRecord(outcome: .failure(.malformedRecord), location: .line(line), idHint: nil))
             } else {
-                captured.removeAll(keepingCapacity: true)
-                captured.append(contentsOf: buffer.slice(lineStart, end))
-                if !captured.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
-                    let failure = captured.withUnsafeBufferPointer { tape.parse($0, maxDepth: options.maxJSONDepth) }
+                captured.removeAll()
+                captured.append(buffer.slice(lineStart, end))
+                if !captured.bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                    let failure = tape.parse(captured.bytes, maxDepth: options.maxJSONDepth)
                     if failure == .truncated && newline < 0 {
                         throw InputError(file: stream.path, position: "line \(line)",
                                          message: "the file ends inside a JSON record (truncated last line)")

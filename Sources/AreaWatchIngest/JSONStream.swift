@@ -121,13 +121,13 @@ final class JSONStream {
 
     /// Copies the next value whole into `into` when it has at most `maxBytes` bytes; otherwise
     /// skips it and returns false. Either way the value is consumed.
-    func captureValue(into out: inout [UInt8], maxBytes: Int) throws(InputError) -> Bool {
-        out.removeAll(keepingCapacity: true)
+    func captureValue(into out: ByteBuffer, maxBytes: Int) throws(InputError) -> Bool {
+        out.removeAll()
         guard try peek() != nil else { throw error("the file ends where a value was expected (truncated JSON)") }
         var keeping = maxBytes >= 0
         var from = i
         func flush() {
-            if keeping { out.append(contentsOf: buffer.slice(from, i)) }
+            if keeping { out.append(buffer.slice(from, i)) }
         }
         var depth = 0
         var inString = false
@@ -136,9 +136,9 @@ final class JSONStream {
         while true {
             if i >= buffer.end {
                 flush()
-                if keeping && out.count > maxBytes { keeping = false; out.removeAll(keepingCapacity: true) }
+                if keeping && out.count > maxBytes { keeping = false; out.removeAll() }
                 guard try refill() else {
-                    if depth == 0 && !inString { return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                    if depth == 0 && !inString { return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
                     throw InputError(file: path, position: position,
                                      message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
                 }
@@ -148,7 +148,7 @@ final class JSONStream {
             let b = buffer[i]
             if inString {
                 if escaped { escaped = false } else if b == 92 { escaped = true } else if b == 34 { inString = false
-                    if depth == 0 { i += 1; flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                    if depth == 0 { i += 1; flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
                 } else if b == 10 {
                     // Invalid JSON, but only this value's problem: the record parser rejects it.
                     line += 1
@@ -161,11 +161,11 @@ final class JSONStream {
             case 34: inString = true
             case 123, 91: depth += 1
             case 125, 93:
-                if depth == 0 { flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                if depth == 0 { flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
                 depth -= 1
-                if depth == 0 { i += 1; flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                if depth == 0 { i += 1; flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
             case 44:
-                if depth == 0 { flush(); return finishCapture(&out, keeping: keeping, maxBytes: maxBytes) }
+                if depth == 0 { flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
             case 10:
                 line += 1
                 lineStart = buffer.baseOffset + Int64(i) + 1
@@ -178,9 +178,9 @@ final class JSONStream {
         }
     }
 
-    private func finishCapture(_ out: inout [UInt8], keeping: Bool, maxBytes: Int) -> Bool {
+    private func finishCapture(_ out: ByteBuffer, keeping: Bool, maxBytes: Int) -> Bool {
         if !keeping || out.count > maxBytes {
-            out.removeAll(keepingCapacity: true)
+            out.removeAll()
             return false
         }
         return true
@@ -188,15 +188,16 @@ final class JSONStream {
 
     /// Skips the next value of any size and depth.
     func skipValue() throws(InputError) {
-        var scratch: [UInt8] = []
-        _ = try captureValue(into: &scratch, maxBytes: -1)
+        _ = try captureValue(into: skipped, maxBytes: -1)
     }
+
+    private let skipped = ByteBuffer(capacity: 16)
 
     /// Reads the next value when it is a short string (e.g. `"type"`); skips it otherwise.
     func readShortString() throws(InputError) -> String? {
-        var bytes: [UInt8] = []
-        guard try captureValue(into: &bytes, maxBytes: 256), bytes.first == 34 else { return nil }
-        return bytes.withUnsafeBufferPointer { JSONTape.decodeStringLiteral($0) }
+        let bytes = ByteBuffer(capacity: 256)
+        guard try captureValue(into: bytes, maxBytes: 256), bytes.bytes.first == 34 else { return nil }
+        return JSONTape.decodeStringLiteral(bytes.bytes)
     }
 
     /// True when only whitespace is left.

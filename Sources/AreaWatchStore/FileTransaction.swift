@@ -12,9 +12,17 @@ public struct IngestLogEntry: Sendable {
     public var rejected: Int
     public var startedAt: Int64
     public var finishedAt: Int64
+    public var inserted: Int
+    public var format: String
+    /// Canonical JSON object reason → count.
+    public var rejectsByReason: String
 
     public init(file: String, sha256: String, bytes: Int64, records: Int, accepted: Int, updated: Int,
-                duplicates: Int, rejected: Int, startedAt: Int64, finishedAt: Int64) {
+                duplicates: Int, rejected: Int, startedAt: Int64, finishedAt: Int64, inserted: Int, format: String,
+                rejectsByReason: String) {
+        self.inserted = inserted
+        self.format = format
+        self.rejectsByReason = rejectsByReason
         self.file = file
         self.sha256 = sha256
         self.bytes = bytes
@@ -109,13 +117,15 @@ public final class FileTransaction: IncidentSink {
         let db = store.db
         if bulk { try store.endBulkLoad(triggers: savedTriggers) }
         let log = try db.prepare("""
-            INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at)
-            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at,
+                                inserted, format, rejects_by_reason)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try log.bind([.text(entry.file), .text(entry.sha256), .integer(entry.bytes), .integer(Int64(entry.records)),
                       .integer(Int64(entry.accepted)), .integer(Int64(entry.updated)), .integer(Int64(entry.duplicates)),
                       .integer(Int64(entry.rejected)), .text(UTCTime.iso8601(entry.startedAt)),
-                      .text(UTCTime.iso8601(entry.finishedAt))])
+                      .text(UTCTime.iso8601(entry.finishedAt)), .integer(Int64(entry.inserted)), .text(entry.format),
+                      .text(entry.rejectsByReason)])
         try log.run()
         try db.execute("COMMIT")
         finished = true

@@ -69,7 +69,10 @@ public final class IncidentStore {
                     duplicates INTEGER NOT NULL,
                     rejected INTEGER NOT NULL,
                     started_at TEXT NOT NULL,
-                    finished_at TEXT NOT NULL);
+                    finished_at TEXT NOT NULL,
+                    inserted INTEGER NOT NULL DEFAULT 0,
+                    format TEXT,
+                    rejects_by_reason TEXT);
                 CREATE INDEX ingests_sha256 ON ingests(sha256);
                 """)
             guard try db.integer("SELECT AddGeometryColumn('incidents', 'geom', 4326, 'POINT', 'XY')") == 1 else {

@@ -16,6 +16,11 @@ public struct StoreStats: Sendable {
         public var duplicates: Int
         public var rejected: Int
         public var finishedAt: String
+        public var bytes: Int64
+        public var inserted: Int
+        public var format: String
+        /// reason → count
+        public var rejectsByReason: [String: Int]
     }
 
     public var incidents = 0
@@ -38,10 +43,11 @@ public struct IncidentRow: Sendable {
 }
 
 extension IncidentStore {
-    public func stats() throws -> StoreStats {
+    /// What the store holds; `categories: false` skips the per-category scan.
+    public func stats(categories includeCategories: Bool = true) throws -> StoreStats {
         var stats = StoreStats()
         let summary = try db.prepare("SELECT count(*), min(time), max(time), min(lat), min(lon), max(lat), max(lon) FROM incidents")
-        if try summary.step() {
+        if includeCategories, try summary.step() {
             stats.incidents = Int(summary.int64(0))
             if stats.incidents > 0 {
                 stats.firstTime = summary.int64(1)
@@ -50,31 +56,39 @@ extension IncidentStore {
                                       maxLat: summary.double(5), maxLon: summary.double(6))
             }
         }
-        let categories = try db.prepare("SELECT coalesce(category, ''), count(*) FROM incidents GROUP BY 1 ORDER BY 2 DESC, 1")
-        while try categories.step() {
-            stats.categories.append(.init(name: categories.string(0) ?? "", count: Int(categories.int64(1))))
+        if includeCategories {
+            let categories = try db.prepare("SELECT coalesce(category, ''), count(*) FROM incidents GROUP BY 1 ORDER BY 2 DESC, 1")
+            while try categories.step() {
+                stats.categories.append(.init(name: categories.string(0) ?? "", count: Int(categories.int64(1))))
+            }
         }
         let ingests = try db.prepare("""
-            SELECT file, sha256, records, accepted, updated, duplicates, rejected, finished_at FROM ingests ORDER BY rowid
+            SELECT file, sha256, records, accepted, updated, duplicates, rejected, finished_at, bytes, inserted, format,
+                   rejects_by_reason
+            FROM ingests ORDER BY rowid
             """)
         while try ingests.step() {
             stats.ingests.append(.init(file: ingests.string(0) ?? "", sha256: ingests.string(1) ?? "",
                                        records: Int(ingests.int64(2)), accepted: Int(ingests.int64(3)),
                                        updated: Int(ingests.int64(4)), duplicates: Int(ingests.int64(5)),
-                                       rejected: Int(ingests.int64(6)), finishedAt: ingests.string(7) ?? ""))
+                                       rejected: Int(ingests.int64(6)), finishedAt: ingests.string(7) ?? "",
+                                       bytes: ingests.int64(8), inserted: Int(ingests.int64(9)), format: ingests.string(10) ?? "",
+                                       rejectsByReason: IncidentStore.reasonCounts(ingests.string(11))))
         }
-        stats.spatialIndexEntries = Int(try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0)
+        if includeCategories {
+            stats.spatialIndexEntries = Int(try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0)
+        }
         return stats
     }
 
     /// Every incident as query columns, in store order. `groupBy` loads one attribute too
     /// (`category` needs nothing extra).
-    public func loadColumns(groupBy: String? = nil, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
+    public func loadColumns(groupBy: String? = nil, keepKeys: Bool = false, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
         var columns = IncidentColumns()
         columns.reserveCapacity(try approximateCount())
         let attribute = groupBy.flatMap { $0 == "category" ? nil : $0 }
-        let select = "SELECT lat, lon, time, handled, category" + (attribute == nil ? "" : ", json_extract(attrs, ?)")
-            + " FROM incidents"
+        let select = "SELECT lat, lon, time, handled, category, " + (keepKeys ? "key" : "NULL")
+            + (attribute == nil ? "" : ", json_extract(attrs, ?)") + " FROM incidents"
         let statement = try db.prepare(select)
         if let attribute { statement.bind(1, "$.\"" + attribute.replacingQuotes() + "\"") }
         var n = 0
@@ -82,7 +96,7 @@ extension IncidentStore {
             let handled: Bool? = statement.isNull(3) ? nil : statement.int64(3) != 0
             columns.append(lat: statement.double(0), lon: statement.double(1), time: statement.int64(2),
                            handled: handled, category: statement.string(4),
-                           group: attribute == nil ? nil : statement.string(5))
+                           group: attribute == nil ? nil : statement.string(6), key: keepKeys ? statement.string(5) : nil)
             n += 1
             if let progress, n & 0x3FFFF == 0 { progress(n) }
         }
@@ -120,7 +134,27 @@ extension IncidentStore {
     }
 }
 
+extension IncidentStore {
+    /// Parses the `rejects_by_reason` column (`{"reason":n,…}`).
+    static func reasonCounts(_ text: String?) -> [String: Int] {
+        guard let text else { return [:] }
+        var counts: [String: Int] = [:]
+        for part in text.trimmingCharacters(in: "{}").split(separator: ",") {
+            let pair = part.split(separator: ":")
+            if pair.count == 2, let n = Int(pair[1]) { counts[String(pair[0].filter { $0 != "\"" })] = n }
+        }
+        return counts
+    }
+}
+
 private extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+
     func replacingQuotes() -> String {
         var out = ""
         for c in self { out += c == "\"" ? "\\\"" : String(c) }

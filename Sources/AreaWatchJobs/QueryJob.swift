@@ -1,0 +1,35 @@
+import AreaWatchCore
+import AreaWatchQuery
+
+/// One incident of `query --list` (analysts with store access only, SPEC §10).
+public struct ListedIncident: Sendable {
+    public var key: String
+    public var time: Int64
+    public var distance: Double
+    public var category: String?
+    public var handled: Bool?
+    public var window: WindowMembership
+}
+
+/// `areawatch query`: the widget answer for one location (SPEC §7.1).
+public enum QueryJob {
+    public static func run(source: IncidentSource, parameters: QueryParameters, lat: Double, lon: Double, list: Bool,
+                           progress: ProgressReporter) throws -> (PointAnswer, [ListedIncident], excludedFuture: Int) {
+        let loaded = try IncidentLoading.load(source, groupBy: nil, keepKeys: list, progress: progress)
+        let index = IncidentIndex(columns: loaded.columns, parameters: parameters)
+        let answer = index.pointAnswer(lat: lat, lon: lon)
+        guard list else { return (answer, [], index.excludedFuture) }
+        let columns = loaded.columns
+        let listed = index.windowedWithin(lat: lat, lon: lon).map { b -> ListedIncident in
+            let i = Int(index.sourceIndex[b])
+            let names: [String] = columns.categories
+            let category: String? = columns.category[i] >= 0 ? names[Int(columns.category[i])] : nil
+            let handled: Bool? = columns.handled[i] < 0 ? nil : columns.handled[i] == 1
+            return ListedIncident(key: columns.keys[i], time: columns.time[i],
+                                  distance: Haversine.distance(lat1: lat, lon1: lon, lat2: index.lat[b], lon2: index.lon[b]),
+                                  category: category, handled: handled,
+                                  window: WindowMembership(rawValue: index.membership[b]) ?? .older)
+        }
+        return (answer, listed, index.excludedFuture)
+    }
+}
