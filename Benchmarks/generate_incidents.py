@@ -26,7 +26,6 @@ Example: generate_incidents.py --rows 1000000 --seed 42 --csv incidents.csv --wa
 """
 
 import argparse
-import datetime as dt
 import json
 import math
 import os

@@ -17,6 +17,7 @@ Usage: grid_duckdb.py --input FILE... --as-of ISO --precision P --radius M --out
                       [--out-geojson PATH] [--threads N] [--memory-limit 4GB]
 """
 
+import math
 import os
 import sys
 import time
@@ -78,7 +79,7 @@ def main():
     W = 360.0 / NC  # exact binary fractions
     H = 180.0 / NR
     delta = args.radius / gc.EARTH_RADIUS_M  # angular radius, radians
-    s2 = __import__("math").sin(delta / 2) ** 2
+    s2 = math.sin(delta / 2) ** 2
     dlat_deg = delta / gc.DEG * (1 + 1e-9) + 1e-12
 
     con = duckdb.connect()

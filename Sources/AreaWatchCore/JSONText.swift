@@ -5,6 +5,16 @@ public enum JSONText {
     /// Appends the bytes of a string body (without quotes), escaping `"`, `\` and control bytes.
     /// Invalid UTF-8 is replaced by U+FFFD so the output is always valid JSON.
     public static func appendEscaped(_ s: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        // Fast path: plain ASCII without anything to escape is copied in one go.
+        var plain = true
+        for b in s where b < 32 || b == 34 || b == 92 || b >= 127 {
+            plain = false
+            break
+        }
+        if plain {
+            out.append(contentsOf: s)
+            return
+        }
         let start = out.count
         var needsRepair = false
         for b in s {

@@ -49,18 +49,20 @@ public struct PackedHilbertRTree: Sendable {
         let scaleX = maxLon > minLon ? 65535 / (maxLon - minLon) : 0
         let scaleY = maxLat > minLat ? 65535 / (maxLat - minLat) : 0
         var keys = [UInt64](repeating: 0, count: n)
+        var order = [UInt32](repeating: 0, count: n)
         for i in 0..<n {
             let x = UInt32(((longitudes[i] - minLon) * scaleX).rounded(.down))
             let y = UInt32(((latitudes[i] - minLat) * scaleY).rounded(.down))
-            keys[i] = (UInt64(PackedHilbertRTree.hilbertIndex(x: x, y: y)) << 32) | UInt64(i)
+            keys[i] = UInt64(PackedHilbertRTree.hilbertIndex(x: x, y: y))
+            order[i] = UInt32(i)
         }
-        keys.sort()
+        RadixSort.sort(keys: &keys, values: &order)
 
         var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n)
         var index = [UInt32](repeating: 0, count: n)
         for p in 0..<n {
-            let i = Int(keys[p] & 0xFFFF_FFFF)
+            let i = Int(order[p])
             lat[p] = latitudes[i]; lon[p] = longitudes[i]; index[p] = UInt32(i)
         }
 

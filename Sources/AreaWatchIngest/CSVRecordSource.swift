@@ -14,6 +14,7 @@ final class CSVRecordSource: RecordSource {
     private let slotColumns: [Int]
     private let attributeColumns: [(column: Int, name: [UInt8])]
     private var attributes = AttributeWriter()
+    private let categories = TextInterner()
 
     init(buffer: ChunkBuffer, options: ReaderOptions) throws(InputError) {
         path = buffer.source.path
@@ -82,7 +83,8 @@ final class CSVRecordSource: RecordSource {
             }
             let outcome = RecordBuilder.build(
                 lat: value(0), lon: value(1), time: value(2), id: value(3), category: value(4),
-                handled: value(5), description: value(6), user: value(7), attributes: attributes.finish())
+                handled: value(5), description: value(6), user: value(7), attributes: attributes.finish(),
+                categories: categories)
             let idHint: String?
             if case .failure = outcome { idHint = RecordBuilder.nonEmptyText(value(3)) } else { idHint = nil }
             try body(SourceRecord(outcome: outcome, location: location, idHint: idHint))

@@ -26,9 +26,12 @@ final class CSVScanner {
     private var recordStart = 0
     private var scan = 0
     private var state = State.fieldStart
-    private var fieldStarts: [Int] = []
-    private var fieldEnds: [Int] = []
-    private var fieldEscaped: [Bool] = []
+    /// Field bounds, relative to the record start, in manually managed storage: the scanning loop
+    /// writes them through pointers (no array uniqueness or exclusivity checks per byte).
+    private var fieldStarts: UnsafeMutablePointer<Int>
+    private var fieldEnds: UnsafeMutablePointer<Int>
+    private var fieldEscaped: UnsafeMutablePointer<Bool>
+    private var fieldCapacity = 64
     private var recordLength = 0
     /// Unescaped copies of quoted fields with `""`, one arena per record so that every field
     /// handed out stays valid until the next record.
@@ -42,15 +45,18 @@ final class CSVScanner {
         self.buffer = buffer
         self.delimiter = delimiter
         self.maxRecordBytes = maxRecordBytes
-        fieldStarts.reserveCapacity(64)
-        fieldEnds.reserveCapacity(64)
-        fieldEscaped.reserveCapacity(64)
+        fieldStarts = .allocate(capacity: fieldCapacity)
+        fieldEnds = .allocate(capacity: fieldCapacity)
+        fieldEscaped = .allocate(capacity: fieldCapacity)
         recordStart = buffer.start
         arena = .allocate(capacity: arenaCapacity)
     }
 
     deinit {
         arena.deallocate()
+        fieldStarts.deallocate()
+        fieldEnds.deallocate()
+        fieldEscaped.deallocate()
     }
 
     /// Content offset (bytes) of the current record's start, for input-error positions.
@@ -85,18 +91,30 @@ final class CSVScanner {
             let base = recordStart
             let limit = buffer.end
             let p = buffer.storage
+            let delimiter = self.delimiter
+            // The loop works on locals; they are written back before any return or refill.
+            var state = self.state
+            var fieldCount = self.fieldCount
+            var nextLine = self.nextLine
+            var quotingError = self.quotingError
             var i = base + scan
             var closed = false
             scanning: while i < limit {
                 let b = p[i]
                 switch state {
                 case .fieldStart:
+                    if fieldCount == fieldCapacity { growFields() }
+                    fieldEscaped[fieldCount] = false
                     if b == 34 {
                         state = .quoted
                         if fieldCount == 0 { firstFieldQuoted = true }
-                        beginField(i + 1 - base)
+                        fieldStarts[fieldCount] = i + 1 - base
+                        fieldEnds[fieldCount] = i + 1 - base
+                        fieldCount += 1
                     } else {
-                        beginField(i - base)
+                        fieldStarts[fieldCount] = i - base
+                        fieldEnds[fieldCount] = i - base
+                        fieldCount += 1
                         state = .unquoted
                         continue scanning  // re-read the byte as part of the field
                     }
@@ -114,23 +132,29 @@ final class CSVScanner {
                     if c == 34 {
                         quotingError = true
                     } else if c == delimiter {
-                        endField(i - base)
+                        fieldEnds[fieldCount - 1] = i - base
                         state = .fieldStart
-                    } else {  // newline
-                        let fieldEnd = (i > base && p[i - 1] == 13 && i - 1 - base >= fieldStarts[fieldCount - 1]) ? i - 1 : i
-                        endField(fieldEnd - base)
+                    } else {  // newline; a CR before it belongs to the line end
+                        let crlf = i > base && p[i - 1] == 13 && i - 1 - base >= fieldStarts[fieldCount - 1]
+                        fieldEnds[fieldCount - 1] = (crlf ? i - 1 : i) - base
                         nextLine += 1
                         i += 1
                         closed = true
                         break scanning
                     }
                 case .quoted:
-                    if b == 34 {
-                        state = .quoteInQuoted
-                        endField(i - base)
-                    } else if b == 10 {
-                        nextLine += 1
+                    // Run to the next quote, counting the newlines inside the field.
+                    var j = i
+                    while j < limit {
+                        let c = p[j]
+                        if c == 34 { break }
+                        if c == 10 { nextLine += 1 }
+                        j += 1
                     }
+                    i = j
+                    if i == limit { break scanning }
+                    state = .quoteInQuoted
+                    fieldEnds[fieldCount - 1] = i - base
                 case .quoteInQuoted:
                     if b == 34 {
                         fieldEscaped[fieldCount - 1] = true
@@ -162,6 +186,10 @@ final class CSVScanner {
                 }
                 i += 1
             }
+            self.state = state
+            self.fieldCount = fieldCount
+            self.nextLine = nextLine
+            self.quotingError = quotingError
             scan = i - base
             if closed {
                 recordLength = scan
@@ -176,6 +204,20 @@ final class CSVScanner {
                 return try finishAtEndOfInput()
             }
         }
+    }
+
+    private func growFields() {
+        let newCapacity = fieldCapacity * 2
+        func grow<T>(_ old: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<T> {
+            let grown = UnsafeMutablePointer<T>.allocate(capacity: newCapacity)
+            grown.moveInitialize(from: old, count: fieldCapacity)
+            old.deallocate()
+            return grown
+        }
+        fieldStarts = grow(fieldStarts)
+        fieldEnds = grow(fieldEnds)
+        fieldEscaped = grow(fieldEscaped)
+        fieldCapacity = newCapacity
     }
 
     private func finishAtEndOfInput() throws(InputError) -> Bool {
@@ -199,9 +241,7 @@ final class CSVScanner {
 
     @inline(__always)
     private func beginField(_ offset: Int) {
-        if fieldCount == fieldStarts.count {
-            fieldStarts.append(0); fieldEnds.append(0); fieldEscaped.append(false)
-        }
+        if fieldCount == fieldCapacity { growFields() }
         fieldStarts[fieldCount] = offset
         fieldEnds[fieldCount] = offset
         fieldEscaped[fieldCount] = false

@@ -30,7 +30,7 @@ struct IncidentKeyer {
     }
 
     mutating func key(for draft: IncidentDraft) -> String {
-        if let id = draft.id { return prefix + id }
+        if let id = draft.id { return prefix.isEmpty ? id : prefix + id }
         let digest = IncidentKeyer.contentDigest(draft)
         let hex = IncidentKeyer.hex(digest)
         let n = (ordinals[digest] ?? 0) + 1

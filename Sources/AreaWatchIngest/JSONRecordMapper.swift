@@ -16,6 +16,7 @@ final class JSONRecordMapper {
     private var slotNode = [Int](repeating: -1, count: IncidentField.allCases.count)
     private var slotRank = [Int](repeating: .max, count: IncidentField.allCases.count)
     private let idSlot = 3
+    private let categories = TextInterner()
 
     init(overrides: ColumnOverrides) {
         self.overrides = overrides.names.map { (IncidentField.allCases.firstIndex(of: $0.key)!, normalizedName($0.value)) }
@@ -88,7 +89,7 @@ final class JSONRecordMapper {
         if let featureID, !featureID.isEmpty { idValue = featureID }
         let outcome = RecordBuilder.build(
             lat: lat, lon: lon, time: value(2), id: idValue, category: value(4), handled: value(5),
-            description: value(6), user: value(7), attributes: attributeText)
+            description: value(6), user: value(7), attributes: attributeText, categories: categories)
         switch outcome {
         case .success(var draft):
             if let memberID { draft.id = memberID }

@@ -78,7 +78,7 @@ enum RecordBuilder {
     static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
                       id: RawValue, category: RawValue, handled: RawValue,
                       description: RawValue, user: RawValue,
-                      attributes: String?) -> Result<IncidentDraft, RejectReason> {
+                      attributes: String?, categories: TextInterner? = nil) -> Result<IncidentDraft, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard let lat = coordinate(latValue), let lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
@@ -95,7 +95,9 @@ enum RecordBuilder {
         guard let time = parsedTime else { return .failure(.invalidTime) }
         return .success(IncidentDraft(
             id: nonEmptyText(id), time: time, lat: lat, lon: lon,
-            category: nonEmptyText(category), handled: parseHandled(handled),
+            category: categories.map { category.isEmpty || category.kind != .text ? nonEmptyText(category) : $0.text(category.bytes) }
+                ?? nonEmptyText(category),
+            handled: parseHandled(handled),
             description: nonEmptyText(description), user: nonEmptyText(user), attributes: attributes))
     }
 
@@ -108,17 +110,26 @@ enum RecordBuilder {
         switch v.kind {
         case .boolean: return v.bool
         case .number, .text:
+            // Lower-case the (at most 5) bytes into one integer and compare: no allocation.
             let t = v.trimmed
-            guard t.count <= 5 else { return nil }
-            var lower: [UInt8] = []
-            for b in t { lower.append((b >= 65 && b <= 90) ? b + 32 : b) }
-            switch String(decoding: lower, as: UTF8.self) {
-            case "true", "1", "yes", "y": return true
-            case "false", "0", "no", "n": return false
-            default: return nil
-            }
+            guard t.count <= 5, !t.isEmpty else { return nil }
+            var word: UInt64 = 0
+            for b in t { word = word << 8 | UInt64((b >= 65 && b <= 90) ? b + 32 : b) }
+            if HandledSpellings.yes.contains(word) { return true }
+            if HandledSpellings.no.contains(word) { return false }
+            return nil
         default: return nil
         }
+    }
+}
+
+/// The SPEC §2.4 spellings of `handled`, each packed into an integer (bytes, big-endian).
+private enum HandledSpellings {
+    static let yes: [UInt64] = ["true", "1", "yes", "y"].map(pack)
+    static let no: [UInt64] = ["false", "0", "no", "n"].map(pack)
+
+    static func pack(_ text: String) -> UInt64 {
+        text.utf8.reduce(0) { $0 << 8 | UInt64($1) }
     }
 }
 

@@ -82,6 +82,10 @@ enum GridScatter {
 
     /// Incidents grouped by the bands of rows they reach (one incident can reach several).
     private static func bandMembers(rowLow: [Int64], rowHigh: [Int64], minBand: Int64, maxBand: Int64) -> [Band] {
+        let bandCount = Int(maxBand - minBand + 1)
+        if bandCount <= 4 * rowLow.count + 1024 {
+            return bandMembersCounting(rowLow: rowLow, rowHigh: rowHigh, minBand: minBand, bandCount: bandCount)
+        }
         var pairs: [UInt64] = []
         pairs.reserveCapacity(rowLow.count * 2)
         for i in rowLow.indices {
@@ -102,6 +106,29 @@ enum GridScatter {
                 start = k
             }
             if k < pairs.count { members[k] = UInt32(truncatingIfNeeded: pairs[k]) }
+        }
+        return bands
+    }
+
+    /// Counting sort by band: two passes, no comparison sort (the usual case, a compact extent).
+    private static func bandMembersCounting(rowLow: [Int64], rowHigh: [Int64], minBand: Int64, bandCount: Int) -> [Band] {
+        var counts = [Int](repeating: 0, count: bandCount + 1)
+        for i in rowLow.indices {
+            for band in (rowLow[i] / bandRows)...(rowHigh[i] / bandRows) { counts[Int(band - minBand) + 1] += 1 }
+        }
+        for b in 0..<bandCount { counts[b + 1] += counts[b] }
+        var members = [UInt32](repeating: 0, count: counts[bandCount])
+        var next = counts
+        for i in rowLow.indices {
+            for band in (rowLow[i] / bandRows)...(rowHigh[i] / bandRows) {
+                let b = Int(band - minBand)
+                members[next[b]] = UInt32(i)
+                next[b] += 1
+            }
+        }
+        var bands: [Band] = []
+        for b in 0..<bandCount where counts[b + 1] > counts[b] {
+            bands.append(Band(firstRow: (Int64(b) + minBand) * bandRows, members: members[counts[b]..<counts[b + 1]]))
         }
         return bands
     }
@@ -148,9 +175,17 @@ enum GridScatter {
                 pieces.append((run.row, 0, last - columns, run.flags))
             }
         }
-        pieces.sort { $0.first < $1.first }
         var cells: [RadiusCell] = []
-        // Clusters of runs with overlapping or adjacent columns share one dense window.
+        var lowest = Int64.max, highest = Int64.min
+        for piece in pieces { lowest = min(lowest, piece.first); highest = max(highest, piece.last) }
+        if (highest - lowest + 2) * bandRows <= 4_000_000 {
+            // The usual case (one city): a single dense window, no sorting.
+            accumulate(pieces[...], firstColumn: lowest, lastColumn: highest, band: band, lattice: lattice,
+                       scratch: &scratch, into: &cells)
+            return cells
+        }
+        // Clusters of runs with overlapping or adjacent columns each get their own window.
+        pieces.sort { $0.first < $1.first }
         var start = 0
         while start < pieces.count {
             var end = start + 1

@@ -20,9 +20,13 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// - Parameters:
     ///   - groupBy: an attribute to load for the breakdown (`category` needs nothing).
     ///   - keepKeys: keep the keys too (for listing incidents).
-    public init(groupBy: String? = nil, keepKeys: Bool = false) {
+    ///   - expectedCount: a guess of the number of incidents, to size the tables once.
+    public init(groupBy: String? = nil, keepKeys: Bool = false, expectedCount: Int = 0) {
         self.groupBy = groupBy == "category" ? nil : groupBy
         self.keepKeys = keepKeys
+        rowOfKey.reserveCapacity(expectedCount)
+        contentHash.reserveCapacity(expectedCount)
+        columns.reserveCapacity(expectedCount)
     }
 
     public mutating func write(_ incident: Incident) throws -> WriteOutcome {

@@ -47,39 +47,38 @@ public struct IncidentIndex: Sendable {
         self.windows = windows
         let allowed = parameters.allowedCategories(in: columns)
 
-        // Keep what passes the filters and is not in the future, keyed by geohash code.
-        var order: [(code: UInt64, index: UInt32)] = []
+        // Keep what passes the filters and is not in the future, sorted by geohash code.
+        var sortedCodes: [UInt64] = [], order: [UInt32] = []
+        sortedCodes.reserveCapacity(columns.count)
         order.reserveCapacity(columns.count)
         var future = 0
         for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
             if windows.membership(columns.time[i]) == .future { future += 1; continue }
-            order.append((Geohash.code(lat: columns.lat[i], lon: columns.lon[i]), UInt32(i)))
+            sortedCodes.append(Geohash.code(lat: columns.lat[i], lon: columns.lon[i]))
+            order.append(UInt32(i))
         }
         excludedFuture = future
-        order.sort { $0.code != $1.code ? $0.code < $1.code : $0.index < $1.index }
+        RadixSort.sort(keys: &sortedCodes, values: &order)
 
         let n = order.count
-        var codes = [UInt64](repeating: 0, count: n), lat = [Double](repeating: 0, count: n)
+        var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n), membership = [UInt8](repeating: 0, count: n)
         var handled = [Int8](repeating: 0, count: n), year = [Int16](repeating: 0, count: n)
-        var source = [UInt32](repeating: 0, count: n)
         var windowedLat: [Double] = [], windowedLon: [Double] = [], windowedBase: [UInt32] = []
-        for (k, entry) in order.enumerated() {
-            let i = Int(entry.index)
-            codes[k] = entry.code
+        for k in 0..<n {
+            let i = Int(order[k])
             lat[k] = columns.lat[i]
             lon[k] = columns.lon[i]
             let m = windows.membership(columns.time[i])
             membership[k] = m.rawValue
             handled[k] = columns.handled[i]
             year[k] = Int16(UTCTime.year(of: columns.time[i]))
-            source[k] = entry.index
             if m == .current || m == .previous {
                 windowedLat.append(lat[k]); windowedLon.append(lon[k]); windowedBase.append(UInt32(k))
             }
         }
-        self.codes = codes; self.lat = lat; self.lon = lon; self.membership = membership
-        self.handled = handled; self.year = year; sourceIndex = source
+        codes = sortedCodes; self.lat = lat; self.lon = lon; self.membership = membership
+        self.handled = handled; self.year = year; sourceIndex = order
 
         let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
         var flags = [UInt8](repeating: 0, count: tree.count)
