@@ -334,7 +334,7 @@ struct GeohashTests {
         // Clustered points, so cells at high precision hold several of them.
         var points: [(lat: Double, lon: Double)] = []
         let centres = (0..<6).map { _ in (lat: rng.uniform(-80, 80), lon: rng.uniform(-180, 180)) }
-        for _ in 0..<4000 {
+        for _ in 0..<2500 {
             if rng.bool(0.15) {
                 points.append((rng.uniform(-90, 90), rng.uniform(-180, 180)))
             } else {
@@ -360,7 +360,7 @@ struct GeohashTests {
             while lo < hi { let m = (lo + hi) / 2; if codes[m] <= x { lo = m + 1 } else { hi = m } }
             return lo
         }
-        for q in 0..<400 {
+        for q in 0..<200 {
             let p = rng.int(1...12)
             // Cells of existing points mostly, some random (often empty) cells.
             let cell: GeohashCell

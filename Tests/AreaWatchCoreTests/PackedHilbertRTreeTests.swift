@@ -187,16 +187,18 @@ private func exercise(_ set: PointSet, rng: inout SplitMix64, seed: UInt64, quer
         // A box query: around the query, a point box on a data point, or a box with edges on data
         // coordinates.
         var boxes: [GeoBox] = []
+        // (Large results are kept rare: the tree sorts them, which is slow in debug builds.)
         if n == 0 || q % 3 == 0 {
-            let h = rng.pick([0.0, 0.0001, 0.005, 0.05, 1]), w = rng.pick([0.0, 0.0001, 0.005, 0.05, 1])
+            let h = rng.pick([0.0, 0.0001, 0.005, 0.05]), w = rng.pick([0.0, 0.0001, 0.005, 0.05])
             boxes.append(GeoBox(minLat: lat - h, minLon: lon - w, maxLat: lat + h, maxLon: lon + w))
         } else if q % 3 == 1 {
             let i = rng.int(0...(n - 1))
             boxes.append(GeoBox(minLat: set.lats[i], minLon: set.lons[i], maxLat: set.lats[i], maxLon: set.lons[i]))
         } else {
-            let i = rng.int(0...(n - 1)), j = rng.int(0...(n - 1))
-            boxes.append(GeoBox(minLat: min(set.lats[i], set.lats[j]), minLon: min(set.lons[i], set.lons[j]),
-                                maxLat: max(set.lats[i], set.lats[j]), maxLon: max(set.lons[i], set.lons[j])))
+            // Two points a few leaves apart in Hilbert order: near each other.
+            let p = rng.int(0...(n - 1)), p2 = min(n - 1, p + rng.int(1...24))
+            let a = (trees[0].leafLat[p], trees[0].leafLon[p]), b = (trees[0].leafLat[p2], trees[0].leafLon[p2])
+            boxes.append(GeoBox(minLat: min(a.0, b.0), minLon: min(a.1, b.1), maxLat: max(a.0, b.0), maxLon: max(a.1, b.1)))
         }
         for box in boxes { checkBoxAllTrees(trees, set, box: box, context: context) }
     }
@@ -218,7 +220,7 @@ struct PackedHilbertRTreeTests {
         let n = 3000
         var lats: [Double] = [], lons: [Double] = []
         for _ in 0..<n { lats.append(rng.uniform(53.6, 53.95)); lons.append(rng.uniform(-1.9, -1.3)) }
-        exercise(PointSet(name: "uniform city", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 25)
+        exercise(PointSet(name: "uniform city", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 15)
     }
 
     @Test("uniform points on the whole globe, large radii too")
@@ -231,7 +233,7 @@ struct PackedHilbertRTreeTests {
             lats.append(asin(rng.uniform(-1, 1)) * 180 / Double.pi)
             lons.append(rng.uniform(-180, 180))
         }
-        exercise(PointSet(name: "globe", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 30,
+        exercise(PointSet(name: "globe", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 18,
                  radii: standardRadii + [500_000, 3_000_000, 12_000_000, 25_000_000],
                  queryNear: { r in (r.uniform(-90, 90), r.uniform(-180, 180)) })
     }
@@ -249,7 +251,7 @@ struct PackedHilbertRTreeTests {
             let d = destination(lat: h.lat, lon: h.lon, bearing: rng.uniform(0, 360), distance: h.sigma * abs(rng.gaussian()))
             lats.append(d.lat); lons.append(d.lon)
         }
-        exercise(PointSet(name: "clustered", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 25)
+        exercise(PointSet(name: "clustered", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 15)
     }
 
     @Test("heavy duplicates: thousands of points on one coordinate")
@@ -268,7 +270,7 @@ struct PackedHilbertRTreeTests {
             lats.swapAt(i, j); lons.swapAt(i, j)
         }
         let set = PointSet(name: "duplicates", lats: lats, lons: lons)
-        exercise(set, rng: &rng, seed: seed, queries: 18)
+        exercise(set, rng: &rng, seed: seed, queries: 10)
 
         // Queries on the duplicate coordinate itself: every radius, including 0, finds all 3000+.
         let tree = PackedHilbertRTree(latitudes: lats, longitudes: lons, nodeSize: 16)
@@ -279,7 +281,7 @@ struct PackedHilbertRTreeTests {
         // All points identical.
         let same = PointSet(name: "all identical", lats: Array(repeating: -33.9, count: 2000),
                             lons: Array(repeating: 151.2, count: 2000))
-        exercise(same, rng: &rng, seed: seed, queries: 6)
+        exercise(same, rng: &rng, seed: seed, queries: 2)
         let t = PackedHilbertRTree(latitudes: same.lats, longitudes: same.lons, nodeSize: 4)
         #expect(t.positionsWithin(lat: -33.9, lon: 151.2, radius: 0) == Array(0..<2000))
         #expect(t.positionsWithin(lat: -33.9, lon: 151.2.nextUp, radius: 0).isEmpty)
@@ -300,7 +302,7 @@ struct PackedHilbertRTreeTests {
                 let d = destination(lat: 48.8566, lon: 2.3522, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 3000))
                 lats.append(d.lat); lons.append(d.lon)
             }
-            exercise(PointSet(name: "tiny \(n)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: n == 0 ? 3 : 8,
+            exercise(PointSet(name: "tiny \(n)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: n == 0 ? 3 : 6,
                      queryNear: { r in
                          let d = destination(lat: 48.8566, lon: 2.3522, bearing: r.uniform(0, 360), distance: r.uniform(0, 4000))
                          return (d.lat, d.lon)
@@ -335,7 +337,7 @@ struct PackedHilbertRTreeTests {
             }
         }
         let set = PointSet(name: "antimeridian", lats: lats, lons: lons)
-        exercise(set, rng: &rng, seed: seed, queries: 30, queryNear: { r in
+        exercise(set, rng: &rng, seed: seed, queries: 18, queryNear: { r in
             (r.uniform(-17.3, -16.7), r.pick([179.99, -179.99, 180, -180, 179.999_999, -179.999_999, r.uniform(179.9, 180), r.uniform(-180, -179.9)]))
         })
         // Points just across the line must be found from both sides.
@@ -360,7 +362,7 @@ struct PackedHilbertRTreeTests {
                 lons.append(i % 16 == 0 ? rng.pick([0, 180, -180, 90, -90]) : rng.uniform(-180, 180))
             }
             let set = PointSet(name: "pole \(sign)", lats: lats, lons: lons)
-            exercise(set, rng: &rng, seed: seed, queries: 30, queryNear: { r in
+            exercise(set, rng: &rng, seed: seed, queries: 18, queryNear: { r in
                 (r.pick([90, 89.99, 89.999_99, 89.999_999_9, 90.0.nextDown, 89.9, r.uniform(89.4, 90)]) * sign,
                  r.pick([0, 180, -180, 45.5, -120, r.uniform(-180, 180)]))
             })
@@ -387,7 +389,7 @@ struct PackedHilbertRTreeTests {
                 if rng.bool(0.1) { lon = place.lon == 180 ? -180 : place.lon == -180 ? 180 : lon }
                 lons.append(lon)
             }
-            exercise(PointSet(name: "micro \(k)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 40,
+            exercise(PointSet(name: "micro \(k)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 24,
                      radii: [0, 1e-9, 1e-6, 1e-3, 0.05, 1])
         }
     }
