@@ -44,6 +44,12 @@ private let accepted: [Accepted] = [
     Accepted("-1393736400000", -t0),
     Accepted("-1393736400001", -t0 - 1),
     Accepted("-1393736400999.5", -t0 - 1),
+    // Fractional milliseconds one Double away from a whole second: still the floor.
+    Accepted("1393736400999.9997", t0),
+    Accepted("-1393736400000.0003", -t0 - 1),
+    Accepted("253402300799999.97", UTCTime.latest),
+    // …while this text's nearest Double is the whole second itself.
+    Accepted("1393736400999.9999", t0 + 1),
     Accepted("-62135596800000", UTCTime.earliest),
     Accepted("253402300799000", UTCTime.latest),
     Accepted("253402300799999", UTCTime.latest),
@@ -150,6 +156,9 @@ struct TimeParserTests {
         #expect(TimeParser.fromEpoch(-1e11)?.seconds == -100_000_000)
         #expect(TimeParser.fromEpoch(-0.25)?.seconds == -1)
         #expect(TimeParser.fromEpoch(-1_393_736_400_000.5)?.seconds == -t0 - 1)
+        #expect(TimeParser.fromEpoch(1_393_736_401_000.0.nextDown)?.seconds == t0)
+        #expect(TimeParser.fromEpoch((-1_393_736_400_000.0).nextDown)?.seconds == -t0 - 1)
+        #expect(TimeParser.fromEpoch((-1_393_736_400_000.0).nextUp)?.seconds == -t0)
         #expect(TimeParser.fromEpoch(253_402_300_799_999)?.seconds == UTCTime.latest)
         #expect(TimeParser.fromEpoch(253_402_300_800_000) == nil)
         #expect(TimeParser.fromEpoch(-62_135_596_800)?.seconds == UTCTime.earliest)
@@ -161,6 +170,33 @@ struct TimeParserTests {
         #expect(TimeParser.fromEpoch(-1e300) == nil)
         #expect(TimeParser.fromEpoch(Double(Int64.max)) == nil)
         #expect(TimeParser.fromEpoch(9.2e18) == nil)
+    }
+
+    @Test("random fractional epochs: floor of the exact value, seconds and milliseconds")
+    func randomFractionalEpochs() {
+        let seed = testSeed(0x7140_5E00_0002)
+        var rng = SplitMix64(seed: seed)
+        for i in 0..<20_000 {
+            // Whole seconds or milliseconds, then the Doubles right next to them.
+            let milliseconds = i % 2 == 0
+            let whole: Int64 = milliseconds
+                ? Int64(rng.int(-62_135_596_800_000...253_402_300_799_999))
+                : Int64(rng.int(-62_135_596_800...253_402_300_799))
+            var v = Double(whole)
+            switch rng.int(0...3) {
+            case 0: v = v.nextDown
+            case 1: v = v.nextUp
+            case 2: v += rng.unit()
+            default: break
+            }
+            // The exact floor, in integers (v − floor(v) is exact for these magnitudes).
+            let isMilliseconds = abs(v) >= 1e11
+            let floorV = Int64(v.rounded(.down))
+            let expectedSeconds = isMilliseconds ? UTCTime.floorDivide(floorV, 1000) : floorV
+            let inRange = expectedSeconds >= UTCTime.earliest && expectedSeconds <= UTCTime.latest
+            let got = TimeParser.fromEpoch(v)
+            #expect(got?.seconds == (inRange ? expectedSeconds : nil), "seed \(seed): \(v) → \(String(describing: got?.seconds)), expected \(expectedSeconds)")
+        }
     }
 
     @Test("bytes and String entry points agree")
