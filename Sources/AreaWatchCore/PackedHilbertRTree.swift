@@ -134,14 +134,17 @@ public struct PackedHilbertRTree: Sendable {
     /// to `range`, single points tested exactly go to `point`. The union is exactly the set of
     /// leaf positions `p` with `test.contains(lat, lon, leafLat[p], leafLon[p])`.
     ///
-    /// Whole-node decisions keep a relative margin of 1e-9 on the haversine term (≈ 0.5 µm at
-    /// 1 km), far above rounding error, so only points tested one by one decide close calls.
+    /// Whole-node decisions keep a margin on the haversine term of 1e-9 relative (≈ 0.5 µm at
+    /// 1 km) plus 1e-15 absolute, far above rounding error, so only points tested one by one
+    /// decide close calls. The absolute part matters for small terms: the rounded radian
+    /// arguments put an absolute error of ~1e-16·√a into `a` (cos near the poles, sin near
+    /// ±180° of longitude), which for radii under a few metres exceeds the relative margin.
     public func forEachWithin(lat: Double, lon: Double, test: RadiusTest,
                               range: (Range<Int>) -> Void, point: (Int) -> Void) {
         guard count > 0, test.threshold >= 0 else { return }
         let cosLat = cos(lat * Haversine.radiansPerDegree)
-        let pruneAbove = test.threshold * (1 + 1e-9)
-        let acceptBelow = test.threshold * (1 - 1e-9)
+        let pruneAbove = test.threshold * (1 + 1e-9) + 1e-15
+        let acceptBelow = test.threshold * (1 - 1e-9) - 1e-15
         var stack: [(level: Int, node: Int)] = []
         stack.reserveCapacity(64)
 
