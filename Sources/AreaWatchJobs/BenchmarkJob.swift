@@ -1,0 +1,131 @@
+import AreaWatchCore
+import AreaWatchIngest
+import AreaWatchQuery
+import AreaWatchReport
+
+/// Stage-by-stage measurements for `make bench` (hidden `areawatch benchmark` command): the
+/// numbers the issues ask for, measured inside one process so each stage is timed alone.
+public enum BenchmarkJob {
+    /// Counts records without keeping them: what parse + validate + key costs.
+    struct CountingSink: IncidentSink {
+        var count = 0
+        mutating func write(_ incident: Incident) throws -> WriteOutcome {
+            count += 1
+            return .inserted
+        }
+    }
+
+    /// Reads, validates and keys every record of the files on one thread.
+    public static func parse(files: [String], options: IngestOptions) throws -> JSONValue {
+        var sink = CountingSink()
+        var records = 0, accepted = 0
+        var bytes: Int64 = 0
+        let start = ProgressReporter.now()
+        for path in files {
+            let (sha, size) = try FileDigest.sha256(path: path)
+            let report = try FileIngester.ingest(path: path, sha256: sha, bytes: size, options: options, into: &sink, rejects: nil)
+            records += report.records
+            accepted += report.accepted
+            bytes += size
+        }
+        let seconds = ProgressReporter.now() - start
+        return .object([
+            ("records", .int(records)), ("accepted", .int(accepted)), ("bytes", .int(Int(bytes))),
+            ("seconds", .fixed(seconds, decimals: 3)),
+            ("records_per_s", .int(Int(Double(records) / seconds))),
+            ("mb_per_s", .fixed(Double(bytes) / 1e6 / seconds, decimals: 1)),
+        ])
+    }
+
+    /// Index build, point queries, grid by both strategies, report writing, memory per incident.
+    public static func query(source: IncidentSource, parameters: QueryParameters, precision: Int, points: Int,
+                             threads: Int, compareStrategies: Bool, reportFolder: String?, progress: ProgressReporter) throws -> JSONValue {
+        var stages: [(String, JSONValue)] = []
+        var clock = ProgressReporter.now()
+        func lap() -> Double {
+            let now = ProgressReporter.now()
+            defer { clock = now }
+            return now - clock
+        }
+        let loaded = try IncidentLoading.load(source, groupBy: nil, keepKeys: false, progress: progress)
+        stages.append(("load_s", .fixed(lap(), decimals: 3)))
+        let index = IncidentIndex(columns: loaded.columns, parameters: parameters)
+        stages.append(("index_build_s", .fixed(lap(), decimals: 3)))
+
+        // Seeded query points inside the data's extent, like phones in the city.
+        var rng = SplitMix64(seed: 42)
+        var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
+        for i in 0..<index.count {
+            box.minLat = min(box.minLat, index.lat[i]); box.maxLat = max(box.maxLat, index.lat[i])
+            box.minLon = min(box.minLon, index.lon[i]); box.maxLon = max(box.maxLon, index.lon[i])
+        }
+        let queries = (0..<points).map { _ in
+            (box.minLat + rng.nextUnit() * (box.maxLat - box.minLat), box.minLon + rng.nextUnit() * (box.maxLon - box.minLon))
+        }
+        let test = RadiusTest(radius: parameters.radius)
+        _ = lap()
+        var checksum = 0
+        for (lat, lon) in queries { checksum &+= index.pointAnswer(lat: lat, lon: lon, test: test).current }
+        let querySeconds = lap()
+        stages.append(("point_queries", .int(points)))
+        stages.append(("point_queries_per_s", .int(Int(Double(points) / querySeconds))))
+        stages.append(("point_checksum", .int(checksum)))
+
+        let grid = index.grid(precision: precision, strategy: .scatter, threads: threads)
+        stages.append(("grid_scatter_s", .fixed(lap(), decimals: 3)))
+        stages.append(("grid_cells", .int(grid.cells.count)))
+        if threads > 1 {
+            _ = index.grid(precision: precision, strategy: .scatter, threads: 1)
+            stages.append(("grid_scatter_1_thread_s", .fixed(lap(), decimals: 3)))
+        }
+        if compareStrategies {
+            let other = index.grid(precision: precision, strategy: .rtreePerCell, threads: threads)
+            stages.append(("grid_rtree_per_cell_s", .fixed(lap(), decimals: 3)))
+            stages.append(("strategies_agree", .bool(other.cells == grid.cells)))
+        }
+        let bytes = index.memoryBytes + loaded.columns.memoryBytes
+        stages.append(("incidents", .int(loaded.columns.count)))
+        stages.append(("index_bytes", .int(index.memoryBytes)))
+        stages.append(("columns_bytes", .int(loaded.columns.memoryBytes)))
+        stages.append(("bytes_per_incident", .fixed(Double(bytes) / Double(max(1, loaded.columns.count)), decimals: 1)))
+
+        if let reportFolder {
+            let content = ReportContent(
+                parameters: parameters, grid: grid, totals: index.totals(), tileZooms: 10...14, disclosure: Disclosure(),
+                areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "benchmark", sourcePath: nil,
+                inputs: loaded.inputs, timings: [], attribution: "areawatch benchmark", engineVersion: ReportJob.engineVersion)
+            _ = lap()
+            let outcome = try ReportWriter.write(content, to: reportFolder, clock: ProgressReporter.now)
+            stages.append(("report_write_s", .fixed(lap(), decimals: 3)))
+            stages.append(("report_files", .object(outcome.files.map { ($0.0, .int(Int($0.1))) })))
+            stages.append(("tiles", .int(outcome.tiles)))
+            // grid.geojson alone, to give its MB/s.
+            let file = reportFolder + "/grid-bench.geojson"
+            let gridJSON = try GridGeoJSONTiming.write(grid, to: file)
+            stages.append(("grid_geojson_mb_per_s", .fixed(gridJSON, decimals: 1)))
+        }
+        return .object(stages)
+    }
+}
+
+/// A small, fast, seeded generator (benchmarks must be reproducible).
+struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    mutating func nextUnit() -> Double {
+        Double(next() >> 11) / Double(UInt64(1) << 53)
+    }
+}

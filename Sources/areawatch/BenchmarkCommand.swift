@@ -1,0 +1,39 @@
+import ArgumentParser
+import AreaWatchJobs
+
+extension AreaWatch {
+    /// Stage measurements for `make bench`; not part of the user-facing interface.
+    struct Benchmark: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure parse, index, point query, grid and report stages (prints JSON).",
+            shouldDisplay: false)
+
+        @Argument(help: "parse or query")
+        var stage: String
+
+        @OptionGroup var source: SourceOptions
+        @OptionGroup var query: QueryOptions
+
+        @Option var precision = 7
+        @Option var points = 100_000
+        @Option var threads = ReportSettings.processorCount
+        @Flag var compareStrategies = false
+        @Option var reportFolder: String?
+
+        func run() throws {
+            let progress = ProgressReporter(quiet: true)
+            switch stage {
+            case "parse":
+                print(try BenchmarkJob.parse(files: source.input, options: try source.reading.ingestOptions()).serialized(pretty: true),
+                      terminator: "")
+            case "query":
+                print(try BenchmarkJob.query(source: try source.source(), parameters: try query.parameters(), precision: precision,
+                                             points: points, threads: threads, compareStrategies: compareStrategies,
+                                             reportFolder: reportFolder, progress: progress).serialized(pretty: true),
+                      terminator: "")
+            default:
+                throw ValidationError("stage must be parse or query")
+            }
+        }
+    }
+}
