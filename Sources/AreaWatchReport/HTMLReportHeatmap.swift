@@ -135,25 +135,25 @@ enum HTMLHeatmap {
     /// One path per class made of row runs: `M x y h w v 1 h -w z` for each run of adjacent
     /// same-class cells in a row (about 20 bytes a run instead of ~100 a cell).
     static func cellRuns(_ grid: GridResult, frame: HeatmapFrame) -> String {
-        // Row by row (north first), west to east.
+        // Row by row (north first), west to east; lattice indices decoded once, not per comparison.
+        let rowOf = grid.cells.map { $0.cell.latIndex }, columnOf = grid.cells.map { $0.cell.lonIndex }
         let order = grid.cells.indices.sorted { a, b in
-            let ca = grid.cells[a].cell, cb = grid.cells[b].cell
-            return ca.latIndex != cb.latIndex ? ca.latIndex > cb.latIndex : ca.lonIndex < cb.lonIndex
+            rowOf[a] != rowOf[b] ? rowOf[a] > rowOf[b] : columnOf[a] < columnOf[b]
         }
         var paths = [String](repeating: "", count: SafetyClass.allCases.count)
         var counts = [Int](repeating: 0, count: SafetyClass.allCases.count)
         var k = 0
         while k < order.count {
-            let first = grid.cells[order[k]]
+            let first = order[k]
             var end = k + 1
             while end < order.count {
-                let next = grid.cells[order[end]]
-                guard next.safetyClass == first.safetyClass, next.cell.latIndex == first.cell.latIndex,
-                      next.cell.lonIndex == first.cell.lonIndex + UInt64(end - k) else { break }
+                let next = order[end]
+                guard grid.cells[next].safetyClass == grid.cells[first].safetyClass, rowOf[next] == rowOf[first],
+                      columnOf[next] == columnOf[first] + UInt64(end - k) else { break }
                 end += 1
             }
-            let slot = SafetyClass.allCases.firstIndex(of: first.safetyClass)!
-            let x = Int64(first.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(first.cell.latIndex)
+            let slot = SafetyClass.allCases.firstIndex(of: grid.cells[first].safetyClass)!
+            let x = Int64(columnOf[first]) - frame.x0, y = frame.yTop - 1 - Int64(rowOf[first])
             paths[slot] += "M\(x) \(y)h\(end - k)v1h-\(end - k)z"
             counts[slot] += end - k
             k = end

@@ -50,14 +50,13 @@ enum HTMLTables {
 
     static func topCellsSection(_ c: ReportContent) -> String {
         let cells = c.grid.cells
-        // Ties broken by geohash so the page is deterministic.
-        let byCurrent = cells.indices.sorted {
-            cells[$0].rCurrent != cells[$1].rCurrent ? cells[$0].rCurrent > cells[$1].rCurrent : $0 < $1
-        }
+        // Ties broken by geohash (the cells' order) so the page is deterministic.
+        let current = cells.map(\.rCurrent)
+        let byCurrent = cells.indices.sorted { current[$0] != current[$1] ? current[$0] > current[$1] : $0 < $1 }
         // Ranking only disclosed deltas keeps a withheld count from showing through its rank.
+        let delta = cells.map(\.yearOverYear.delta)
         let byDelta = cells.indices.filter { CellFigures(cells[$0], disclosure: c.disclosure).delta != nil }.sorted {
-            let a = cells[$0].yearOverYear.delta, b = cells[$1].yearOverYear.delta
-            return a != b ? a > b : $0 < $1
+            delta[$0] != delta[$1] ? delta[$0] > delta[$1] : $0 < $1
         }
         var out = "<section id=\"top-cells\">\n<h2>Top cells</h2>\n"
         out += "<p class=\"note\">Counts within \(NumberFormat.compact(c.parameters.radius)) m of the cell centre; "
