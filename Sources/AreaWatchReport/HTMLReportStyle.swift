@@ -63,7 +63,6 @@ enum HTMLStyle {
     .badge.medium { background: #f39c12; color: #222; }
     .badge.dangerous { background: #d62728; }
     .none { color: var(--muted); font-style: italic; }
-    .pair { display: grid; grid-template-columns: 1fr; gap: 4px; }
     figure { margin: 8px 0; }
     figure svg { display: block; width: 100%; height: auto; }
     figcaption { color: var(--muted); font-size: 12.5px; margin-top: 6px; }

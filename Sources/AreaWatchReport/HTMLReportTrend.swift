@@ -12,7 +12,7 @@ enum HTMLTrend {
         guard !totals.years.isEmpty else { return out + "<p class=\"none\">No incidents.</p>\n</section>\n" }
         let asOfYear = UTCTime.year(of: asOf)
         // The as-of year is partial unless the as-of is its last second.
-        let partial = UTCTime.civil(asOf + 1).year == asOfYear
+        let partial = UTCTime.civil(asOf + 1).year == asOfYear && totals.years.contains(asOfYear)
         out += "<figure>\n" + chart(totals, partialYear: partial ? asOfYear : nil, asOf: asOf)
         out += "<figcaption>Incidents per UTC calendar year up to the as-of instant (all incidents that pass the filters)."
         if partial { out += " \(asOfYear) is partial: it runs to \(UTCTime.iso8601(asOf))." }
