@@ -193,7 +193,7 @@ def dilate(keys_r, keys_c, dr, dc, NR, NC):
 
 def main():
     p = gc.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--chunk-cells", type=int, default=4096,
+    p.add_argument("--chunk-cells", type=int, default=1024,
                    help="candidate cells per STRtree query batch (bounds memory)")
     args = p.parse_args()
     t0 = time.time()

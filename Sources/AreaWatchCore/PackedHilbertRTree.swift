@@ -22,6 +22,11 @@ public struct PackedHilbertRTree: Sendable {
     public let leafIndex: [UInt32]
     /// Boxes of the internal nodes, level 1 first, the root last.
     private let boxes: [GeoBox]
+    /// cos of each leaf's latitude and of each node box's min and max latitude, as Float: inputs
+    /// of the cheap local bounds (`LocalBounds`), whose margins absorb Float's error.
+    private let leafCos: [Float]
+    private let boxCosMinLat: [Float]
+    private let boxCosMaxLat: [Float]
     /// Index in `boxes` of the first node of level L is `levelStart[L - 1]`.
     private let levelStart: [Int]
     private let levelCount: [Int]
@@ -36,6 +41,7 @@ public struct PackedHilbertRTree: Sendable {
         let n = latitudes.count
         guard n > 0 else {
             leafLat = []; leafLon = []; leafIndex = []; boxes = []; levelStart = []; levelCount = []
+            leafCos = []; boxCosMinLat = []; boxCosMaxLat = []
             return
         }
 
@@ -100,11 +106,15 @@ public struct PackedHilbertRTree: Sendable {
         }
         leafLat = lat; leafLon = lon; leafIndex = index
         self.boxes = boxes; levelStart = starts; levelCount = counts
+        let rad = Haversine.radiansPerDegree
+        leafCos = lat.map { Float(cos($0 * rad)) }
+        boxCosMinLat = boxes.map { Float(cos($0.minLat * rad)) }
+        boxCosMaxLat = boxes.map { Float(cos($0.maxLat * rad)) }
     }
 
     /// Bytes held by the tree's arrays.
     public var memoryBytes: Int {
-        count * (8 + 8 + 4) + boxes.count * MemoryLayout<GeoBox>.stride
+        count * (8 + 8 + 4 + 4) + boxes.count * (MemoryLayout<GeoBox>.stride + 8)
     }
 
     /// Leaf positions of the points inside a box (edges included), in leaf order.
@@ -148,8 +158,24 @@ public struct PackedHilbertRTree: Sendable {
         var stack: [(level: Int, node: Int)] = []
         stack.reserveCapacity(64)
 
+        let local = LocalBounds(lat: lat, lon: lon, cosLat: cosLat, radius: test.radius)
+
         func consider(level: Int, node: Int) {
-            let box = boxes[levelStart[level - 1] + node]
+            let k = levelStart[level - 1] + node
+            let box = boxes[k]
+            switch local.classify(box, cosMinLat: boxCosMinLat[k], cosMaxLat: boxCosMaxLat[k]) {
+            case .outside:
+                return
+            case .inside:
+                let span = leafSpan(level: level)
+                range((node * span)..<min((node + 1) * span, count))
+                return
+            case .straddles:
+                stack.append((level, node))
+                return
+            case .unknown:
+                break
+            }
             if SphericalBounds.minHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: box) > pruneAbove { return }
             if let aMax = SphericalBounds.maxHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: box),
                aMax < acceptBelow {
@@ -163,9 +189,14 @@ public struct PackedHilbertRTree: Sendable {
         consider(level: levelStart.count, node: 0)
         while let (level, node) = stack.popLast() {
             if level == 1 {
-                for p in (node * nodeSize)..<min((node + 1) * nodeSize, count)
-                where test.contains(lat1: lat, lon1: lon, lat2: leafLat[p], lon2: leafLon[p]) {
-                    point(p)
+                for p in (node * nodeSize)..<min((node + 1) * nodeSize, count) {
+                    let inside: Bool
+                    switch local.classify(lat: leafLat[p], lon: leafLon[p], cosLat: leafCos[p]) {
+                    case .inside: inside = true
+                    case .outside: inside = false
+                    default: inside = test.contains(lat1: lat, lon1: lon, lat2: leafLat[p], lon2: leafLon[p])
+                    }
+                    if inside { point(p) }
                 }
             } else {
                 for c in (node * nodeSize)..<min((node + 1) * nodeSize, levelCount[level - 2]) {
