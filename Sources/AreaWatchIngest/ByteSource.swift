@@ -15,7 +15,10 @@ public final class ByteSource {
     /// Bytes of the file read so far (compressed bytes for gzip), for progress.
     public private(set) var fileBytesRead: Int64 = 0
 
+    /// The open file, or -1 for an in-memory source.
     private let fd: Int32
+    private let memory: [UInt8]
+    private var memoryOffset = 0
     private var inflater: Inflater?
 
     public convenience init(path: String) throws(InputError) {
@@ -43,6 +46,7 @@ public final class ByteSource {
             throw InputError(file: path, message: "\(kind), not a CSV or JSON file")
         }
         self.fd = fd
+        memory = []
         fileSize = Int64(info.st_size)
         var magic: (UInt8, UInt8) = (0, 0)
         let got = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
@@ -58,8 +62,18 @@ public final class ByteSource {
         }
     }
 
+    /// Bytes already in memory, read as if they were the file `name` (fuzzing, tests).
+    public init(bytes: [UInt8], name: String, decompress: Bool = true) {
+        path = name
+        fd = -1
+        memory = bytes
+        fileSize = Int64(bytes.count)
+        isCompressed = decompress && ((bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) || name.hasSuffix(".gz"))
+        if isCompressed { inflater = try? Inflater() }
+    }
+
     deinit {
-        close(fd)
+        if fd >= 0 { close(fd) }
     }
 
     /// Fills up to `capacity` bytes of decompressed content; 0 at the end of the content.
@@ -71,6 +85,13 @@ public final class ByteSource {
     }
 
     private func readRaw(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
+        if fd < 0 {
+            let n = min(capacity, memory.count - memoryOffset)
+            if n > 0 { memory.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + memoryOffset, count: n) } }
+            memoryOffset += n
+            fileBytesRead += Int64(n)
+            return n
+        }
         while true {
             let n = Glibc.read(fd, buffer, capacity)
             if n >= 0 {

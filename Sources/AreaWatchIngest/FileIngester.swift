@@ -50,6 +50,25 @@ public enum FileIngester {
         into sink: inout Sink, rejects: RejectsWriter?, progress: IngestProgress? = nil
     ) throws -> FileIngestReport {
         let (records, detected, byteSource) = try InputReader.open(path: path, options: options.reader)
+        return try ingest(records: records, detected: detected, byteSource: byteSource, path: path, sha256: sha256,
+                          bytes: bytes, options: options, into: &sink, rejects: rejects, progress: progress)
+    }
+
+    /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests).
+    public static func ingest<Sink: IncidentSink>(
+        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?
+    ) throws -> FileIngestReport {
+        let (records, detected, byteSource) = try InputReader.open(options: options.reader) { () throws(InputError) in
+            ByteSource(bytes: data, name: name)
+        }
+        return try ingest(records: records, detected: detected, byteSource: byteSource, path: name, sha256: "",
+                          bytes: Int64(data.count), options: options, into: &sink, rejects: rejects, progress: nil)
+    }
+
+    private static func ingest<Sink: IncidentSink>(
+        records: RecordSource, detected: DetectedInput, byteSource: ByteSource, path: String, sha256: String, bytes: Int64,
+        options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?, progress: IngestProgress?
+    ) throws -> FileIngestReport {
         var report = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
         report.format = detected.description
         var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: sha256)

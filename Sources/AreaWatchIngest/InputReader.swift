@@ -39,7 +39,15 @@ public struct DetectedInput: Sendable, Equatable, CustomStringConvertible {
 /// `{` or `[` means JSON, anything else CSV; `--format` overrides.
 enum InputReader {
     static func open(path: String, options: ReaderOptions) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
-        let source = try ByteSource(path: path)
+        try open(options: options) { () throws(InputError) in try ByteSource(path: path) }
+    }
+
+    /// `makeSource` gives a fresh reader of the same bytes each time it is called: the shape of
+    /// a JSON object document is decided by a separate first read.
+    static func open(options: ReaderOptions,
+                     makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
+        let source = try makeSource()
+        let path = source.path
         let buffer = ChunkBuffer(source: source)
         try skipBOM(buffer)
         guard let first = try firstSignificantByte(buffer) else {
@@ -58,7 +66,7 @@ enum InputReader {
             shape = .array
         } else {
             // A separate read of the top-level member names decides the shape (SPEC §2.1).
-            let probeBuffer = ChunkBuffer(source: try ByteSource(path: path))
+            let probeBuffer = ChunkBuffer(source: try makeSource())
             try skipBOM(probeBuffer)
             shape = try JSONRecordSource.detectObjectShape(JSONStream(buffer: probeBuffer))
         }
