@@ -96,7 +96,7 @@ struct FormatDetectionTests {
     func largeGzipJSON() throws {
         let dir = try TempDir()
         var text = "["
-        for i in 0..<40_000 {
+        for i in 0..<15_000 {
             if i > 0 { text += ",\n" }
             text += #"{"id": "big-\#(i)", "latitude": 53.\#(i % 1000), "longitude": -1.\#(i % 977), "timestamp": \#(1_500_000_000 + i)}"#
         }
@@ -104,9 +104,9 @@ struct FormatDetectionTests {
         let path = try dir.file("big.json.gz", bytes: StoredGzip.member(Array(text.utf8)))
         let result = try ingest(path)
         #expect(result.report.format == "json/array+gzip")
-        #expect(result.report.accepted == 40_000)
-        #expect(result.incidents.last?.key == "big-39999")
-        #expect(result.incidents.last?.time == 1_500_039_999)
+        #expect(result.report.accepted == 15_000)
+        #expect(result.incidents.last?.key == "big-14999")
+        #expect(result.incidents.last?.time == 1_500_014_999)
     }
 
     @Test("the file's SHA-256 and size are those of the bytes on disk (compressed for .gz)")

@@ -87,6 +87,23 @@ struct JSONShapeTests {
         #expect(result.incident("n5")?.category == "Assault", "mci is a category name")
     }
 
+    /// SPEC §2.2: in NDJSON a line that does not parse is malformed_record — the first line too.
+    @Test("NDJSON whose first line does not parse: malformed_record, the other lines read")
+    func ndjsonBadFirstLine() throws {
+        let dir = try TempDir()
+        let good = #"{"id": "n2", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
+        for (name, first) in [("syntax", #"{"id": "n1", "latitude": 53.7,, "longitude": -1.8}"#),
+                              ("unclosed", #"{"id": "n1", "latitude": 53.7"#),
+                              ("bad string", #"{"id": "n1", "latit"#)] {
+            let result = try ingest(try dir.file(name + ".ndjson", first + "\n\n" + good + "\n"))
+            #expect(result.report.format == "json/ndjson", "\(name)")
+            #expect(result.reasons == ["1": "malformed_record"], "\(name)")
+            #expect(result.incidents.map(\.key) == ["n2"], "\(name)")
+        }
+        // One broken line alone is a truncated document, not NDJSON.
+        #expect(inputError(try dir.file("alone.ndjson", #"{"id": "n1", "latitude": 53.7"# + "\n")) != nil)
+    }
+
     @Test("NDJSON with CRLF line ends and a BOM")
     func ndjsonCRLF() throws {
         let dir = try TempDir()
@@ -172,6 +189,24 @@ struct JSONShapeTests {
         let dir = try TempDir()
         #expect(try ingest(try dir.file("a.json", "[]")).report.records == 0)
         #expect(try ingest(try dir.file("o.json", " {\n} ")).report.records == 0)
+    }
+
+    @Test("brackets, braces, commas and escaped quotes inside strings do not end a record")
+    func structureInsideStrings() throws {
+        let dir = try TempDir()
+        let text = #"""
+            {"posts": {
+              "a": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "}]},{\"[ \\"},
+              "b": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "line
+            break"},
+              "c": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "ok"}
+            }}
+            """#
+        let result = try ingest(try dir.file("strings.json", text))
+        #expect(result.incident("a")?.description == #"}]},{"[ \"#)
+        // A raw newline inside a string is invalid JSON: that record only is malformed.
+        #expect(result.reasons == ["posts.b": "malformed_record"])
+        #expect(result.incident("c")?.description == "ok")
     }
 
     @Test("escaped member names and string values are decoded")

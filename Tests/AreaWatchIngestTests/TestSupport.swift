@@ -12,7 +12,7 @@ final class TempDir {
     let path: String
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/areawatch-ingest-XXXXXX").utf8CString)
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("areawatch-ingest-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         path = String(cString: made)
     }

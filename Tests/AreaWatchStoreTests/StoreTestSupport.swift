@@ -11,7 +11,7 @@ final class TempDir {
     let path: String
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/areawatch-store-XXXXXX").utf8CString)
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("areawatch-store-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
         path = String(cString: made)
     }
