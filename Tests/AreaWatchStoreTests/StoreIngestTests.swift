@@ -136,6 +136,9 @@ struct StoreIngestTests {
     func stats() throws {
         let dir = try TempDir()
         let store = try newStore(dir)
+        let empty = try store.stats()
+        #expect(empty.incidents == 0 && empty.firstTime == nil && empty.bounds == nil)
+        #expect(empty.categories.isEmpty && empty.ingests.isEmpty && empty.spatialIndexEntries == 0)
         let generated = generatedRows(count: 400, seed: 121)
         let text = csvText(generated) + "bad-1,,-1.8,1530000000,,,,\nbad-2,0,0,1530000000,,,,\nbad-3,53.7,-1.8,never,,,,\n"
         let path = try dir.file("s.csv", text)

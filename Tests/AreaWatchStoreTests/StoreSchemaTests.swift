@@ -177,6 +177,43 @@ struct StoreSchemaTests {
         #expect(try reopened.check() == [])
     }
 
+    /// The `spatialite` command-line tool (package spatialite-bin), when it is on PATH.
+    static let spatialiteTool: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { $0 + "/spatialite" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// SPEC §5: "The database opens in the spatialite command-line tool". Runs only where the
+    /// tool is installed; everything else here goes through the store's own connection.
+    @Test("the store opens in the spatialite command-line tool",
+          .enabled(if: StoreSchemaTests.spatialiteTool != nil, "skipped: the spatialite command-line tool is not installed"))
+    func opensInSpatialiteTool() throws {
+        let tool = try #require(Self.spatialiteTool)
+        let dir = try TempDir()
+        let path = dir.path + "/cli.db"
+        do {
+            let store = try IncidentStore(path: path, create: true)
+            try ingestFile(try dir.file("cli.csv", csvText(generatedRows(count: 250, seed: 141))), into: store)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["-bail", path, """
+            SELECT count(*) FROM incidents;
+            SELECT CheckSpatialIndex('incidents', 'geom');
+            SELECT f_table_name || ',' || f_geometry_column || ',' || srid FROM geometry_columns;
+            SELECT count(*) FROM incidents WHERE ST_X(geom) = lon AND ST_Y(geom) = lat;
+            """]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.suffix(4) == ["250", "1", "incidents,geom,4326", "250"])
+    }
+
     // MARK: Opening what is not a store
 
     private func expectStoreError(_ path: String, create: Bool, mentioning words: [String] = [],
