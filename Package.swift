@@ -39,9 +39,13 @@ let package = Package(
         ]),
 
         .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"]),
-        .testTarget(name: "AreaWatchIngestTests", dependencies: ["AreaWatchIngest"],
+        .testTarget(name: "AreaWatchIngestTests",
+                    dependencies: [
+                        "AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore",
+                        .product(name: "Crypto", package: "swift-crypto"),
+                    ],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest"]),
+        .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest", "AreaWatchCore"]),
         .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery"]),

@@ -77,7 +77,7 @@ final class CSVScanner {
             arenaUsed = 0
             recordLine = nextLine
             guard try scanRecord() else { return false }
-            if fieldCount == 1 && !firstFieldQuoted && fieldEnds[0] == fieldStarts[0] {
+            if fieldCount == 1 && !firstFieldQuoted && !oversized && fieldEnds[0] == fieldStarts[0] {
                 continue  // a blank line is not a record
             }
             return true
@@ -97,12 +97,15 @@ final class CSVScanner {
             var fieldCount = self.fieldCount
             var nextLine = self.nextLine
             var quotingError = self.quotingError
+            let skipping = oversized
             var i = base + scan
             var closed = false
             scanning: while i < limit {
                 let b = p[i]
                 switch state {
                 case .fieldStart:
+                    // A record being skipped keeps one placeholder field, so memory stays bounded.
+                    if skipping { fieldCount = 0 }
                     if fieldCount == fieldCapacity { growFields() }
                     fieldEscaped[fieldCount] = false
                     if b == 34 {
@@ -193,6 +196,8 @@ final class CSVScanner {
             scan = i - base
             if closed {
                 recordLength = scan
+                // The whole record may have been in the buffer: its size (without the LF) counts too.
+                if scan - 1 > maxRecordBytes && !oversized { beginSkipping() }
                 return true
             }
             // Out of bytes: keep scanning after a refill, or finish at the end of the input.
@@ -241,6 +246,14 @@ final class CSVScanner {
 
     @inline(__always)
     private func beginField(_ offset: Int) {
+        if oversized {
+            // A skipped record keeps one placeholder field: its fields are never read.
+            fieldCount = 1
+            fieldStarts[0] = offset
+            fieldEnds[0] = offset
+            fieldEscaped[0] = false
+            return
+        }
         if fieldCount == fieldCapacity { growFields() }
         fieldStarts[fieldCount] = offset
         fieldEnds[fieldCount] = offset
@@ -264,7 +277,12 @@ final class CSVScanner {
         recordStart += scan
         scan = 0
         buffer.release(upTo: recordStart)
-        fieldCount = 0
+        // Field offsets are relative to the dropped bytes: keep only a placeholder field, so the
+        // state machine's field bookkeeping stays in bounds while the record is skipped.
+        fieldCount = 1
+        fieldStarts[0] = 0
+        fieldEnds[0] = 0
+        fieldEscaped[0] = false
     }
 
     /// The raw bytes of the record (its head only when oversized), for reject excerpts.

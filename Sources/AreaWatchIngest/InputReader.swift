@@ -68,7 +68,14 @@ enum InputReader {
             // A separate read of the top-level member names decides the shape (SPEC §2.1).
             let probeBuffer = ChunkBuffer(source: try makeSource())
             try skipBOM(probeBuffer)
-            shape = try JSONRecordSource.detectObjectShape(JSONStream(buffer: probeBuffer))
+            do {
+                shape = try JSONRecordSource.detectObjectShape(JSONStream(buffer: probeBuffer))
+            } catch {
+                // NDJSON whose first line does not parse: that line is malformed_record, like any
+                // other line (SPEC §2.2), not the whole file an input error.
+                guard try nextLineStartsObject(path: path) else { throw error }
+                shape = .ndjson
+            }
         }
         let json = JSONRecordSource(buffer: buffer, shape: shape, options: options)
         return (json, DetectedInput(format: .json, jsonShape: shape, compressed: source.isCompressed), source)
@@ -86,6 +93,30 @@ enum InputReader {
             let (more, shift) = try buffer.refill()
             i -= shift
             guard more else { return nil }
+        }
+    }
+
+    /// Whether the first non-blank line after the first line starts with `{`: a file of objects,
+    /// one a line. (A pretty-printed document's second line starts with a member name.)
+    private static func nextLineStartsObject(path: String) throws(InputError) -> Bool {
+        let buffer = ChunkBuffer(source: try ByteSource(path: path))
+        try skipBOM(buffer)
+        var sawNewline = false
+        var i = buffer.start
+        while true {
+            while i < buffer.end {
+                let b = buffer[i]
+                if !sawNewline {
+                    if b == 10 { sawNewline = true }
+                } else if b != 32 && b != 9 && b != 10 && b != 13 {
+                    return b == UInt8(ascii: "{")
+                }
+                i += 1
+            }
+            buffer.release(upTo: i)
+            let (more, shift) = try buffer.refill()
+            i -= shift
+            guard more else { return false }
         }
     }
 

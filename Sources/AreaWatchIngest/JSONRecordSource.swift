@@ -185,6 +185,11 @@ final class JSONRecordSource: RecordSource {
                 if !more { break }
             }
             let end = newline >= 0 ? newline : buffer.end
+            // A line that arrived whole in the buffer was never measured above.
+            if !tooLong && end - lineStart > options.maxRecordBytes {
+                head = Array(buffer.slice(lineStart, min(end, lineStart + 256)))
+                tooLong = true
+            }
             if tooLong {
                 captured.removeAll()
                 captured.append(head)

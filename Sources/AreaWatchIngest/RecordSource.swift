@@ -41,7 +41,8 @@ enum Excerpt {
     static func make(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let head = UnsafeBufferPointer(rebasing: bytes.prefix(maxCharacters * 4))
         var text = String(decoding: head, as: UTF8.self)
-        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+        // "\r\n" is one Character in Swift: compare it too, or CRLF files keep their line ends.
+        while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text.removeLast() }
         if text.count > maxCharacters { text = String(text.prefix(maxCharacters)) }
         return text
     }
