@@ -27,6 +27,9 @@ public final class IncidentStore {
             try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE")
             let tables = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
             if tables == 0 {
+                guard create else {
+                    throw StoreError(path: path, code: SQLITE_ERROR, message: "not an areawatch store (an empty database)")
+                }
                 try createSchema()
             } else if try db.integer("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')") != 2 {
                 throw StoreError(path: path, code: SQLITE_ERROR, message: "not an areawatch store (no incidents/ingests tables)")
