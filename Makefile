@@ -8,7 +8,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench bench-e2e fuzz screenshot deps test-deps clean
+.PHONY: all build run test bench bench-e2e bench-deps fuzz screenshot deps test-deps clean
 
 all: build
 
@@ -38,11 +38,23 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-bench: build
+bench: build bench-deps
 	python3 Benchmarks/bench.py
 
-bench-e2e: build
+bench-e2e: build bench-deps
 	python3 Benchmarks/bench_e2e.py
+
+# Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI.
+bench-deps: test-deps
+	$(call ensure_packages,spatialite-bin time)
+	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q duckdb geopandas shapely pyogrio
+
+# report.html of the bundled job, rendered by headless Chromium for the README.
+screenshot: run
+	$(call ensure_packages,chromium)
+	mkdir -p docs/images
+	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,2400 \
+	  --screenshot=docs/images/report.png file://$(CURDIR)/reports/calderdale/report.html
 
 clean:
 	rm -rf .build
