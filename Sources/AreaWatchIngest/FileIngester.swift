@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AreaWatchCore
 
 /// Options of one ingest (SPEC §2–§4).
@@ -6,6 +11,11 @@ public struct IngestOptions: Sendable {
     /// `--source`: namespaces the keys of the file.
     public var source: String?
     public var idless = IdlessMode.snapshot
+    /// Parse on a second thread while the calling thread writes (same results either way).
+    public var pipelined = IngestOptions.processorCount > 1
+
+    static let batchSize = 4096
+    static let processorCount = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
         self.reader = reader
@@ -71,20 +81,69 @@ public enum FileIngester {
     ) throws -> FileIngestReport {
         var report = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
         report.format = detected.description
-        var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: sha256)
+        guard options.pipelined else {
+            var written = report
+            try parse(records: records, byteSource: byteSource, path: path, options: options, report: &report,
+                      rejects: rejects, progress: progress) { incident in
+                written.count(try sink.write(incident))
+            }
+            report.inserted = written.inserted
+            report.updated = written.updated
+            report.duplicates = written.duplicates
+            return report
+        }
+        // Parse on another thread while this one writes; batches keep file order.
+        let channel = IncidentChannel()
+        let task = ParsingTask(report: report) { task in
+            defer { channel.finish() }
+            var batch: [Incident] = []
+            batch.reserveCapacity(IngestOptions.batchSize)
+            try parse(records: records, byteSource: byteSource, path: path, options: options, report: &task.report,
+                      rejects: rejects, progress: progress) { incident in
+                batch.append(incident)
+                if batch.count == IngestOptions.batchSize {
+                    guard channel.put(batch) else { throw PipelineCancelled() }
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { _ = channel.put(batch) }
+        }
+        task.start()
+        var written = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
+        do {
+            while let batch = channel.take() {
+                for incident in batch { written.count(try sink.write(incident)) }
+            }
+        } catch {
+            channel.cancel()
+            task.wait()
+            throw error
+        }
+        task.wait()
+        if let error = task.error { throw error }
+        report = task.report
+        report.inserted = written.inserted
+        report.updated = written.updated
+        report.duplicates = written.duplicates
+        return report
+    }
+
+    /// Validates and keys every record in file order: accepted incidents go to `emit`, rejects
+    /// to the rejects file; counts records, accepted and rejects in `report`.
+    private static func parse(
+        records: RecordSource, byteSource: ByteSource, path: String, options: IngestOptions,
+        report: inout FileIngestReport, rejects: RejectsWriter?, progress: IngestProgress?,
+        emit: (Incident) throws -> Void
+    ) throws {
+        var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: report.sha256)
         try records.forEachRecord { record in
             report.records += 1
             switch record.outcome {
             case .success(let draft):
-                let incident = Incident(
+                try emit(Incident(
                     key: keyer.key(for: draft), time: draft.time.seconds, precision: draft.time.precision,
                     lat: draft.lat, lon: draft.lon, category: draft.category, handled: draft.handled,
-                    description: draft.description, user: draft.user, attributes: draft.attributes)
-                switch try sink.write(incident) {
-                case .inserted: report.inserted += 1
-                case .updated: report.updated += 1
-                case .duplicate: report.duplicates += 1
-                }
+                    description: draft.description, user: draft.user, attributes: draft.attributes))
                 report.accepted += 1
             case .failure(let reason):
                 report.rejected += 1
@@ -97,6 +156,15 @@ public enum FileIngester {
             }
         }
         progress?(byteSource.fileSize, byteSource.fileSize, report.records)
-        return report
+    }
+}
+
+extension FileIngestReport {
+    mutating func count(_ outcome: WriteOutcome) {
+        switch outcome {
+        case .inserted: inserted += 1
+        case .updated: updated += 1
+        case .duplicate: duplicates += 1
+        }
     }
 }
