@@ -78,12 +78,15 @@ public enum IngestJob {
                                               expectedRows: Int(bytes * compressedFactor / 150))
         do {
             var sink = transaction
+            let readStart = ProgressReporter.now()
             let report = try FileIngester.ingest(
                 path: path, sha256: sha256, bytes: bytes, options: settings.options, into: &sink, rejects: rejects,
                 progress: { read, total, records in
                     progress.update("ingest \(baseName(path))", done: Double(read), total: Double(total), detail: "\(records) records")
                 })
+            let readSeconds = ProgressReporter.now() - readStart
             if transaction.bulk { progress.log("\(path): rebuilding the store's indexes (bulk load)") }
+            let commitStart = ProgressReporter.now()
             try transaction.commit(IngestLogEntry(
                 file: path, sha256: sha256, bytes: bytes, records: report.records, accepted: report.accepted,
                 updated: report.updated, duplicates: report.duplicates, rejected: report.rejected, startedAt: started,
@@ -91,6 +94,10 @@ public enum IngestJob {
                 rejectsByReason: JSONValue.object(report.rejectsByReason.sorted { $0.key < $1.key }
                     .map { ($0.key.rawValue, .int($0.value)) }).serialized()))
             try rejects.endFile()
+            // Where the time goes (docs/PERFORMANCE.md): reading + inserting, then the commit with
+            // the index rebuild of a bulk load.
+            progress.log("\(path): read+insert \(seconds(readSeconds)) s, "
+                         + (transaction.bulk ? "index rebuild + commit" : "commit") + " \(seconds(ProgressReporter.now() - commitStart)) s")
             return report
         } catch {
             transaction.rollback()
@@ -98,6 +105,8 @@ public enum IngestJob {
             throw error
         }
     }
+
+    static func seconds(_ s: Double) -> String { NumberFormat.fixed(s, decimals: 2) }
 
     static func baseName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path

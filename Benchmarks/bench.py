@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""`make bench`: the ingest, query and report benchmarks of the issues, side by side with the peer
+tools, on one machine in one run, medians of alternating runs.
+
+  ingest   1M-record CSV and WatchMe export: parse+validate on one core; `areawatch ingest` into an
+           empty store and into a store already holding 1M; the same CSV loaded by DuckDB and by
+           the spatialite CLI (POINT + spatial index).
+  query    1M and 5M incidents: index build, point queries/s, grid p7 r1000 (both strategies),
+           memory per incident; the same grid by the DuckDB and GeoPandas scripts, checked to be
+           identical cell for cell.
+  report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s.
+
+Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report] [--json OUT]
+Data is generated once into Benchmarks/work/ (seeded) and reused.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as b  # noqa: E402
+
+
+def ingest_section(runs, results):
+    csv = b.dataset(1_000_000)
+    csv2 = b.dataset(1_000_000, seed=43)
+    watchme = b.dataset(1_000_000, kind="json")
+    watchme2 = b.dataset(1_000_000, kind="json", seed=43)
+    out = {}
+
+    # Parse + validate + key on one core (no store).
+    for name, path in (("csv", csv), ("watchme", watchme)):
+        r = b.timed([b.BIN, "benchmark", "parse", "--input", path])
+        out[f"parse_{name}"] = r.json()
+
+    empty = os.path.join(b.WORK, "ingest-empty.db")
+    full = os.path.join(b.WORK, "ingest-full.db")
+    base = os.path.join(b.WORK, "ingest-base.db")
+    duck = os.path.join(b.WORK, "load.duckdb")
+    spatial = os.path.join(b.WORK, "load.sqlite")
+
+    # A store already holding 1M incidents, copied fresh before each "into a full store" run.
+    b.remove(base)
+    b.timed([b.BIN, "ingest", csv2, "--db", base, "--quiet", "--rejects", os.path.join(b.WORK, "base-rejects.csv")])
+
+    def copy_base():
+        b.remove(full)
+        with open(base, "rb") as src, open(full, "wb") as dst:
+            dst.write(src.read())
+
+    jobs = [
+        ("areawatch ingest CSV, empty store", lambda: b.remove(empty),
+         [b.BIN, "ingest", csv, "--db", empty, "--quiet", "--rejects", empty + ".rejects.csv"]),
+        ("areawatch ingest CSV, store holding 1M", copy_base,
+         [b.BIN, "ingest", csv, "--db", full, "--quiet", "--rejects", full + ".rejects.csv"]),
+        ("duckdb read_csv into a table", lambda: b.remove(duck),
+         [sys.executable, os.path.join(b.PEERS, "load_duckdb.py"), csv, duck]),
+        ("spatialite CLI: table + POINT + spatial index", lambda: b.remove(spatial),
+         ["bash", os.path.join(b.PEERS, "load_spatialite.sh"), csv, spatial]),
+    ]
+    timed = b.alternating(jobs, runs)
+    jobs_json = [
+        ("areawatch ingest WatchMe, empty store", lambda: b.remove(empty),
+         [b.BIN, "ingest", watchme, "--db", empty, "--quiet", "--rejects", empty + ".rejects.csv"]),
+        ("areawatch ingest WatchMe, store holding 1M", lambda: (b.remove(full), b.timed(
+            [b.BIN, "ingest", watchme2, "--db", full, "--quiet", "--rejects", full + ".rejects.csv"])),
+         [b.BIN, "ingest", watchme, "--db", full, "--quiet", "--rejects", full + ".rejects.csv"]),
+    ]
+    timed.update(b.alternating(jobs_json, runs))
+
+    sizes = {"CSV": os.path.getsize(csv), "WatchMe": os.path.getsize(watchme)}
+    rows = []
+    for name, rs in timed.items():
+        wall = b.median([r.wall for r in rs])
+        rss = b.median([r.rss_mb for r in rs])
+        size = sizes["WatchMe" if "WatchMe" in name else "CSV"]
+        rows.append([name, f"{wall:.2f}", f"{1_000_000 / wall:,.0f}", f"{size / 1e6 / wall:.1f}", f"{rss:.0f}"])
+        out[name] = {"wall_s": wall, "peak_rss_mb": rss, "rows_per_s": 1_000_000 / wall, "mb_per_s": size / 1e6 / wall}
+    aw = b.median([r.wall for r in timed["areawatch ingest CSV, empty store"]])
+    sl = b.median([r.wall for r in timed["spatialite CLI: table + POINT + spatial index"]])
+    dk = b.median([r.wall for r in timed["duckdb read_csv into a table"]])
+    print("\n== ingest, 1M records (medians of %d runs) ==" % runs)
+    for name in ("csv", "watchme"):
+        p = out[f"parse_{name}"]
+        print(f"parse+validate+key, one core, {name}: {p['records_per_s']:,} records/s, {p['mb_per_s']} MB/s")
+    print(b.table(rows, ["job", "wall s", "rows/s", "MB/s", "peak RSS MB"]))
+    print(f"areawatch vs spatialite CLI: {b.ratio(sl, aw)} faster; vs DuckDB load (no geometry, no index, "
+          f"no validation): {b.ratio(dk, aw)}")
+    results["ingest"] = out
+
+
+def query_section(sizes, runs, results):
+    out = {}
+    for n in sizes:
+        csv = b.dataset(n)
+        r = b.timed([b.BIN, "benchmark", "query", "--input", csv, "--as-of", b.AS_OF, "--precision", "7",
+                     "--radius", "1000", "--points", "100000", "--compare-strategies"])
+        stages = r.json()
+        stages["peak_rss_mb"] = r.rss_mb
+        out[f"areawatch_{n}"] = stages
+        print(f"\n== query stage, {n:,} incidents ==")
+        print(f"index build {stages['index_build_s']} s; point queries {stages['point_queries_per_s']:,}/s; "
+              f"grid p7 r1000: scatter {stages['grid_scatter_s']} s (1 thread {stages.get('grid_scatter_1_thread_s', '-')} s), "
+              f"R-tree per cell {stages['grid_rtree_per_cell_s']} s, agree: {stages['strategies_agree']}; "
+              f"{stages['grid_cells']:,} cells; {stages['bytes_per_incident']} bytes/incident; peak RSS {r.rss_mb:.0f} MB")
+
+        # The same grid by areawatch end to end and by the peers, checked identical.
+        aw_dir = os.path.join(b.WORK, f"grid-aw-{n}")
+        duck_csv = os.path.join(b.WORK, f"grid-duckdb-{n}.csv")
+        geo_csv = os.path.join(b.WORK, f"grid-geopandas-{n}.csv")
+        jobs = [
+            ("areawatch report --input (grid.csv + geojson, no tiles)", None,
+             [b.BIN, "report", "--input", csv, "--out", aw_dir, "--as-of", b.AS_OF, "--precision", "7",
+              "--radius", "1000", "--tile-zooms", "none", "--quiet"]),
+            ("DuckDB SQL script (grid CSV)", None,
+             [sys.executable, os.path.join(b.PEERS, "grid_duckdb.py"), "--input", csv, "--as-of", b.AS_OF,
+              "--precision", "7", "--radius", "1000", "--out-csv", duck_csv, "--quiet"]),
+        ]
+        if n <= 1_000_000:
+            jobs.append(("GeoPandas script (grid CSV)", None,
+                         [sys.executable, os.path.join(b.PEERS, "grid_geopandas.py"), "--input", csv, "--as-of", b.AS_OF,
+                          "--precision", "7", "--radius", "1000", "--out-csv", geo_csv, "--quiet"]))
+        timed = b.alternating(jobs, runs)
+        aw_csv = os.path.join(aw_dir, "grid.csv")
+        identical = {"duckdb": b.same_grid(aw_csv, duck_csv)}
+        if os.path.exists(geo_csv) and n <= 1_000_000:
+            identical["geopandas"] = b.same_grid(aw_csv, geo_csv)
+        rows = []
+        aw = b.median([r.wall for r in timed[jobs[0][0]]])
+        for name, rs in timed.items():
+            wall = b.median([r.wall for r in rs])
+            rows.append([name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}", b.ratio(wall, aw)])
+            out[f"{name} {n}"] = {"wall_s": wall, "peak_rss_mb": b.median([r.rss_mb for r in rs])}
+        print(b.table(rows, ["job", "wall s", "peak RSS MB", "vs areawatch"]))
+        grid_stage = stages["grid_scatter_s"]
+        for name, rs in timed.items():
+            if name != jobs[0][0]:
+                print(f"grid stage alone ({grid_stage} s) vs {name}: {b.ratio(b.median([r.wall for r in rs]), grid_stage)}")
+        print(f"identical cell counts: {identical}")
+        out[f"identical_{n}"] = identical
+    results["query"] = out
+
+
+def report_section(results):
+    csv = b.dataset(1_000_000)
+    folder = os.path.join(b.WORK, "report-1m")
+    r = b.timed([b.BIN, "benchmark", "query", "--input", csv, "--as-of", b.AS_OF, "--precision", "7",
+                 "--points", "1000", "--report-folder", folder])
+    stages = r.json()
+    print("\n== report stage, 1M incidents (p7, tile zooms 10-14) ==")
+    print(f"report written in {stages['report_write_s']} s; {stages['tiles']} tiles; "
+          f"grid.geojson alone {stages['grid_geojson_mb_per_s']} MB/s")
+    print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
+    results["report"] = stages
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--sizes", default="1000000,5000000")
+    p.add_argument("--only", default="ingest,query,report")
+    p.add_argument("--json", default=os.path.join(b.WORK, "bench-results.json"))
+    a = p.parse_args()
+    if not os.path.exists(b.BIN):
+        raise SystemExit("bench: build first (make build)")
+    print(f"machine: {b.machine()}")
+    results = {"machine": b.machine()}
+    only = set(a.only.split(","))
+    if "ingest" in only:
+        ingest_section(a.runs, results)
+    if "query" in only:
+        query_section([int(s) for s in a.sizes.split(",")], a.runs, results)
+    if "report" in only:
+        report_section(results)
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump(results, f, indent=2, default=str)
+    b.log(f"results in {b.rel(a.json)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""`make bench-e2e`: areawatch against DuckDB and GeoPandas end to end, 1M → 10M incidents.
+
+Three jobs, each measured side by side in one run, alternating A B C, medians of >= 3 runs, wall
+time and peak RSS (/usr/bin/time -v):
+
+  1. ad-hoc analyst job, no store: `areawatch report --input FILE.csv` (grid p7 r1000 →
+     grid.geojson, grid.csv, tiles z10-14, summary) against the DuckDB and GeoPandas scripts
+     writing the same grid as CSV and GeoJSON; the grids must be identical cell for cell.
+  2. bulk load: `areawatch ingest` into an empty store against the spatialite CLI (table with
+     POINT geometry and spatial index), with areawatch's split into read+insert and index rebuild.
+  3. incremental nightly: a store holding 5M incidents plus an inbox of 20k new ones:
+     `areawatch run` end to end.
+
+Prints a table and writes it with the machine and the command into docs/PERFORMANCE.md between
+the markers `<!-- bench-e2e:begin -->` and `<!-- bench-e2e:end -->`.
+
+Usage: bench_e2e.py [--runs 3] [--sizes 1000000,5000000,10000000] [--peers-max 1000000]
+                    [--only adhoc,load,nightly] [--no-doc]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as b  # noqa: E402
+
+
+def adhoc(sizes, runs, peers_max, lines, results):
+    lines.append("### 1. Ad-hoc analyst job (no store): grid p7 r1000, grid.geojson + grid.csv\n")
+    rows = []
+    parse_share = []
+    for n in sizes:
+        csv = b.dataset(n)
+        aw_dir = os.path.join(b.WORK, f"e2e-aw-{n}")
+        duck = os.path.join(b.WORK, f"e2e-duckdb-{n}")
+        geo = os.path.join(b.WORK, f"e2e-geopandas-{n}")
+        jobs = [("areawatch", None, [b.BIN, "report", "--input", csv, "--out", aw_dir, "--as-of", b.AS_OF,
+                                      "--precision", "7", "--radius", "1000", "--tile-zooms", "10-14", "--quiet"])]
+        if n <= peers_max:
+            jobs.append(("DuckDB", None, [sys.executable, os.path.join(b.PEERS, "grid_duckdb.py"), "--input", csv,
+                                          "--as-of", b.AS_OF, "--precision", "7", "--radius", "1000",
+                                          "--out-csv", duck + ".csv", "--out-geojson", duck + ".geojson", "--quiet"]))
+            jobs.append(("GeoPandas", None, [sys.executable, os.path.join(b.PEERS, "grid_geopandas.py"), "--input", csv,
+                                             "--as-of", b.AS_OF, "--precision", "7", "--radius", "1000",
+                                             "--out-csv", geo + ".csv", "--out-geojson", geo + ".geojson", "--quiet"]))
+        timed = b.alternating(jobs, runs)
+        aw = b.median([r.wall for r in timed["areawatch"]])
+        identical = {}
+        if n <= peers_max:
+            identical = {"DuckDB": b.same_grid(os.path.join(aw_dir, "grid.csv"), duck + ".csv"),
+                         "GeoPandas": b.same_grid(os.path.join(aw_dir, "grid.csv"), geo + ".csv")}
+        for name, rs in timed.items():
+            wall = b.median([r.wall for r in rs])
+            rows.append([f"{n:,}", name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
+                         "1.0x" if name == "areawatch" else b.ratio(wall, aw),
+                         "" if name == "areawatch" else ("identical" if identical.get(name) else "DIFFERENT")])
+        # The parse share: the same file read, validated and keyed on one core, nothing else.
+        parse = b.timed([b.BIN, "benchmark", "parse", "--input", csv]).json()["seconds"]
+        with open(os.path.join(aw_dir, "summary.json")) as f:
+            t = json.load(f)["timings_s"]
+        after = sum(v for k, v in t.items() if k != "ingest")
+        parse_share.append([f"{n:,}", f"{parse:.2f}", f"{t.get('ingest', 0):.2f}", f"{t.get('index', 0):.2f}",
+                            f"{t.get('grid', 0):.2f}", f"{t.get('report', 0):.2f}", f"{after / parse:.2f}"])
+        results[f"adhoc_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}
+    lines.append(md_table(rows, ["incidents", "tool", "wall s (median)", "peak RSS MB", "tool / areawatch", "grid"]))
+    lines.append("\nareawatch stages (last run, from summary.json; `parse` is `areawatch benchmark parse`, one core):\n")
+    lines.append(md_table(parse_share, ["incidents", "parse only s", "ingest s", "index s", "grid s", "report s",
+                                        "(index+grid+queries+report) / parse"]))
+
+
+def bulk_load(sizes, runs, lines, results):
+    lines.append("\n### 2. Bulk load into an empty store\n")
+    rows = []
+    for n in sizes:
+        csv = b.dataset(n)
+        db = os.path.join(b.WORK, f"e2e-load-{n}.db")
+        sl = os.path.join(b.WORK, f"e2e-load-{n}.sqlite")
+        jobs = [("areawatch ingest", lambda: b.remove(db),
+                 [b.BIN, "ingest", csv, "--db", db, "--rejects", db + ".rejects.csv"]),
+                ("spatialite CLI", lambda: b.remove(sl), ["bash", os.path.join(b.PEERS, "load_spatialite.sh"), csv, sl])]
+        timed = b.alternating(jobs, runs)
+        aw = b.median([r.wall for r in timed["areawatch ingest"]])
+        split = re.search(r"read\+insert ([\d.]+) s, index rebuild \+ commit ([\d.]+) s", timed["areawatch ingest"][-1].stderr)
+        for name, rs in timed.items():
+            wall = b.median([r.wall for r in rs])
+            detail = f"read+insert {split.group(1)} s, index rebuild+commit {split.group(2)} s" if split and name == "areawatch ingest" else ""
+            rows.append([f"{n:,}", name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
+                         "1.0x" if name == "areawatch ingest" else b.ratio(wall, aw), detail])
+        results[f"load_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}
+    lines.append(md_table(rows, ["incidents", "tool", "wall s (median)", "peak RSS MB", "tool / areawatch", "where the time goes"]))
+
+
+def nightly(runs, lines, results):
+    lines.append("\n### 3. Incremental nightly: store with 5M incidents + inbox of 20k new\n")
+    big = b.dataset(5_000_000)
+    new = b.dataset(20_000, seed=7)
+    base = os.path.join(b.WORK, "nightly-base.db")
+    if not os.path.exists(base):
+        b.log("building the 5M store once")
+        b.timed([b.BIN, "ingest", big, "--db", base, "--quiet", "--rejects", base + ".rejects.csv"])
+    work = os.path.join(b.WORK, "nightly")
+    inbox = os.path.join(work, "inbox")
+    config = os.path.join(work, "nightly.toml")
+
+    def prepare():
+        b.remove(work)
+        os.makedirs(inbox)
+        shutil.copyfile(base, os.path.join(work, "store.db"))
+        shutil.copyfile(new, os.path.join(inbox, "new-20k.csv"))
+        with open(config, "w") as f:
+            f.write('store = "store.db"\nout = "report"\n[inbox]\nfolder = "inbox"\ninclude = ["*.csv"]\n'
+                    f'[query]\nas_of = "{b.AS_OF}"\n[report]\nprecision = 7\ntile_zooms = "10-14"\n')
+
+    timed = b.alternating([("areawatch run", prepare, [b.BIN, "run", "--config", config])], runs)
+    rs = timed["areawatch run"]
+    wall = b.median([r.wall for r in rs])
+    with open(os.path.join(work, "report", "summary.json")) as f:
+        t = json.load(f)["timings_s"]
+    stages = ", ".join(f"{k} {v:.2f} s" for k, v in t.items())
+    lines.append(md_table([["5,000,000 + 20,000", f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}", stages]],
+                          ["incidents", "wall s (median)", "peak RSS MB", "stages (last run)"]))
+    results["nightly"] = [r.wall for r in rs]
+
+
+def md_table(rows, header):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def write_doc(lines, command):
+    path = os.path.join(b.ROOT, "docs", "PERFORMANCE.md")
+    begin, end = "<!-- bench-e2e:begin -->", "<!-- bench-e2e:end -->"
+    text = open(path).read() if os.path.exists(path) else f"# Performance\n\n{begin}\n{end}\n"
+    if begin not in text:
+        text += f"\n{begin}\n{end}\n"
+    block = (f"{begin}\nMeasured {datetime.date.today().isoformat()} on {b.machine()} with `{command}`.\n\n"
+             + "\n".join(lines) + f"\n{end}")
+    text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+    with open(path, "w") as f:
+        f.write(text)
+    b.log(f"wrote {b.rel(path)}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--sizes", default="1000000,5000000,10000000")
+    p.add_argument("--peers-max", type=int, default=1_000_000, help="largest size the peer scripts run at")
+    p.add_argument("--only", default="adhoc,load,nightly")
+    p.add_argument("--no-doc", action="store_true")
+    a = p.parse_args()
+    if not os.path.exists(b.BIN):
+        raise SystemExit("bench: build first (make build)")
+    sizes = [int(s) for s in a.sizes.split(",")]
+    only = set(a.only.split(","))
+    lines, results = [], {"machine": b.machine()}
+    if "adhoc" in only:
+        adhoc(sizes, a.runs, a.peers_max, lines, results)
+    if "load" in only:
+        bulk_load([s for s in sizes if s <= 5_000_000], a.runs, lines, results)
+    if "nightly" in only:
+        nightly(a.runs, lines, results)
+    print("\n".join(lines))
+    with open(os.path.join(b.WORK, "bench-e2e-results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    if not a.no_doc:
+        write_doc(lines, "make bench-e2e" + ("" if len(sys.argv) == 1 else " (" + " ".join(sys.argv[1:]) + ")"))
+
+
+if __name__ == "__main__":
+    main()

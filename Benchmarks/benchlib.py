@@ -1,0 +1,141 @@
+"""Shared plumbing of the benchmarks: data generation (cached), timed runs with peak RSS,
+medians over alternating runs, and plain-text tables.
+
+Every measurement runs a whole command under /usr/bin/time -v: wall time and peak RSS of the
+process tree as the kernel counts them, the same way for areawatch and for its peers.
+"""
+
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, "Benchmarks", "work")
+BIN = os.path.join(ROOT, ".build", "release", "areawatch")
+PEERS = os.path.join(ROOT, "Benchmarks", "peers")
+AS_OF = "2018-07-31T23:59:59Z"
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def dataset(rows, kind="csv", seed=42):
+    """The generator's CSV (or WatchMe export) with `rows` incidents, generated once and cached."""
+    os.makedirs(WORK, exist_ok=True)
+    name = f"incidents-{rows}-s{seed}.{'csv' if kind == 'csv' else 'json'}"
+    path = os.path.join(WORK, name)
+    if not os.path.exists(path):
+        log(f"generating {rel(path)}")
+        option = "--csv" if kind == "csv" else "--watchme"
+        tmp = path + ".tmp"
+        subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "generate_incidents.py"),
+                        "--rows", str(rows), "--seed", str(seed), option, tmp], check=True)
+        os.replace(tmp, path)
+    return path
+
+
+class Result:
+    def __init__(self, wall, rss_kb, stdout, stderr, code):
+        self.wall = wall
+        self.rss_mb = rss_kb / 1024
+        self.stdout = stdout
+        self.stderr = stderr
+        self.code = code
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+def timed(cmd, cwd=ROOT, env=None, check=True):
+    """Runs `cmd` under /usr/bin/time -v; returns wall seconds, peak RSS, output."""
+    full = ["/usr/bin/time", "-v"] + [str(c) for c in cmd]
+    start = time.monotonic()
+    p = subprocess.run(full, cwd=cwd, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
+    if check and p.returncode != 0:
+        raise SystemExit(f"bench: command failed ({p.returncode}): {' '.join(map(str, cmd))}\n{p.stderr[-2000:]}")
+    return Result(wall, int(rss.group(1)) if rss else 0, p.stdout, p.stderr, p.returncode)
+
+
+def alternating(jobs, runs):
+    """Runs each job `runs` times, alternating A B C A B C…; returns {name: [Result]}.
+
+    `jobs` is a list of (name, prepare, command): `prepare()` (may be None) runs untimed before
+    each run (e.g. removing a database), `command` is the argv to time.
+    """
+    results = {name: [] for name, _, _ in jobs}
+    for r in range(runs):
+        for name, prepare, cmd in jobs:
+            if prepare:
+                prepare()
+            log(f"run {r + 1}/{runs}: {name}")
+            results[name].append(timed(cmd))
+    return results
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def remove(*paths):
+    for p in paths:
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+        for suffix in ("-wal", "-shm", "-journal", ".lock"):
+            if os.path.exists(p + suffix):
+                os.remove(p + suffix)
+
+
+def table(rows, header):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    out = ["  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(header))]
+    out.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        out.append("  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r)))
+    return "\n".join(out)
+
+
+def machine():
+    cpu = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) // 1024 // 1024
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {mem} GiB, {platform.system()} {platform.release()}"
+
+
+def ratio(slow, fast):
+    return f"{slow / fast:.1f}x" if fast > 0 else "n/a"
+
+
+def same_grid(a_csv, b_csv, columns=11):
+    """Whether two grid CSVs hold the same cells with the same first `columns` columns."""
+    def rows(path):
+        with open(path) as f:
+            return [",".join(line.rstrip("\n").split(",")[:columns]) for line in f]
+    # The WKT column quotes commas, but the first eleven columns never contain one.
+    return rows(a_csv) == rows(b_csv)
