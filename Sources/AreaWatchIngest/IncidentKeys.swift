@@ -43,8 +43,16 @@ struct IncidentKeyer {
 
     /// First 8 bytes of SHA-256 over `time|lat|lon|category` (SPEC §4).
     static func contentDigest(_ draft: IncidentDraft) -> UInt64 {
-        let content = "\(draft.time.seconds)|\(NumberFormat.shortest(draft.lat))|\(NumberFormat.shortest(draft.lon))|\(draft.category ?? "")"
-        let digest = SHA256.hash(data: Array(content.utf8))
+        var content: [UInt8] = []
+        content.reserveCapacity(80)
+        NumberFormat.appendInteger(Int(draft.time.seconds), to: &content)
+        content.append(124)
+        content.append(contentsOf: NumberFormat.shortest(draft.lat).utf8)
+        content.append(124)
+        content.append(contentsOf: NumberFormat.shortest(draft.lon).utf8)
+        content.append(124)
+        if let category = draft.category { content.append(contentsOf: category.utf8) }
+        let digest = SHA256.hash(data: content)
         var value: UInt64 = 0
         for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
         return value
