@@ -1,4 +1,5 @@
 import AreaWatchCore
+import Dispatch
 
 /// The query stage's in-memory index for one set of parameters (SPEC §6), built once per run.
 ///
@@ -41,23 +42,34 @@ public struct IncidentIndex: Sendable {
 
     public var count: Int { codes.count }
 
-    public init(columns: IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16) {
+    /// - Parameter threads: cores for the per-incident work (results do not depend on it).
+    public init(columns: IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16, threads: Int = 2) {
         self.parameters = parameters
         let windows = parameters.windows
         self.windows = windows
         let allowed = parameters.allowedCategories(in: columns)
 
-        // Keep what passes the filters and is not in the future, sorted by geohash code.
-        var sortedCodes: [UInt64] = [], order: [UInt32] = []
-        sortedCodes.reserveCapacity(columns.count)
-        order.reserveCapacity(columns.count)
-        var future = 0
-        for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
-            if windows.membership(columns.time[i]) == .future { future += 1; continue }
-            sortedCodes.append(Geohash.code(lat: columns.lat[i], lon: columns.lon[i]))
-            order.append(UInt32(i))
+        // Keep what passes the filters and is not in the future, sorted by geohash code. The
+        // codes are computed in contiguous chunks on several cores, concatenated in order.
+        let chunks = IncidentIndex.chunks(columns.count, threads)
+        var parts = [(codes: [UInt64], order: [UInt32], future: Int)](repeating: ([], [], 0), count: chunks.count)
+        parts.withUnsafeMutableBufferPointer { out in
+            let output = UnsafeMutableSendableBuffer(out)
+            DispatchQueue.concurrentPerform(iterations: chunks.count) { c in
+                var codes: [UInt64] = [], order: [UInt32] = [], future = 0
+                codes.reserveCapacity(chunks[c].count)
+                order.reserveCapacity(chunks[c].count)
+                for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
+                    if windows.membership(columns.time[i]) == .future { future += 1; continue }
+                    codes.append(Geohash.code(lat: columns.lat[i], lon: columns.lon[i]))
+                    order.append(UInt32(i))
+                }
+                output[c] = (codes, order, future)
+            }
         }
-        excludedFuture = future
+        excludedFuture = parts.reduce(0) { $0 + $1.future }
+        var sortedCodes = parts.flatMap(\.codes), order = parts.flatMap(\.order)
+        parts = []
         RadixSort.sort(keys: &sortedCodes, values: &order)
 
         let n = order.count
@@ -99,6 +111,12 @@ public struct IncidentIndex: Sendable {
         self.leafBase = leafBase
         self.cumCurrent = cumCurrent
         self.cumHandled = cumHandled
+    }
+
+    /// `n` items split into at most `threads` contiguous ranges.
+    static func chunks(_ n: Int, _ threads: Int) -> [Range<Int>] {
+        let k = max(1, min(threads, n / 50_000 + 1))
+        return (0..<k).map { c in (n * c / k)..<(n * (c + 1) / k) }
     }
 
     /// Bytes held by the index's arrays.

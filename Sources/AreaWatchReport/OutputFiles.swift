@@ -27,11 +27,13 @@ public final class BufferedFile {
     public let path: String
     private let fd: Int32
     private var buffer: [UInt8] = []
-    private let capacity = 1 << 20
+    private let capacity: Int
     public private(set) var bytesWritten: Int64 = 0
 
-    public init(path: String) throws {
+    /// `capacity`: bytes buffered before a write (small for the many small tile files).
+    public init(path: String, capacity: Int = 1 << 20) throws {
         self.path = path
+        self.capacity = capacity
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ReportError.errno(path, "cannot create") }
         buffer.reserveCapacity(capacity + 4096)
@@ -117,6 +119,11 @@ public struct AtomicDirectory {
         let (parent, _) = AtomicDirectory.split(path)
         try AtomicDirectory.makeDirectories(parent)
         return path
+    }
+
+    /// Path of a file in a folder of the work folder that the caller has already created.
+    public func path(_ relative: String) -> String {
+        workPath + "/" + relative
     }
 
     /// Publishes the work folder under the final name, once everything in it is on disk.

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import AreaWatchCore
 import AreaWatchQuery
+import Dispatch
 
 /// What a report run wrote: file (relative path) → bytes.
 public struct ReportOutcome: Sendable {
@@ -23,8 +24,11 @@ public enum ReportWriter {
                 var info = stat()
                 if stat(directory.workPath + "/" + name, &info) == 0 { outcome.files.append((name, Int64(info.st_size))) }
             }
-            try GridGeoJSON.write(content.grid, to: try directory.file("grid.geojson"), disclosure: content.disclosure)
-            record("grid.geojson")
+            // The largest file is written on a second core while this one writes the rest.
+            let geojson = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, path = try directory.file("grid.geojson")] in
+                try GridGeoJSON.write(grid, to: path, disclosure: disclosure)
+            }
+            defer { geojson.wait() }
             try GridCSV.write(content.grid, to: try directory.file("grid.csv"))
             record("grid.csv")
             record("grid.csvt")
@@ -50,6 +54,8 @@ public enum ReportWriter {
                 outcome.tiles = count
                 outcome.files.append(("tiles/", bytes))
             }
+            try geojson.result()
+            record("grid.geojson")
             let html = HTMLReport.render(content)
             try BufferedFile.write(html, to: try directory.file("report.html"))
             record("report.html")
@@ -64,6 +70,31 @@ public enum ReportWriter {
             directory.abandon()
             throw error
         }
+    }
+}
+
+/// A write running on another thread; `result()` waits and rethrows its error.
+final class BackgroundWrite: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var error: (any Error)?
+    private var waited = false
+
+    init(_ work: @escaping @Sendable () throws -> Void) {
+        DispatchQueue.global().async { [self] in
+            do { try work() } catch { self.error = error }
+            done.signal()
+        }
+    }
+
+    func wait() {
+        guard !waited else { return }
+        done.wait()
+        waited = true
+    }
+
+    func result() throws {
+        wait()
+        if let error { throw error }
     }
 }
 

@@ -49,17 +49,24 @@ public enum WidgetTiles {
         var count = 0
         var bytes: Int64 = 0
         let asOf = UTCTime.iso8601(grid.parameters.asOf)
+        let radius = NumberFormat.compact(grid.parameters.radius)
+        var folders = Set<String>()
         for (tile, precision, cells) in build(grid, zooms: zooms) {
-            let file = try BufferedFile(path: try directory.file("tiles/\(tile.z)/\(tile.x)/\(tile.y).json"))
+            let folder = "tiles/\(tile.z)/\(tile.x)"
+            if folders.insert(folder).inserted { _ = try directory.file(folder + "/.") }
+            let file = try BufferedFile(path: directory.path("\(folder)/\(tile.y).json"), capacity: 1 << 16)
             try file.append { out in
-                out.append(contentsOf: "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(NumberFormat.compact(grid.parameters.radius)),\"cells\":{".utf8)
+                out.append(contentsOf: "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(radius),\"cells\":{".utf8)
                 for (i, e) in cells.enumerated() {
-                    if i > 0 { out.append(44) }
-                    out.append(contentsOf: "\"\(e.geohash)\":[".utf8)
+                    out.append(contentsOf: i > 0 ? ",\"".utf8 : "\"".utf8)
+                    out.append(contentsOf: e.geohash.utf8)
+                    out.append(contentsOf: "\":[".utf8)
                     if let v = disclosure.show(e.rCurrent) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
                     out.append(44)
                     if let v = disclosure.show(e.rPrevious) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
-                    out.append(contentsOf: ",\"\(e.safetyClass.rawValue)\"]".utf8)
+                    out.append(contentsOf: ",\"".utf8)
+                    out.append(contentsOf: e.safetyClass.rawValue.utf8)
+                    out.append(contentsOf: "\"]".utf8)
                 }
                 out.append(contentsOf: "}}\n".utf8)
             }
