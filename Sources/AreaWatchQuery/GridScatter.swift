@@ -146,12 +146,17 @@ enum GridScatter {
                                     rowLow: [Int64], rowHigh: [Int64], scratch: inout BandScratch) -> [RadiusCell] {
         let lastRow = band.firstRow + bandRows - 1
         scratch.runs.removeAll(keepingCapacity: true)
+        // The band's row latitudes and their cosines, once per band instead of once per incident.
+        let rowLat = (0..<bandRows).map { GeohashCell.centreLatitude(row: band.firstRow + $0, precision: lattice.precision) }
+        let rowCos = rowLat.map { cos($0 * Haversine.radiansPerDegree) }
         for member in band.members {
             let i = Int(member)
             let lat = points.lat[i], lon = points.lon[i]
             let cosLat = cos(lat * Haversine.radiansPerDegree)
             for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
-                if let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, row: row, test: test) {
+                let k = Int(row - band.firstRow)
+                if let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k], cosRowLat: rowCos[k],
+                                                   test: test) {
                     scratch.runs.append((Int32(row - band.firstRow), first, last, points.flags[i]))
                 }
             }
@@ -329,15 +334,14 @@ struct Lattice {
     /// The columns (unwrapped: may run below 0 or past the last column) whose centres in `row`
     /// are within the radius of (lat, lon); nil when none is.
     @inline(__always)
-    func run(lat: Double, lon: Double, cosLat: Double, row: Int64, test: RadiusTest) -> (Int64, Int64)? {
-        let rowLat = GeohashCell.centreLatitude(row: row, precision: precision)
+    func run(lat: Double, lon: Double, cosLat: Double, rowLat: Double, cosRowLat: Double, test: RadiusTest) -> (Int64, Int64)? {
         let rad = Haversine.radiansPerDegree
         let sinHalfDLat = sin((rowLat - lat) * rad / 2)
         let a0 = sinHalfDLat * sinHalfDLat
         let threshold = test.threshold
         // a = a0 + c·sin²(Δλ/2) never drops below a0: past the threshold, no centre of the row is in.
         guard a0 <= threshold else { return nil }
-        let c = cosLat * cos(rowLat * rad)
+        let c = cosLat * cosRowLat
         // Exactly the test `RadiusTest.contains(lat, lon, rowLat, centre)` makes, with its
         // row-constant parts computed once.
         @inline(__always) func inside(_ column: Int64) -> Bool {
