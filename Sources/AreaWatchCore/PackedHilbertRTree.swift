@@ -45,24 +45,7 @@ public struct PackedHilbertRTree: Sendable {
             return
         }
 
-        // Hilbert order on a 2^16 grid over the data's extent, ties broken by input index.
-        var minLat = Double.infinity, minLon = Double.infinity
-        var maxLat = -Double.infinity, maxLon = -Double.infinity
-        for i in 0..<n {
-            minLat = min(minLat, latitudes[i]); maxLat = max(maxLat, latitudes[i])
-            minLon = min(minLon, longitudes[i]); maxLon = max(maxLon, longitudes[i])
-        }
-        let scaleX = maxLon > minLon ? 65535 / (maxLon - minLon) : 0
-        let scaleY = maxLat > minLat ? 65535 / (maxLat - minLat) : 0
-        var keys = [UInt64](repeating: 0, count: n)
-        var order = [UInt32](repeating: 0, count: n)
-        for i in 0..<n {
-            let x = UInt32(((longitudes[i] - minLon) * scaleX).rounded(.down))
-            let y = UInt32(((latitudes[i] - minLat) * scaleY).rounded(.down))
-            keys[i] = UInt64(PackedHilbertRTree.hilbertIndex(x: x, y: y))
-            order[i] = UInt32(i)
-        }
-        RadixSort.sort(keys: &keys, values: &order)
+        let order = PackedHilbertRTree.hilbertOrder(latitudes: latitudes, longitudes: longitudes)
 
         var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n)
@@ -219,6 +202,31 @@ public struct PackedHilbertRTree: Sendable {
         var span = 1
         for _ in 0..<level { span *= nodeSize }
         return span
+    }
+
+    /// Indices of the points in Hilbert order on a 2^16 grid over their extent, ties broken by
+    /// index: the leaf order of the tree, and a good order for packing any R-tree.
+    public static func hilbertOrder(latitudes: [Double], longitudes: [Double]) -> [UInt32] {
+        let n = latitudes.count
+        guard n > 0 else { return [] }
+        var minLat = Double.infinity, minLon = Double.infinity
+        var maxLat = -Double.infinity, maxLon = -Double.infinity
+        for i in 0..<n {
+            minLat = min(minLat, latitudes[i]); maxLat = max(maxLat, latitudes[i])
+            minLon = min(minLon, longitudes[i]); maxLon = max(maxLon, longitudes[i])
+        }
+        let scaleX = maxLon > minLon ? 65535 / (maxLon - minLon) : 0
+        let scaleY = maxLat > minLat ? 65535 / (maxLat - minLat) : 0
+        var keys = [UInt64](repeating: 0, count: n)
+        var order = [UInt32](repeating: 0, count: n)
+        for i in 0..<n {
+            let x = UInt32(((longitudes[i] - minLon) * scaleX).rounded(.down))
+            let y = UInt32(((latitudes[i] - minLat) * scaleY).rounded(.down))
+            keys[i] = UInt64(hilbertIndex(x: x, y: y))
+            order[i] = UInt32(i)
+        }
+        RadixSort.sort(keys: &keys, values: &order)
+        return order
     }
 
     /// Position of (x, y) on the Hilbert curve filling a 2^16 × 2^16 grid.

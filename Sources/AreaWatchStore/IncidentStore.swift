@@ -118,16 +118,23 @@ public final class IncidentStore {
         return triggers
     }
 
-    /// Ends a bulk load: rebuilds the indexes, refills the R*Tree in geohash order (spatially
-    /// close rows arrive together, so R*Tree inserts touch few pages) and restores the triggers.
+    /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree
+    /// (`RTreeBulkLoader`) and restores the triggers.
     func endBulkLoad(triggers: [String]) throws {
         try db.execute("""
             CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
             CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
-            DELETE FROM idx_incidents_geom;
-            INSERT INTO idx_incidents_geom(pkid, xmin, xmax, ymin, ymax)
-                SELECT rowid, lon, lon, lat, lat FROM incidents ORDER BY geohash;
+            DROP TABLE IF EXISTS idx_incidents_geom;
+            CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)
+        var ids: [Int64] = [], lats: [Double] = [], lons: [Double] = []
+        let count = try approximateCount()
+        ids.reserveCapacity(count); lats.reserveCapacity(count); lons.reserveCapacity(count)
+        let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents")
+        while try rows.step() {
+            ids.append(rows.int64(0)); lats.append(rows.double(1)); lons.append(rows.double(2))
+        }
+        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", ids: ids, lats: lats, lons: lons)
         for sql in triggers { try db.execute(sql) }
     }
 

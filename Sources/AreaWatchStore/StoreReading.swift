@@ -124,6 +124,11 @@ extension IncidentStore {
             let line = integrity.string(0) ?? ""
             if line != "ok" { problems.append("integrity: \(line)") }
         }
+        // SQLite's structural check of the R*Tree (parents, bounds, rowid map) ...
+        if case .text(let verdict)? = try db.scalar("SELECT rtreecheck('idx_incidents_geom')"), verdict != "ok" {
+            problems.append("spatial index structure: \(verdict)")
+        }
+        // ... and SpatiaLite's check that it holds every geometry's box.
         if try db.integer("SELECT CheckSpatialIndex('incidents', 'geom')") != 1 {
             problems.append("spatial index: idx_incidents_geom does not match the geometries (run RecoverSpatialIndex)")
         }
