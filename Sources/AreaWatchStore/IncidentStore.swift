@@ -118,8 +118,8 @@ public final class IncidentStore {
         return triggers
     }
 
-    /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree
-    /// (`RTreeBulkLoader`) and restores the triggers.
+    /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree in geohash
+    /// order (`RTreeBulkLoader`, streaming) and restores the triggers.
     func endBulkLoad(triggers: [String]) throws {
         try db.execute("""
             CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
@@ -127,14 +127,9 @@ public final class IncidentStore {
             DROP TABLE IF EXISTS idx_incidents_geom;
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)
-        var ids: [Int64] = [], lats: [Double] = [], lons: [Double] = []
-        let count = try approximateCount()
-        ids.reserveCapacity(count); lats.reserveCapacity(count); lons.reserveCapacity(count)
-        let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents")
-        while try rows.step() {
-            ids.append(rows.int64(0)); lats.append(rows.double(1)); lons.append(rows.double(2))
-        }
-        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", ids: ids, lats: lats, lons: lons)
+        let count = Int(try db.integer("SELECT count(*) FROM incidents") ?? 0)
+        let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents INDEXED BY incidents_geohash ORDER BY geohash")
+        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", count: count, rows: rows)
         for sql in triggers { try db.execute(sql) }
     }
 

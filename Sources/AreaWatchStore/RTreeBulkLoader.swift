@@ -1,12 +1,16 @@
 import AreaWatchCore
 import CSQLite
 
-/// Builds SpatiaLite's spatial index (an SQLite `rtree` virtual table) in one pass by writing a
-/// packed Hilbert R-tree straight into the table's three shadow tables.
+/// Builds SpatiaLite's spatial index (an SQLite `rtree` virtual table) in one streaming pass by
+/// writing a packed R-tree straight into the table's three shadow tables.
 ///
 /// Measured need (docs/PERFORMANCE.md): SQLite's R*Tree has no bulk load; inserting 1M points one
 /// by one took 26 s — most of an ingest into an empty store, and what the `spatialite` CLI pays in
 /// `CreateSpatialIndex`. Writing a packed tree takes about a second.
+///
+/// Points arrive in geohash order (the `incidents_geohash` index), a Z-order curve, so
+/// consecutive points make compact leaves; every level keeps only its one unfinished node, so
+/// memory does not grow with the store.
 ///
 /// The on-disk format is SQLite's documented rtree layout (ext/rtree/rtree.c, unchanged since
 /// 3.7): `<name>_node(nodeno INTEGER PRIMARY KEY, data BLOB)` with node 1 the root,
@@ -15,9 +19,9 @@ import CSQLite
 /// `CREATE VIRTUAL TABLE`): 2 bytes tree depth (root only), 2 bytes cell count, then cells of an
 /// 8-byte id and four 4-byte floats (xmin, xmax, ymin, ymax), all big-endian. Coordinates are
 /// rounded outward exactly as rtree's own `rtreeValueDown`/`rtreeValueUp` round a double, so the
-/// index is the one row-by-row inserts would describe; `rtreecheck()` and SpatiaLite's
-/// `CheckSpatialIndex` verify it in the tests.
-enum RTreeBulkLoader {
+/// entries are those row-by-row inserts would store; `rtreecheck()` and SpatiaLite's
+/// `CheckSpatialIndex` verify the result in the tests.
+final class RTreeBulkLoader {
     struct Entry {
         var id: Int64
         var xmin: Float
@@ -26,90 +30,110 @@ enum RTreeBulkLoader {
         var ymax: Float
     }
 
-    /// Replaces the content of the (freshly created, empty) rtree `table` with `points`.
-    static func load(_ db: SQLiteDatabase, table: String, ids: [Int64], lats: [Double], lons: [Double]) throws {
-        guard let nodeSize = try db.integer("SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1"),
-              nodeSize >= 4 + 24 * 2 else {
+    private let db: SQLiteDatabase
+    private let table: String
+    private let nodeSize: Int
+    /// Group sizes per level, from the leaves up (sizes differ by at most one within a level).
+    private let plan: [[Int]]
+    /// The unfinished node of each level and how many of its groups are done.
+    private var pending: [[Entry]]
+    private var groupIndex: [Int]
+    private var nextNodeNumber: Int64 = 2
+    private var blob: [UInt8]
+    private let insertNode, insertParent, insertRowid: Statement
+
+    /// Rebuilds the (freshly created, empty) rtree `table` from `SELECT rowid, lat, lon` rows.
+    static func load(_ db: SQLiteDatabase, table: String, count: Int, rows: Statement) throws {
+        guard count > 0 else { return }
+        let loader = try RTreeBulkLoader(db: db, table: table, count: count)
+        var seen = 0
+        while try rows.step() {
+            let lat = rows.double(1), lon = rows.double(2)
+            try loader.add(Entry(id: rows.int64(0), xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)), level: 0)
+            seen += 1
+        }
+        guard seen == count else {
+            throw StoreError(path: db.path, code: SQLITE_CORRUPT, message: "the spatial index saw \(seen) rows, expected \(count)")
+        }
+    }
+
+    private init(db: SQLiteDatabase, table: String, count: Int) throws {
+        self.db = db
+        self.table = table
+        guard let size = try db.integer("SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1"), size >= 4 + 24 * 2 else {
             throw StoreError(path: db.path, code: SQLITE_CORRUPT, message: "the spatial index has no root node")
         }
-        let fanout = Int(nodeSize - 4) / 24
-        guard !ids.isEmpty else { return }
-
-        // Leaves in Hilbert order; then levels upward until one node remains.
-        let order = PackedHilbertRTree.hilbertOrder(latitudes: lats, longitudes: lons)
-        var levels: [[Entry]] = [order.map { i in
-            let k = Int(i)
-            return Entry(id: ids[k], xmin: down(lons[k]), xmax: up(lons[k]), ymin: down(lats[k]), ymax: up(lats[k]))
-        }]
-        var groups: [[Range<Int>]] = []
-        while true {
-            let below = levels[levels.count - 1]
-            let ranges = evenGroups(below.count, fanout: fanout)
-            groups.append(ranges)
-            if ranges.count == 1 { break }
-            levels.append(ranges.map { union(below[$0]) })
-        }
-        // Number nodes top-down: the root is 1, each level follows the one above it.
-        let height = groups.count
-        var firstNumber = [Int64](repeating: 0, count: height)
-        var next: Int64 = 1
-        for level in stride(from: height - 1, through: 0, by: -1) {
-            firstNumber[level] = next
-            next += Int64(groups[level].count)
-        }
-
+        nodeSize = Int(size)
+        let fanout = (nodeSize - 4) / 24
+        var plan: [[Int]] = []
+        var n = count
+        repeat {
+            let groups = RTreeBulkLoader.evenGroups(n, fanout: fanout)
+            plan.append(groups)
+            n = groups.count
+        } while n > 1
+        self.plan = plan
+        pending = Array(repeating: [], count: plan.count)
+        groupIndex = Array(repeating: 0, count: plan.count)
+        blob = [UInt8](repeating: 0, count: nodeSize)
         try db.execute("DELETE FROM \"\(table)_node\"; DELETE FROM \"\(table)_parent\"; DELETE FROM \"\(table)_rowid\"")
-        let insertNode = try db.prepare("INSERT INTO \"\(table)_node\"(nodeno, data) VALUES(?, ?)")
-        let insertParent = try db.prepare("INSERT INTO \"\(table)_parent\"(nodeno, parentnode) VALUES(?, ?)")
-        var blob = [UInt8](repeating: 0, count: Int(nodeSize))
-        var rowToLeaf: [(Int64, Int64)] = []
-        rowToLeaf.reserveCapacity(ids.count)
-        for level in 0..<height {
-            let entries = levels[level]
-            for (g, range) in groups[level].enumerated() {
-                let nodeNumber = firstNumber[level] + Int64(g)
-                for k in blob.indices { blob[k] = 0 }
-                if nodeNumber == 1 { writeBigEndian(UInt16(height - 1), into: &blob, at: 0) }
-                writeBigEndian(UInt16(range.count), into: &blob, at: 2)
-                for (c, k) in range.enumerated() {
-                    var e = entries[k]
-                    if level > 0 { e.id = firstNumber[level - 1] + Int64(k) }
-                    let at = 4 + 24 * c
-                    writeBigEndian(UInt64(bitPattern: e.id), into: &blob, at: at)
-                    writeBigEndian(e.xmin.bitPattern, into: &blob, at: at + 8)
-                    writeBigEndian(e.xmax.bitPattern, into: &blob, at: at + 12)
-                    writeBigEndian(e.ymin.bitPattern, into: &blob, at: at + 16)
-                    writeBigEndian(e.ymax.bitPattern, into: &blob, at: at + 20)
-                    if level == 0 { rowToLeaf.append((e.id, nodeNumber)) } else {
-                        insertParent.bind(1, firstNumber[level - 1] + Int64(k))
-                        insertParent.bind(2, nodeNumber)
-                        try insertParent.run()
-                    }
-                }
-                insertNode.bind(1, nodeNumber)
-                blob.withUnsafeBytes { insertNode.bind(2, blob: $0) }
-                try insertNode.run()
+        insertNode = try db.prepare("INSERT INTO \"\(table)_node\"(nodeno, data) VALUES(?, ?)")
+        insertParent = try db.prepare("INSERT INTO \"\(table)_parent\"(nodeno, parentnode) VALUES(?, ?)")
+        insertRowid = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES(?, ?)")
+    }
+
+    /// Adds an entry to a level; writes the level's node when its group is complete.
+    private func add(_ entry: Entry, level: Int) throws {
+        pending[level].append(entry)
+        guard pending[level].count == plan[level][groupIndex[level]] else { return }
+        let entries = pending[level]
+        pending[level].removeAll(keepingCapacity: true)
+        groupIndex[level] += 1
+        let isRoot = level == plan.count - 1
+        let number: Int64 = isRoot ? 1 : nextNodeNumber
+        if !isRoot { nextNodeNumber += 1 }
+        try writeNode(number, entries: entries, depth: isRoot ? level : nil)
+        for e in entries {
+            if level == 0 {
+                insertRowid.bind(1, e.id)
+                insertRowid.bind(2, number)
+                try insertRowid.run()
+            } else {
+                insertParent.bind(1, e.id)
+                insertParent.bind(2, number)
+                try insertParent.run()
             }
         }
-        // Row ids in ascending order append to the rowid table's B-tree instead of seeking.
-        rowToLeaf.sort { $0.0 < $1.0 }
-        let insertRow = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES(?, ?)")
-        for (row, leaf) in rowToLeaf {
-            insertRow.bind(1, row)
-            insertRow.bind(2, leaf)
-            try insertRow.run()
+        if !isRoot { try add(RTreeBulkLoader.union(entries, id: number), level: level + 1) }
+    }
+
+    private func writeNode(_ number: Int64, entries: [Entry], depth: Int?) throws {
+        for k in blob.indices { blob[k] = 0 }
+        if let depth { writeBigEndian(UInt16(depth), at: 0) }
+        writeBigEndian(UInt16(entries.count), at: 2)
+        for (c, e) in entries.enumerated() {
+            let at = 4 + 24 * c
+            writeBigEndian(UInt64(bitPattern: e.id), at: at)
+            writeBigEndian(e.xmin.bitPattern, at: at + 8)
+            writeBigEndian(e.xmax.bitPattern, at: at + 12)
+            writeBigEndian(e.ymin.bitPattern, at: at + 16)
+            writeBigEndian(e.ymax.bitPattern, at: at + 20)
         }
+        insertNode.bind(1, number)
+        blob.withUnsafeBytes { insertNode.bind(2, blob: $0) }
+        try insertNode.run()
     }
 
-    /// `n` items in consecutive groups of at most `fanout`, sizes differing by at most one, so no
-    /// node is left nearly empty.
-    static func evenGroups(_ n: Int, fanout: Int) -> [Range<Int>] {
+    /// Sizes of consecutive groups of at most `fanout` covering `n` items, differing by at most
+    /// one, so no node is left nearly empty.
+    static func evenGroups(_ n: Int, fanout: Int) -> [Int] {
         let count = max(1, (n + fanout - 1) / fanout)
-        return (0..<count).map { g in (n * g / count)..<(n * (g + 1) / count) }
+        return (0..<count).map { g in n * (g + 1) / count - n * g / count }
     }
 
-    static func union(_ entries: ArraySlice<Entry>) -> Entry {
-        var u = entries.first!
+    static func union(_ entries: [Entry], id: Int64) -> Entry {
+        var u = entries[0]
+        u.id = id
         for e in entries.dropFirst() {
             u.xmin = min(u.xmin, e.xmin); u.xmax = max(u.xmax, e.xmax)
             u.ymin = min(u.ymin, e.ymin); u.ymax = max(u.ymax, e.ymax)
@@ -135,7 +159,7 @@ enum RTreeBulkLoader {
         return f
     }
 
-    private static func writeBigEndian<T: FixedWidthInteger>(_ value: T, into blob: inout [UInt8], at offset: Int) {
+    private func writeBigEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         var v = value.bigEndian
         withUnsafeBytes(of: &v) { raw in
             for k in 0..<raw.count { blob[offset + k] = raw[k] }
