@@ -29,6 +29,8 @@ final class BundledRun: Sendable {
         config = dir + "/areawatch.toml"
         try copyItem(packageRoot + "/areawatch.toml", config)
         try FileManager.default.createSymbolicLink(atPath: dir + "/datasets", withDestinationPath: packageRoot + "/datasets")
+        // The repository ships reports/ (with its README); the store goes into it.
+        try scratch.folder("reports")
         store = dir + "/reports/areawatch.db"
         out = dir + "/reports/calderdale"
         rejects = dir + "/reports/areawatch-rejects.csv"

@@ -41,6 +41,13 @@ enum Civil {
         civil(days: Int((t >= 0 ? t : t - 86_399) / 86_400)).0
     }
 
+    static func iso(_ t: Int64) -> String {
+        let day = Int((t >= 0 ? t : t - 86_399) / 86_400)
+        let second = Int(t - Int64(day) * 86_400)
+        let (y, m, d) = civil(days: day)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, second / 3600, second / 60 % 60, second % 60)
+    }
+
     /// `YYYY-MM-DDTHH:MM:SSZ` only (the as-of and the manifest's times).
     static func parseISO(_ s: String) -> Int64? {
         let b = Array(s.utf8)
