@@ -404,6 +404,18 @@ struct SplitMix64: RandomNumberGenerator {
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
+/// Seeded kill moments for the SIGKILL trials: fractions of a run's duration, one drawn in
+/// each of `trials` equal strata of [0, 1) and then shuffled, so that the kills cover the whole
+/// run (random, but never bunched at one end).
+func killFractions(trials: Int, seed: UInt64) -> [Double] {
+    var rng = SplitMix64(seed: seed)
+    var fractions = (0..<trials).map { (Double($0) + rng.unit()) / Double(trials) }
+    for i in stride(from: fractions.count - 1, to: 0, by: -1) {
+        fractions.swapAt(i, Int(rng.next() % UInt64(i + 1)))
+    }
+    return fractions
+}
+
 /// FNV-1a, 64 bits: a digest that does not depend on the engine.
 struct FNV1a {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
