@@ -378,6 +378,7 @@ func decimalNumbers(_ bytes: [UInt8]) -> [Double] {
             let b = u[i]
             guard isDigit(b) || (b == 45 && i + 1 < n && isDigit(u[i + 1])) else { i += 1; continue }
             if i > 0 && isWord(u[i - 1]) {
+                i += 1
                 while i < n && (isDigit(u[i]) || u[i] == 46) { i += 1 }
                 continue
             }
