@@ -52,6 +52,7 @@ let package = Package(
         // End-to-end tests of the built `areawatch` binary; AreaWatchStore only to inspect and damage
         // stores with SQL. `swift build --build-tests` builds the binary too (see the Makefile).
         .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchStore"],
-                    resources: [.copy("Fixtures")]),
+                    resources: [.copy("Fixtures")],
+                    swiftSettings: [.unsafeFlags(["-O"])]),
     ]
 )

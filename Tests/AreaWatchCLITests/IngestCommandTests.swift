@@ -49,7 +49,7 @@ struct IngestTable {
     }
 }
 
-@Suite("ingest")
+@Suite("ingest", .timeLimit(.minutes(3)))
 struct IngestCommandTests {
     static let tableHeader = ["file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"]
 

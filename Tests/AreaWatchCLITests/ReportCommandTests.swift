@@ -46,7 +46,7 @@ func bundledAreas() throws -> [(name: String, id: String, polygons: [[[(Double, 
     }
 }
 
-@Suite("report and run commands")
+@Suite("report and run commands", .timeLimit(.minutes(3)))
 struct ReportCommandTests {
     static let inputs = Array(Datasets.police.suffix(2))
 

@@ -3,12 +3,20 @@ import Testing
 
 /// `check` (SPEC §5, docs/SCHEMA.md) and damaged stores: a truncated store or a file that is
 /// not SQLite at all is an input/store error (exit 2) with one clear line, and nothing changes.
-@Suite("store corruption and check")
+@Suite("store corruption and check", .timeLimit(.minutes(3)))
 struct StoreCorruptionTests {
-    /// A small healthy store (the 2018 police sample), closed and checkpointed.
+    /// A small healthy store (the 2018 police sample), closed and checkpointed; made once.
+    private static let pristine = Result { () throws -> String in
+        let dir = try TempDir("areawatch-cli-pristine", keepUntilExit: true)
+        let db = dir.sub("store.db")
+        try areawatchOK(["ingest", Datasets.police[2], "--db", db, "--quiet"])
+        return db
+    }
+
+    /// A copy of the small healthy store in `tmp`.
     static func smallStore(in tmp: TempDir, name: String = "store.db") throws -> String {
         let db = tmp.sub(name)
-        try areawatchOK(["ingest", Datasets.police[2], "--db", db, "--quiet"])
+        try copyItem(try pristine.get(), db)
         return db
     }
 
