@@ -34,7 +34,9 @@ build: deps
 run: build
 	$(RELEASE_BIN) run --config areawatch.toml
 
+# The end-to-end tests run the debug `areawatch` binary: build it explicitly, then the tests.
 test: test-deps
+	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -49,6 +49,10 @@ let package = Package(
         .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery"]),
-        .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchCore"]),
+        // End-to-end tests of the built `areawatch` binary; AreaWatchStore only to inspect and damage
+        // stores with SQL. `swift build --build-tests` builds the binary too (see the Makefile).
+        .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchStore"],
+                    resources: [.copy("Fixtures")],
+                    swiftSettings: [.unsafeFlags(["-O"])]),
     ]
 )

@@ -116,7 +116,8 @@ extension IncidentStore {
         return rows
     }
 
-    /// SQLite's integrity check and SpatiaLite's spatial index check; empty when all is well.
+    /// SQLite's integrity check, SpatiaLite's spatial index check and a point-in-box check of every
+    /// index entry; empty when all is well.
     public func check() throws -> [String] {
         var problems: [String] = []
         let integrity = try db.prepare("PRAGMA integrity_check")
@@ -135,6 +136,17 @@ extension IncidentStore {
         let count = try db.integer("SELECT count(*) FROM incidents") ?? 0
         let indexed = try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0
         if count != indexed { problems.append("spatial index: \(indexed) entries for \(count) incidents") }
+        // CheckSpatialIndex() passes an index whose entry boxes were moved away from their
+        // points (seen with SpatiaLite 5), yet a spatial query then misses those incidents:
+        // every incident must have an entry whose box holds its point.
+        let misplaced = try db.integer("""
+            SELECT count(*) FROM incidents AS i LEFT JOIN idx_incidents_geom AS r ON r.pkid = i.rowid
+            WHERE i.geom IS NOT NULL AND (r.pkid IS NULL OR NOT (r.xmin <= ST_X(i.geom) AND r.xmax >= ST_X(i.geom)
+                AND r.ymin <= ST_Y(i.geom) AND r.ymax >= ST_Y(i.geom)))
+            """) ?? 0
+        if misplaced > 0 {
+            problems.append("spatial index: \(misplaced) incident(s) without an entry holding their point in idx_incidents_geom (run RecoverSpatialIndex)")
+        }
         return problems
     }
 }

@@ -11,10 +11,11 @@ extension AreaWatch {
         @Option(help: "The tiles folder of a report (with tilejson.json).")
         var tiles: String
 
-        @Option(help: "Latitude (WGS84 degrees).")
+        // .unconditional: "-33.86" is the value, not an option (the usual form west of Greenwich).
+        @Option(parsing: .unconditional, help: "Latitude (WGS84 degrees).")
         var lat: Double
 
-        @Option(help: "Longitude (WGS84 degrees).")
+        @Option(parsing: .unconditional, help: "Longitude (WGS84 degrees).")
         var lon: Double
 
         @Flag(help: "Print JSON.")

@@ -8,10 +8,11 @@ extension AreaWatch {
         static let configuration = CommandConfiguration(
             abstract: "How safe is a location? Year-over-year counts within the radius (SPEC §7.1).")
 
-        @Option(help: "Latitude (WGS84 degrees).")
+        // .unconditional: "-33.86" is the value, not an option (the usual form west of Greenwich).
+        @Option(parsing: .unconditional, help: "Latitude (WGS84 degrees).")
         var lat: Double
 
-        @Option(help: "Longitude (WGS84 degrees).")
+        @Option(parsing: .unconditional, help: "Longitude (WGS84 degrees).")
         var lon: Double
 
         @OptionGroup var source: SourceOptions

@@ -157,8 +157,18 @@ struct StoreSchemaTests {
         #expect(try store.check() == [])
         try store.db.execute("DELETE FROM idx_incidents_geom WHERE pkid = (SELECT min(rowid) FROM incidents)")
         let problems = try store.check()
-        #expect(problems.count == 2)
+        #expect(problems.count == 3)
         #expect(problems.contains { $0.contains("199 entries for 200 incidents") })
+        #expect(problems.contains { $0.contains("1 incident(s) without an entry holding their point") })
+    }
+
+    @Test("check() reports an index entry moved away from its point (CheckSpatialIndex passes it)")
+    func checkMovedEntry() throws {
+        let dir = try TempDir()
+        let store = try IncidentStore(path: dir.path + "/m.db", create: true)
+        try ingestFile(try dir.file("m.csv", csvText(generatedRows(count: 50, seed: 52))), into: store)
+        try store.db.execute("UPDATE idx_incidents_geom SET xmin = xmin + 0.5, xmax = xmax + 0.5 WHERE pkid = (SELECT min(pkid) FROM idx_incidents_geom)")
+        #expect(try store.check() == ["spatial index: 1 incident(s) without an entry holding their point in idx_incidents_geom (run RecoverSpatialIndex)"])
     }
 
     @Test("a store reopens with everything it held")
