@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AreaWatchStore
 
 /// The run lock of a store (SPEC §9): `flock` on `<store>.lock`, taken without waiting, so a
 /// second writer exits at once with status 4. The kernel drops it when the process dies, so a
@@ -13,6 +14,7 @@ public final class StoreLock {
 
     public init(storePath: String) throws {
         path = storePath + ".lock"
+        IncidentStore.makeParentFolders(of: path)
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw JobError(.inputOrStore, "\(path): cannot open the lock file: \(String(cString: strerror(errno)))")

@@ -22,6 +22,7 @@ public final class IncidentStore {
         if !exists && !create {
             throw StoreError(path: path, code: SQLITE_CANTOPEN, message: "no store here (ingest something first, or give --db)")
         }
+        if create && !exists { IncidentStore.makeParentFolders(of: path) }
         db = try SQLiteDatabase(path: path, create: create)
         do {
             try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE")
@@ -131,6 +132,17 @@ public final class IncidentStore {
         let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents INDEXED BY incidents_geohash ORDER BY geohash")
         try RTreeBulkLoader.load(db, table: "idx_incidents_geom", count: count, rows: rows)
         for sql in triggers { try db.execute(sql) }
+    }
+
+    /// A new store may be named in a folder that does not exist yet (a fresh checkout's
+    /// `reports/`): create it, as `mkdir -p` would.
+    public static func makeParentFolders(of path: String) {
+        var folder = ""
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        for (k, part) in parts.enumerated() {
+            folder += (k == 0 ? "" : "/") + part
+            if !folder.isEmpty { mkdir(folder, 0o755) }
+        }
     }
 
     /// Whether a file with this SHA-256 was ingested before.
