@@ -62,7 +62,7 @@ public enum BenchmarkJob {
             box.minLon = min(box.minLon, index.lon[i]); box.maxLon = max(box.maxLon, index.lon[i])
         }
         let queries = (0..<points).map { _ in
-            (box.minLat + rng.nextUnit() * (box.maxLat - box.minLat), box.minLon + rng.nextUnit() * (box.maxLon - box.minLon))
+            (box.minLat + rng.unit() * (box.maxLat - box.minLat), box.minLon + rng.unit() * (box.maxLon - box.minLon))
         }
         let test = RadiusTest(radius: parameters.radius)
         _ = lap()
@@ -110,24 +110,3 @@ public enum BenchmarkJob {
     }
 }
 
-/// A small, fast, seeded generator (benchmarks must be reproducible).
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double {
-        Double(next() >> 11) / Double(UInt64(1) << 53)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AreaWatchCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -386,23 +387,6 @@ func runTool(_ tool: String, _ arguments: [String], timeout: Double = 60) throws
 
 // MARK: - Seeded randomness
 
-/// SplitMix64: small, seeded, the same sequence on every platform.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
 
 /// Seeded kill moments for the SIGKILL trials: fractions of a run's duration, one drawn in
 /// each of `trials` equal strata of [0, 1) and then shuffled, so that the kills cover the whole

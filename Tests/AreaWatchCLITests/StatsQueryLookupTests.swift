@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AreaWatchCore
 
 /// `stats`, `query` (SPEC §7.1) and `lookup` (SPEC §8) on the bundled nightly job's store and
 /// report, checked against an independent reading of the inputs and against each other.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AreaWatchCore
 
 /// `check` (SPEC §5, docs/SCHEMA.md) and damaged stores: a truncated store or a file that is
 /// not SQLite at all is an input/store error (exit 2) with one clear line, and nothing changes.

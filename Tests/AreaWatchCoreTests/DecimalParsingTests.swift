@@ -1,4 +1,5 @@
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// Checks DecimalParsing against the standard library's correctly rounded `Double(String)`:

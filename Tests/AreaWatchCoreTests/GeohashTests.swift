@@ -1,4 +1,5 @@
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// The textbook geohash encoder, literally halving intervals: longitude first, a coordinate equal

@@ -1,4 +1,5 @@
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 @Suite("Haversine and RadiusTest")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 private func printf(_ v: Double, _ decimals: Int) -> String {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// A point set under test, with the trees built over it for several node sizes.

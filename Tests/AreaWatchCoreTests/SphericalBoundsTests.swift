@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// The haversine term exactly as the R-tree's per-point test computes it (query first).

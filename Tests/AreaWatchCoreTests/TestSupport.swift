@@ -3,26 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AreaWatchCore
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so every property test draws
-/// the same data on every machine and every run. Failure messages print the seed; set the
+/// Distributions the property tests draw from, on Core's seeded generator: every property test
+/// draws the same data on every machine and every run. Failure messages print the seed; set the
 /// environment variable `AREAWATCH_TEST_SEED` to rerun the property tests with another seed.
-struct SplitMix64: RandomNumberGenerator {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1), 53 random bits.
-    mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
-
+extension SplitMix64 {
     /// Uniform in [a, b).
     mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * unit() }
 

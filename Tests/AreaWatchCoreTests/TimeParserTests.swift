@@ -1,4 +1,5 @@
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// 2014-03-02T05:00:00Z

@@ -1,4 +1,5 @@
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 private func at(_ text: String) -> Int64 { TimeParser.parse(text)!.seconds }

@@ -1,4 +1,5 @@
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// Days since 1970-01-01 counted the slow, obvious way: whole years from 0001-01-01, then months.

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import AreaWatchCore
 @testable import AreaWatchCore
 
 /// The slippy-map formula as the OpenStreetMap wiki gives it, written independently (asinh∘tan

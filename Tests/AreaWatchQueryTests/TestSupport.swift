@@ -9,17 +9,8 @@ import Testing
 // SPEC §6–§7 without the engine's code (window bounds from Foundation's calendar, geohash by
 // bisection, distances by `Haversine.distance`).
 
-/// SplitMix64: a small seeded generator, so every random test is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Distributions the query tests draw from, on the shared seeded generator.
+extension SplitMix64 {
     mutating func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
     /// Standard normal (Box–Muller).
     mutating func normal() -> Double {
@@ -27,6 +18,7 @@ struct SplitMix64: RandomNumberGenerator {
         return (-2 * Foundation.log(u1)).squareRoot() * Foundation.cos(2 * Double.pi * u2)
     }
 }
+
 
 enum Paths {
     /// The package root, derived from this file's location (Tests/AreaWatchQueryTests/…).

@@ -28,7 +28,7 @@ enum Fixture {
     }
 
     static func incidents() -> [Incident] {
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         var out: [Incident] = []
         func add(_ centre: (lat: Double, lon: Double), spread: Double, count: Int, ageFrom: Int64, ageTo: Int64) {
             for _ in 0..<count {
@@ -115,23 +115,9 @@ enum Fixture {
     }
 }
 
-/// SplitMix64: a reproducible generator, so the fixture is the same on every run.
-struct SeededRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(UInt64(1) << 53)
-    }
+extension SplitMix64 {
+    /// Uniform in [low, high).
+    mutating func uniform(_ low: Double, _ high: Double) -> Double { low + (high - low) * unit() }
 }
 
 /// A minimal element tree read with Foundation's XMLParser: the page is XML apart from its doctype.

@@ -1,0 +1,22 @@
+/// SplitMix64: a small, fast, seeded generator. Benchmarks and tests need the same sequence on
+/// every run and every platform, which the system generator does not give.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public private(set) var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1), from the top 53 bits.
+    public mutating func unit() -> Double {
+        Double(next() >> 11) * 0x1p-53
+    }
+}
