@@ -38,20 +38,22 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Helpers shared by the test targets (scratch folders).
+        .target(name: "AreaWatchTestSupport", path: "Tests/AreaWatchTestSupport"),
         .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"]),
         .testTarget(name: "AreaWatchIngestTests",
                     dependencies: [
-                        "AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore",
+                        "AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",
                         .product(name: "Crypto", package: "swift-crypto"),
                     ],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest", "AreaWatchCore"]),
+        .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest", "AreaWatchCore", "AreaWatchTestSupport"]),
         .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery"]),
         // End-to-end tests of the built `areawatch` binary; AreaWatchStore only to inspect and damage
         // stores with SQL. `swift build --build-tests` builds the binary too (see the Makefile).
-        .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchStore"],
+        .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchStore", "AreaWatchTestSupport"],
                     resources: [.copy("Fixtures")],
                     swiftSettings: [.unsafeFlags(["-O"])]),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 
 /// The bundled nightly job, as `make run` runs it, in a scratch folder: the repository's

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AreaWatchTestSupport
 import AreaWatchCore
 #if canImport(Glibc)
 import Glibc
@@ -235,72 +236,7 @@ func areawatchOK(_ arguments: [String], cwd: String? = nil, sourceLocation: Sour
 
 // MARK: - Scratch folders and files
 
-/// Folders that live until the test process ends (shared fixtures).
-enum ScratchRegistry {
-    nonisolated(unsafe) private static var paths: [String] = []
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var installed = false
 
-    static func register(_ path: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        paths.append(path)
-        if !installed {
-            installed = true
-            atexit { ScratchRegistry.removeAll() }
-        }
-    }
-
-    static func removeAll() {
-        lock.lock()
-        let all = paths
-        paths = []
-        lock.unlock()
-        for p in all { try? FileManager.default.removeItem(atPath: p) }
-    }
-}
-
-/// A scratch folder, removed when the value goes away (or at exit when `keepUntilExit`).
-final class TempDir: @unchecked Sendable {
-    let path: String
-    private let removeOnDeinit: Bool
-
-    init(_ label: String = "areawatch-cli", keepUntilExit: Bool = false) throws {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("\(label)-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        path = String(cString: made)
-        removeOnDeinit = !keepUntilExit
-        if keepUntilExit { ScratchRegistry.register(path) }
-    }
-
-    deinit {
-        if removeOnDeinit { try? FileManager.default.removeItem(atPath: path) }
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    /// Writes `text` (UTF-8) to `name` inside the folder (creating folders) and returns its path.
-    @discardableResult
-    func file(_ name: String, _ text: String) throws -> String {
-        try file(name, bytes: Array(text.utf8))
-    }
-
-    @discardableResult
-    func file(_ name: String, bytes: [UInt8]) throws -> String {
-        let target = path + "/" + name
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: target))
-        return target
-    }
-
-    @discardableResult
-    func folder(_ name: String) throws -> String {
-        let target = path + "/" + name
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        return target
-    }
-}
 
 func exists(_ path: String) -> Bool {
     var info = stat()

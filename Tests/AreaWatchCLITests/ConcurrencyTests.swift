@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 
 /// The per-file table `ingest` and `run` print: cells are separated by two or more spaces.

@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 
 /// Even-odd point-in-polygon in (lon, lat) (RFC 7946 edges), holes by the same rule.

@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 
 /// SPEC §8 and docs/FORMATS.md on the report of the bundled nightly job: RFC 7946 GeoJSON,

@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 
 /// SPEC §11: usage errors exit 1 with a message on stderr and change nothing; `--help` and

@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import Testing
 import AreaWatchCore
 @testable import AreaWatchIngest

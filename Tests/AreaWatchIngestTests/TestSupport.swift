@@ -1,39 +1,13 @@
 import Crypto
 import Foundation
 import Testing
+import AreaWatchTestSupport
 import AreaWatchCore
 @testable import AreaWatchIngest
 
 // Shared helpers of the ingest tests: scratch folders, fixtures, an ingest that collects
 // everything it produced, an independent RFC 4180 reader, SHA-256 hex and a gzip writer.
 
-/// A scratch folder, removed when the value goes away.
-final class TempDir {
-    let path: String
-
-    init() throws {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("areawatch-ingest-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        path = String(cString: made)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// Writes `text` (UTF-8) to `name` inside the folder and returns its path.
-    @discardableResult
-    func file(_ name: String, _ text: String) throws -> String {
-        try file(name, bytes: Array(text.utf8))
-    }
-
-    @discardableResult
-    func file(_ name: String, bytes: [UInt8]) throws -> String {
-        let target = path + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: target))
-        return target
-    }
-}
 
 /// A fixture of `Tests/AreaWatchIngestTests/Fixtures`, as copied into the test bundle.
 func fixture(_ name: String) throws -> String {

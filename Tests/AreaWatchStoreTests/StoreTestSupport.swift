@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AreaWatchTestSupport
 import AreaWatchCore
 import AreaWatchIngest
 @testable import AreaWatchStore
@@ -7,31 +8,6 @@ import AreaWatchIngest
 // Helpers of the store tests: scratch folders, seeded incident files, ingest through one
 // `FileTransaction` per file (as the ingest command does), and SQL read-back.
 
-final class TempDir {
-    let path: String
-
-    init() throws {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("areawatch-store-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        path = String(cString: made)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    @discardableResult
-    func file(_ name: String, _ text: String) throws -> String {
-        try file(name, bytes: Array(text.utf8))
-    }
-
-    @discardableResult
-    func file(_ name: String, bytes: [UInt8]) throws -> String {
-        let target = path + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: target))
-        return target
-    }
-}
 
 
 func packageRoot(_ file: String = #filePath) -> URL {
