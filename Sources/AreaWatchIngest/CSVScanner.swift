@@ -169,22 +169,13 @@ final class CSVScanner {
                     state = .quoteInQuoted
                     fieldEnds[fieldCount - 1] = i - base
                 case .quoteInQuoted:
-                    if b == 34 {
+                    if b == 34 {  // a doubled quote: the field goes on
                         fieldEscaped[fieldCount - 1] = true
                         state = .quoted
-                    } else if b == delimiter {
-                        state = .fieldStart
-                    } else if b == 10 {
-                        nextLine += 1
-                        i += 1
-                        closed = true
-                        break scanning
-                    } else if b == 13 {
-                        state = .afterClose
-                    } else {
-                        quotingError = true
-                        state = .afterClose
+                        break
                     }
+                    state = .afterClose  // the quote closed the field; this byte follows it
+                    fallthrough
                 case .afterClose:
                     if b == delimiter {
                         state = .fieldStart
