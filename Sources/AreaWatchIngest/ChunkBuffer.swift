@@ -22,8 +22,8 @@ final class ChunkBuffer {
 
     init(source: ByteSource, chunkSize: Int = 1 << 20) {
         self.source = source
-        self.chunkSize = chunkSize
-        capacity = chunkSize * 2
+        self.chunkSize = max(1, chunkSize)
+        capacity = self.chunkSize * 2
         storage = .allocate(capacity: capacity)
     }
 

@@ -64,12 +64,14 @@ public enum FileIngester {
                           bytes: bytes, options: options, into: &sink, rejects: rejects, progress: progress)
     }
 
-    /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests).
+    /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests); every
+    /// read returns at most `readLimit` bytes.
     public static func ingest<Sink: IncidentSink>(
-        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?
+        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?,
+        readLimit: Int = .max
     ) throws -> FileIngestReport {
         let (records, detected, byteSource) = try InputReader.open(options: options.reader) { () throws(InputError) in
-            ByteSource(bytes: data, name: name)
+            ByteSource(bytes: data, name: name, readLimit: readLimit)
         }
         return try ingest(records: records, detected: detected, byteSource: byteSource, path: name, sha256: "",
                           bytes: Int64(data.count), options: options, into: &sink, rejects: rejects, progress: nil)

@@ -13,6 +13,9 @@ public struct ReaderOptions: Sendable {
     public var maxRecordBytes = 1 << 20
     /// Nesting deeper than this inside one JSON record makes it `malformed_record`.
     public var maxJSONDepth = 64
+    /// Bytes read ahead at a time (the window grows only for a record longer than this). Tests
+    /// and fuzzing make it tiny, so that records fall across many refills of the window.
+    public var readWindowBytes = 1 << 20
 
     public init(format: InputFormat? = nil, delimiter: UInt8? = nil, columns: ColumnOverrides = ColumnOverrides(),
                 maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64) {
@@ -48,7 +51,7 @@ enum InputReader {
                      makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
         let source = try makeSource()
         let path = source.path
-        let buffer = ChunkBuffer(source: source)
+        let buffer = ChunkBuffer(source: source, chunkSize: options.readWindowBytes)
         try skipBOM(buffer)
         guard let first = try firstSignificantByte(buffer) else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
@@ -66,7 +69,7 @@ enum InputReader {
             shape = .array
         } else {
             // A separate read of the top-level member names decides the shape (SPEC §2.1).
-            let probeBuffer = ChunkBuffer(source: try makeSource())
+            let probeBuffer = ChunkBuffer(source: try makeSource(), chunkSize: options.readWindowBytes)
             try skipBOM(probeBuffer)
             do {
                 shape = try JSONRecordSource.detectObjectShape(JSONStream(buffer: probeBuffer))
