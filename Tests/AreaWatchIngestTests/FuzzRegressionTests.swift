@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import AreaWatchCore
+import AreaWatchQuery
+@testable import AreaWatchIngest
+
+/// Bugs found by fuzzing (docs/RELIABILITY.md), each with the input that showed it.
+@Suite("Fuzzing regressions")
+struct FuzzRegressionTests {
+    /// Ingests bytes in memory; `window` and `readLimit` make records fall across many refills.
+    private func read(_ bytes: [UInt8], name: String, window: Int = 1 << 20, readLimit: Int = .max,
+                      maxRecordBytes: Int = 1 << 20) throws -> (report: FileIngestReport, keys: [String]) {
+        var options = IngestOptions()
+        options.pipelined = false
+        options.reader.readWindowBytes = window
+        options.reader.maxRecordBytes = maxRecordBytes
+        var sink = CollectingSink()
+        let report = try FileIngester.ingest(bytes: bytes, name: name, options: options, into: &sink, rejects: nil,
+                                             readLimit: readLimit)
+        return (report, sink.incidents.map(\.key))
+    }
+
+    /// The first position where two key lists differ, for short failure messages.
+    private func firstDifference(_ got: [String], _ expected: [String]) -> String? {
+        if got == expected { return nil }
+        let i = zip(got, expected).firstIndex { $0 != $1 } ?? min(got.count, expected.count)
+        return "at \(i): got \(got.dropFirst(i).prefix(3)), expected \(expected.dropFirst(i).prefix(3)) (\(got.count) of \(expected.count) keys)"
+    }
+
+    @Test("the read window shrinking back after a long record loses no record (CSV, NDJSON)",
+          arguments: [(3, 1), (8, 3), (16, 5), (40, 7), (64, 64)])
+    func windowShrinksBack(window: Int, readLimit: Int) throws {
+        // A record longer than four windows makes the window grow; it shrinks back later, when a
+        // record ends exactly at the end of the bytes read. That used to move the buffer's bytes
+        // under the reader's positions, so records were skipped or read from the wrong place.
+        var csv = "id,latitude,longitude,timestamp,description\n"
+        csv += "long,53.7,-1.8,1530000000,\(String(repeating: "x", count: 400))\n"
+        var ndjson = #"{"id": "long", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "d": "\#(String(repeating: "x", count: 400))"}"# + "\n"
+        var keys = ["long"]
+        for i in 0..<300 {
+            csv += "r\(i),53.7,-1.8,\(1_530_000_000 + i),\(String(repeating: "d", count: i % 11))\n"
+            ndjson += #"{"id": "r\#(i)", "latitude": 53.7, "longitude": -1.8, "timestamp": \#(1_530_000_000 + i)}"# + "\n"
+            keys.append("r\(i)")
+        }
+        for (name, text) in [("shrink.csv", csv), ("shrink.ndjson", ndjson)] {
+            let whole = try read(Array(text.utf8), name: name)
+            #expect(firstDifference(whole.keys, keys) == nil, "\(name) read whole")
+            let pieces = try read(Array(text.utf8), name: name, window: window, readLimit: readLimit)
+            #expect(pieces.report.records == keys.count, "\(name): window \(window), reads of \(readLimit)")
+            #expect(firstDifference(pieces.keys, keys) == nil, "\(name): window \(window), reads of \(readLimit)")
+        }
+    }
+
+    @Test("fuzz input: reasons.csv read in pieces of a few bytes equals reading it whole")
+    func reasonsInPieces() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: try fixture("reasons.csv"))))
+        let whole = try read(bytes, name: "reasons.csv")
+        for (window, limit) in [(1, 1), (2, 3), (7, 5), (13, 13), (61, 12)] {
+            let pieces = try read(bytes, name: "reasons.csv", window: window, readLimit: limit)
+            #expect(pieces.report == whole.report, "window \(window), reads of \(limit)")
+            #expect(firstDifference(pieces.keys, whole.keys) == nil, "window \(window), reads of \(limit)")
+        }
+    }
+}
