@@ -86,37 +86,36 @@ final class JSONStream {
         return false
     }
 
-    /// Reads a member name (a JSON string), decoding escapes.
+    /// Reads a member name (a JSON string), decoding escapes exactly as record strings are
+    /// decoded (`JSONTape.decodeEscapes`: an escaped surrogate pair is one character).
     func readString() throws(InputError) -> String {
         try expect(34, "a string")
-        var bytes: [UInt8] = []
+        var raw: [UInt8] = []
         while true {
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
             let b = buffer[i]
             i += 1
             if b == 34 { break }
             if b == 10 { throw error("newline inside a string") }
-            if b == 92 {
-                guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
-                let e = buffer[i]
-                i += 1
-                if e == UInt8(ascii: "u") {
-                    var hex: [UInt8] = []
-                    for _ in 0..<4 {
-                        guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
-                        hex.append(buffer[i]); i += 1
-                    }
-                    guard let unit = JSONEscapes.hexValue(hex) else { throw error("invalid \\u escape") }
-                    JSONEscapes.appendUnit(unit, pendingHigh: nil, to: &bytes)
-                } else {
-                    guard let c = JSONEscapes.simple(e) else { throw error("invalid escape '\\\(printable(e))'") }
-                    bytes.append(c)
+            raw.append(b)
+            guard b == 92 else { continue }
+            guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+            let e = buffer[i]
+            i += 1
+            raw.append(e)
+            if e == UInt8(ascii: "u") {
+                for _ in 0..<4 {
+                    guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+                    raw.append(buffer[i]); i += 1
                 }
+                guard JSONEscapes.hexValue(raw.suffix(4)) != nil else { throw error("invalid \\u escape") }
             } else {
-                bytes.append(b)
+                guard JSONEscapes.simple(e) != nil else { throw error("invalid escape '\\\(printable(e))'") }
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        var decoded: [UInt8] = []
+        raw.withUnsafeBufferPointer { JSONTape.decodeEscapes($0, into: &decoded) }
+        return String(decoding: decoded, as: UTF8.self)
     }
 
     /// Copies the next value whole into `into` when it has at most `maxBytes` bytes; otherwise

@@ -23,7 +23,7 @@ struct FuzzRegressionTests {
     /// The first position where two key lists differ, for short failure messages.
     private func firstDifference(_ got: [String], _ expected: [String]) -> String? {
         if got == expected { return nil }
-        let i = zip(got, expected).firstIndex { $0 != $1 } ?? min(got.count, expected.count)
+        let i = (0..<min(got.count, expected.count)).first { got[$0] != expected[$0] } ?? min(got.count, expected.count)
         return "at \(i): got \(got.dropFirst(i).prefix(3)), expected \(expected.dropFirst(i).prefix(3)) (\(got.count) of \(expected.count) keys)"
     }
 
@@ -60,5 +60,23 @@ struct FuzzRegressionTests {
             #expect(pieces.report == whole.report, "window \(window), reads of \(limit)")
             #expect(firstDifference(pieces.keys, whole.keys) == nil, "window \(window), reads of \(limit)")
         }
+    }
+
+    @Test("escaped surrogate pairs in member names are one character: two emoji ids stay two posts")
+    func surrogatePairIDs() throws {
+        // Member names were decoded one \u escape at a time, so both ids became "\u{FFFD}\u{FFFD}"
+        // and the second post overwrote the first.
+        let result = try ingest(try fixture("fuzz/surrogate-pair-ids.json"))
+        #expect(result.incidents.map(\.key) == ["\u{1F600}", "\u{1F601}"])
+        #expect(result.report.inserted == 2)
+
+        // The same ids as array members (decoded by the record parser) give the same keys.
+        let dir = try TempDir()
+        let array = try dir.file("a.json", #"[{"id": "\ud83d\ude00", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}]"#)
+        #expect(try ingest(array).incidents.map(\.key) == ["\u{1F600}"])
+
+        // A lone surrogate is U+FFFD in both places; an escaped backslash before "u" is not an escape.
+        let lone = try dir.file("m.json", #"{"\ud83d": {"latitude": 1, "longitude": 1, "timestamp": 1}, "\\u0041": {"latitude": 1, "longitude": 1, "timestamp": 1}}"#)
+        #expect(try ingest(lone).incidents.map(\.key) == ["\u{FFFD}", "\\u0041"])
     }
 }
