@@ -35,7 +35,9 @@ public final class ByteSource {
 
     private init(path: String, decompress: Bool) throws(InputError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that opening a FIFO (or a terminal) cannot wait forever for a writer;
+        // only regular files are read, with blocking reads again.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw InputError(file: path, message: ByteSource.reason(errno)) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -48,6 +50,7 @@ public final class ByteSource {
             let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file"
             throw InputError(file: path, message: "\(kind), not a CSV or JSON file")
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
         memory = []
         readLimit = .max

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import AreaWatchCore
+import AreaWatchQuery
+@testable import AreaWatchIngest
+
+/// Inputs a nightly job over app exports must survive (docs/RELIABILITY.md): each gives a clear
+/// outcome — reject rows, or an `InputError` naming file and position — never a crash, never a
+/// partial file kept. Large inputs are generated on the fly in a scratch folder.
+///
+/// `AREAWATCH_HOSTILE_LARGE=1` (`make hostile`) makes the single-line CSV 2 GiB instead of
+/// 48 MiB; its peak memory is measured through the built CLI either way.
+@Suite("Hostile inputs")
+struct HostileInputTests {
+    private let post = #"{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
+
+    /// The outcome of ingesting one file: its reject reasons by locator, or its input error.
+    private func outcome(_ path: String, options: IngestOptions = IngestOptions()) throws -> Result<IngestResult, InputError> {
+        do {
+            return .success(try ingest(path, options: options))
+        } catch let error as InputError {
+            return .failure(error)
+        }
+    }
+
+    /// An input error is one line naming the file (and a position unless the whole file is meant).
+    private func expectInputError(_ path: String, options: IngestOptions = IngestOptions(), position: Bool = true,
+                                  mentioning words: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let error = inputError(path, options: options, sourceLocation: sourceLocation) else { return }
+        #expect(error.file == path, sourceLocation: sourceLocation)
+        #expect(!error.description.contains("\n"), "one line: \(error)", sourceLocation: sourceLocation)
+        if position { #expect(!error.position.isEmpty, "a position: \(error)", sourceLocation: sourceLocation) }
+        for word in words {
+            #expect(error.message.lowercased().contains(word.lowercased()), "«\(error)» mentions \(word)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("empty files, a directory, a FIFO, a read error: input errors naming the file")
+    func unusableFiles() throws {
+        let dir = try TempDir()
+        for (name, bytes) in [("empty.json", [UInt8]()), ("spaces.csv", Array("   \n\t\r\n".utf8)),
+                              ("empty.csv.gz", StoredGzip.member([]))] {
+            expectInputError(try dir.file(name, bytes: bytes), position: false, mentioning: ["empty"])
+        }
+        let folder = dir.path + "/folder.csv"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        expectInputError(folder, position: false, mentioning: ["directory"])
+        // Root reads mode-000 files, so unreadability is shown with a FIFO (opening one for reading
+        // used to wait forever for a writer) and with a regular file whose read fails
+        // (/proc/self/mem at offset 0).
+        let fifo = dir.path + "/pipe.csv"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        expectInputError(fifo, position: false, mentioning: ["not a regular file"])
+        if FileManager.default.fileExists(atPath: "/proc/self/mem") {
+            expectInputError("/proc/self/mem", position: true, mentioning: ["error"])
+        }
+    }
+}
+
+/// Ingests one file into a given table (key semantics across files).
+private func ingest(_ path: String, into table: inout IncidentColumnsBuilder) throws -> IngestResult {
+    try ingest(path, options: IngestOptions(), into: &table)
+}
+
+/// Large files written in chunks, and gzip through zlib's own tool-free API.
+enum LargeFile {
+    static func write(_ path: String, _ body: ((([UInt8]) throws -> Void)) throws -> Void) throws {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try body { bytes in try handle.write(contentsOf: bytes) }
+    }
+
+    /// `path.gz`, compressed with the system's gzip.
+    static func gzip(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "gzip -c -1 \"$0\" > \"$0.gz\"", path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "gzip failed")
+        return path + ".gz"
+    }
+}
+
+/// The `areawatch` binary built beside the test bundle.
+enum CLI {
+    static let binary: String? = {
+        guard let products = Bundle.module.bundleURL.deletingLastPathComponent().path.removingPercentEncoding else { return nil }
+        for candidate in [products + "/areawatch", products + "/../debug/areawatch"] where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        return nil
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// `Maximum resident set size` of `/usr/bin/time -v`, in KiB.
+        var peakRSSKiB: Int?
+    }
+
+    static func run(_ arguments: [String], measure: Bool = false) throws -> Run {
+        let binary = try #require(binary)
+        let process = Process()
+        if measure {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+            process.arguments = ["-v", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
+        // Output goes to files: no pipe can fill up and block the child.
+        let scratch = try TempDir()
+        FileManager.default.createFile(atPath: scratch.path + "/out", contents: nil)
+        FileManager.default.createFile(atPath: scratch.path + "/err", contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + "/out"))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + "/err"))
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let stdoutData = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/out"))
+        let stderrData = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/err"))
+        let stderr = String(decoding: stderrData, as: UTF8.self)
+        var peak: Int?
+        if measure, let line = stderr.split(separator: "\n").first(where: { $0.contains("Maximum resident set size") }) {
+            peak = Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
+        }
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: stderr, peakRSSKiB: peak)
+    }
+}
