@@ -35,6 +35,18 @@ struct HostileInputTests {
         }
     }
 
+    @Test("NDJSON cut at every byte of its last line: an input error, also inside a number (53.|)")
+    func truncatedNDJSON() throws {
+        let dir = try TempDir()
+        let last = #"{"id": "n2", "latitude": -53.7e+1, "longitude": -1.8, "timestamp": 1530000000}"#
+        let head = #"{"id": "n1", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"# + "\n"
+        for cut in 1..<last.utf8.count {
+            let path = try dir.file("cut-\(cut).ndjson", bytes: Array(head.utf8) + Array(last.utf8.prefix(cut)))
+            guard let error = inputError(path) else { continue }
+            #expect(error.position == "line 2" && error.message.contains("truncated"), "cut at \(cut): \(error)")
+        }
+    }
+
     @Test("empty files, a directory, a FIFO, a read error: input errors naming the file")
     func unusableFiles() throws {
         let dir = try TempDir()
