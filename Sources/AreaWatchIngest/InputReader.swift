@@ -76,7 +76,7 @@ enum InputReader {
             } catch {
                 // NDJSON whose first line does not parse: that line is malformed_record, like any
                 // other line (SPEC §2.2), not the whole file an input error.
-                guard try nextLineStartsObject(path: path) else { throw error }
+                guard try looksLikeNDJSON(options: options, makeSource: makeSource) else { throw error }
                 shape = .ndjson
             }
         }
@@ -99,27 +99,55 @@ enum InputReader {
         }
     }
 
-    /// Whether the first non-blank line after the first line starts with `{`: a file of objects,
-    /// one a line. (A pretty-printed document's second line starts with a member name.)
-    private static func nextLineStartsObject(path: String) throws(InputError) -> Bool {
-        let buffer = ChunkBuffer(source: try ByteSource(path: path))
+    /// Whether a `{` file whose first value does not parse is NDJSON with a broken first line
+    /// rather than a multi-line document that is cut short or broken (an input error): the first
+    /// line must not end where a document goes on (after `{` `[` `,` or `:`), and the next
+    /// non-blank line must be a complete JSON object by itself. (A pretty-printed document cut
+    /// anywhere fails one of the two; NDJSON lines are complete objects.)
+    private static func looksLikeNDJSON(options: ReaderOptions,
+                                        makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> Bool {
+        let buffer = ChunkBuffer(source: try makeSource(), chunkSize: options.readWindowBytes)
         try skipBOM(buffer)
-        var sawNewline = false
-        var i = buffer.start
+        let limit = max(options.maxRecordBytes, 1)
+        var first: [UInt8]?
+        while let next = try nextLine(buffer, keepingAtMost: limit) {
+            let (line, whole) = next
+            let significant = line.filter { $0 != 32 && $0 != 9 && $0 != 13 }
+            if significant.isEmpty { continue }
+            if first == nil {
+                first = significant
+                if let last = significant.last, [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":")].contains(last) {
+                    return false
+                }
+                continue
+            }
+            guard whole, significant.first == UInt8(ascii: "{") else { return false }
+            let failure = line.withUnsafeBufferPointer { JSONTape().parse($0, maxDepth: .max) }
+            return failure == nil
+        }
+        return false
+    }
+
+    /// The next line without its LF (at most `keepingAtMost` bytes of it; `whole` is false when
+    /// it was longer); nil at the end of the input.
+    private static func nextLine(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError) -> ([UInt8], whole: Bool)? {
+        var line: [UInt8] = []
+        var whole = true
+        var sawAny = false
         while true {
+            var i = buffer.start
             while i < buffer.end {
                 let b = buffer[i]
-                if !sawNewline {
-                    if b == 10 { sawNewline = true }
-                } else if b != 32 && b != 9 && b != 10 && b != 13 {
-                    return b == UInt8(ascii: "{")
-                }
                 i += 1
+                if b == 10 {
+                    buffer.release(upTo: i)
+                    return (line, whole)
+                }
+                sawAny = true
+                if line.count < limit { line.append(b) } else { whole = false }
             }
             buffer.release(upTo: i)
-            let (more, shift) = try buffer.refill()
-            i -= shift
-            guard more else { return false }
+            guard try buffer.refill().more else { return sawAny ? (line, whole) : nil }
         }
     }
 

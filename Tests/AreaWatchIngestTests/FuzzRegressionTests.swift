@@ -79,4 +79,14 @@ struct FuzzRegressionTests {
         let lone = try dir.file("m.json", #"{"\ud83d": {"latitude": 1, "longitude": 1, "timestamp": 1}, "\\u0041": {"latitude": 1, "longitude": 1, "timestamp": 1}}"#)
         #expect(try ingest(lone).incidents.map(\.key) == ["\u{FFFD}", "\\u0041"])
     }
+
+    @Test("in-memory NDJSON whose first line is broken is read from memory, not from a file of that name")
+    func ndjsonDetectionReadsTheSameBytes() throws {
+        // Detection re-opened the input by its name to look at the second line: an in-memory
+        // ingest (fuzzing, tests) then failed with "no such file", or read another file.
+        let text = "{\"id\": \"n1\", \"latitude\": 53.7,, \"longitude\": -1.8}\n" + #"{"id": "n2", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"# + "\n"
+        let result = try read(Array(text.utf8), name: "no-such-folder/in-memory.ndjson")
+        #expect(result.report.format == "json/ndjson")
+        #expect(result.report.records == 2 && result.keys == ["n2"])
+    }
 }

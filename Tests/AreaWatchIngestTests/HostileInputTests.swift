@@ -35,6 +35,39 @@ struct HostileInputTests {
         }
     }
 
+    @Test("JSON cut at every byte: an input error with a position, never records of half a file")
+    func truncatedEverywhere() throws {
+        let dir = try TempDir()
+        let documents = [
+            "watchme.json": #"{"users": {"u1": {"name": "A"}}, "posts": {"p1": \#(post), "p2": {"latitude": "53.8", "longitude": "-1.9", "timestamp": "2018-07-01T10:00:00Z"}}, "timeline": {"u1": {"p1": \#(post)}}}"#,
+            "array.json": "[\(post),\n \(post),\n 7]",
+            "features.geojson": #"{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-1.8, 53.7]}, "properties": {"time": 1530000000}}]}"#,
+            // Features before type, one feature a line: the lines after the first look like NDJSON.
+            "features-first.geojson": "{\"features\": [\n" + #"{"type": "Feature", "id": "f1", "geometry": {"type": "Point", "coordinates": [-1.8, 53.7]}, "properties": {"time": 1530000000}},"# + "\n"
+                + #"{"type": "Feature", "id": "f2", "geometry": {"type": "Point", "coordinates": [-1.9, 53.8]}, "properties": {"time": 1530000000}}"# + "\n], \"type\": \"FeatureCollection\"}",
+            "id-map.json": "{\"a\": \(post),\n\"b\": \(post)}",
+            "single.json": post,
+        ]
+        for (name, text) in documents.sorted(by: { $0.key < $1.key }) {
+            let bytes = Array(text.utf8)
+            let whole = try ingest(try dir.file(name, bytes: bytes))
+            #expect(whole.report.records > 0, "\(name) whole")
+            for cut in 1..<bytes.count {
+                let prefix = Array(bytes[..<cut])
+                if prefix.allSatisfy({ $0 == 32 || $0 == 10 }) { continue }
+                let path = try dir.file("cut-\(cut)-" + name, bytes: prefix)
+                switch try outcome(path) {
+                case .failure(let error):
+                    #expect(error.file == path && !error.position.isEmpty && !error.description.contains("\n"),
+                            "\(name) cut at \(cut): \(error)")
+                case .success(let result):
+                    Issue.record("\(name) cut at \(cut) bytes was read as \(result.report.format) with \(result.report.records) records: «\(String(decoding: prefix.suffix(40), as: UTF8.self))»")
+                }
+                unlink(path)
+            }
+        }
+    }
+
     @Test("NDJSON cut at every byte of its last line: an input error, also inside a number (53.|)")
     func truncatedNDJSON() throws {
         let dir = try TempDir()
