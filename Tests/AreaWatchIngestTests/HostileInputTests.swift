@@ -80,6 +80,22 @@ struct HostileInputTests {
         }
     }
 
+    @Test("-0 and 0 are the same coordinate: same key, same content, no update when an export changes the sign")
+    func negativeZero() throws {
+        let dir = try TempDir()
+        let minus = try dir.file("minus.csv", "latitude,longitude,timestamp\n51.4779,-0,1530000000\n51.4779,-0.000,1530000000\n")
+        let plus = try dir.file("plus.csv", "latitude,longitude,timestamp\n51.4779,0,1530000000\n51.4779,0.0,1530000000\n")
+        var table = IncidentColumnsBuilder()
+        let first = try ingest(minus, into: &table)
+        let second = try ingest(plus, into: &table)
+        #expect(first.report.inserted == 2)
+        #expect(second.report.inserted == 0 && second.report.updated == 0 && second.report.duplicates == 2,
+                "the same places written with +0 are the same incidents")
+        let a = try ingest(minus), b = try ingest(plus)
+        #expect(a.incidents.map(\.key) == b.incidents.map(\.key))
+        #expect(a.incidents.allSatisfy { $0.lon.sign == .plus })
+    }
+
     @Test("empty files, a directory, a FIFO, a read error: input errors naming the file")
     func unusableFiles() throws {
         let dir = try TempDir()
