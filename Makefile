@@ -49,6 +49,15 @@ bench-deps: test-deps
 	$(call ensure_packages,spatialite-bin time)
 	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q duckdb geopandas shapely pyogrio
 
+# libFuzzer targets (docs/RELIABILITY.md): FuzzCSV, FuzzJSON, FuzzValues built with -sanitize=fuzzer,address
+# into .build-fuzz/, each run for FUZZ_SECONDS (default 600) in turn; FUZZ_TARGETS picks some of
+# csv json values.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= csv json values
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh $(FUZZ_TARGETS)
+
 # report.html of the bundled job, rendered by headless Chromium for the README.
 screenshot: run
 	$(call ensure_packages,chromium)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import AreaWatchFuzzing
 @testable import AreaWatchIngest
 
 /// Bugs found by fuzzing (docs/RELIABILITY.md), each with the input that showed it.
@@ -66,7 +67,7 @@ struct FuzzRegressionTests {
     func surrogatePairIDs() throws {
         // Member names were decoded one \u escape at a time, so both ids became "\u{FFFD}\u{FFFD}"
         // and the second post overwrote the first.
-        let result = try ingest(try fixture("fuzz/surrogate-pair-ids.json"))
+        let result = try ingest(try fixture("fuzz/json/surrogate-pair-ids.json"))
         #expect(result.incidents.map(\.key) == ["\u{1F600}", "\u{1F601}"])
         #expect(result.report.inserted == 2)
 
@@ -88,5 +89,24 @@ struct FuzzRegressionTests {
         let result = try read(Array(text.utf8), name: "no-such-folder/in-memory.ndjson")
         #expect(result.report.format == "json/ndjson")
         #expect(result.report.records == 2 && result.keys == ["n2"])
+    }
+
+    /// The committed seeds (`Fuzz/corpus/<target>/`) and the regression inputs
+    /// (`Fixtures/fuzz/<target>/`) pass every invariant of their fuzz target.
+    @Test("fuzz corpus and regression inputs keep every invariant", arguments: FuzzTarget.allCases)
+    func corpus(target: FuzzTarget) throws {
+        let folders = [packageRoot().path + "/Fuzz/corpus/" + target.rawValue,
+                       (try fixture("fuzz")) + "/" + target.rawValue]
+        var checked = 0
+        for folder in folders {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+                let failures = target.check(bytes)
+                #expect(failures.isEmpty, "\(target.rawValue) \(name): \(failures.joined(separator: "; "))")
+                checked += 1
+            }
+        }
+        #expect(checked >= 5, "\(target.rawValue): \(checked) inputs")
     }
 }
