@@ -37,10 +37,16 @@ final class CSVRecordSource: RecordSource {
         self.assignment = assignment
         guard assignment.hasCoordinates else {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "CSV header has no latitude/longitude columns (columns: \(header.joined(separator: ", "))); name them with --column lat=NAME --column lon=NAME")
+                             message: "CSV header has no latitude/longitude columns (columns: \(CSVRecordSource.listing(header))); name them with --column lat=NAME --column lon=NAME")
         }
         slotColumns = IncidentField.allCases.map { assignment.column($0) }
         attributeColumns = assignment.attributeColumns.map { ($0, Array(header[$0].utf8)) }
+    }
+
+    /// The first column names, each cut short, for a one-line message of bounded length.
+    static func listing(_ header: [String]) -> String {
+        let names = header.prefix(12).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }
+        return names.joined(separator: ", ") + (header.count > 12 ? ", … (\(header.count) columns)" : "")
     }
 
     /// The most frequent of `,` `;` and tab outside quotes in the first line (`,` on a tie).

@@ -91,6 +91,28 @@ struct FuzzRegressionTests {
         #expect(result.report.records == 2 && result.keys == ["n2"])
     }
 
+    @Test("an input error is one line, even when it quotes a header with CR or LF, and stays short")
+    func oneLineInputErrors() throws {
+        // Found by FuzzCSV: a header whose names hold a bare CR (a classic-Mac line end) was
+        // quoted raw into "no latitude/longitude columns (columns: …)", breaking the line.
+        let path = try fixture("fuzz/csv/header-carriage-return.csv")
+        let error = try #require(inputError(path))
+        #expect(!error.description.contains("\r") && !error.description.contains("\n"), "\(error.description.debugDescription)")
+        #expect(error.description.contains("Crame e tep1y\\rx"), "the CR is shown as an escape: \(error)")
+
+        let dir = try TempDir()
+        // A line feed inside a quoted header name, and 10,000 columns: one line of bounded length.
+        let quoted = try dir.file("quoted.csv", "\"a\nb\",c\n1,2\n")
+        let wide = try dir.file("wide.csv", (0..<10_000).map { "column\($0)" }.joined(separator: ",") + "\n")
+        for path in [quoted, wide] {
+            let error = try #require(inputError(path))
+            #expect(!error.description.contains("\n") && error.description.count < 1000, "\(error.description.prefix(300))")
+        }
+        // A file name with a line break is escaped too.
+        let named = InputError(file: "in\nbox/x.csv", position: "line 1", message: "m")
+        #expect(named.description == "in\\nbox/x.csv: line 1: m")
+    }
+
     /// The committed seeds (`Fuzz/corpus/<target>/`) and the regression inputs
     /// (`Fixtures/fuzz/<target>/`) pass every invariant of their fuzz target.
     @Test("fuzz corpus and regression inputs keep every invariant", arguments: FuzzTarget.allCases)
