@@ -92,7 +92,7 @@ for target in $targets; do
   # -jobs=1 runs the fuzzer in one child process whose output goes to fuzz-0.log in $work.
   status=0
   (cd "$work" && SWIFT_BACKTRACE=enable=no \
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1} \
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:malloc_context_size=3} \
     "$binary" "$corpus" \
       -jobs=1 -workers=1 \
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$target")" \
