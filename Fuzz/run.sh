@@ -4,6 +4,7 @@
 #
 #   Fuzz/run.sh                        all three targets, 600 s each
 #   FUZZ_SECONDS=60 Fuzz/run.sh json   one target, one minute
+#   FUZZ_SKIP_BUILD=1 Fuzz/run.sh      run the binaries already in .build-fuzz
 #
 # Work files live under .build-fuzz/ (git-ignored): the growing corpus per target, crash and
 # hang artifacts, and the libFuzzer log. Seeds: Fuzz/corpus/<target>/ (small, hand-made and
@@ -68,9 +69,11 @@ EOF
 
 for target in $targets; do
   name=$(product "$target")
-  echo "== building $name (sanitizers: $sanitizers)"
-  "$swift" build -c release --scratch-path "$scratch" \
-    -Xswiftc "-sanitize=$sanitizers" -Xswiftc -DFUZZING --product "$name"
+  if [ -z "${FUZZ_SKIP_BUILD:-}" ]; then
+    echo "== building $name (sanitizers: $sanitizers)"
+    "$swift" build -c release --scratch-path "$scratch" \
+      -Xswiftc "-sanitize=$sanitizers" -Xswiftc -DFUZZING --product "$name"
+  fi
   binary="$root/$scratch/release/$name"
   corpus="$root/$scratch/corpus/$target"
   artifacts="$root/$scratch/artifacts/$target"
