@@ -15,6 +15,9 @@ public struct IngestOptions: Sendable {
     public var pipelined = IngestOptions.processorCount > 1
 
     static let batchSize = 4096
+    /// A batch is handed over early once its text reaches this size, so that the batches in
+    /// flight stay small when records are wide (thousands of attribute columns).
+    static let batchBytes = 4 << 20
     static let processorCount = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
@@ -99,13 +102,17 @@ public enum FileIngester {
         let task = ParsingTask(report: report) { task in
             defer { channel.finish() }
             var batch: [Incident] = []
+            var batchBytes = 0
             batch.reserveCapacity(IngestOptions.batchSize)
             try parse(records: records, byteSource: byteSource, path: path, options: options, report: &task.report,
                       rejects: rejects, progress: progress) { incident in
                 batch.append(incident)
-                if batch.count == IngestOptions.batchSize {
+                batchBytes += incident.key.utf8.count + (incident.attributes?.utf8.count ?? 0)
+                    + (incident.description?.utf8.count ?? 0) + (incident.user?.utf8.count ?? 0)
+                if batch.count == IngestOptions.batchSize || batchBytes >= IngestOptions.batchBytes {
                     guard channel.put(batch) else { throw PipelineCancelled() }
                     batch.removeAll(keepingCapacity: true)
+                    batchBytes = 0
                 }
             }
             if !batch.isEmpty { _ = channel.put(batch) }
