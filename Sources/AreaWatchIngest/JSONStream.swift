@@ -87,35 +87,46 @@ final class JSONStream {
     }
 
     /// Reads a member name (a JSON string), decoding escapes exactly as record strings are
-    /// decoded (`JSONTape.decodeEscapes`: an escaped surrogate pair is one character).
-    func readString() throws(InputError) -> String {
+    /// decoded (`JSONTape.decodeEscapes`: an escaped surrogate pair is one character). A name
+    /// longer than `maxBytes` is consumed all the same, but only its first `maxBytes` are kept
+    /// and `whole` is false: memory does not grow with a hostile name.
+    func readString(maxBytes: Int = 1 << 20) throws(InputError) -> (text: String, whole: Bool) {
         try expect(34, "a string")
         var raw: [UInt8] = []
+        var whole = true
+        func keep(_ b: UInt8) {
+            if raw.count < maxBytes { raw.append(b) } else { whole = false }
+        }
         while true {
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
             let b = buffer[i]
             i += 1
             if b == 34 { break }
             if b == 10 { throw error("newline inside a string") }
-            raw.append(b)
-            guard b == 92 else { continue }
+            guard b == 92 else {
+                keep(b)
+                continue
+            }
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
             let e = buffer[i]
             i += 1
-            raw.append(e)
             if e == UInt8(ascii: "u") {
+                var hex: [UInt8] = []
                 for _ in 0..<4 {
                     guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
-                    raw.append(buffer[i]); i += 1
+                    hex.append(buffer[i]); i += 1
                 }
-                guard JSONEscapes.hexValue(raw.suffix(4)) != nil else { throw error("invalid \\u escape") }
+                guard JSONEscapes.hexValue(hex) != nil else { throw error("invalid \\u escape") }
+                // An escape is kept whole or not at all.
+                if raw.count + 6 <= maxBytes { raw += [b, e] + hex } else { whole = false }
             } else {
                 guard JSONEscapes.simple(e) != nil else { throw error("invalid escape '\\\(printable(e))'") }
+                if raw.count + 2 <= maxBytes { raw += [b, e] } else { whole = false }
             }
         }
         var decoded: [UInt8] = []
         raw.withUnsafeBufferPointer { JSONTape.decodeEscapes($0, into: &decoded) }
-        return String(decoding: decoded, as: UTF8.self)
+        return (String(decoding: decoded, as: UTF8.self), whole)
     }
 
     /// Copies the next value whole into `into` when it has at most `maxBytes` bytes; otherwise

@@ -80,6 +80,26 @@ struct HostileInputTests {
         }
     }
 
+    @Test("a member name over the record limit: its post is malformed_record, a top-level one is skipped")
+    func hugeMemberNames() throws {
+        let dir = try TempDir()
+        var options = IngestOptions()
+        options.reader.maxRecordBytes = 1000
+        let long = String(repeating: "k", count: 5000)
+        let posts = try ingest(try dir.file("posts.json", #"{"posts": {"\#(long)": \#(post), "p2": \#(post)}}"#), options: options)
+        #expect(posts.report.records == 2 && posts.report.accepted == 1)
+        #expect(posts.rejects.map(\.reason) == ["malformed_record"])
+        #expect(posts.rejects.first?.record == "posts." + String(repeating: "k", count: 64) + "…")
+        #expect(posts.incidents.map(\.key) == ["p2"])
+        // An escaped name is measured as written; a bare id map the same.
+        let escaped = String(repeating: #"\u006b"#, count: 200)
+        let map = try ingest(try dir.file("map.json", #"{"\#(escaped)": \#(post), "p2": \#(post)}"#), options: options)
+        #expect(map.report.records == 2 && map.incidents.map(\.key) == ["p2"])
+        // At the top level a long name is none of posts, type or a coordinate: skipped.
+        let top = try ingest(try dir.file("top.json", #"{"\#(String(repeating: "x", count: 2 << 20))": 1, "posts": {"p": \#(post)}}"#))
+        #expect(top.report.format == "json/watchme-export" && top.incidents.map(\.key) == ["p"])
+    }
+
     @Test("-0 and 0 are the same coordinate: same key, same content, no update when an export changes the sign")
     func negativeZero() throws {
         let dir = try TempDir()
