@@ -16,11 +16,12 @@ final class CSVRecordSource: RecordSource {
     private var attributes = AttributeWriter()
     private let categories = TextInterner()
 
-    init(buffer: ChunkBuffer, options: ReaderOptions) throws(InputError) {
+    /// `firstLine`: the line number of the buffer's first byte (blank lines before it were skipped).
+    init(buffer: ChunkBuffer, options: ReaderOptions, firstLine: Int = 1) throws(InputError) {
         path = buffer.source.path
         let delimiter: UInt8
         if let given = options.delimiter { delimiter = given } else { delimiter = try CSVRecordSource.detectDelimiter(buffer) }
-        let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes)
+        let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes, firstLine: firstLine)
         self.scanner = scanner
         guard try scanner.next() else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")

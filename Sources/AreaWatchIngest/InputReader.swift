@@ -53,16 +53,21 @@ enum InputReader {
         let path = source.path
         let buffer = ChunkBuffer(source: source, chunkSize: options.readWindowBytes)
         try skipBOM(buffer)
-        guard let first = try firstSignificantByte(buffer) else {
+        guard let start = try firstSignificantByte(buffer, keepingAtMost: options.maxRecordBytes) else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
         }
+        let first = start.byte
         let looksJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
         if options.format == .csv || (options.format == nil && !looksJSON) {
-            let csv = try CSVRecordSource(buffer: buffer, options: options)
+            guard !start.lineCut else {
+                throw InputError(file: path, position: "line \(start.line)",
+                                 message: "not a CSV or JSON file (the first line is not a readable CSV header)")
+            }
+            let csv = try CSVRecordSource(buffer: buffer, options: options, firstLine: start.line)
             return (csv, DetectedInput(format: .csv, jsonShape: nil, compressed: source.isCompressed), source)
         }
         guard looksJSON else {
-            throw InputError(file: path, position: "line 1", message: "not JSON: a JSON input starts with '{' or '['")
+            throw InputError(file: path, position: "line \(start.line)", message: "not JSON: a JSON input starts with '{' or '['")
         }
         let shape: JSONShape
         if first == UInt8(ascii: "[") {
@@ -80,18 +85,39 @@ enum InputReader {
                 shape = .ndjson
             }
         }
-        let json = JSONRecordSource(buffer: buffer, shape: shape, options: options)
+        let json = JSONRecordSource(buffer: buffer, shape: shape, options: options, line: start.line, lineStart: start.lineStart)
         return (json, DetectedInput(format: .json, jsonShape: shape, compressed: source.isCompressed), source)
     }
 
-    /// The first byte that is not whitespace, read without consuming anything.
-    private static func firstSignificantByte(_ buffer: ChunkBuffer) throws(InputError) -> UInt8? {
+    /// The first byte that is not whitespace. Lines of whitespace before it are released as they
+    /// are passed, so memory stays bounded however many there are: `line` is the 1-based line
+    /// where the kept bytes start and `lineStart` its content offset. Blanks before the byte on
+    /// its own line are kept (they belong to a CSV header's first name) unless there are more than
+    /// `keepingAtMost`; then they are released too and `lineCut` is true.
+    private static func firstSignificantByte(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError)
+        -> (byte: UInt8, line: Int, lineStart: Int64, lineCut: Bool)? {
         var i = buffer.start
+        var line = 1
+        var lineStart = buffer.baseOffset + Int64(i)
+        var lineCut = false
         while true {
             while i < buffer.end {
-                let b = buffer[i]
-                if b != 32 && b != 9 && b != 10 && b != 13 { return b }
-                i += 1
+                switch buffer[i] {
+                case 10:
+                    i += 1
+                    line += 1
+                    buffer.release(upTo: i)
+                    lineStart = buffer.baseOffset + Int64(i)
+                    lineCut = false
+                case 32, 9, 13:
+                    i += 1
+                    if i - buffer.start > limit {
+                        buffer.release(upTo: i)
+                        lineCut = true
+                    }
+                default:
+                    return (buffer[i], line, lineStart, lineCut)
+                }
             }
             let (more, shift) = try buffer.refill()
             i -= shift

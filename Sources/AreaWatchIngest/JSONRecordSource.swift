@@ -27,8 +27,8 @@ final class JSONRecordSource: RecordSource {
     private let captured = ByteBuffer(capacity: 1 << 16)
     private var capturedWhole = true
 
-    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions) {
-        stream = JSONStream(buffer: buffer)
+    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0) {
+        stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart)
         self.shape = shape
         self.options = options
         mapper = JSONRecordMapper(overrides: options.columns)
@@ -172,7 +172,7 @@ final class JSONRecordSource: RecordSource {
     /// last line is an input error (SPEC §2.2).
     private func readLines(_ body: (SourceRecord) throws -> Void) throws {
         let buffer = stream.buffer
-        var line = 0
+        var line = stream.currentLine - 1
         var scan = buffer.start
         while true {
             line += 1

@@ -13,9 +13,13 @@ final class JSONStream {
     /// Content offset of the first byte of the current line (for columns).
     private var lineStart: Int64 = 0
 
-    init(buffer: ChunkBuffer) {
+    /// `line` and `lineStart`: the line number of the buffer's first byte and the content offset
+    /// where that line starts (whitespace before it may have been released).
+    init(buffer: ChunkBuffer, line: Int = 1, lineStart: Int64 = 0) {
         self.buffer = buffer
         i = buffer.start
+        self.line = line
+        self.lineStart = lineStart
     }
 
     var path: String { buffer.source.path }

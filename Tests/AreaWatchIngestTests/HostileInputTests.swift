@@ -100,6 +100,62 @@ struct HostileInputTests {
         #expect(top.report.format == "json/watchme-export" && top.incidents.map(\.key) == ["p"])
     }
 
+    @Test("whitespace before the first byte: skipped in bounded memory, line numbers kept")
+    func leadingWhitespace() throws {
+        let dir = try TempDir()
+        // Blank lines (spaces, CR) before a CSV header: the header is the first line with text,
+        // its delimiter detected there, and rejects keep the file's own line numbers.
+        let csv = try ingest(try dir.file("lead.csv", "\n  \r\n\t\n\nid;latitude;longitude;timestamp\na;53.7;-1.8;1530000000\nb;;-1.8;1530000000\n"))
+        #expect(csv.report.accepted == 1 && csv.reasons == ["7": "missing_coordinates"])
+        // Blanks before the header's first name on its own line stay part of it (trimmed).
+        let indented = try ingest(try dir.file("indent.csv", "\n   latitude,longitude,timestamp\n53.7,-1.8,1530000000\n"))
+        #expect(indented.report.accepted == 1)
+        // NDJSON and JSON documents after blank lines: lines and columns count them.
+        let ndjson = try ingest(try dir.file("lead.ndjson", "\n\n \(post)\n{\"latitude\": 1, \"longitude\": 1}\n"))
+        #expect(ndjson.reasons == ["4": "missing_time"])
+        #expect(inputError(try dir.file("lead.json", "\n\n  [\(post)]\n ]"))?.position == "line 4, column 2")
+        #expect(inputError(try dir.file("text.json", "\n\n  hello"), options: { var o = IngestOptions(); o.reader.format = .json; return o }())?.position == "line 3")
+        // More blanks than a record may hold before a CSV header: not a readable header.
+        var small = IngestOptions()
+        small.reader.maxRecordBytes = 100
+        expectInputError(try dir.file("wide.csv", String(repeating: " ", count: 500) + "latitude,longitude\n1,1\n"), options: small,
+                         mentioning: ["not a readable CSV header"])
+        let json = try ingest(try dir.file("wide.json", String(repeating: " ", count: 500) + "[\(post)]"), options: small)
+        #expect(json.report.accepted == 1)
+    }
+
+    /// Inputs whose size is all in one place — one line, one member name, leading blanks — are
+    /// ingested through the CLI in memory that does not grow with them.
+    @Test("bounded memory through the CLI: a huge member name, leading blanks, a huge NDJSON line",
+          .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"))
+    func boundedMemory() throws {
+        let large = ProcessInfo.processInfo.environment["AREAWATCH_HOSTILE_LARGE"] == "1"
+        let size = large ? 1 << 30 : 40 << 20
+        let dir = try TempDir()
+        let cases: [(String, [UInt8], [UInt8], [UInt8], String)] = [
+            ("name.json", Array(#"{"posts": {""#.utf8), [UInt8(ascii: "k")], Array(#"": \#(post), "p2": \#(post)}}"#.utf8), "malformed_record=1"),
+            ("blank.json", [], [32], Array("\n[\(post)]".utf8), "json/array"),
+            ("blank.csv", [], [10], Array("latitude,longitude,timestamp\n53.7,-1.8,1530000000\n".utf8), "csv"),
+            ("line.ndjson", Array((post + "\n" + #"{"d": ""#).utf8), [UInt8(ascii: "x")], Array(("\"}\n" + post + "\n").utf8), "malformed_record=1"),
+        ]
+        for (name, head, fill, tail, expected) in cases {
+            let path = dir.path + "/" + name
+            try LargeFile.write(path) { out in
+                try out(head)
+                let chunk = [UInt8](repeating: fill[0], count: 1 << 20)
+                for _ in 0..<(size >> 20) { try out(chunk) }
+                try out(tail)
+            }
+            let run = try CLI.run(["ingest", path, "--db", dir.path + "/\(name).db", "--quiet"], measure: true)
+            #expect(run.status == 0 && run.stdout.contains(expected), "\(name): \(run.stdout) \(run.stderr.suffix(300))")
+            let peak = try #require(run.peakRSSKiB)
+            print("peak RSS of ingesting \(name) (\(size >> 20) MiB): \(peak / 1024) MiB")
+            #expect(peak < 90 * 1024, "\(name): peak RSS \(peak / 1024) MiB for \(size >> 20) MiB of input")
+            unlink(path)
+        }
+    }
+
     @Test("-0 and 0 are the same coordinate: same key, same content, no update when an export changes the sign")
     func negativeZero() throws {
         let dir = try TempDir()
