@@ -186,12 +186,7 @@ enum IngestHarness {
                            "\(label): month-precision time \(i.time) is not the 1st at midnight")
         }
         findings.check(!i.key.isEmpty, "\(label): an incident with an empty key")
-        if i.key.hasPrefix("h:") {
-            let parts = i.key.split(separator: ":", omittingEmptySubsequences: false)
-            let hex = parts.count >= 3 ? parts[1] : ""
-            findings.check(hex.count == 16 && hex.allSatisfy { $0.isHexDigit && !$0.isUppercase } && Int(parts.count >= 3 ? parts[2] : "") ?? 0 >= 1,
-                           "\(label): derived key of the wrong form: \(i.key)")
-        }
+        // (A key of the form h:… is not necessarily derived: a source id may be written that way.)
         if checkAttributes, let attributes = i.attributes {
             var parser = StrictJSON(Array(attributes.utf8))
             let value = parser.document()
