@@ -23,9 +23,14 @@ struct CSVModel {
 
     init(_ input: [UInt8], delimiter given: UInt8?) {
         var i = input.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        // Lines of blanks before the first line with text are not records (the header is the
+        // first line with text; its delimiter is detected there).
+        let (firstLine, firstLineStart) = CSVModel.firstLineWithText(input, from: i)
+        line = firstLine
+        i = firstLineStart
         let delimiter = given ?? CSVModel.detectDelimiter(input, from: i)
         self.delimiter = delimiter
-        var line = 1
         let n = input.count
         enum State { case fieldStart, unquoted, quoted, quoteInQuoted, afterClose }
         while i < n {
@@ -80,6 +85,24 @@ struct CSVModel {
         }
     }
 
+    /// The 1-based number and start of the first line holding a byte other than space, tab, CR.
+    static func firstLineWithText(_ input: [UInt8], from: Int) -> (line: Int, start: Int) {
+        var line = 1, start = from, i = from
+        while i < input.count {
+            switch input[i] {
+            case 10:
+                line += 1
+                start = i + 1
+            case 32, 9, 13:
+                break
+            default:
+                return (line, start)
+            }
+            i += 1
+        }
+        return (line, input.count)
+    }
+
     /// The most frequent of `,` `;` and tab outside quotes in the first line; `,` on a tie or
     /// when none occurs (SPEC §2.2, the engine's tie rule).
     static func detectDelimiter(_ input: [UInt8], from: Int) -> UInt8 {
@@ -117,11 +140,13 @@ enum CSVFuzz {
         return findings.messages
     }
 
-    /// Lines that are neither empty nor a lone CR, after a leading BOM.
+    /// Lines that are neither empty nor a lone CR, after a leading BOM and after the lines of
+    /// blanks that come before the first line with text.
     static func naiveLineCount(_ data: [UInt8]) -> Int {
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(data.dropFirst(3)) : data
-        return body.split(separator: 10, omittingEmptySubsequences: false)
-            .filter { !$0.isEmpty && !$0.elementsEqual([13]) }.count
+        let lines = body.split(separator: 10, omittingEmptySubsequences: false)
+        let firstText = lines.firstIndex { $0.contains { $0 != 32 && $0 != 9 && $0 != 13 } } ?? lines.endIndex
+        return lines[firstText...].filter { !$0.isEmpty && !$0.elementsEqual([13]) }.count
     }
 
     static func compare(_ run: IngestRun, model: CSVModel, maxRecordBytes: Int, label: String, into findings: inout Findings) {
