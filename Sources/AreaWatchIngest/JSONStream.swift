@@ -98,8 +98,10 @@ final class JSONStream {
         try expect(34, "a string")
         var raw: [UInt8] = []
         var whole = true
-        func keep(_ b: UInt8) {
-            if raw.count < maxBytes { raw.append(b) } else { whole = false }
+        // Keeps whole units (a byte, or an escape) while they fit; after the first that does not,
+        // nothing more: what is kept is a true prefix of the name.
+        func keep(_ unit: [UInt8]) {
+            if whole && raw.count + unit.count <= maxBytes { raw += unit } else { whole = false }
         }
         while true {
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
@@ -108,7 +110,7 @@ final class JSONStream {
             if b == 34 { break }
             if b == 10 { throw error("newline inside a string") }
             guard b == 92 else {
-                keep(b)
+                if whole && raw.count < maxBytes { raw.append(b) } else { whole = false }
                 continue
             }
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
@@ -121,11 +123,10 @@ final class JSONStream {
                     hex.append(buffer[i]); i += 1
                 }
                 guard JSONEscapes.hexValue(hex) != nil else { throw error("invalid \\u escape") }
-                // An escape is kept whole or not at all.
-                if raw.count + 6 <= maxBytes { raw += [b, e] + hex } else { whole = false }
+                keep([b, e] + hex)
             } else {
                 guard JSONEscapes.simple(e) != nil else { throw error("invalid escape '\\\(printable(e))'") }
-                if raw.count + 2 <= maxBytes { raw += [b, e] } else { whole = false }
+                keep([b, e])
             }
         }
         var decoded: [UInt8] = []

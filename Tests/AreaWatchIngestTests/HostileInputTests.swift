@@ -236,6 +236,10 @@ struct HostileInputTests {
         let escaped = String(repeating: #"\u006b"#, count: 200)
         let map = try ingest(try dir.file("map.json", #"{"\#(escaped)": \#(post), "p2": \#(post)}"#), options: options)
         #expect(map.report.records == 2 && map.incidents.map(\.key) == ["p2"])
+        // The locator shows a true prefix of the name: nothing after an escape that did not fit.
+        options.reader.maxRecordBytes = 10
+        let cut = try ingest(try dir.file("cut.json", #"{"posts": {"abcde\u0041fghijkl": 1, "p": \#(post)}}"#), options: options)
+        #expect(cut.rejects.map(\.record) == ["posts.abcde…", "posts.p"])
         // At the top level a long name is none of posts, type or a coordinate: skipped.
         let top = try ingest(try dir.file("top.json", #"{"\#(String(repeating: "x", count: 2 << 20))": 1, "posts": {"p": \#(post)}}"#))
         #expect(top.report.format == "json/watchme-export" && top.incidents.map(\.key) == ["p"])
