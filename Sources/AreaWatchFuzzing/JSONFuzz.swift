@@ -36,7 +36,7 @@ enum JSONModel {
 
     static func objectShape(_ document: StrictJSON.Value) -> ObjectShape {
         var coordinates = false
-        for (name, value) in document.members {
+        for (name, _, value) in document.members {
             if name == Array("posts".utf8) { return .watchMe }
             if name == Array("type".utf8) {
                 if value.kind == .string && value.span <= 256 && value.text == Array("FeatureCollection".utf8) { return .featureCollection }
@@ -52,6 +52,24 @@ enum JSONModel {
         func record(_ v: StrictJSON.Value, _ locator: String, _ id: String?) -> (String, Bool, String?) {
             (locator, isMalformed(v, maxRecordBytes: maxRecordBytes, maxDepth: maxDepth), id)
         }
+        // A member of an id -> post map; a name longer than the record limit (as written) makes
+        // the record malformed, located by the first 64 characters of the name's longest prefix
+        // of whole units (bytes or escapes) within the limit, and an ellipsis.
+        func member(name: [UInt8], raw: [UInt8], _ v: StrictJSON.Value, path: String?) -> (String, Bool, String?) {
+            let prefix = path.map { $0 + "." } ?? ""
+            guard raw.count > maxRecordBytes else { return record(v, prefix + text(name), text(name)) }
+            var kept: [UInt8] = []
+            var k = 0
+            while k < raw.count {
+                let unit = raw[k] != 92 ? 1 : (k + 1 < raw.count && raw[k + 1] == 117 ? 6 : 2)
+                guard kept.count + unit <= maxRecordBytes else { break }
+                kept += raw[k..<(k + unit)]
+                k += unit
+            }
+            var decoder = StrictJSON([34] + kept + [34])
+            let shown = String(text(decoder.document()?.text ?? []).prefix(64)) + "…"
+            return (prefix + shown, true, nil)
+        }
         if document.kind == .array {
             return .records(document.elements.enumerated().map { record($1, "[\($0)]", nil) })
         }
@@ -59,15 +77,15 @@ enum JSONModel {
         case .single:
             return .records([record(document, "?", nil)])
         case .idMap:
-            return .records(document.members.map { record($0.value, text($0.name), text($0.name)) })
+            return .records(document.members.map { member(name: $0.name, raw: $0.raw, $0.value, path: nil) })
         case .watchMe, .featureCollection:
             let watchMe = objectShape(document) == .watchMe
             let wanted = Array((watchMe ? "posts" : "features").utf8)
             var records: [(String, Bool, String?)] = []
-            for (name, value) in document.members where name == wanted {
+            for (name, _, value) in document.members where name == wanted {
                 switch value.kind {
                 case .object where watchMe:
-                    records += value.members.map { record($0.value, "posts." + text($0.name), text($0.name)) }
+                    records += value.members.map { member(name: $0.name, raw: $0.raw, $0.value, path: "posts") }
                 case .array:
                     records += value.elements.enumerated().map { record($1, "\(watchMe ? "posts" : "features")[\($0)]", nil) }
                 case .null:

@@ -14,7 +14,8 @@ struct StrictJSON {
         var end: Int = 0
         /// 0 for scalars, 1 + the deepest child for containers.
         var depth = 0
-        var members: [(name: [UInt8], value: Value)] = []
+        /// Members in order: decoded name, the name as written (between its quotes), value.
+        var members: [(name: [UInt8], raw: [UInt8], value: Value)] = []
         var elements: [Value] = []
         /// Decoded UTF-8 of a string.
         var text: [UInt8] = []
@@ -82,13 +83,15 @@ struct StrictJSON {
         }
         while true {
             skipSpace()
+            let nameStart = i
             guard i < bytes.count, bytes[i] == 34, let name = string() else { return nil }
+            let raw = Array(bytes[(nameStart + 1)..<(i - 1)])
             skipSpace()
             guard i < bytes.count, bytes[i] == 58 else { return nil }
             i += 1
             skipSpace()
             guard let member = value(level: level + 1) else { return nil }
-            v.members.append((name, member))
+            v.members.append((name, raw, member))
             v.depth = max(v.depth, member.depth + 1)
             skipSpace()
             guard i < bytes.count else { return nil }
