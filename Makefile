@@ -8,7 +8,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench bench-e2e bench-deps fuzz screenshot deps test-deps clean
+.PHONY: all build run test bench bench-e2e bench-deps fuzz hostile hostile-rss screenshot deps test-deps clean
 
 all: build
 
@@ -50,6 +50,28 @@ bench-e2e: build bench-deps
 bench-deps: test-deps
 	$(call ensure_packages,spatialite-bin time)
 	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q duckdb geopandas shapely pyogrio
+
+# libFuzzer targets (docs/RELIABILITY.md): FuzzCSV, FuzzJSON, FuzzValues built with -sanitize=fuzzer,address
+# into .build-fuzz/, each run for FUZZ_SECONDS (default 600) in turn; FUZZ_TARGETS picks some of
+# csv json values.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= csv json values
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh $(FUZZ_TARGETS)
+
+# Hostile inputs at full size (docs/RELIABILITY.md): the ingest tests with a 2 GiB single-line CSV and
+# 1 GiB member names / leading blanks / NDJSON lines, each ingested through the CLI under
+# /usr/bin/time -v, peak RSS asserted (make test runs the same tests at 40-48 MiB).
+hostile: test-deps
+	$(call ensure_packages,time)
+	$(SWIFT) build --build-tests
+	AREAWATCH_HOSTILE_LARGE=1 $(SWIFT) test --skip-build --filter HostileInputTests
+
+# Peak RSS of `areawatch ingest` (release) on every hostile input of Benchmarks/hostile_rss.py.
+hostile-rss: build
+	$(call ensure_packages,time)
+	python3 Benchmarks/hostile_rss.py
 
 # report.html of the bundled job, rendered by headless Chromium for the README.
 screenshot: run

@@ -33,6 +33,12 @@ let package = Package(
             "CAreaWatchSystem",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // Fuzzing (docs/RELIABILITY.md): invariants shared by the three targets, which are libFuzzer
+        // binaries when built by `make fuzz` and replay tools in the normal build.
+        .target(name: "AreaWatchFuzzing", dependencies: ["AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore"]),
+        .executableTarget(name: "FuzzCSV", dependencies: ["AreaWatchFuzzing"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["AreaWatchFuzzing"]),
+        .executableTarget(name: "FuzzValues", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "areawatch", dependencies: [
             "AreaWatchJobs", "AreaWatchCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -44,6 +50,7 @@ let package = Package(
         .testTarget(name: "AreaWatchIngestTests",
                     dependencies: [
                         "AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",
+                        "AreaWatchFuzzing",
                         .product(name: "Crypto", package: "swift-crypto"),
                     ],
                     resources: [.copy("Fixtures")]),

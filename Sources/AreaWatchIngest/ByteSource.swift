@@ -19,6 +19,9 @@ public final class ByteSource {
     private let fd: Int32
     private let memory: [UInt8]
     private var memoryOffset = 0
+    /// Most bytes one read of an in-memory source returns (short reads, as pipes and slow disks
+    /// give them).
+    private let readLimit: Int
     private var inflater: Inflater?
 
     public convenience init(path: String) throws(InputError) {
@@ -32,7 +35,9 @@ public final class ByteSource {
 
     private init(path: String, decompress: Bool) throws(InputError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that opening a FIFO (or a terminal) cannot wait forever for a writer;
+        // only regular files are read, with blocking reads again.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw InputError(file: path, message: ByteSource.reason(errno)) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -45,8 +50,10 @@ public final class ByteSource {
             let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file"
             throw InputError(file: path, message: "\(kind), not a CSV or JSON file")
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
         memory = []
+        readLimit = .max
         fileSize = Int64(info.st_size)
         var magic: (UInt8, UInt8) = (0, 0)
         let got = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
@@ -62,11 +69,13 @@ public final class ByteSource {
         }
     }
 
-    /// Bytes already in memory, read as if they were the file `name` (fuzzing, tests).
-    public init(bytes: [UInt8], name: String, decompress: Bool = true) {
+    /// Bytes already in memory, read as if they were the file `name` (fuzzing, tests); each read
+    /// returns at most `readLimit` bytes.
+    public init(bytes: [UInt8], name: String, decompress: Bool = true, readLimit: Int = .max) {
         path = name
         fd = -1
         memory = bytes
+        self.readLimit = max(1, readLimit)
         fileSize = Int64(bytes.count)
         isCompressed = decompress && ((bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) || name.hasSuffix(".gz"))
         if isCompressed { inflater = try? Inflater() }
@@ -86,7 +95,7 @@ public final class ByteSource {
 
     private func readRaw(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
         if fd < 0 {
-            let n = min(capacity, memory.count - memoryOffset)
+            let n = min(capacity, readLimit, memory.count - memoryOffset)
             if n > 0 { memory.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + memoryOffset, count: n) } }
             memoryOffset += n
             fileBytesRead += Int64(n)

@@ -16,11 +16,12 @@ final class CSVRecordSource: RecordSource {
     private var attributes = AttributeWriter()
     private let categories = TextInterner()
 
-    init(buffer: ChunkBuffer, options: ReaderOptions) throws(InputError) {
+    /// `firstLine`: the line number of the buffer's first byte (blank lines before it were skipped).
+    init(buffer: ChunkBuffer, options: ReaderOptions, firstLine: Int = 1) throws(InputError) {
         path = buffer.source.path
         let delimiter: UInt8
         if let given = options.delimiter { delimiter = given } else { delimiter = try CSVRecordSource.detectDelimiter(buffer) }
-        let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes)
+        let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes, firstLine: firstLine)
         self.scanner = scanner
         guard try scanner.next() else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
@@ -37,10 +38,16 @@ final class CSVRecordSource: RecordSource {
         self.assignment = assignment
         guard assignment.hasCoordinates else {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "CSV header has no latitude/longitude columns (columns: \(header.joined(separator: ", "))); name them with --column lat=NAME --column lon=NAME")
+                             message: "CSV header has no latitude/longitude columns (columns: \(CSVRecordSource.listing(header))); name them with --column lat=NAME --column lon=NAME")
         }
         slotColumns = IncidentField.allCases.map { assignment.column($0) }
         attributeColumns = assignment.attributeColumns.map { ($0, Array(header[$0].utf8)) }
+    }
+
+    /// The first column names, each cut short, for a one-line message of bounded length.
+    static func listing(_ header: [String]) -> String {
+        let names = header.prefix(12).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }
+        return names.joined(separator: ", ") + (header.count > 12 ? ", … (\(header.count) columns)" : "")
     }
 
     /// The most frequent of `,` `;` and tab outside quotes in the first line (`,` on a tie).

@@ -46,10 +46,12 @@ final class CSVScanner {
     private var unescapedAt: [Int] = []
     private var unescapedLength: [Int] = []
 
-    init(buffer: ChunkBuffer, delimiter: UInt8, maxRecordBytes: Int) {
+    init(buffer: ChunkBuffer, delimiter: UInt8, maxRecordBytes: Int, firstLine: Int = 1) {
         self.buffer = buffer
         self.delimiter = delimiter
         self.maxRecordBytes = maxRecordBytes
+        nextLine = firstLine
+        recordLine = firstLine
         fieldStarts = .allocate(capacity: fieldCapacity)
         fieldEnds = .allocate(capacity: fieldCapacity)
         fieldEscaped = .allocate(capacity: fieldCapacity)

@@ -22,8 +22,8 @@ final class ChunkBuffer {
 
     init(source: ByteSource, chunkSize: Int = 1 << 20) {
         self.source = source
-        self.chunkSize = chunkSize
-        capacity = chunkSize * 2
+        self.chunkSize = max(1, chunkSize)
+        capacity = self.chunkSize * 2
         storage = .allocate(capacity: capacity)
     }
 
@@ -44,12 +44,11 @@ final class ChunkBuffer {
             start = 0
         }
         if capacity - end < chunkSize {
-            let newCapacity = max(capacity * 2, end + chunkSize)
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            grown.update(from: storage, count: end)
-            storage.deallocate()
-            storage = grown
-            capacity = newCapacity
+            resize(to: max(capacity * 2, end + chunkSize))
+        } else if capacity > chunkSize * 4 && end <= chunkSize {
+            // Back to the normal window after an oversized record. Only here, where callers
+            // already move their positions by `shift`: the kept bytes stay at the same offsets.
+            resize(to: chunkSize * 2)
         }
         let n = try source.read(into: storage + end, capacity: capacity - end)
         if n == 0 {
@@ -60,18 +59,18 @@ final class ChunkBuffer {
         return (true, shift)
     }
 
-    /// Drops everything before `position` once a caller no longer needs it, and shrinks the
-    /// window back after an oversized record.
+    /// Drops everything before `position` once a caller no longer needs it (at the next refill).
+    /// Positions held by callers stay valid until then.
     func release(upTo position: Int) {
         start = position
-        if start == end && capacity > chunkSize * 4 {
-            storage.deallocate()
-            capacity = chunkSize * 2
-            storage = .allocate(capacity: capacity)
-            baseOffset += Int64(end)
-            start = 0
-            end = 0
-        }
+    }
+
+    private func resize(to newCapacity: Int) {
+        let resized = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        resized.update(from: storage, count: end)
+        storage.deallocate()
+        storage = resized
+        capacity = newCapacity
     }
 
     @inline(__always)

@@ -15,6 +15,9 @@ public struct IngestOptions: Sendable {
     public var pipelined = IngestOptions.processorCount > 1
 
     static let batchSize = 4096
+    /// A batch is handed over early once its text reaches this size, so that the batches in
+    /// flight stay small when records are wide (thousands of attribute columns).
+    static let batchBytes = 4 << 20
     static let processorCount = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
@@ -64,12 +67,14 @@ public enum FileIngester {
                           bytes: bytes, options: options, into: &sink, rejects: rejects, progress: progress)
     }
 
-    /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests).
+    /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests); every
+    /// read returns at most `readLimit` bytes.
     public static func ingest<Sink: IncidentSink>(
-        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?
+        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?,
+        readLimit: Int = .max
     ) throws -> FileIngestReport {
         let (records, detected, byteSource) = try InputReader.open(options: options.reader) { () throws(InputError) in
-            ByteSource(bytes: data, name: name)
+            ByteSource(bytes: data, name: name, readLimit: readLimit)
         }
         return try ingest(records: records, detected: detected, byteSource: byteSource, path: name, sha256: "",
                           bytes: Int64(data.count), options: options, into: &sink, rejects: rejects, progress: nil)
@@ -97,13 +102,17 @@ public enum FileIngester {
         let task = ParsingTask(report: report) { task in
             defer { channel.finish() }
             var batch: [Incident] = []
+            var batchBytes = 0
             batch.reserveCapacity(IngestOptions.batchSize)
             try parse(records: records, byteSource: byteSource, path: path, options: options, report: &task.report,
                       rejects: rejects, progress: progress) { incident in
                 batch.append(incident)
-                if batch.count == IngestOptions.batchSize {
+                batchBytes += incident.key.utf8.count + (incident.attributes?.utf8.count ?? 0)
+                    + (incident.description?.utf8.count ?? 0) + (incident.user?.utf8.count ?? 0)
+                if batch.count == IngestOptions.batchSize || batchBytes >= IngestOptions.batchBytes {
                     guard channel.put(batch) else { throw PipelineCancelled() }
                     batch.removeAll(keepingCapacity: true)
+                    batchBytes = 0
                 }
             }
             if !batch.isEmpty { _ = channel.put(batch) }

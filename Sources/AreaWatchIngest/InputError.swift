@@ -13,8 +13,26 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// One line: `FILE: POSITION: MESSAGE`.
+    /// One line: `FILE: POSITION: MESSAGE`, with line breaks and other control characters of the
+    /// file name or of input text quoted in the message written as escapes.
     public var description: String {
-        position.isEmpty ? "\(file): \(message)" : "\(file): \(position): \(message)"
+        InputError.oneLine(position.isEmpty ? "\(file): \(message)" : "\(file): \(position): \(message)")
+    }
+
+    static func oneLine(_ text: String) -> String {
+        func isBreaking(_ u: Unicode.Scalar) -> Bool {
+            (u.value < 0x20 && u != "\t") || u.value == 0x7F || u.value == 0x85 || u.value == 0x2028 || u.value == 0x2029
+        }
+        guard text.unicodeScalars.contains(where: isBreaking) else { return text }
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            switch u {
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+            case _ where isBreaking(u): out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
+            default: out.append(u)
+            }
+        }
+        return String(out)
     }
 }

@@ -13,6 +13,9 @@ public struct ReaderOptions: Sendable {
     public var maxRecordBytes = 1 << 20
     /// Nesting deeper than this inside one JSON record makes it `malformed_record`.
     public var maxJSONDepth = 64
+    /// Bytes read ahead at a time (the window grows only for a record longer than this). Tests
+    /// and fuzzing make it tiny, so that records fall across many refills of the window.
+    public var readWindowBytes = 1 << 20
 
     public init(format: InputFormat? = nil, delimiter: UInt8? = nil, columns: ColumnOverrides = ColumnOverrides(),
                 maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64) {
@@ -48,47 +51,73 @@ enum InputReader {
                      makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
         let source = try makeSource()
         let path = source.path
-        let buffer = ChunkBuffer(source: source)
+        let buffer = ChunkBuffer(source: source, chunkSize: options.readWindowBytes)
         try skipBOM(buffer)
-        guard let first = try firstSignificantByte(buffer) else {
+        guard let start = try firstSignificantByte(buffer, keepingAtMost: options.maxRecordBytes) else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
         }
+        let first = start.byte
         let looksJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
         if options.format == .csv || (options.format == nil && !looksJSON) {
-            let csv = try CSVRecordSource(buffer: buffer, options: options)
+            guard !start.lineCut else {
+                throw InputError(file: path, position: "line \(start.line)",
+                                 message: "not a CSV or JSON file (the first line is not a readable CSV header)")
+            }
+            let csv = try CSVRecordSource(buffer: buffer, options: options, firstLine: start.line)
             return (csv, DetectedInput(format: .csv, jsonShape: nil, compressed: source.isCompressed), source)
         }
         guard looksJSON else {
-            throw InputError(file: path, position: "line 1", message: "not JSON: a JSON input starts with '{' or '['")
+            throw InputError(file: path, position: "line \(start.line)", message: "not JSON: a JSON input starts with '{' or '['")
         }
         let shape: JSONShape
         if first == UInt8(ascii: "[") {
             shape = .array
         } else {
             // A separate read of the top-level member names decides the shape (SPEC §2.1).
-            let probeBuffer = ChunkBuffer(source: try makeSource())
+            let probeBuffer = ChunkBuffer(source: try makeSource(), chunkSize: options.readWindowBytes)
             try skipBOM(probeBuffer)
             do {
                 shape = try JSONRecordSource.detectObjectShape(JSONStream(buffer: probeBuffer))
             } catch {
                 // NDJSON whose first line does not parse: that line is malformed_record, like any
                 // other line (SPEC §2.2), not the whole file an input error.
-                guard try nextLineStartsObject(path: path) else { throw error }
+                guard try looksLikeNDJSON(options: options, makeSource: makeSource) else { throw error }
                 shape = .ndjson
             }
         }
-        let json = JSONRecordSource(buffer: buffer, shape: shape, options: options)
+        let json = JSONRecordSource(buffer: buffer, shape: shape, options: options, line: start.line, lineStart: start.lineStart)
         return (json, DetectedInput(format: .json, jsonShape: shape, compressed: source.isCompressed), source)
     }
 
-    /// The first byte that is not whitespace, read without consuming anything.
-    private static func firstSignificantByte(_ buffer: ChunkBuffer) throws(InputError) -> UInt8? {
+    /// The first byte that is not whitespace. Lines of whitespace before it are released as they
+    /// are passed, so memory stays bounded however many there are: `line` is the 1-based line
+    /// where the kept bytes start and `lineStart` its content offset. Blanks before the byte on
+    /// its own line are kept (they belong to a CSV header's first name) unless there are more than
+    /// `keepingAtMost`; then they are released too and `lineCut` is true.
+    private static func firstSignificantByte(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError)
+        -> (byte: UInt8, line: Int, lineStart: Int64, lineCut: Bool)? {
         var i = buffer.start
+        var line = 1
+        var lineStart = buffer.baseOffset + Int64(i)
+        var lineCut = false
         while true {
             while i < buffer.end {
-                let b = buffer[i]
-                if b != 32 && b != 9 && b != 10 && b != 13 { return b }
-                i += 1
+                switch buffer[i] {
+                case 10:
+                    i += 1
+                    line += 1
+                    buffer.release(upTo: i)
+                    lineStart = buffer.baseOffset + Int64(i)
+                    lineCut = false
+                case 32, 9, 13:
+                    i += 1
+                    if i - buffer.start > limit {
+                        buffer.release(upTo: i)
+                        lineCut = true
+                    }
+                default:
+                    return (buffer[i], line, lineStart, lineCut)
+                }
             }
             let (more, shift) = try buffer.refill()
             i -= shift
@@ -96,27 +125,55 @@ enum InputReader {
         }
     }
 
-    /// Whether the first non-blank line after the first line starts with `{`: a file of objects,
-    /// one a line. (A pretty-printed document's second line starts with a member name.)
-    private static func nextLineStartsObject(path: String) throws(InputError) -> Bool {
-        let buffer = ChunkBuffer(source: try ByteSource(path: path))
+    /// Whether a `{` file whose first value does not parse is NDJSON with a broken first line
+    /// rather than a multi-line document that is cut short or broken (an input error): the first
+    /// line must not end where a document goes on (after `{` `[` `,` or `:`), and the next
+    /// non-blank line must be a complete JSON object by itself. (A pretty-printed document cut
+    /// anywhere fails one of the two; NDJSON lines are complete objects.)
+    private static func looksLikeNDJSON(options: ReaderOptions,
+                                        makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> Bool {
+        let buffer = ChunkBuffer(source: try makeSource(), chunkSize: options.readWindowBytes)
         try skipBOM(buffer)
-        var sawNewline = false
-        var i = buffer.start
+        let limit = max(options.maxRecordBytes, 1)
+        var first: [UInt8]?
+        while let next = try nextLine(buffer, keepingAtMost: limit) {
+            let (line, whole) = next
+            let significant = line.filter { $0 != 32 && $0 != 9 && $0 != 13 }
+            if significant.isEmpty { continue }
+            if first == nil {
+                first = significant
+                if let last = significant.last, [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":")].contains(last) {
+                    return false
+                }
+                continue
+            }
+            guard whole, significant.first == UInt8(ascii: "{") else { return false }
+            let failure = line.withUnsafeBufferPointer { JSONTape().parse($0, maxDepth: .max) }
+            return failure == nil
+        }
+        return false
+    }
+
+    /// The next line without its LF (at most `keepingAtMost` bytes of it; `whole` is false when
+    /// it was longer); nil at the end of the input.
+    private static func nextLine(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError) -> ([UInt8], whole: Bool)? {
+        var line: [UInt8] = []
+        var whole = true
+        var sawAny = false
         while true {
+            var i = buffer.start
             while i < buffer.end {
                 let b = buffer[i]
-                if !sawNewline {
-                    if b == 10 { sawNewline = true }
-                } else if b != 32 && b != 9 && b != 10 && b != 13 {
-                    return b == UInt8(ascii: "{")
-                }
                 i += 1
+                if b == 10 {
+                    buffer.release(upTo: i)
+                    return (line, whole)
+                }
+                sawAny = true
+                if line.count < limit { line.append(b) } else { whole = false }
             }
             buffer.release(upTo: i)
-            let (more, shift) = try buffer.refill()
-            i -= shift
-            guard more else { return false }
+            guard try buffer.refill().more else { return sawAny ? (line, whole) : nil }
         }
     }
 

@@ -27,8 +27,8 @@ final class JSONRecordSource: RecordSource {
     private let captured = ByteBuffer(capacity: 1 << 16)
     private var capturedWhole = true
 
-    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions) {
-        stream = JSONStream(buffer: buffer)
+    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0) {
+        stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart)
         self.shape = shape
         self.options = options
         mapper = JSONRecordMapper(overrides: options.columns)
@@ -41,8 +41,12 @@ final class JSONRecordSource: RecordSource {
         var hasCoordinateMember = false
         if !(try stream.closesImmediately(125)) {
             repeat {
-                let name = try stream.readString()
+                let (name, whole) = try stream.readString()
                 try stream.expect(58, "':'")
+                guard whole else {
+                    try stream.skipValue()  // a name over 1 MiB is none of the names that matter
+                    continue
+                }
                 if name == "posts" { return .watchMeExport }
                 if name == "type" {
                     if try stream.readShortString() == "FeatureCollection" { return .featureCollection }
@@ -80,9 +84,9 @@ final class JSONRecordSource: RecordSource {
             try stream.expect(123, "'{'")
             if try stream.closesImmediately(125) { break }
             repeat {
-                let name = try stream.readString()
+                let (name, whole) = try stream.readString()
                 try stream.expect(58, "':'")
-                guard name == wanted else { try stream.skipValue(); continue }
+                guard whole, name == wanted else { try stream.skipValue(); continue }
                 switch try stream.peek() {
                 case 123 where shape == .watchMeExport:
                     try stream.expect(123, "'{'")
@@ -111,8 +115,17 @@ final class JSONRecordSource: RecordSource {
     private func readMembers(path: String?, _ body: (SourceRecord) throws -> Void) throws {
         if try stream.closesImmediately(125) { return }
         repeat {
-            let id = try stream.readString()
+            let (id, whole) = try stream.readString(maxBytes: options.maxRecordBytes)
             try stream.expect(58, "':'")
+            guard whole else {
+                // The id alone is over the record limit: the record is malformed, its value skipped.
+                try stream.skipValue()
+                let shown = String(id.prefix(64)) + "…"
+                captured.removeAll()
+                captured.append(Array("(member name longer than \(options.maxRecordBytes) bytes) \(shown)".utf8))
+                try body(SourceRecord(outcome: .failure(.malformedRecord), location: .member(path: path, name: shown), idHint: nil))
+                continue
+            }
             try readRecord(location: .member(path: path, name: id), memberID: id, body)
         } while try stream.nextInContainer(closing: 125)
     }
@@ -159,7 +172,7 @@ final class JSONRecordSource: RecordSource {
     /// last line is an input error (SPEC §2.2).
     private func readLines(_ body: (SourceRecord) throws -> Void) throws {
         let buffer = stream.buffer
-        var line = 0
+        var line = stream.currentLine - 1
         var scan = buffer.start
         while true {
             line += 1

@@ -13,9 +13,13 @@ final class JSONStream {
     /// Content offset of the first byte of the current line (for columns).
     private var lineStart: Int64 = 0
 
-    init(buffer: ChunkBuffer) {
+    /// `line` and `lineStart`: the line number of the buffer's first byte and the content offset
+    /// where that line starts (whitespace before it may have been released).
+    init(buffer: ChunkBuffer, line: Int = 1, lineStart: Int64 = 0) {
         self.buffer = buffer
         i = buffer.start
+        self.line = line
+        self.lineStart = lineStart
     }
 
     var path: String { buffer.source.path }
@@ -86,37 +90,48 @@ final class JSONStream {
         return false
     }
 
-    /// Reads a member name (a JSON string), decoding escapes.
-    func readString() throws(InputError) -> String {
+    /// Reads a member name (a JSON string), decoding escapes exactly as record strings are
+    /// decoded (`JSONTape.decodeEscapes`: an escaped surrogate pair is one character). A name
+    /// longer than `maxBytes` is consumed all the same, but only its first `maxBytes` are kept
+    /// and `whole` is false: memory does not grow with a hostile name.
+    func readString(maxBytes: Int = 1 << 20) throws(InputError) -> (text: String, whole: Bool) {
         try expect(34, "a string")
-        var bytes: [UInt8] = []
+        var raw: [UInt8] = []
+        var whole = true
+        // Keeps whole units (a byte, or an escape) while they fit; after the first that does not,
+        // nothing more: what is kept is a true prefix of the name.
+        func keep(_ unit: [UInt8]) {
+            if whole && raw.count + unit.count <= maxBytes { raw += unit } else { whole = false }
+        }
         while true {
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
             let b = buffer[i]
             i += 1
             if b == 34 { break }
             if b == 10 { throw error("newline inside a string") }
-            if b == 92 {
-                guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
-                let e = buffer[i]
-                i += 1
-                if e == UInt8(ascii: "u") {
-                    var hex: [UInt8] = []
-                    for _ in 0..<4 {
-                        guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
-                        hex.append(buffer[i]); i += 1
-                    }
-                    guard let unit = JSONEscapes.hexValue(hex) else { throw error("invalid \\u escape") }
-                    JSONEscapes.appendUnit(unit, pendingHigh: nil, to: &bytes)
-                } else {
-                    guard let c = JSONEscapes.simple(e) else { throw error("invalid escape '\\\(printable(e))'") }
-                    bytes.append(c)
+            guard b == 92 else {
+                if whole && raw.count < maxBytes { raw.append(b) } else { whole = false }
+                continue
+            }
+            guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+            let e = buffer[i]
+            i += 1
+            if e == UInt8(ascii: "u") {
+                var hex: [UInt8] = []
+                for _ in 0..<4 {
+                    guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
+                    hex.append(buffer[i]); i += 1
                 }
+                guard JSONEscapes.hexValue(hex) != nil else { throw error("invalid \\u escape") }
+                keep([b, e] + hex)
             } else {
-                bytes.append(b)
+                guard JSONEscapes.simple(e) != nil else { throw error("invalid escape '\\\(printable(e))'") }
+                keep([b, e])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        var decoded: [UInt8] = []
+        raw.withUnsafeBufferPointer { JSONTape.decodeEscapes($0, into: &decoded) }
+        return (String(decoding: decoded, as: UTF8.self), whole)
     }
 
     /// Copies the next value whole into `into` when it has at most `maxBytes` bytes; otherwise

@@ -133,7 +133,11 @@ final class JSONTape {
                     nodes.append(Node(kind: kind, start: Int32(i), end: Int32(i + len), next: Int32(index + 1), escaped: false))
                     i += len
                 default:
-                    guard let end = scanNumber(input, from: i) else { return .invalid }
+                    var cut = false
+                    guard let end = scanNumber(input, from: i, cut: &cut) else {
+                        // `-`, `5.`, `5e`, `5e+` at the very end: the input was cut inside the number.
+                        return cut ? .truncated : .invalid
+                    }
                     nodes.append(Node(kind: .number, start: Int32(i), end: Int32(end), next: Int32(index + 1), escaped: false))
                     i = end
                 }
@@ -216,8 +220,9 @@ final class JSONTape {
         return .truncated
     }
 
-    /// RFC 8259 number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    private func scanNumber(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+    /// RFC 8259 number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. On failure,
+    /// `cut` tells whether the number was only missing characters after the end of the input.
+    private func scanNumber(_ s: UnsafeBufferPointer<UInt8>, from: Int, cut: inout Bool) -> Int? {
         var i = from
         let n = s.count
         @inline(__always) func digits() -> Int {
@@ -225,17 +230,21 @@ final class JSONTape {
             while i < n, s[i] &- 48 < 10 { i += 1 }
             return i - start
         }
+        @inline(__always) func fail() -> Int? {
+            cut = i == n
+            return nil
+        }
         if i < n && s[i] == 45 { i += 1 }
-        guard i < n else { return nil }
-        if s[i] == 48 { i += 1 } else { guard digits() > 0 else { return nil } }
+        guard i < n else { return fail() }
+        if s[i] == 48 { i += 1 } else { guard digits() > 0 else { return fail() } }
         if i < n && s[i] == 46 {
             i += 1
-            guard digits() > 0 else { return nil }
+            guard digits() > 0 else { return fail() }
         }
         if i < n && (s[i] | 0x20) == 101 {
             i += 1
             if i < n && (s[i] == 43 || s[i] == 45) { i += 1 }
-            guard digits() > 0 else { return nil }
+            guard digits() > 0 else { return fail() }
         }
         if i < n {
             switch s[i] {

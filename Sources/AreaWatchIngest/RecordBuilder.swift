@@ -80,10 +80,14 @@ enum RecordBuilder {
                       description: RawValue, user: RawValue,
                       attributes: String?, categories: TextInterner? = nil) -> Result<IncidentDraft, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
-        guard let lat = coordinate(latValue), let lon = coordinate(lonValue),
+        guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
             return .failure(.invalidCoordinates)
         }
+        // -0 is the same place as 0: one spelling, so keys and "same content" (§4) do not
+        // depend on the sign an export wrote.
+        if lat == 0 { lat = 0 }
+        if lon == 0 { lon = 0 }
         if lat == 0 && lon == 0 { return .failure(.nullIsland) }
         if timeValue.isEmpty { return .failure(.missingTime) }
         let parsedTime: ParsedTime?
