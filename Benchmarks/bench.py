@@ -101,7 +101,7 @@ def query_section(sizes, runs, results):
         stages["peak_rss_mb"] = r.rss_mb
         out[f"areawatch_{n}"] = stages
         print(f"\n== query stage, {n:,} incidents ==")
-        print(f"index build {stages['index_build_s']} s; point queries {stages['point_queries_per_s']:,}/s; "
+        print(f"index build {stages['index_build_s']} s; point queries {stages['point_queries_per_s']:,}/s ({stages['point_queries_per_s_1_thread']:,}/s on one thread); "
               f"grid p7 r1000: scatter {stages['grid_scatter_s']} s (1 thread {stages.get('grid_scatter_1_thread_s', '-')} s), "
               f"R-tree per cell {stages['grid_rtree_per_cell_s']} s, agree: {stages['strategies_agree']}; "
               f"{stages['grid_cells']:,} cells; {stages['bytes_per_incident']} bytes/incident; peak RSS {r.rss_mb:.0f} MB")

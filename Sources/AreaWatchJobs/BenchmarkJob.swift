@@ -70,8 +70,13 @@ public enum BenchmarkJob {
         for (lat, lon) in queries { checksum &+= index.pointAnswer(lat: lat, lon: lon, test: test).current }
         let querySeconds = lap()
         stages.append(("point_queries", .int(points)))
-        stages.append(("point_queries_per_s", .int(Int(Double(points) / querySeconds))))
+        stages.append(("point_queries_per_s_1_thread", .int(Int(Double(points) / querySeconds))))
         stages.append(("point_checksum", .int(checksum)))
+        // The same queries as one batch over the cores (POI answers, a batch of phones).
+        let batch = index.pointAnswers(queries.map { (lat: $0.0, lon: $0.1) }, threads: threads)
+        let batchSeconds = lap()
+        precondition(batch.reduce(0, { $0 &+ $1.current }) == checksum, "batched point answers differ from single ones")
+        stages.append(("point_queries_per_s", .int(Int(Double(points) / batchSeconds))))
 
         let grid = index.grid(precision: precision, strategy: .scatter, threads: threads)
         stages.append(("grid_scatter_s", .fixed(lap(), decimals: 3)))

@@ -75,7 +75,7 @@ public enum ReportJob {
         let grid = index.grid(precision: settings.precision, strategy: settings.strategy, threads: settings.threads)
         lap("grid")
         let areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaIdProperty) }
-        let poiAnswers = pois.map { index.pointsOfInterest($0) }
+        let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.threads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         let totals = index.totals()
         lap("queries")

@@ -131,9 +131,9 @@ extension IncidentIndex {
     }
 
     /// The widget answer at every point of interest.
-    public func pointsOfInterest(_ points: [PointOfInterest]) -> [(poi: PointOfInterest, answer: PointAnswer)] {
-        let test = RadiusTest(radius: parameters.radius)
-        return points.map { ($0, pointAnswer(lat: $0.lat, lon: $0.lon, test: test)) }
+    public func pointsOfInterest(_ points: [PointOfInterest], threads: Int = 1) -> [(poi: PointOfInterest, answer: PointAnswer)] {
+        let answers = pointAnswers(points.map { ($0.lat, $0.lon) }, threads: threads)
+        return Array(zip(points, answers))
     }
 
     /// Current/previous and calendar-year counts per value of `category` or an attribute

@@ -1,4 +1,5 @@
 import AreaWatchCore
+import Dispatch
 
 /// The widget answer for one location (SPEC §7.1).
 public struct PointAnswer: Sendable, Equatable {
@@ -30,5 +31,24 @@ extension IncidentIndex {
         return PointAnswer(lat: lat, lon: lon, radius: parameters.radius, asOf: parameters.asOf,
                            current: c.current, previous: c.previous, handled: c.handled,
                            safetyClass: parameters.thresholds.classify(c.current))
+    }
+
+    /// Answers for many locations, in their order, spread over `threads` cores (a batch of phones
+    /// or every point of interest). Each answer is the one `pointAnswer` gives alone.
+    public func pointAnswers(_ locations: [(lat: Double, lon: Double)], threads: Int) -> [PointAnswer] {
+        let test = RadiusTest(radius: parameters.radius)
+        let workers = max(1, min(threads, locations.count / 1_000 + 1))
+        return [PointAnswer](unsafeUninitializedCapacity: locations.count) { buffer, initialized in
+            let output = UnsafeMutableSendableBuffer(buffer)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                // Contiguous slices: neighbouring locations share tree nodes in cache.
+                let slice = (locations.count * worker / workers)..<(locations.count * (worker + 1) / workers)
+                for k in slice {
+                    let location = locations[k]
+                    (output.base.baseAddress! + k).initialize(to: pointAnswer(lat: location.lat, lon: location.lon, test: test))
+                }
+            }
+            initialized = locations.count
+        }
     }
 }

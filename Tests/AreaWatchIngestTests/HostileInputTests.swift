@@ -538,7 +538,7 @@ private func ingest(_ path: String, into table: inout IncidentColumnsBuilder) th
 /// Large files written in chunks, and gzip through zlib's own tool-free API.
 enum LargeFile {
     static func write(_ path: String, _ body: ((([UInt8]) throws -> Void)) throws -> Void) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         try body { bytes in try handle.write(contentsOf: bytes) }
@@ -586,8 +586,8 @@ enum CLI {
         }
         // Output goes to files: no pipe can fill up and block the child.
         let scratch = try TempDir()
-        FileManager.default.createFile(atPath: scratch.path + "/out", contents: nil)
-        FileManager.default.createFile(atPath: scratch.path + "/err", contents: nil)
+        guard FileManager.default.createFile(atPath: scratch.path + "/out", contents: nil),
+              FileManager.default.createFile(atPath: scratch.path + "/err", contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + "/out"))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + "/err"))
         process.standardOutput = out

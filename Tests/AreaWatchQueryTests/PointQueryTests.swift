@@ -62,6 +62,24 @@ struct PointQueryTests {
         }
     }
 
+    @Test("a batch over two threads gives, in order, the answers of single queries (equal to brute force)",
+          arguments: DataKind.allCases)
+    func batchOverThreads(kind: DataKind) throws {
+        let rows = try TestData.incidents(kind)
+        let index = IncidentIndex(columns: rows.columns, parameters: QueryParameters(asOf: TestData.asOf, radius: 1000))
+        // Over 2,000 locations, so that the batch is split between both threads.
+        let spots = Self.locations(rows, radius: 1000, count: 2_400, seed: 77).map { (lat: $0.0, lon: $0.1) }
+        let batch = index.pointAnswers(spots, threads: 2)
+        #expect(batch.count == spots.count)
+        var mismatches = 0
+        for (k, spot) in spots.enumerated() where batch[k] != index.pointAnswer(lat: spot.lat, lon: spot.lon) { mismatches += 1 }
+        #expect(mismatches == 0, "\(kind): \(mismatches) batched answers differ")
+        for k in stride(from: 0, to: spots.count, by: 97) {
+            let expected = referencePoint(rows, windows: TestData.windows, lat: spots[k].lat, lon: spots[k].lon, radius: 1000)
+            #expect(ReferencePoint(current: batch[k].current, previous: batch[k].previous, handled: batch[k].handled) == expected)
+        }
+    }
+
     @Test("the listed incidents (query --list) are the counted ones, nearest first", arguments: DataKind.allCases)
     func listedIncidents(kind: DataKind) throws {
         let rows = try TestData.incidents(kind)
