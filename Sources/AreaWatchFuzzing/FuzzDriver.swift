@@ -37,6 +37,20 @@ public enum FuzzDriver {
         return 0
     }
 
+    /// The executables' entry point. With `-DFUZZING` (and `-sanitize=fuzzer`) it hands control to
+    /// libFuzzer's driver: SwiftPM links an executable's entry point as `main`, so libFuzzer's own
+    /// `main` is never used. Otherwise it replays the files and folders given as arguments.
+    public static func main(_ target: FuzzTarget,
+                            testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, testOneInput))
+        #else
+        exit(replay(target, arguments: Array(CommandLine.arguments.dropFirst())))
+        #endif
+    }
+
     /// Replay: runs the target over every file given and every regular file under every folder
     /// given (arguments starting with `-` are ignored, so libFuzzer command lines work too).
     /// Prints one line per input; returns 1 when any input failed.
@@ -130,3 +144,10 @@ func inputHash(_ data: [UInt8]) -> UInt64 {
     for b in data.prefix(256) { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
     return h ^ UInt64(data.count)
 }
+
+#if FUZZING
+@_silgen_name("LLVMFuzzerRunDriver")
+private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                                 _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+                                 _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+#endif

@@ -71,45 +71,37 @@ struct StrictJSON {
     }
 
     private mutating func object(level: Int) -> Value? {
-        guard level < depthLimit else { gaveUp = true; return nil }
-        let v = Value(kind: .object, start: i)
-        i += 1
-        skipSpace()
-        if i < bytes.count && bytes[i] == 125 {
-            i += 1
-            v.end = i
-            v.depth = 1
-            return v
-        }
-        while true {
-            skipSpace()
-            let nameStart = i
-            guard i < bytes.count, bytes[i] == 34, let name = string() else { return nil }
-            let raw = Array(bytes[(nameStart + 1)..<(i - 1)])
-            skipSpace()
-            guard i < bytes.count, bytes[i] == 58 else { return nil }
-            i += 1
-            skipSpace()
-            guard let member = value(level: level + 1) else { return nil }
+        container(.object, close: 125, level: level) { parser, v in
+            let nameStart = parser.i
+            guard parser.i < parser.bytes.count, parser.bytes[parser.i] == 34, let name = parser.string() else { return nil }
+            let raw = Array(parser.bytes[(nameStart + 1)..<(parser.i - 1)])
+            parser.skipSpace()
+            guard parser.i < parser.bytes.count, parser.bytes[parser.i] == 58 else { return nil }
+            parser.i += 1
+            parser.skipSpace()
+            guard let member = parser.value(level: level + 1) else { return nil }
             v.members.append((name, raw, member))
-            v.depth = max(v.depth, member.depth + 1)
-            skipSpace()
-            guard i < bytes.count else { return nil }
-            if bytes[i] == 44 { i += 1; continue }
-            if bytes[i] == 125 { i += 1; break }
-            return nil
+            return member
         }
-        v.depth = max(v.depth, 1)
-        v.end = i
-        return v
     }
 
     private mutating func array(level: Int) -> Value? {
+        container(.array, close: 93, level: level) { parser, v in
+            guard let element = parser.value(level: level + 1) else { return nil }
+            v.elements.append(element)
+            return element
+        }
+    }
+
+    /// An object or array: `item` reads one member or element (after blanks) into the container
+    /// and returns its value, or nil when the text is not JSON.
+    private mutating func container(_ kind: Value.Kind, close: UInt8, level: Int,
+                                    item: (inout StrictJSON, Value) -> Value?) -> Value? {
         guard level < depthLimit else { gaveUp = true; return nil }
-        let v = Value(kind: .array, start: i)
+        let v = Value(kind: kind, start: i)
         i += 1
         skipSpace()
-        if i < bytes.count && bytes[i] == 93 {
+        if i < bytes.count && bytes[i] == close {
             i += 1
             v.end = i
             v.depth = 1
@@ -117,13 +109,12 @@ struct StrictJSON {
         }
         while true {
             skipSpace()
-            guard let element = value(level: level + 1) else { return nil }
-            v.elements.append(element)
-            v.depth = max(v.depth, element.depth + 1)
+            guard let child = item(&self, v) else { return nil }
+            v.depth = max(v.depth, child.depth + 1)
             skipSpace()
             guard i < bytes.count else { return nil }
             if bytes[i] == 44 { i += 1; continue }
-            if bytes[i] == 93 { i += 1; break }
+            if bytes[i] == close { i += 1; break }
             return nil
         }
         v.depth = max(v.depth, 1)

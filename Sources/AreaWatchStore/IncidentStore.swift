@@ -119,8 +119,8 @@ public final class IncidentStore {
         return triggers
     }
 
-    /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree in geohash
-    /// order (`RTreeBulkLoader`, streaming) and restores the triggers.
+    /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree in Hilbert
+    /// order (`RTreeBulkLoader`) and restores the triggers.
     func endBulkLoad(triggers: [String]) throws {
         try db.execute("""
             CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
@@ -129,7 +129,7 @@ public final class IncidentStore {
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)
         let count = Int(try db.integer("SELECT count(*) FROM incidents") ?? 0)
-        let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents INDEXED BY incidents_geohash ORDER BY geohash")
+        let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents ORDER BY rowid")
         try RTreeBulkLoader.load(db, table: "idx_incidents_geom", count: count, rows: rows)
         for sql in triggers { try db.execute(sql) }
     }
