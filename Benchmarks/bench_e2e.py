@@ -86,10 +86,11 @@ def bulk_load(sizes, runs, lines, results):
                 ("spatialite CLI", lambda: b.remove(sl), ["bash", os.path.join(b.PEERS, "load_spatialite.sh"), csv, sl])]
         timed = b.alternating(jobs, runs)
         aw = b.median([r.wall for r in timed["areawatch ingest"]])
-        split = re.search(r"read\+insert ([\d.]+) s, index rebuild \+ commit ([\d.]+) s", timed["areawatch ingest"][-1].stderr)
+        split = re.search(r"read\+insert ([\d.]+) s, index rebuild \+ commit ([\d.]+) s(?: \((.*)\))?", timed["areawatch ingest"][-1].stderr)
         for name, rs in timed.items():
             wall = b.median([r.wall for r in rs])
-            detail = f"read+insert {split.group(1)} s, index rebuild+commit {split.group(2)} s" if split and name == "areawatch ingest" else ""
+            detail = (f"read+insert {split.group(1)} s, index rebuild+commit {split.group(2)} s"
+                      + (f" ({split.group(3)})" if split.group(3) else "")) if split and name == "areawatch ingest" else ""
             rows.append([f"{n:,}", name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
                          "1.0x" if name == "areawatch ingest" else b.ratio(wall, aw), detail])
         results[f"load_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}

@@ -96,8 +96,10 @@ public enum IngestJob {
             try rejects.endFile()
             // Where the time goes (docs/PERFORMANCE.md): reading + inserting, then the commit with
             // the index rebuild of a bulk load.
+            let parts = transaction.bulkRebuildSeconds.map { "\($0.part) \(seconds($0.seconds)) s" }
             progress.log("\(path): read+insert \(seconds(readSeconds)) s, "
-                         + (transaction.bulk ? "index rebuild + commit" : "commit") + " \(seconds(ProgressReporter.now() - commitStart)) s")
+                         + (transaction.bulk ? "index rebuild + commit" : "commit") + " \(seconds(ProgressReporter.now() - commitStart)) s"
+                         + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"))
             return report
         } catch {
             transaction.rollback()

@@ -50,6 +50,8 @@ public final class FileTransaction: IncidentSink {
     private let update: Statement
     private let source: String
     public let bulk: Bool
+    /// After a bulk `commit`: seconds spent rebuilding each index (where the time goes).
+    public private(set) var bulkRebuildSeconds: [(part: String, seconds: Double)] = []
     private var savedTriggers: [String] = []
     private var finished = false
 
@@ -115,7 +117,7 @@ public final class FileTransaction: IncidentSink {
     /// Rebuilds what bulk mode dropped, logs the file and commits.
     public func commit(_ entry: IngestLogEntry) throws {
         let db = store.db
-        if bulk { try store.endBulkLoad(triggers: savedTriggers) }
+        if bulk { bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers) }
         let log = try db.prepare("""
             INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at,
                                 inserted, format, rejects_by_reason)

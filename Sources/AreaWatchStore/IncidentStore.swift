@@ -121,10 +121,22 @@ public final class IncidentStore {
 
     /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree in Hilbert
     /// order (`RTreeBulkLoader`) and restores the triggers.
-    func endBulkLoad(triggers: [String]) throws {
+    /// Returns the seconds of each part, for the ingest log.
+    func endBulkLoad(triggers: [String]) throws -> [(part: String, seconds: Double)] {
+        let clock = ContinuousClock()
+        var lap = clock.now
+        func elapsed() -> Double {
+            let now = clock.now
+            defer { lap = now }
+            let d = (now - lap).components
+            return Double(d.seconds) + Double(d.attoseconds) * 1e-18
+        }
         try db.execute("""
             CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
             CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
+            """)
+        let indexes = elapsed()
+        try db.execute("""
             DROP TABLE IF EXISTS idx_incidents_geom;
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)
@@ -132,6 +144,7 @@ public final class IncidentStore {
         let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents ORDER BY rowid")
         try RTreeBulkLoader.load(db, table: "idx_incidents_geom", count: count, rows: rows)
         for sql in triggers { try db.execute(sql) }
+        return [("geohash and time indexes", indexes), ("spatial index", elapsed())]
     }
 
     /// A new store may be named in a folder that does not exist yet (a fresh checkout's
