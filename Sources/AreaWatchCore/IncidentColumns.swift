@@ -32,13 +32,26 @@ public struct IncidentColumns: Sendable {
     /// Appends one incident; `group` is the value of the group-by attribute, if one is loaded.
     public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
                                 group: String? = nil, key: String? = nil) {
+        let id = internCategory(category)
+        append(lat: lat, lon: lon, time: time, handled: handled, categoryID: id, group: group, key: key)
+    }
+
+    /// Appends one incident whose category is already interned (`internCategory`): the store's
+    /// loader interns each distinct category once instead of hashing a String per row.
+    public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32,
+                                group: String? = nil, key: String? = nil) {
         if let key { keys.append(key) }
         self.lat.append(lat)
         self.lon.append(lon)
         self.time.append(time)
         self.handled.append(IncidentColumns.code(handled))
-        self.category.append(IncidentColumns.intern(category, in: &categories, index: &categoryIndex))
+        self.category.append(categoryID)
         self.group.append(IncidentColumns.intern(group, in: &groupValues, index: &groupIndex))
+    }
+
+    /// The index of a category in `categories`, added when new; -1 for none.
+    public mutating func internCategory(_ value: String?) -> Int32 {
+        IncidentColumns.intern(value, in: &categories, index: &categoryIndex)
     }
 
     /// Replaces incident `i` (a later record with the same key won).

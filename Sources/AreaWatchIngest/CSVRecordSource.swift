@@ -1,3 +1,4 @@
+import AreaWatchCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -139,6 +139,7 @@ enum GridScatter {
         var previous: [Int32] = []
         var handled: [Int32] = []
         var runs: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+        var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
     }
 
     /// All runs of one band, then difference arrays per cluster of overlapping columns.
@@ -149,6 +150,10 @@ enum GridScatter {
         // The band's row latitudes and their cosines, once per band instead of once per incident.
         let rowLat = (0..<bandRows).map { GeohashCell.centreLatitude(row: band.firstRow + $0, precision: lattice.precision) }
         let rowCos = rowLat.map { cos($0 * Haversine.radiansPerDegree) }
+        if let cells = scatterBandDirect(band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
+                                         rowLat: rowLat, rowCos: rowCos, scratch: &scratch) {
+            return cells
+        }
         for member in band.members {
             let i = Int(member)
             let lat = points.lat[i], lon = points.lon[i]
@@ -163,23 +168,31 @@ enum GridScatter {
         }
         guard !scratch.runs.isEmpty else { return [] }
         // Runs wider than the globe cover their whole row; split the rest at the antimeridian.
-        var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
-        pieces.reserveCapacity(scratch.runs.count)
+        // Buffers live in `scratch` across bands: allocating them per band cost the kernel more
+        // in zeroing fresh pages than the scatter itself at 5M incidents.
         let columns = lattice.columnCount
-        for run in scratch.runs {
-            if run.last - run.first + 1 >= columns {
-                pieces.append((run.row, 0, columns - 1, run.flags))
-                continue
-            }
-            let first = ((run.first % columns) + columns) % columns
-            let last = first + (run.last - run.first)
-            if last < columns {
-                pieces.append((run.row, first, last, run.flags))
-            } else {
-                pieces.append((run.row, first, columns - 1, run.flags))
-                pieces.append((run.row, 0, last - columns, run.flags))
+        var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+        swap(&pieces, &scratch.pieces)  // owned here, so clearing it keeps its storage
+        pieces.removeAll(keepingCapacity: true)
+        if scratch.runs.allSatisfy({ $0.first >= 0 && $0.last < columns }) {
+            swap(&pieces, &scratch.runs)
+        } else {
+            for run in scratch.runs {
+                if run.last - run.first + 1 >= columns {
+                    pieces.append((run.row, 0, columns - 1, run.flags))
+                    continue
+                }
+                let first = ((run.first % columns) + columns) % columns
+                let last = first + (run.last - run.first)
+                if last < columns {
+                    pieces.append((run.row, first, last, run.flags))
+                } else {
+                    pieces.append((run.row, first, columns - 1, run.flags))
+                    pieces.append((run.row, 0, last - columns, run.flags))
+                }
             }
         }
+        defer { scratch.pieces = pieces }
         var cells: [RadiusCell] = []
         var lowest = Int64.max, highest = Int64.min
         for piece in pieces { lowest = min(lowest, piece.first); highest = max(highest, piece.last) }
@@ -240,19 +253,8 @@ enum GridScatter {
                         prev[a] &+= 1; prev[b] &-= 1
                     }
                 }
-                for r in 0..<passRows {
-                    let base = r * width
-                    var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
-                    let row = band.firstRow + Int64(passStart + r)
-                    for x in 0..<(width - 1) {
-                        c &+= cur[base + x]; p &+= prev[base + x]; h &+= hand[base + x]
-                        if c != 0 || p != 0 {
-                            let cell = GeohashCell(lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
-                                                   precision: lattice.precision)
-                            cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
-                        }
-                    }
-                }
+                sweep(current: cur, previous: prev, handled: hand, width: width, rows: passRows,
+                      firstRow: band.firstRow + Int64(passStart), firstColumn: firstColumn, lattice: lattice, into: &cells)
             }
             }
             }
@@ -262,6 +264,26 @@ enum GridScatter {
 }
 
 extension GridScatter {
+    /// Prefix sums of a window of difference arrays (`rows` × `width`, one spare column), row by
+    /// row: every cell with incidents becomes a `RadiusCell`.
+    static func sweep(current cur: UnsafeMutableBufferPointer<Int32>, previous prev: UnsafeMutableBufferPointer<Int32>,
+                      handled hand: UnsafeMutableBufferPointer<Int32>, width: Int, rows: Int, firstRow: Int64,
+                      firstColumn: Int64, lattice: Lattice, into cells: inout [RadiusCell]) {
+        for r in 0..<rows {
+            let base = r * width
+            var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
+            let row = firstRow + Int64(r)
+            for x in 0..<(width - 1) {
+                c &+= cur[base + x]; p &+= prev[base + x]; h &+= hand[base + x]
+                if c != 0 || p != 0 {
+                    let cell = GeohashCell(lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
+                                           precision: lattice.precision)
+                    cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
+                }
+            }
+        }
+    }
+
     /// For clusters too wide for a dense window (a fine precision over a whole latitude band):
     /// the run ends as sorted events, swept row by row.
     fileprivate static func accumulateSparse(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,

@@ -25,7 +25,7 @@ public final class IncidentStore {
         if create && !exists { IncidentStore.makeParentFolders(of: path) }
         db = try SQLiteDatabase(path: path, create: create)
         do {
-            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-262144; PRAGMA temp_store=FILE")
+            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY")
             let tables = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
             if tables == 0 {
                 guard create else {

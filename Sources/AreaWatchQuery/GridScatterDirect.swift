@@ -1,0 +1,79 @@
+import AreaWatchCore
+import Foundation
+
+extension GridScatter {
+    /// The usual band (one city, no antimeridian, away from the poles): each run goes straight
+    /// into the difference arrays of one dense window, so no run is stored.
+    ///
+    /// Measured need (docs/PERFORMANCE.md): at 5M incidents a band held ~4M runs (128 MB),
+    /// written and read back once; the window is a few hundred kB and stays in cache.
+    ///
+    /// The window is bounded from the members' extent before any run is computed; a run outside
+    /// it (not expected: the bound is generous) abandons the band to the general path, nil.
+    static func scatterBandDirect(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
+                                  rowLow: [Int64], rowHigh: [Int64], rowLat: [Double], rowCos: [Double],
+                                  scratch: inout BandScratch) -> [RadiusCell]? {
+        guard let (firstColumn, lastColumn) = window(of: band, points: points, lattice: lattice) else { return nil }
+        let width = Int(lastColumn - firstColumn + 2)
+        let rows = Int(bandRows)
+        let size = width * rows
+        guard size <= 4_000_000 else { return nil }
+        if scratch.current.count < size {
+            scratch.current = [Int32](repeating: 0, count: size)
+            scratch.previous = [Int32](repeating: 0, count: size)
+            scratch.handled = [Int32](repeating: 0, count: size)
+        }
+        let lastRow = band.firstRow + bandRows - 1
+        var cells: [RadiusCell] = []
+        let complete = scratch.current.withUnsafeMutableBufferPointer { cur in
+            scratch.previous.withUnsafeMutableBufferPointer { prev in
+                scratch.handled.withUnsafeMutableBufferPointer { hand in
+                    for k in 0..<size { cur[k] = 0; prev[k] = 0; hand[k] = 0 }
+                    for member in band.members {
+                        let i = Int(member)
+                        let lat = points.lat[i], lon = points.lon[i], flags = points.flags[i]
+                        let cosLat = cos(lat * Haversine.radiansPerDegree)
+                        for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
+                            let k = Int(row - band.firstRow)
+                            guard let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k],
+                                                                  cosRowLat: rowCos[k], test: test) else { continue }
+                            guard first >= firstColumn && last <= lastColumn else { return false }
+                            let a = k * width + Int(first - firstColumn), b = k * width + Int(last - firstColumn) + 1
+                            if flags & 1 != 0 {
+                                cur[a] &+= 1; cur[b] &-= 1
+                                if flags & 2 != 0 { hand[a] &+= 1; hand[b] &-= 1 }
+                            } else {
+                                prev[a] &+= 1; prev[b] &-= 1
+                            }
+                        }
+                    }
+                    sweep(current: cur, previous: prev, handled: hand, width: width, rows: rows,
+                          firstRow: band.firstRow, firstColumn: firstColumn, lattice: lattice, into: &cells)
+                    return true
+                }
+            }
+        }
+        return complete ? cells : nil
+    }
+
+    /// Columns that can hold the runs of the band's members: their longitudes widened by the
+    /// circle's largest longitude half-width at their latitudes, plus slack; nil when that reaches
+    /// a pole or wraps around the antimeridian.
+    private static func window(of band: Band, points: Points, lattice: Lattice) -> (Int64, Int64)? {
+        var minLon = Double.infinity, maxLon = -Double.infinity, maxAbsLat = 0.0
+        for member in band.members {
+            let i = Int(member)
+            minLon = min(minLon, points.lon[i]); maxLon = max(maxLon, points.lon[i])
+            maxAbsLat = max(maxAbsLat, abs(points.lat[i]))
+        }
+        guard minLon <= maxLon, maxAbsLat + lattice.radiusDegrees < 80 else { return nil }
+        let rad = Haversine.radiansPerDegree
+        let ratio = sin(lattice.radiusDegrees * rad) / cos(maxAbsLat * rad)
+        guard ratio < 0.5 else { return nil }
+        let halfWidth = asin(ratio) / rad * 1.01 + 2 * lattice.cellWidth
+        let first = Int64(((minLon + 180 - halfWidth) / lattice.cellWidth).rounded(.down)) - 2
+        let last = Int64(((maxLon + 180 + halfWidth) / lattice.cellWidth).rounded(.up)) + 2
+        guard first >= 0 && last < lattice.columnCount else { return nil }
+        return (first, last)
+    }
+}
