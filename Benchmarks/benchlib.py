@@ -125,7 +125,9 @@ def machine():
             mem = int(f.readline().split()[1]) // 1024 // 1024
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, {mem} GiB, {platform.system()} {platform.release()}"
+    # Kernel major.minor only: enough to compare machines, nothing of the host's own build names.
+    kernel = ".".join(platform.release().split(".")[:2])
+    return f"{cpu}, {os.cpu_count()} cores, {mem} GiB, {platform.system()} {kernel}"
 
 
 def ratio(slow, fast):

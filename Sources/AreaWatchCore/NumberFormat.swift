@@ -40,17 +40,21 @@ public enum NumberFormat {
             return
         }
         var magnitude = UInt64(abs(rounded))
-        if v.sign == .minus { out.append(UInt8(ascii: "-")) }
-        var digits = [UInt8](repeating: 48, count: 20)
-        var n = 0
-        repeat {
-            digits[n] = 48 + UInt8(magnitude % 10)
-            magnitude /= 10
-            n += 1
-        } while magnitude > 0 || n <= decimals
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            if i == decimals - 1 { out.append(UInt8(ascii: ".")) }
-            out.append(digits[i])
+        // The text is built backwards on the stack and appended at once: an array per number,
+        // then an append per digit, were most of writing grid.geojson.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buf in
+            var at = buf.count
+            var written = 0
+            repeat {
+                if written == decimals && decimals > 0 { at -= 1; buf[at] = UInt8(ascii: ".") }
+                at -= 1
+                buf[at] = 48 + UInt8(magnitude % 10)
+                magnitude /= 10
+                written += 1
+            } while magnitude > 0 || written <= decimals
+            if v.sign == .minus { at -= 1; buf[at] = UInt8(ascii: "-") }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[at...]))
         }
     }
 

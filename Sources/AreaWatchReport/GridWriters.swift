@@ -45,24 +45,29 @@ enum GridGeoJSON {
     static func appendFeature(_ c: GridCell, grid: GridResult, disclosure: Disclosure, to out: inout [UInt8]) {
         let b = c.cell.bounds
         let geohash = c.cell.string
-        out.append(contentsOf: "{\"type\":\"Feature\",\"id\":\"".utf8)
+        appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         out.append(contentsOf: geohash.utf8)
-        out.append(contentsOf: "\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[".utf8)
-        let ring = [(b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat), (b.minLon, b.minLat)]
-        for (i, p) in ring.enumerated() {
-            if i > 0 { out.append(44) }
+        appendLiteral("\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[", &out)
+        // The exterior ring counter-clockwise and closed, without an array per cell.
+        func corner(_ lon: Double, _ lat: Double, first: Bool = false) {
+            if !first { out.append(44) }
             out.append(91)
-            NumberFormat.appendFixed(p.0, decimals: 6, to: &out)
+            NumberFormat.appendFixed(lon, decimals: 6, to: &out)
             out.append(44)
-            NumberFormat.appendFixed(p.1, decimals: 6, to: &out)
+            NumberFormat.appendFixed(lat, decimals: 6, to: &out)
             out.append(93)
         }
-        out.append(contentsOf: "]]},\"properties\":{\"geohash\":\"".utf8)
+        corner(b.minLon, b.minLat, first: true)
+        corner(b.maxLon, b.minLat)
+        corner(b.maxLon, b.maxLat)
+        corner(b.minLon, b.maxLat)
+        corner(b.minLon, b.minLat)
+        appendLiteral("]]},\"properties\":{\"geohash\":\"", &out)
         out.append(contentsOf: geohash.utf8)
         let centre = c.cell.centre
-        out.append(contentsOf: "\",\"lat\":".utf8)
+        appendLiteral("\",\"lat\":", &out)
         NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
-        out.append(contentsOf: ",\"lon\":".utf8)
+        appendLiteral(",\"lon\":", &out)
         NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
         let shown = CellFigures(c, disclosure: disclosure)
         appendMember("n_current", shown.nCurrent, &out)
@@ -70,31 +75,37 @@ enum GridGeoJSON {
         appendMember("r_current", shown.rCurrent, &out)
         appendMember("r_previous", shown.rPrevious, &out)
         appendMember("delta", shown.delta, &out)
-        out.append(contentsOf: ",\"pct\":".utf8)
-        if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        appendLiteral(",\"pct\":", &out)
+        if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) } else { appendLiteral("null", &out) }
         appendMember("handled", shown.handled, &out)
-        out.append(contentsOf: ",\"class\":\"".utf8)
+        appendLiteral(",\"class\":\"", &out)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
-        out.append(contentsOf: "\",\"years\":{".utf8)
+        appendLiteral("\",\"years\":{", &out)
         var first = true
         for (year, count) in zip(grid.years, grid.yearCounts(of: c)) where count > 0 {
             if !first { out.append(44) }
             first = false
             out.append(34)
             NumberFormat.appendInteger(year, to: &out)
-            out.append(contentsOf: "\":".utf8)
-            if let shownCount = disclosure.show(count) { NumberFormat.appendInteger(shownCount, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            appendLiteral("\":", &out)
+            if let shownCount = disclosure.show(count) { NumberFormat.appendInteger(shownCount, to: &out) } else { appendLiteral("null", &out) }
         }
-        out.append(contentsOf: "}}}".utf8)
+        appendLiteral("}}}", &out)
+    }
+
+    /// Appends literal text straight from the binary's bytes (no String transcoding per cell).
+    @inline(__always)
+    static func appendLiteral(_ text: StaticString, _ out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     @inline(__always)
     static func appendMember(_ name: StaticString, _ value: Int?, _ out: inout [UInt8]) {
         out.append(44)
         out.append(34)
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(contentsOf: "\":".utf8)
-        if let value { NumberFormat.appendInteger(value, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        appendLiteral(name, &out)
+        appendLiteral("\":", &out)
+        if let value { NumberFormat.appendInteger(value, to: &out) } else { appendLiteral("null", &out) }
     }
 }
 
