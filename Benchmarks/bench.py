@@ -84,7 +84,8 @@ def ingest_section(runs, results):
     print("\n== ingest, 1M records (medians of %d runs) ==" % runs)
     for name in ("csv", "watchme"):
         p = out[f"parse_{name}"]
-        print(f"parse+validate+key, one core, {name}: {p['records_per_s']:,} records/s, {p['mb_per_s']} MB/s")
+        print(f"parse+validate+key, one core, {name}: {p['records_per_s']:,} records/s, {p['mb_per_s']} MB/s "
+              f"({p['records_per_s_with_file_sha256']:,} records/s with the file's SHA-256)")
     print(b.table(rows, ["job", "wall s", "rows/s", "MB/s", "peak RSS MB"]))
     print(f"areawatch vs spatialite CLI: {b.ratio(sl, aw)} faster; vs DuckDB load (no geometry, no index, "
           f"no validation): {b.ratio(dk, aw)}")
