@@ -6,6 +6,7 @@ import Darwin
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
+import Synchronization
 
 /// A sink that applies the ad-hoc path's key semantics (`IncidentColumnsBuilder`) and remembers
 /// every incident and outcome, in order.
@@ -59,13 +60,14 @@ enum IngestHarness {
         }
         return "."
     }()
-    nonisolated(unsafe) static var runCounter = 0
+    /// Numbers the rejects files: the regression tests run the targets in parallel in one process.
+    static let runCounter = Atomic<Int>(0)
 
     /// Ingests `data` as the file `name` into `table`, with a rejects file read back afterwards.
     static func ingest(_ data: [UInt8], name: String, settings: RunSettings,
                        table: inout IncidentColumnsBuilder) -> IngestRun {
-        runCounter += 1
-        let rejectsPath = scratch + "/areawatch-fuzz-rejects-\(getpid())-\(runCounter).csv"
+        let runNumber = runCounter.add(1, ordering: .relaxed).newValue
+        let rejectsPath = scratch + "/areawatch-fuzz-rejects-\(getpid())-\(runNumber).csv"
         var run = IngestRun()
         var sink = RecordingSink(table: table)
         do {
