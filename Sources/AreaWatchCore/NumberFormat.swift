@@ -39,9 +39,15 @@ public enum NumberFormat {
             appendViaPrintf(v, decimals: decimals, to: &out)
             return
         }
-        var magnitude = UInt64(abs(rounded))
-        // The text is built backwards on the stack and appended at once: an array per number,
-        // then an append per digit, were most of writing grid.geojson.
+        appendDigits(UInt64(abs(rounded)), negative: v.sign == .minus, decimals: decimals, to: &out)
+    }
+
+    /// `magnitude` in decimal with a point before its last `decimals` digits (at least one digit
+    /// before the point). The text is built backwards on the stack and appended at once: an array
+    /// per number, then an append per digit, were most of writing grid.geojson.
+    @inline(__always)
+    private static func appendDigits(_ magnitude: UInt64, negative: Bool, decimals: Int, to out: inout [UInt8]) {
+        var rest = magnitude
         var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buf in
             var at = buf.count
@@ -49,11 +55,11 @@ public enum NumberFormat {
             repeat {
                 if written == decimals && decimals > 0 { at -= 1; buf[at] = UInt8(ascii: ".") }
                 at -= 1
-                buf[at] = 48 + UInt8(magnitude % 10)
-                magnitude /= 10
+                buf[at] = 48 + UInt8(rest % 10)
+                rest /= 10
                 written += 1
-            } while magnitude > 0 || written <= decimals
-            if v.sign == .minus { at -= 1; buf[at] = UInt8(ascii: "-") }
+            } while rest > 0 || written <= decimals
+            if negative { at -= 1; buf[at] = UInt8(ascii: "-") }
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[at...]))
         }
     }
@@ -77,20 +83,6 @@ public enum NumberFormat {
     /// Appends the decimal digits of an integer.
     @inline(__always)
     public static func appendInteger(_ v: Int, to out: inout [UInt8]) {
-        if v < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = v.magnitude
-        if magnitude < 10 { out.append(48 + UInt8(magnitude)); return }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { buf in
-            while magnitude > 0 {
-                buf[n] = 48 + UInt8(magnitude % 10)
-                magnitude /= 10
-                n += 1
-            }
-            for i in stride(from: n - 1, through: 0, by: -1) { out.append(buf[i]) }
-        }
+        appendDigits(UInt64(v.magnitude), negative: v < 0, decimals: 0, to: &out)
     }
 }

@@ -140,6 +140,25 @@ enum GridScatter {
         var handled: [Int32] = []
         var runs: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
         var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+
+        /// The window's difference arrays (`rows` × `width` counters), zeroed, for `body`; the
+        /// storage is kept for the next band.
+        mutating func withZeroedWindow<R>(width: Int, rows: Int, _ body: (DiffWindow) -> R) -> R {
+            let size = width * rows
+            if current.count < size {
+                current = [Int32](repeating: 0, count: size)
+                previous = [Int32](repeating: 0, count: size)
+                handled = [Int32](repeating: 0, count: size)
+            }
+            return current.withUnsafeMutableBufferPointer { cur in
+                previous.withUnsafeMutableBufferPointer { prev in
+                    handled.withUnsafeMutableBufferPointer { hand in
+                        for k in 0..<size { cur[k] = 0; prev[k] = 0; hand[k] = 0 }
+                        return body(DiffWindow(current: cur, previous: prev, handled: hand, width: width, rows: rows))
+                    }
+                }
+            }
+        }
     }
 
     /// All runs of one band, then difference arrays per cluster of overlapping columns.
@@ -233,30 +252,12 @@ enum GridScatter {
         var passStart = 0
         while passStart < rows {
             let passRows = min(rowsPerPass, rows - passStart)
-            let size = passRows * width
-            if scratch.current.count < size {
-                scratch.current = [Int32](repeating: 0, count: size)
-                scratch.previous = [Int32](repeating: 0, count: size)
-                scratch.handled = [Int32](repeating: 0, count: size)
-            }
-            scratch.current.withUnsafeMutableBufferPointer { cur in
-            scratch.previous.withUnsafeMutableBufferPointer { prev in
-            scratch.handled.withUnsafeMutableBufferPointer { hand in
-                for k in 0..<size { cur[k] = 0; prev[k] = 0; hand[k] = 0 }
+            scratch.withZeroedWindow(width: width, rows: passRows) { window in
                 for run in runs where Int(run.row) >= passStart && Int(run.row) < passStart + passRows {
-                    let base = (Int(run.row) - passStart) * width
-                    let a = base + Int(run.first - firstColumn), b = base + Int(run.last - firstColumn) + 1
-                    if run.flags & 1 != 0 {
-                        cur[a] &+= 1; cur[b] &-= 1
-                        if run.flags & 2 != 0 { hand[a] &+= 1; hand[b] &-= 1 }
-                    } else {
-                        prev[a] &+= 1; prev[b] &-= 1
-                    }
+                    window.add(row: Int(run.row) - passStart, from: Int(run.first - firstColumn),
+                               through: Int(run.last - firstColumn), flags: run.flags)
                 }
-                sweep(current: cur, previous: prev, handled: hand, width: width, rows: passRows,
-                      firstRow: band.firstRow + Int64(passStart), firstColumn: firstColumn, lattice: lattice, into: &cells)
-            }
-            }
+                window.sweep(firstRow: band.firstRow + Int64(passStart), firstColumn: firstColumn, lattice: lattice, into: &cells)
             }
             passStart += passRows
         }
@@ -264,26 +265,6 @@ enum GridScatter {
 }
 
 extension GridScatter {
-    /// Prefix sums of a window of difference arrays (`rows` × `width`, one spare column), row by
-    /// row: every cell with incidents becomes a `RadiusCell`.
-    static func sweep(current cur: UnsafeMutableBufferPointer<Int32>, previous prev: UnsafeMutableBufferPointer<Int32>,
-                      handled hand: UnsafeMutableBufferPointer<Int32>, width: Int, rows: Int, firstRow: Int64,
-                      firstColumn: Int64, lattice: Lattice, into cells: inout [RadiusCell]) {
-        for r in 0..<rows {
-            let base = r * width
-            var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
-            let row = firstRow + Int64(r)
-            for x in 0..<(width - 1) {
-                c &+= cur[base + x]; p &+= prev[base + x]; h &+= hand[base + x]
-                if c != 0 || p != 0 {
-                    let cell = GeohashCell(lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
-                                           precision: lattice.precision)
-                    cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
-                }
-            }
-        }
-    }
-
     /// For clusters too wide for a dense window (a fine precision over a whole latitude band):
     /// the run ends as sorted events, swept row by row.
     fileprivate static func accumulateSparse(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,
@@ -319,94 +300,6 @@ extension GridScatter {
     }
 }
 
-/// The lattice of cell centres at one precision, and the runs of centres within a radius.
-struct Lattice {
-    let precision: Int
-    let rowCount: Int64
-    let columnCount: Int64
-    let cellHeight: Double
-    let cellWidth: Double
-    /// Angular radius in degrees.
-    let radiusDegrees: Double
-
-    init(precision: Int, radius: Double) {
-        self.precision = precision
-        rowCount = Int64(1) << Int64(GeohashCell.latBitCount(precision))
-        columnCount = Int64(1) << Int64(GeohashCell.lonBitCount(precision))
-        cellHeight = GeohashCell.latSpan(precision)
-        cellWidth = GeohashCell.lonSpan(precision)
-        radiusDegrees = radius / Haversine.earthRadius * 180 / Double.pi
-    }
-
-    /// Rows whose centres may be within the radius (one extra row each side; empty rows are
-    /// discarded exactly by `run`).
-    func rows(lat: Double) -> (Int64, Int64) {
-        guard radiusDegrees < 180 else { return (0, rowCount - 1) }
-        let lo = (((lat - radiusDegrees) + 90) / cellHeight - 0.5).rounded(.down) - 1
-        let hi = (((lat + radiusDegrees) + 90) / cellHeight - 0.5).rounded(.up) + 1
-        return (Int64(max(0, lo)), Int64(min(Double(rowCount - 1), hi)))
-    }
-
-    @inline(__always)
-    func centreLongitude(_ column: Int64) -> Double {
-        let wrapped = ((column % columnCount) + columnCount) % columnCount
-        return GeohashCell.centreLongitude(column: wrapped, precision: precision)
-    }
-
-    /// The columns (unwrapped: may run below 0 or past the last column) whose centres in `row`
-    /// are within the radius of (lat, lon); nil when none is.
-    @inline(__always)
-    func run(lat: Double, lon: Double, cosLat: Double, rowLat: Double, cosRowLat: Double, test: RadiusTest) -> (Int64, Int64)? {
-        let rad = Haversine.radiansPerDegree
-        let sinHalfDLat = sin((rowLat - lat) * rad / 2)
-        let a0 = sinHalfDLat * sinHalfDLat
-        let threshold = test.threshold
-        // a = a0 + c·sin²(Δλ/2) never drops below a0: past the threshold, no centre of the row is in.
-        guard a0 <= threshold else { return nil }
-        let c = cosLat * cosRowLat
-        // Exactly the test `RadiusTest.contains(lat, lon, rowLat, centre)` makes, with its
-        // row-constant parts computed once.
-        @inline(__always) func inside(_ column: Int64) -> Bool {
-            let s = sin((centreLongitude(column) - lon) * rad / 2)
-            return a0 + c * s * s <= threshold
-        }
-        let near = Int64(((lon + 180) / cellWidth).rounded(.down))
-        let q = c > 0 ? (threshold - a0) / c : .infinity
-        if q >= 0.98 {
-            // The run nears half the globe (polar rows, huge radii): decide column by column
-            // outward from the nearest centre.
-            guard inside(near) || inside(near - 1) || inside(near + 1) else { return nil }
-            var first = inside(near) ? near : (inside(near - 1) ? near - 1 : near + 1)
-            var last = first
-            while last - first + 1 < columnCount && inside(last + 1) { last += 1 }
-            while last - first + 1 < columnCount && inside(first - 1) { first -= 1 }
-            return (first, last)
-        }
-        // Half-width of the run in degrees of longitude, then the columns certainly in
-        // (half-width − margin) and possibly in (+ margin); only the latter are tested.
-        let halfWidth = 2 * asin(q.squareRoot()) / rad
-        let margin = 1e-9 * (1 + halfWidth)
-        let offset = lon + 180
-        var last = Int64(((offset + halfWidth - margin) / cellWidth - 0.5).rounded(.down))
-        let lastMaybe = Int64(((offset + halfWidth + margin) / cellWidth - 0.5).rounded(.down))
-        var first = Int64(((offset - halfWidth + margin) / cellWidth - 0.5).rounded(.up))
-        let firstMaybe = Int64(((offset - halfWidth - margin) / cellWidth - 0.5).rounded(.up))
-        if last < first {
-            // No centre is certainly in: at most the few columns around the point.
-            var any: Int64?
-            for x in firstMaybe...max(firstMaybe, lastMaybe) where inside(x) { any = x; break }
-            guard let seed = any else { return nil }
-            first = seed
-            last = seed
-            while last < lastMaybe && inside(last + 1) { last += 1 }
-            return (first, last)
-        }
-        while last < lastMaybe && inside(last + 1) { last += 1 }
-        while first > firstMaybe && inside(first - 1) { first -= 1 }
-        return (first, last)
-    }
-}
-
 /// A buffer written by disjoint indices from several threads.
 struct UnsafeMutableSendableBuffer<T>: @unchecked Sendable {
     let base: UnsafeMutableBufferPointer<T>
@@ -414,5 +307,42 @@ struct UnsafeMutableSendableBuffer<T>: @unchecked Sendable {
     subscript(i: Int) -> T {
         get { base[i] }
         nonmutating set { base[i] = newValue }
+    }
+}
+
+/// Difference arrays over a window of cells (one spare column a row): a run adds at its first
+/// column and subtracts past its last; prefix sums along each row give the counts.
+struct DiffWindow {
+    let current, previous, handled: UnsafeMutableBufferPointer<Int32>
+    let width: Int
+    let rows: Int
+
+    /// One incident's run of columns `first...last` (window columns) in `row`.
+    @inline(__always)
+    func add(row: Int, from first: Int, through last: Int, flags: UInt8) {
+        let a = row * width + first, b = row * width + last + 1
+        if flags & 1 != 0 {
+            current[a] &+= 1; current[b] &-= 1
+            if flags & 2 != 0 { handled[a] &+= 1; handled[b] &-= 1 }
+        } else {
+            previous[a] &+= 1; previous[b] &-= 1
+        }
+    }
+
+    /// Every cell of the window with incidents, row by row, as a `RadiusCell`.
+    func sweep(firstRow: Int64, firstColumn: Int64, lattice: Lattice, into cells: inout [RadiusCell]) {
+        for r in 0..<rows {
+            let base = r * width
+            var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
+            let row = firstRow + Int64(r)
+            for x in 0..<(width - 1) {
+                c &+= current[base + x]; p &+= previous[base + x]; h &+= handled[base + x]
+                if c != 0 || p != 0 {
+                    let cell = GeohashCell(lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
+                                           precision: lattice.precision)
+                    cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
+                }
+            }
+        }
     }
 }

@@ -15,43 +15,24 @@ extension GridScatter {
                                   scratch: inout BandScratch) -> [RadiusCell]? {
         guard let (firstColumn, lastColumn) = window(of: band, points: points, lattice: lattice) else { return nil }
         let width = Int(lastColumn - firstColumn + 2)
-        let rows = Int(bandRows)
-        let size = width * rows
-        guard size <= 4_000_000 else { return nil }
-        if scratch.current.count < size {
-            scratch.current = [Int32](repeating: 0, count: size)
-            scratch.previous = [Int32](repeating: 0, count: size)
-            scratch.handled = [Int32](repeating: 0, count: size)
-        }
+        guard width * Int(bandRows) <= 4_000_000 else { return nil }
         let lastRow = band.firstRow + bandRows - 1
         var cells: [RadiusCell] = []
-        let complete = scratch.current.withUnsafeMutableBufferPointer { cur in
-            scratch.previous.withUnsafeMutableBufferPointer { prev in
-                scratch.handled.withUnsafeMutableBufferPointer { hand in
-                    for k in 0..<size { cur[k] = 0; prev[k] = 0; hand[k] = 0 }
-                    for member in band.members {
-                        let i = Int(member)
-                        let lat = points.lat[i], lon = points.lon[i], flags = points.flags[i]
-                        let cosLat = cos(lat * Haversine.radiansPerDegree)
-                        for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
-                            let k = Int(row - band.firstRow)
-                            guard let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k],
-                                                                  cosRowLat: rowCos[k], test: test) else { continue }
-                            guard first >= firstColumn && last <= lastColumn else { return false }
-                            let a = k * width + Int(first - firstColumn), b = k * width + Int(last - firstColumn) + 1
-                            if flags & 1 != 0 {
-                                cur[a] &+= 1; cur[b] &-= 1
-                                if flags & 2 != 0 { hand[a] &+= 1; hand[b] &-= 1 }
-                            } else {
-                                prev[a] &+= 1; prev[b] &-= 1
-                            }
-                        }
-                    }
-                    sweep(current: cur, previous: prev, handled: hand, width: width, rows: rows,
-                          firstRow: band.firstRow, firstColumn: firstColumn, lattice: lattice, into: &cells)
-                    return true
+        let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) { window in
+            for member in band.members {
+                let i = Int(member)
+                let lat = points.lat[i], lon = points.lon[i]
+                let cosLat = cos(lat * Haversine.radiansPerDegree)
+                for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
+                    let k = Int(row - band.firstRow)
+                    guard let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k],
+                                                          cosRowLat: rowCos[k], test: test) else { continue }
+                    guard first >= firstColumn && last <= lastColumn else { return false }
+                    window.add(row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: points.flags[i])
                 }
             }
+            window.sweep(firstRow: band.firstRow, firstColumn: firstColumn, lattice: lattice, into: &cells)
+            return true
         }
         return complete ? cells : nil
     }

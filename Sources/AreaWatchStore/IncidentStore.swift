@@ -140,9 +140,8 @@ public final class IncidentStore {
             DROP TABLE IF EXISTS idx_incidents_geom;
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)
-        let count = Int(try db.integer("SELECT count(*) FROM incidents") ?? 0)
         let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents ORDER BY rowid")
-        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", count: count, rows: rows)
+        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", rows: rows)
         for sql in triggers { try db.execute(sql) }
         return [("geohash and time indexes", indexes), ("spatial index", elapsed())]
     }

@@ -47,27 +47,21 @@ final class RTreeBulkLoader {
     /// The leaf node of each row (by its position in rowid order), and the positions of the
     /// entries of the unfinished leaf.
     private var leafOfRow: [UInt32]
-    private var currentRow = 0
     private var pendingRows: [Int] = []
     private let insertNode, insertParent, insertRowid: Statement
 
     /// Rebuilds the (freshly created, empty) rtree `table` from `SELECT rowid, lat, lon` rows in
     /// rowid order.
-    static func load(_ db: SQLiteDatabase, table: String, count: Int, rows: Statement) throws {
-        guard count > 0 else { return }
+    static func load(_ db: SQLiteDatabase, table: String, rows: Statement) throws {
         var rowids: [Int64] = [], lats: [Double] = [], lons: [Double] = []
-        rowids.reserveCapacity(count); lats.reserveCapacity(count); lons.reserveCapacity(count)
         while try rows.step() {
             rowids.append(rows.int64(0)); lats.append(rows.double(1)); lons.append(rows.double(2))
         }
-        guard rowids.count == count else {
-            throw StoreError(path: db.path, code: SQLITE_CORRUPT, message: "the spatial index saw \(rowids.count) rows, expected \(count)")
-        }
-        let loader = try RTreeBulkLoader(db: db, table: table, count: count)
-        for i in PackedHilbertRTree.hilbertOrder(latitudes: lats, longitudes: lons) {
-            let lat = lats[Int(i)], lon = lons[Int(i)]
-            loader.currentRow = Int(i)
-            try loader.add(Entry(id: rowids[Int(i)], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)), level: 0)
+        guard !rowids.isEmpty else { return }
+        let loader = try RTreeBulkLoader(db: db, table: table, count: rowids.count)
+        for i in PackedHilbertRTree.hilbertOrder(latitudes: lats, longitudes: lons).lazy.map(Int.init) {
+            let lat = lats[i], lon = lons[i]
+            try loader.add(Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)), level: 0, row: i)
         }
         for (i, rowid) in rowids.enumerated() {
             loader.insertRowid.bind(1, rowid)
@@ -105,10 +99,11 @@ final class RTreeBulkLoader {
         insertRowid = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES(?, ?)")
     }
 
-    /// Adds an entry to a level; writes the level's node when its group is complete.
-    private func add(_ entry: Entry, level: Int) throws {
+    /// Adds an entry to a level (a leaf entry with its row's position in rowid order); writes the
+    /// level's node when its group is complete.
+    private func add(_ entry: Entry, level: Int, row: Int? = nil) throws {
         pending[level].append(entry)
-        if level == 0 { pendingRows.append(currentRow) }
+        if let row { pendingRows.append(row) }
         guard pending[level].count == plan[level][groupIndex[level]] else { return }
         let entries = pending[level]
         pending[level].removeAll(keepingCapacity: true)

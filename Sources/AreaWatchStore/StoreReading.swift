@@ -101,8 +101,8 @@ extension IncidentStore {
             var categoryID: Int32 = -1
             if let bytes = statement.bytes(4) {
                 if let entry = categoryTexts.entry(bytes) {
-                    while categoryIDs.count <= entry {
-                        categoryIDs.append(columns.internCategory(categoryTexts.text(ofEntry: categoryIDs.count)))
+                    if entry == categoryIDs.count {  // entries are numbered as first seen
+                        categoryIDs.append(columns.internCategory(categoryTexts.text(ofEntry: entry)))
                     }
                     categoryID = categoryIDs[entry]
                 } else {

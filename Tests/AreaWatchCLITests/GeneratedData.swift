@@ -1,4 +1,5 @@
 import Foundation
+import AreaWatchTestSupport
 import AreaWatchCore
 
 /// Seeded incident CSV files for the crash and concurrency tests: the same bytes on every run.

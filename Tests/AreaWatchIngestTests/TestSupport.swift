@@ -225,15 +225,7 @@ enum StoredGzip {
 }
 
 
-/// Epoch seconds of a UTC civil time, computed independently of the engine (days from civil,
-/// Howard Hinnant's algorithm).
+/// Epoch seconds of a UTC civil time, computed independently of the engine.
 func epoch(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let mp = (month + 9) % 12
-    let doy = (153 * mp + 2) / 5 + day - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    let days = era * 146_097 + doe - 719_468
-    return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    Civil.epoch(year, month, day, hour, minute, second)
 }
