@@ -164,7 +164,6 @@ enum GridScatter {
     /// All runs of one band, then difference arrays per cluster of overlapping columns.
     private static func scatterBand(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
                                     rowLow: [Int64], rowHigh: [Int64], scratch: inout BandScratch) -> [RadiusCell] {
-        let lastRow = band.firstRow + bandRows - 1
         scratch.runs.removeAll(keepingCapacity: true)
         // The band's row latitudes and their cosines, once per band instead of once per incident.
         let rowLat = (0..<bandRows).map { GeohashCell.centreLatitude(row: band.firstRow + $0, precision: lattice.precision) }
@@ -173,17 +172,10 @@ enum GridScatter {
                                          rowLat: rowLat, rowCos: rowCos, scratch: &scratch) {
             return cells
         }
-        for member in band.members {
-            let i = Int(member)
-            let lat = points.lat[i], lon = points.lon[i]
-            let cosLat = cos(lat * Haversine.radiansPerDegree)
-            for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
-                let k = Int(row - band.firstRow)
-                if let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k], cosRowLat: rowCos[k],
-                                                   test: test) {
-                    scratch.runs.append((Int32(row - band.firstRow), first, last, points.flags[i]))
-                }
-            }
+        forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
+                   rowLat: rowLat, rowCos: rowCos) { k, first, last, flags in
+            scratch.runs.append((Int32(k), first, last, flags))
+            return true
         }
         guard !scratch.runs.isEmpty else { return [] }
         // Runs wider than the globe cover their whole row; split the rest at the antimeridian.
@@ -236,6 +228,28 @@ enum GridScatter {
             start = end
         }
         return cells
+    }
+
+    /// Every run of the band: the columns of row `k` (band row) whose centres are within the
+    /// radius of one member, with the member's flags. `body` returns false to stop; so does this.
+    @discardableResult
+    static func forEachRun(of band: Band, points: Points, lattice: Lattice, test: RadiusTest,
+                           rowLow: [Int64], rowHigh: [Int64], rowLat: [Double], rowCos: [Double],
+                           _ body: (_ k: Int, _ first: Int64, _ last: Int64, _ flags: UInt8) -> Bool) -> Bool {
+        let lastRow = band.firstRow + bandRows - 1
+        for member in band.members {
+            let i = Int(member)
+            let lat = points.lat[i], lon = points.lon[i]
+            let cosLat = cos(lat * Haversine.radiansPerDegree)
+            for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
+                let k = Int(row - band.firstRow)
+                if let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k], cosRowLat: rowCos[k],
+                                                   test: test), !body(k, first, last, points.flags[i]) {
+                    return false
+                }
+            }
+        }
+        return true
     }
 
     private static func accumulate(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,

@@ -16,21 +16,15 @@ extension GridScatter {
         guard let (firstColumn, lastColumn) = window(of: band, points: points, lattice: lattice) else { return nil }
         let width = Int(lastColumn - firstColumn + 2)
         guard width * Int(bandRows) <= 4_000_000 else { return nil }
-        let lastRow = band.firstRow + bandRows - 1
         var cells: [RadiusCell] = []
         let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) { window in
-            for member in band.members {
-                let i = Int(member)
-                let lat = points.lat[i], lon = points.lon[i]
-                let cosLat = cos(lat * Haversine.radiansPerDegree)
-                for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
-                    let k = Int(row - band.firstRow)
-                    guard let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k],
-                                                          cosRowLat: rowCos[k], test: test) else { continue }
-                    guard first >= firstColumn && last <= lastColumn else { return false }
-                    window.add(row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: points.flags[i])
-                }
+            let inside = forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
+                                    rowLat: rowLat, rowCos: rowCos) { k, first, last, flags in
+                guard first >= firstColumn && last <= lastColumn else { return false }
+                window.add(row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: flags)
+                return true
             }
+            guard inside else { return false }
             window.sweep(firstRow: band.firstRow, firstColumn: firstColumn, lattice: lattice, into: &cells)
             return true
         }
