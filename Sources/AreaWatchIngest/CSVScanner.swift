@@ -108,6 +108,7 @@ final class CSVScanner {
             let limit = buffer.end
             let p = buffer.storage
             let delimiter = self.delimiter
+            let stops = ByteStops(delimiter)
             // The loop works on locals; they are written back before any return or refill.
             var state = self.state
             var fieldCount = self.fieldCount
@@ -138,9 +139,21 @@ final class CSVScanner {
                         continue scanning  // re-read the byte as part of the field
                     }
                 case .unquoted:
-                    // Hot path: run to the next byte that matters.
+                    // Hot path: run to the next byte that matters, eight bytes at a time.
                     var j = i
-                    while j < limit && !special[Int(p[j])] { j += 1 }
+                    var found = false
+                    while j &+ 8 <= limit {
+                        let hits = stops.matches(UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)))
+                        if hits != 0 {
+                            j &+= hits.trailingZeroBitCount &>> 3
+                            found = true
+                            break
+                        }
+                        j &+= 8
+                    }
+                    if !found {
+                        while j < limit && !special[Int(p[j])] { j += 1 }
+                    }
                     i = j
                     if i == limit { break scanning }
                     let c = p[i]
@@ -295,9 +308,15 @@ final class CSVScanner {
     }
 
     /// Field `i`, with `""` unescaped. Valid until the next record.
+    @inline(__always)
     func field(_ i: Int) -> UnsafeBufferPointer<UInt8> {
         let raw = buffer.slice(recordStart + fieldStarts[i], recordStart + fieldEnds[i])
-        guard fieldEscaped[i] else { return raw }
+        return fieldEscaped[i] ? unescaped(i, raw) : raw
+    }
+
+    /// Field `i` without its doubled quotes, copied into the record's arena once.
+    @inline(never)
+    private func unescaped(_ i: Int, _ raw: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         if arenaUsed == 0 {
             // A record's unescaped fields together are never longer than the record.
             if arenaCapacity < recordLength {
@@ -323,5 +342,34 @@ final class CSVScanner {
         unescapedLength[i] = n
         arenaUsed = at + n
         return UnsafeBufferPointer(start: arena + at, count: n)
+    }
+}
+
+/// Finds the first delimiter, LF or quote in eight bytes at once (SWAR): for each byte value,
+/// XOR makes matching bytes zero and the classic zero-byte test marks them. The test can mark a
+/// byte above a true match (borrow) but never below one, so the lowest mark is exact.
+/// Measured need: the byte-by-byte table loop was ~10 % of parsing a CSV of short fields.
+struct ByteStops {
+    private let delimiter: UInt64
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+    private static let newline = UInt64(10) &* ones
+    private static let quote = UInt64(34) &* ones
+
+    init(_ delimiter: UInt8) {
+        self.delimiter = UInt64(delimiter) &* ByteStops.ones
+    }
+
+    /// One mark (bit 7 of the byte) per stop byte in `word` (little-endian: lowest = first),
+    /// exact for the lowest; zero when the eight bytes hold none.
+    @inline(__always)
+    func matches(_ word: UInt64) -> UInt64 {
+        ByteStops.zeroBytes(word ^ delimiter) | ByteStops.zeroBytes(word ^ ByteStops.newline)
+            | ByteStops.zeroBytes(word ^ ByteStops.quote)
+    }
+
+    @inline(__always)
+    private static func zeroBytes(_ v: UInt64) -> UInt64 {
+        (v &- ones) & ~v & highs
     }
 }
