@@ -1,15 +1,24 @@
 /// Shares one String per distinct short value of a column (categories repeat on every row).
 ///
 /// Measured need: creating a String per row for a category like "Anti-social behaviour" is a heap
-/// allocation per record; looking the bytes up in a short list returns a shared String instead.
-/// Capped, so a column of unique values costs no more than creating them.
+/// allocation per record; looking the bytes up returns a shared String instead. The lookup hashes
+/// the value's length and its first and last eight bytes into a small open-addressing table (a
+/// linear scan of the entries was ~5 % of parsing a CSV with 14 categories). Capped, so a column
+/// of unique values costs no more than creating them.
 public final class TextInterner {
-    private var entries: [(bytes: [UInt8], text: String)] = []
+    // Unchecked: an interner belongs to one reader on one thread and no method re-enters another,
+    // so the runtime's per-access exclusivity bookkeeping (~2 % of parsing a CSV) finds nothing.
+    @exclusivity(unchecked) private var entries: [(bytes: [UInt8], text: String)] = []
+    /// Entry number per slot, -1 when empty; twice the capacity, so probes stay short.
+    @exclusivity(unchecked) private var slots: [Int32]
     private let capacity: Int
-    private var lastHit = 0
+    private static let maxBytes = 128
 
     public init(capacity: Int = 256) {
         self.capacity = capacity
+        var size = 8
+        while size < 2 * capacity { size *= 2 }
+        slots = [Int32](repeating: -1, count: size)
     }
 
     public func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
@@ -20,16 +29,35 @@ public final class TextInterner {
     /// The position of the bytes' entry (entries are numbered from 0 in the order first seen), or
     /// nil when the value is not kept (too long, or the interner is full).
     public func entry(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        if lastHit < entries.count, Bytes.equal(entries[lastHit].bytes, bytes) { return lastHit }
-        for (k, entry) in entries.enumerated() where Bytes.equal(entry.bytes, bytes) {
-            lastHit = k
-            return k
+        guard bytes.count <= TextInterner.maxBytes else { return nil }
+        let mask = slots.count - 1
+        var slot = TextInterner.hash(bytes) & mask
+        while true {
+            let k = Int(slots[slot])
+            if k < 0 { break }
+            if Bytes.equal(entries[k].bytes, bytes) { return k }
+            slot = (slot + 1) & mask
         }
-        guard entries.count < capacity && bytes.count <= 128 else { return nil }
+        guard entries.count < capacity else { return nil }
+        slots[slot] = Int32(entries.count)
         entries.append((Array(bytes), String(decoding: bytes, as: UTF8.self)))
         return entries.count - 1
     }
 
     /// The text of entry `k`.
     public func text(ofEntry k: Int) -> String { entries[k].text }
+
+    @inline(__always)
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = bytes.count
+        var head: UInt64 = 0, tail: UInt64 = 0
+        if n >= 8, let base = bytes.baseAddress {
+            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            tail = UnsafeRawPointer(base + n - 8).loadUnaligned(as: UInt64.self)
+        } else {
+            for b in bytes { head = head << 8 | UInt64(b) }
+        }
+        let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(n)) &* 0xD6E8_FEB8_6659_FD93
+        return Int(truncatingIfNeeded: mixed >> 32)
+    }
 }
