@@ -21,6 +21,7 @@ public struct Incident: Sendable, Hashable {
     public var user: String?
     public var attributes: String?
 
+    @inlinable
     public init(key: String, time: Int64, precision: TimePrecision, lat: Double, lon: Double,
                 category: String? = nil, handled: Bool? = nil, description: String? = nil,
                 user: String? = nil, attributes: String? = nil) {

@@ -75,28 +75,36 @@ final class CSVRecordSource: RecordSource {
         return counts[best]! > 0 ? best : 44
     }
 
-    func forEachRecord(_ body: (SourceRecord) throws -> Void) throws {
+    func forEachRecord(_ body: (consuming SourceRecord) throws -> Void) throws {
         let expected = header.count
         while try scanner.next() {
-            let location = RecordLocation.line(scanner.recordLine)
             let raw = scanner.rawRecord
             guard !scanner.oversized, !scanner.quotingError, scanner.fieldCount == expected,
                   !CSVRecordSource.containsNUL(raw) else {
-                try body(SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: nil))
+                try body(.rejected(.malformedRecord, location: .line(scanner.recordLine), idHint: nil))
                 continue
-            }
-            attributes.reset()
-            for (column, name) in attributeColumns {
-                name.withUnsafeBufferPointer { attributes.add(name: $0, value: text(column)) }
             }
             let outcome = RecordBuilder.build(
                 lat: value(0), lon: value(1), time: value(2), id: value(3), category: value(4),
-                handled: value(5), description: value(6), user: value(7), attributes: attributes.finish(),
+                handled: value(5), description: value(6), user: value(7), attributes: attributeText(),
                 categories: categories)
-            let idHint: String?
-            if case .failure = outcome { idHint = RecordBuilder.nonEmptyText(value(3)) } else { idHint = nil }
-            try body(SourceRecord(outcome: outcome, location: location, idHint: idHint))
+            switch consume outcome {
+            case .success(let incident):
+                try body(.accepted(consume incident))
+            case .failure(let reason):
+                try body(.rejected(reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3))))
+            }
         }
+    }
+
+    /// The record's unmatched columns as canonical attribute text (nil when there are none).
+    private func attributeText() -> String? {
+        guard !attributeColumns.isEmpty else { return nil }
+        attributes.reset()
+        for (column, name) in attributeColumns {
+            name.withUnsafeBufferPointer { attributes.add(name: $0, value: text(column)) }
+        }
+        return attributes.finish()
     }
 
     static func containsNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

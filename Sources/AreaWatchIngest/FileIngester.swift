@@ -142,22 +142,20 @@ public enum FileIngester {
     private static func parse(
         records: RecordSource, byteSource: ByteSource, path: String, options: IngestOptions,
         report: inout FileIngestReport, rejects: RejectsWriter?, progress: IngestProgress?,
-        emit: (Incident) throws -> Void
+        emit: (consuming Incident) throws -> Void
     ) throws {
         var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: report.sha256)
         try records.forEachRecord { record in
             report.records += 1
-            switch record.outcome {
-            case .success(let draft):
-                try emit(Incident(
-                    key: keyer.key(for: draft), time: draft.time.seconds, precision: draft.time.precision,
-                    lat: draft.lat, lon: draft.lon, category: draft.category, handled: draft.handled,
-                    description: draft.description, user: draft.user, attributes: draft.attributes))
+            switch consume record {
+            case .accepted(var incident):
+                keyer.assignKey(&incident)
+                try emit(consume incident)
                 report.accepted += 1
-            case .failure(let reason):
+            case .rejected(let reason, let location, let idHint):
                 report.rejected += 1
                 report.rejectsByReason[reason, default: 0] += 1
-                try rejects?.add(source: path, record: record.location.description, id: record.idHint,
+                try rejects?.add(source: path, record: location.description, id: idHint,
                                  reason: reason, excerpt: records.currentExcerpt())
             }
             if let progress, report.records & 0xFFFF == 0 {

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// Maps the members of a parsed JSON record to incident fields (SPEC §2.3 names, `--column`
-/// overrides) and builds the draft: the JSON counterpart of `FieldAssignment`.
+/// overrides) and builds the incident: the JSON counterpart of `FieldAssignment`.
 final class JSONRecordMapper {
     private let overrides: [(field: Int, name: String)]
     /// Member name bytes → (field slot, rank) or nil; a record's few names repeat in every
@@ -58,7 +58,7 @@ final class JSONRecordMapper {
     /// id → post map, which is the record's id; `coordinates` replaces lat/lon (GeoJSON).
     func map(_ tape: JSONTape, object: Int?, memberID: String?,
              coordinates: Result<(lat: RawValue, lon: RawValue), RejectReason>? = nil,
-             featureID: RawValue? = nil) -> (Result<IncidentDraft, RejectReason>, idHint: String?) {
+             featureID: RawValue? = nil) -> (Result<Incident, RejectReason>, idHint: String?) {
         for s in slotNode.indices { slotNode[s] = -1; slotRank[s] = .max }
         attributeMembers.removeAll(keepingCapacity: true)
         var k = object.map { $0 + 1 } ?? 0
@@ -92,9 +92,9 @@ final class JSONRecordMapper {
             lat: lat, lon: lon, time: value(2), id: idValue, category: value(4), handled: value(5),
             description: value(6), user: value(7), attributes: attributeText, categories: categories)
         switch outcome {
-        case .success(var draft):
-            if let memberID { draft.id = memberID }
-            return (.success(draft), nil)
+        case .success(var incident):
+            if let memberID { incident.key = memberID }
+            return (.success(incident), nil)
         case .failure:
             return (outcome, memberID ?? RecordBuilder.nonEmptyText(idValue))
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AreaWatchCore
 
 /// The JSON input shapes of SPEC §2.1.
 public enum JSONShape: String, Sendable {
@@ -63,7 +64,7 @@ final class JSONRecordSource: RecordSource {
         return hasCoordinateMember ? .singleIncident : .idMap
     }
 
-    func forEachRecord(_ body: (SourceRecord) throws -> Void) throws {
+    func forEachRecord(_ body: (consuming SourceRecord) throws -> Void) throws {
         switch shape {
         case .ndjson:
             try readLines(body)
@@ -112,7 +113,7 @@ final class JSONRecordSource: RecordSource {
         guard try stream.atEnd() else { throw stream.error("unexpected content after the JSON document") }
     }
 
-    private func readMembers(path: String?, _ body: (SourceRecord) throws -> Void) throws {
+    private func readMembers(path: String?, _ body: (consuming SourceRecord) throws -> Void) throws {
         if try stream.closesImmediately(125) { return }
         repeat {
             let (id, whole) = try stream.readString(maxBytes: options.maxRecordBytes)
@@ -123,14 +124,14 @@ final class JSONRecordSource: RecordSource {
                 let shown = String(id.prefix(64)) + "…"
                 captured.removeAll()
                 captured.append(Array("(member name longer than \(options.maxRecordBytes) bytes) \(shown)".utf8))
-                try body(SourceRecord(outcome: .failure(.malformedRecord), location: .member(path: path, name: shown), idHint: nil))
+                try body(SourceRecord.rejected(.malformedRecord, location: .member(path: path, name: shown), idHint: nil))
                 continue
             }
             try readRecord(location: .member(path: path, name: id), memberID: id, body)
         } while try stream.nextInContainer(closing: 125)
     }
 
-    private func readElements(path: String?, _ body: (SourceRecord) throws -> Void) throws {
+    private func readElements(path: String?, _ body: (consuming SourceRecord) throws -> Void) throws {
         if try stream.closesImmediately(93) { return }
         var index = 0
         repeat {
@@ -140,11 +141,11 @@ final class JSONRecordSource: RecordSource {
     }
 
     /// Captures the next value and hands its record to `body`.
-    private func readRecord(location: RecordLocation, memberID: String?, _ body: (SourceRecord) throws -> Void) throws {
+    private func readRecord(location: RecordLocation, memberID: String?, _ body: (consuming SourceRecord) throws -> Void) throws {
         capturedWhole = try stream.captureValue(into: captured, maxBytes: options.maxRecordBytes)
         guard capturedWhole else {
             captured.append(Array("(record larger than \(options.maxRecordBytes) bytes)".utf8))
-            try body(SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: memberID))
+            try body(SourceRecord.rejected(.malformedRecord, location: location, idHint: memberID))
             return
         }
         try body(record(location: location, memberID: memberID))
@@ -153,9 +154,9 @@ final class JSONRecordSource: RecordSource {
     private func record(location: RecordLocation, memberID: String?) -> SourceRecord {
         let failure = tape.parse(captured.bytes, maxDepth: options.maxJSONDepth)
         guard failure == nil, tape.node(0).kind == .object else {
-            return SourceRecord(outcome: .failure(.malformedRecord), location: location, idHint: memberID)
+            return SourceRecord.rejected(.malformedRecord, location: location, idHint: memberID)
         }
-        let result: (Result<IncidentDraft, RejectReason>, idHint: String?)
+        let result: (Result<Incident, RejectReason>, idHint: String?)
         if shape == .featureCollection {
             let properties = JSONRecordMapper.member(tape, of: 0, named: "properties")
                 .flatMap { tape.node($0).kind == .object ? $0 : nil }
@@ -170,7 +171,7 @@ final class JSONRecordSource: RecordSource {
 
     /// NDJSON: one record per line; a line that does not parse is `malformed_record`, a cut-off
     /// last line is an input error (SPEC §2.2).
-    private func readLines(_ body: (SourceRecord) throws -> Void) throws {
+    private func readLines(_ body: (consuming SourceRecord) throws -> Void) throws {
         let buffer = stream.buffer
         var line = stream.currentLine - 1
         var scan = buffer.start
@@ -206,7 +207,7 @@ final class JSONRecordSource: RecordSource {
             if tooLong {
                 captured.removeAll()
                 captured.append(head)
-                try body(SourceRecord(outcome: .failure(.malformedRecord), location: .line(line), idHint: nil))
+                try body(SourceRecord.rejected(.malformedRecord, location: .line(line), idHint: nil))
             } else {
                 captured.removeAll()
                 captured.append(buffer.slice(lineStart, end))
@@ -220,7 +221,7 @@ final class JSONRecordSource: RecordSource {
                         let result = mapper.map(tape, object: 0, memberID: nil)
                         try body(SourceRecord(outcome: result.0, location: .line(line), idHint: result.idHint))
                     } else {
-                        try body(SourceRecord(outcome: .failure(.malformedRecord), location: .line(line), idHint: nil))
+                        try body(SourceRecord.rejected(.malformedRecord, location: .line(line), idHint: nil))
                     }
                 }
             }

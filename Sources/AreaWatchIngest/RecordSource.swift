@@ -1,3 +1,5 @@
+import AreaWatchCore
+
 /// Where a record sits in its file, as the rejects file names it (SPEC §3): the 1-based line
 /// for CSV and NDJSON, `posts.<id>` or `<id>` in id → post maps, `[i]` in arrays, `features[i]`
 /// in GeoJSON.
@@ -15,19 +17,28 @@ public enum RecordLocation: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// One record as a reader delivers it: a draft ready for its key, or a reject.
-struct SourceRecord {
-    var outcome: Result<IncidentDraft, RejectReason>
-    var location: RecordLocation
-    /// The id the record carries, when it could be read (for the rejects file).
-    var idHint: String?
+/// One record as a reader delivers it: an incident ready for its key, or a reject with where it
+/// sits and the id it carries when that could be read (for the rejects file).
+///
+/// An enum handed over as `consuming`, so an accepted incident moves to the keyer and the sink
+/// without a copy (a struct holding a `Result` cost a copy and a destroy of every incident).
+enum SourceRecord {
+    case accepted(Incident)
+    case rejected(RejectReason, location: RecordLocation, idHint: String?)
+
+    init(outcome: Result<Incident, RejectReason>, location: RecordLocation, idHint: String?) {
+        switch consume outcome {
+        case .success(let incident): self = .accepted(consume incident)
+        case .failure(let reason): self = .rejected(reason, location: location, idHint: idHint)
+        }
+    }
 }
 
 /// A reader of one input file's records (CSV, or one of the JSON shapes).
 protocol RecordSource: AnyObject {
     /// Calls `body` for every record in file order. Throws `InputError` when the file turns out
     /// not to be readable as a whole (the caller discards everything of the file).
-    func forEachRecord(_ body: (SourceRecord) throws -> Void) throws
+    func forEachRecord(_ body: (consuming SourceRecord) throws -> Void) throws
 
     /// The raw text of the record last delivered, cut for the rejects file (valid only inside
     /// the `forEachRecord` callback).
