@@ -61,11 +61,9 @@ struct IncidentKeyer {
         scratch.removeAll(keepingCapacity: true)
         NumberFormat.appendInteger(Int(incident.time), to: &scratch)
         scratch.append(124)
-        var lat = NumberFormat.shortest(incident.lat)
-        lat.withUTF8 { scratch.append(contentsOf: $0) }
+        NumberFormat.appendShortest(incident.lat, to: &scratch)
         scratch.append(124)
-        var lon = NumberFormat.shortest(incident.lon)
-        lon.withUTF8 { scratch.append(contentsOf: $0) }
+        NumberFormat.appendShortest(incident.lon, to: &scratch)
         scratch.append(124)
         if var category = incident.category { category.withUTF8 { scratch.append(contentsOf: $0) } }
         let digest = scratch.withUnsafeBytes { SHA256.hash(data: $0) }

@@ -59,6 +59,38 @@ struct NumberFormatTests {
         #expect(String(decoding: out, as: UTF8.self) == "x=1.2")
     }
 
+    @Test("appendShortest equals the standard library's shortest text (description) on random values")
+    func shortestAgainstDescription() {
+        let seed = testSeed(0xF0_0002)
+        var rng = SplitMix64(seed: seed)
+        func shortest(_ v: Double) -> String {
+            var out: [UInt8] = []
+            NumberFormat.appendShortest(v, to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        for i in 0..<200_000 {
+            let v: Double
+            switch i % 7 {
+            case 0: v = (Double(rng.int(-90_000_000...90_000_000)) / 1e6)  // coordinates, 6 decimals
+            case 1: v = Double(Float(rng.uniform(-180, 180)))  // float32 values: 17-digit doubles
+            case 2: v = rng.uniform(-1, 1) * pow(10, Double(rng.int(-6...17)))  // around both notation limits
+            case 3: v = Double(rng.int(-99_999_999_999_999...99_999_999_999_999)) / pow(10, Double(rng.int(0...15)))
+            case 4:
+                var d: Double
+                repeat { d = Double(bitPattern: rng.next()) } while !d.isFinite
+                v = d
+            case 5: v = Double(rng.int(-1_000_000...1_000_000))  // integers: "5.0"
+            default: v = rng.uniform(-1e-3, 1e-3)
+            }
+            #expect(shortest(v) == v.description, "seed \(seed): \(v)")
+        }
+        for v in [0.0, -0.0, 1e-4, -1e-4, 0.00009999, 1e15, 999_999_999_999_999.0, 1e15 - 0.5, 0.1, 0.2, 0.3,
+                  0.1 + 0.2, 53.5974, -1.550626, 100, 1e-05, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+                  123_456_789_012_345.6, 4503599627370497] {
+            #expect(shortest(v) == v.description, "\(v)")
+        }
+    }
+
     @Test("compact, shortest and integers")
     func otherForms() {
         #expect(NumberFormat.compact(5) == "5")
