@@ -7,11 +7,11 @@
 /// standard library's correctly rounded parser. Only plain decimal syntax is accepted
 /// (`[+-]digits[.digits][e[+-]digits]`): no `nan`, `inf`, hex, or surrounding text.
 public enum DecimalParsing {
-    private static let exactPowersOfTen: [Double] = (0...22).map { e in
-        var p = 1.0
-        for _ in 0..<e { p *= 10 }
-        return p
-    }
+    /// 10^0 … 10^22, every one exact in a Double (a literal, so no lazy initialisation per use).
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     public static func parse(_ text: String) -> Double? {
         var copy = text

@@ -26,21 +26,26 @@ struct RawValue: @unchecked Sendable {
     static let absent = RawValue(kind: .absent, bytes: UnsafeBufferPointer(start: nil, count: 0))
 
     /// Text with surrounding spaces removed (numbers keep their token).
+    @inline(__always)
     var trimmed: UnsafeBufferPointer<UInt8> {
         var lo = 0, hi = bytes.count
-        while lo < hi && (bytes[lo] == 32 || bytes[lo] == 9) { lo += 1 }
-        while hi > lo && (bytes[hi - 1] == 32 || bytes[hi - 1] == 9) { hi -= 1 }
-        return UnsafeBufferPointer(rebasing: bytes[lo..<hi])
+        while lo < hi && RawValue.isBlank(bytes[lo]) { lo += 1 }
+        while hi > lo && RawValue.isBlank(bytes[hi - 1]) { hi -= 1 }
+        return lo == 0 && hi == bytes.count ? bytes : UnsafeBufferPointer(rebasing: bytes[lo..<hi])
     }
 
     /// Absent, null, or text that is empty after trimming.
+    @inline(__always)
     var isEmpty: Bool {
         switch kind {
         case .absent, .null: return true
-        case .text: return trimmed.isEmpty
+        case .text: return bytes.isEmpty || (RawValue.isBlank(bytes[0]) && trimmed.isEmpty)
         default: return false
         }
     }
+
+    @inline(__always)
+    private static func isBlank(_ b: UInt8) -> Bool { b == 32 || b == 9 }
 
     /// The value as it would read in a CSV cell: text as is, numbers as their token, booleans
     /// as `true`/`false`, nested JSON as its compact text.
