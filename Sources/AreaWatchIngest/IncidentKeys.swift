@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AreaWatchCore
 import Crypto
 
@@ -18,7 +23,7 @@ struct IncidentKeyer {
     let prefix: String
     let mode: IdlessMode
     let fileDigestPrefix: String
-    private var ordinals = OrdinalTable()
+    private let ordinals = OrdinalTable()
     /// Reused for every id-less record: the hashed content, then the key's bytes (a String
     /// interpolation and a fresh array per record were 10 % of parsing a CSV with 20 % id-less rows).
     private var scratch: [UInt8] = []
@@ -78,56 +83,79 @@ struct IncidentKeyer {
 /// Measured need: a `Dictionary<UInt64, UInt32>` hashed every digest again (SipHash) and was
 /// ~5 % of parsing a CSV with 20 % id-less rows; the digests are SHA-256 prefixes, uniformly
 /// spread already, so their low bits index an open-addressing table directly, and a digest and
-/// its count share a slot (one cache miss per record, not two).
-struct OrdinalTable {
+/// its count share a slot. The probes are random reads over megabytes: on 4 KiB pages nearly every
+/// one also missed the TLB, so a large table asks for transparent huge pages.
+final class OrdinalTable {
     private struct Slot {
         /// 0 marks an empty slot (a digest of 0 is counted in `zeroCount`).
-        var digest: UInt64 = 0
-        var count: UInt32 = 0
+        var digest: UInt64
+        var count: UInt32
     }
 
-    private var slots: [Slot]
+    private var slots: UnsafeMutablePointer<Slot>
+    private var capacity: Int
     private var used = 0
     private var zeroCount: UInt32 = 0
 
     init(capacity: Int = 1024) {
-        slots = [Slot](repeating: Slot(), count: capacity)
+        self.capacity = capacity
+        slots = OrdinalTable.allocate(capacity)
+    }
+
+    deinit {
+        free(slots)
     }
 
     /// Counts one more record of `digest`; returns its 1-based ordinal.
-    mutating func increment(_ digest: UInt64) -> UInt32 {
+    func increment(_ digest: UInt64) -> UInt32 {
         if digest == 0 {
             zeroCount += 1
             return zeroCount
         }
-        if 2 * (used + 1) > slots.count { grow() }
-        return slots.withUnsafeMutableBufferPointer { slots in
-            let mask = slots.count - 1
-            var index = Int(truncatingIfNeeded: digest) & mask
-            while true {
-                if slots[index].digest == digest {
-                    slots[index].count += 1
-                    return slots[index].count
-                }
-                if slots[index].digest == 0 {
-                    slots[index] = Slot(digest: digest, count: 1)
-                    used += 1
-                    return 1
-                }
-                index = (index + 1) & mask
+        if 2 * (used + 1) > capacity { grow() }
+        let mask = capacity - 1
+        var index = Int(truncatingIfNeeded: digest) & mask
+        while true {
+            if slots[index].digest == digest {
+                slots[index].count += 1
+                return slots[index].count
             }
+            if slots[index].digest == 0 {
+                slots[index] = Slot(digest: digest, count: 1)
+                used += 1
+                return 1
+            }
+            index = (index + 1) & mask
         }
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = [Slot](repeating: Slot(), count: old.count * 2)
-        let mask = slots.count - 1
-        for slot in old where slot.digest != 0 {
-            var index = Int(truncatingIfNeeded: slot.digest) & mask
+    private func grow() {
+        let old = slots, oldCapacity = capacity
+        capacity *= 2
+        slots = OrdinalTable.allocate(capacity)
+        let mask = capacity - 1
+        for k in 0..<oldCapacity where old[k].digest != 0 {
+            var index = Int(truncatingIfNeeded: old[k].digest) & mask
             while slots[index].digest != 0 { index = (index + 1) & mask }
-            slots[index] = slot
+            slots[index] = old[k]
         }
+        free(old)
+    }
+
+    /// Zeroed slots; from 4 MiB on aligned to and advised for 2 MiB pages.
+    private static func allocate(_ count: Int) -> UnsafeMutablePointer<Slot> {
+        let bytes = count * MemoryLayout<Slot>.stride
+        let hugePage = 2 << 20
+        var memory: UnsafeMutableRawPointer?
+        if bytes >= 2 * hugePage {
+            guard posix_memalign(&memory, hugePage, bytes) == 0, let memory else { fatalError("out of memory") }
+            _ = madvise(memory, bytes, Int32(MADV_HUGEPAGE))
+        } else {
+            guard let small = malloc(bytes) else { fatalError("out of memory") }
+            memory = small
+        }
+        memset(memory!, 0, bytes)
+        return memory!.bindMemory(to: Slot.self, capacity: count)
     }
 }
 
