@@ -81,10 +81,11 @@ struct IncidentKeyer {
 /// How many id-less records of each content digest a file has had so far.
 ///
 /// Measured need: a `Dictionary<UInt64, UInt32>` hashed every digest again (SipHash) and was
-/// ~5 % of parsing a CSV with 20 % id-less rows; the digests are SHA-256 prefixes, uniformly
-/// spread already, so their low bits index an open-addressing table directly, and a digest and
-/// its count share a slot. The probes are random reads over megabytes: on 4 KiB pages nearly every
-/// one also missed the TLB, so a large table asks for transparent huge pages.
+/// ~5 % of parsing a CSV with 20 % id-less rows. Here a digest picks its slot by one multiply
+/// (high bits of the digest times a random odd number: a file crafted so that many digests share
+/// some bits still cannot crowd one run of slots), and a digest and its count share a slot. The
+/// probes are random reads over megabytes: on 4 KiB pages nearly every one also missed the TLB,
+/// so a large table asks for transparent huge pages.
 final class OrdinalTable {
     private struct Slot {
         /// 0 marks an empty slot (a digest of 0 is counted in `zeroCount`).
@@ -94,12 +95,23 @@ final class OrdinalTable {
 
     private var slots: UnsafeMutablePointer<Slot>
     private var capacity: Int
+    /// 64 − log2(capacity): the slot is the top bits of `digest &* multiplier`.
+    private var shift: UInt64
+    private let multiplier = UInt64.random(in: .min ... .max) | 1
     private var used = 0
     private var zeroCount: UInt32 = 0
 
+    /// `capacity`: slots to start with, a power of two.
     init(capacity: Int = 1024) {
+        precondition(capacity >= 2 && capacity & (capacity - 1) == 0)
         self.capacity = capacity
+        shift = UInt64(64 - capacity.trailingZeroBitCount)
         slots = OrdinalTable.allocate(capacity)
+    }
+
+    @inline(__always)
+    private func home(_ digest: UInt64) -> Int {
+        Int(truncatingIfNeeded: (digest &* multiplier) &>> shift)
     }
 
     deinit {
@@ -114,7 +126,7 @@ final class OrdinalTable {
         }
         if 2 * (used + 1) > capacity { grow() }
         let mask = capacity - 1
-        var index = Int(truncatingIfNeeded: digest) & mask
+        var index = home(digest)
         while true {
             if slots[index].digest == digest {
                 slots[index].count += 1
@@ -132,10 +144,11 @@ final class OrdinalTable {
     private func grow() {
         let old = slots, oldCapacity = capacity
         capacity *= 2
+        shift -= 1
         slots = OrdinalTable.allocate(capacity)
         let mask = capacity - 1
         for k in 0..<oldCapacity where old[k].digest != 0 {
-            var index = Int(truncatingIfNeeded: old[k].digest) & mask
+            var index = home(old[k].digest)
             while slots[index].digest != 0 { index = (index + 1) & mask }
             slots[index] = old[k]
         }

@@ -68,6 +68,20 @@ struct JSONShapeTests {
         #expect(result.incident("-Kid00000000000003")?.attributes == #"{"id":"ignored-inner-id"}"#)
     }
 
+    @Test("an empty or blank member name of an id → post map is no id: the post gets a derived key")
+    func blankMemberNames() throws {
+        let dir = try TempDir()
+        let post = #"{"lat": 53.72, "lng": -1.86, "timestamp": 1530000000, "type": "theft"}"#
+        let result = try ingest(try dir.file("blank-ids.json", #"{"": \#(post), "  ": \#(post), "k1": \#(post)}"#))
+        #expect(result.report.format == "json/id-map")
+        #expect(result.report.accepted == 3)
+        let keys = result.incidents.map(\.key)
+        #expect(keys.count == 3 && keys[2] == "k1")
+        // The two id-less posts have the same content: ordinals 1 and 2 of one derived key.
+        #expect(keys[0].hasPrefix("h:") && keys[0].hasSuffix(":1"), "\(keys)")
+        #expect(keys[1] == keys[0].dropLast() + "2", "\(keys)")
+    }
+
     @Test("JSON array of incident objects, with alias names")
     func array() throws {
         let result = try ingest(try fixture("array.json"))
