@@ -124,7 +124,7 @@ final class JSONRecordSource: RecordSource {
                 let shown = String(id.prefix(64)) + "…"
                 captured.removeAll()
                 captured.append(Array("(member name longer than \(options.maxRecordBytes) bytes) \(shown)".utf8))
-                try body(SourceRecord.rejected(.malformedRecord, location: .member(path: path, name: shown), idHint: nil))
+                try body(.rejected(.malformedRecord, location: .member(path: path, name: shown), idHint: nil))
                 continue
             }
             try readRecord(location: .member(path: path, name: id), memberID: id, body)
@@ -145,7 +145,7 @@ final class JSONRecordSource: RecordSource {
         capturedWhole = try stream.captureValue(into: captured, maxBytes: options.maxRecordBytes)
         guard capturedWhole else {
             captured.append(Array("(record larger than \(options.maxRecordBytes) bytes)".utf8))
-            try body(SourceRecord.rejected(.malformedRecord, location: location, idHint: memberID))
+            try body(.rejected(.malformedRecord, location: location, idHint: memberID))
             return
         }
         try body(record(location: location, memberID: memberID))
@@ -154,7 +154,7 @@ final class JSONRecordSource: RecordSource {
     private func record(location: RecordLocation, memberID: String?) -> SourceRecord {
         let failure = tape.parse(captured.bytes, maxDepth: options.maxJSONDepth)
         guard failure == nil, tape.node(0).kind == .object else {
-            return SourceRecord.rejected(.malformedRecord, location: location, idHint: memberID)
+            return .rejected(.malformedRecord, location: location, idHint: memberID)
         }
         let result: (Result<Incident, RejectReason>, idHint: String?)
         if shape == .featureCollection {
@@ -207,7 +207,7 @@ final class JSONRecordSource: RecordSource {
             if tooLong {
                 captured.removeAll()
                 captured.append(head)
-                try body(SourceRecord.rejected(.malformedRecord, location: .line(line), idHint: nil))
+                try body(.rejected(.malformedRecord, location: .line(line), idHint: nil))
             } else {
                 captured.removeAll()
                 captured.append(buffer.slice(lineStart, end))
@@ -221,7 +221,7 @@ final class JSONRecordSource: RecordSource {
                         let result = mapper.map(tape, object: 0, memberID: nil)
                         try body(SourceRecord(outcome: result.0, location: .line(line), idHint: result.idHint))
                     } else {
-                        try body(SourceRecord.rejected(.malformedRecord, location: .line(line), idHint: nil))
+                        try body(.rejected(.malformedRecord, location: .line(line), idHint: nil))
                     }
                 }
             }
