@@ -99,7 +99,10 @@ public enum NumberFormat {
                     decimals -= 1
                 }
                 appendDigits(m, negative: v < 0, decimals: decimals, to: &out)
-                if decimals == 0 { out.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "0")]) }
+                if decimals == 0 {  // Swift's and Python's integral form: "100.0"
+                    out.append(UInt8(ascii: "."))
+                    out.append(UInt8(ascii: "0"))
+                }
                 return
             }
         }

@@ -9,12 +9,9 @@ final class CSVScanner {
     enum State { case fieldStart, unquoted, quoted, quoteInQuoted, afterClose }
 
     let buffer: ChunkBuffer
-    var delimiter: UInt8 {
-        didSet { markSpecialBytes() }
-    }
-    /// Bytes that end a run of an unquoted field (delimiter, LF, quote): one table lookup per
-    /// byte in the hot loop instead of three comparisons.
-    private let special = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+    let delimiter: UInt8
+    /// The bytes that end a run of an unquoted field: delimiter, LF, quote.
+    private let stops: ByteStops
     let maxRecordBytes: Int
 
     /// 1-based line where the current record starts.
@@ -49,6 +46,7 @@ final class CSVScanner {
     init(buffer: ChunkBuffer, delimiter: UInt8, maxRecordBytes: Int, firstLine: Int = 1) {
         self.buffer = buffer
         self.delimiter = delimiter
+        stops = ByteStops(delimiter)
         self.maxRecordBytes = maxRecordBytes
         nextLine = firstLine
         recordLine = firstLine
@@ -57,14 +55,6 @@ final class CSVScanner {
         fieldEscaped = .allocate(capacity: fieldCapacity)
         recordStart = buffer.start
         arena = .allocate(capacity: arenaCapacity)
-        markSpecialBytes()
-    }
-
-    private func markSpecialBytes() {
-        special.initialize(repeating: false, count: 256)
-        special[Int(delimiter)] = true
-        special[10] = true
-        special[34] = true
     }
 
     deinit {
@@ -72,7 +62,6 @@ final class CSVScanner {
         fieldStarts.deallocate()
         fieldEnds.deallocate()
         fieldEscaped.deallocate()
-        special.deallocate()
     }
 
     /// Content offset (bytes) of the current record's start, for input-error positions.
@@ -108,7 +97,7 @@ final class CSVScanner {
             let limit = buffer.end
             let p = buffer.storage
             let delimiter = self.delimiter
-            let stops = ByteStops(delimiter)
+            let stops = self.stops
             // The loop works on locals; they are written back before any return or refill.
             var state = self.state
             var fieldCount = self.fieldCount
@@ -152,7 +141,7 @@ final class CSVScanner {
                         j &+= 8
                     }
                     if !found {
-                        while j < limit && !special[Int(p[j])] { j += 1 }
+                        while j < limit && !stops.contains(p[j]) { j += 1 }
                     }
                     i = j
                     if i == limit { break scanning }
@@ -350,6 +339,7 @@ final class CSVScanner {
 /// byte above a true match (borrow) but never below one, so the lowest mark is exact.
 /// Measured need: the byte-by-byte table loop was ~10 % of parsing a CSV of short fields.
 struct ByteStops {
+    private let delimiterByte: UInt8
     private let delimiter: UInt64
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
@@ -357,7 +347,14 @@ struct ByteStops {
     private static let quote = UInt64(34) &* ones
 
     init(_ delimiter: UInt8) {
+        delimiterByte = delimiter
         self.delimiter = UInt64(delimiter) &* ByteStops.ones
+    }
+
+    /// Whether one byte is a stop (the last bytes of the buffer, fewer than eight).
+    @inline(__always)
+    func contains(_ b: UInt8) -> Bool {
+        b == delimiterByte || b == 10 || b == 34
     }
 
     /// One mark (bit 7 of the byte) per stop byte in `word` (little-endian: lowest = first),

@@ -50,8 +50,12 @@ struct IncidentKeyer {
         let n = ordinals.increment(digest)
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: prefix.utf8)
-        scratch.append(contentsOf: [104, 58])  // "h:"
-        for i in 0..<16 { scratch.append(IncidentKeyer.hexDigits[Int((digest >> UInt64(60 - 4 * i)) & 15)]) }
+        scratch.append(UInt8(ascii: "h"))
+        scratch.append(UInt8(ascii: ":"))
+        for i in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: digest >> UInt64(60 - 4 * i)) & 15
+            scratch.append(nibble < 10 ? 48 + nibble : 87 + nibble)  // 0-9, a-f
+        }
         scratch.append(58)
         NumberFormat.appendInteger(Int(n), to: &scratch)
         if mode == .append {
@@ -74,8 +78,6 @@ struct IncidentKeyer {
         let digest = scratch.withUnsafeBytes { SHA256.hash(data: $0) }
         return digest.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).bigEndian }
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// How many id-less records of each content digest a file has had so far.

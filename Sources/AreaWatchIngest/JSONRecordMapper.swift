@@ -93,8 +93,8 @@ final class JSONRecordMapper {
             description: value(6), user: value(7), attributes: attributeText, categories: categories)
         switch outcome {
         case .success(var incident):
-            // A member name is the record's id unless it is empty or blank (then no id, as for fields).
-            if let memberID, memberID.utf8.contains(where: { $0 != 32 && $0 != 9 }) { incident.key = memberID }
+            // A member name is the record's id unless it is empty or blank: then no id, as for fields.
+            if var memberID, !memberID.withUTF8({ RawValue(kind: .text, bytes: $0).isEmpty }) { incident.key = memberID }
             return (.success(incident), nil)
         case .failure:
             return (outcome, memberID ?? RecordBuilder.nonEmptyText(idValue))

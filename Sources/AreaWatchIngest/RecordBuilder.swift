@@ -74,7 +74,7 @@ enum RecordBuilder {
     static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
                       id: RawValue, category: RawValue, handled: RawValue,
                       description: RawValue, user: RawValue,
-                      attributes: String?, categories: TextInterner? = nil) -> Result<Incident, RejectReason> {
+                      attributes: String?, categories: TextInterner) -> Result<Incident, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
@@ -94,7 +94,7 @@ enum RecordBuilder {
         }
         guard let time = parsedTime else { return .failure(.invalidTime) }
         let categoryText: String?
-        if let categories, category.kind == .text, !category.isEmpty {
+        if category.kind == .text, !category.isEmpty {
             categoryText = categories.text(category.bytes)
         } else {
             categoryText = nonEmptyText(category)
