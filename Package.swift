@@ -32,6 +32,8 @@ let package = Package(
             "AreaWatchCore", "AreaWatchIngest", "AreaWatchStore", "AreaWatchQuery", "AreaWatchReport",
             "CAreaWatchSystem",
             .product(name: "TOMLKit", package: "TOMLKit"),
+            // Settings are declared once as option groups; the TOML config is read through them.
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fuzzing (docs/RELIABILITY.md): invariants shared by the three targets, which are libFuzzer
         // binaries when built by `make fuzz` and replay tools in the normal build.

@@ -12,13 +12,12 @@ public struct IngestOptions: Sendable {
     public var source: String?
     public var idless = IdlessMode.snapshot
     /// Parse on a second thread while the calling thread writes (same results either way).
-    public var pipelined = IngestOptions.processorCount > 1
+    public var pipelined = ProcessorCount.online > 1
 
     static let batchSize = 4096
     /// A batch is handed over early once its text reaches this size, so that the batches in
     /// flight stay small when records are wide (thousands of attribute columns).
     static let batchBytes = 4 << 20
-    static let processorCount = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
         self.reader = reader

@@ -26,7 +26,7 @@ public struct LoadedIncidents: Sendable {
 }
 
 public enum IncidentLoading {
-    public static func load(_ source: IncidentSource, groupBy: String?, keepKeys: Bool,
+    public static func load(_ source: IncidentSource, groupBy: BreakdownField?, keepKeys: Bool,
                             progress: ProgressReporter) throws -> LoadedIncidents {
         switch source {
         case .store(let path):

@@ -3,28 +3,28 @@ import AreaWatchIngest
 import AreaWatchStore
 import AreaWatchReport
 
-/// `areawatch ingest` settings.
-public struct IngestSettings: Sendable {
+/// `areawatch ingest`: files into the store at `storePath`.
+public struct IngestRequest: Sendable {
+    public var storePath: String
     public var files: [String]
-    public var options: IngestOptions
-    /// Re-read files whose SHA-256 was already ingested.
-    public var force: Bool
-    /// Exit 3 when rejected / records exceeds this (SPEC §3).
-    public var maxRejectRate: Double
-    public var rejectsPath: String
+    public var reading: ReadingSettings
+    public var policy: IngestPolicy
 
-    public init(files: [String], options: IngestOptions, force: Bool, maxRejectRate: Double, rejectsPath: String) {
+    public init(storePath: String, files: [String], reading: ReadingSettings, policy: IngestPolicy) {
+        self.storePath = storePath
         self.files = files
-        self.options = options
-        self.force = force
-        self.maxRejectRate = maxRejectRate
-        self.rejectsPath = rejectsPath
+        self.reading = reading
+        self.policy = policy
     }
+}
 
-    /// The default rejects file: beside the store, `NAME-rejects.csv`.
-    public static func defaultRejectsPath(storePath: String) -> String {
-        (storePath.hasSuffix(".db") ? String(storePath.dropLast(3)) : storePath) + "-rejects.csv"
-    }
+/// What one ingest reads with: the request's settings resolved once.
+struct IngestSettings {
+    var files: [String]
+    var options: IngestOptions
+    /// Re-read files whose SHA-256 was already ingested.
+    var force: Bool
+    var rejectsPath: String
 }
 
 /// What an ingest command did.
@@ -38,11 +38,43 @@ public struct IngestOutcome: Sendable {
     public var records: Int { reports.reduce(0) { $0 + $1.records } }
     public var rejected: Int { reports.reduce(0) { $0 + $1.rejected } }
     public var rejectRate: Double { records == 0 ? 0 : Double(rejected) / Double(records) }
+
+    /// SPEC §11: 2 when a file was an input error, 3 when the reject rate exceeds `maxRejectRate`.
+    public func failure(maxRejectRate: Double) -> JobError? {
+        if !failures.isEmpty {
+            return JobError(.inputOrStore, failures.map(\.description).joined(separator: "\nareawatch: "))
+        }
+        if rejectRate > maxRejectRate {
+            return JobError(.rejectRateExceeded, "reject rate \(Percent.text(rejectRate)) exceeds the maximum reject rate "
+                            + "\(NumberFormat.compact(maxRejectRate))")
+        }
+        return nil
+    }
+}
+
+/// `0.123` → `12.3%`.
+public enum Percent {
+    public static func text(_ fraction: Double) -> String {
+        let tenths = Int((fraction * 1000).rounded())
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
 }
 
 /// Ingests files into the store, one transaction per file (SPEC §3–§5).
 public enum IngestJob {
-    public static func run(_ settings: IngestSettings, store: IncidentStore, progress: ProgressReporter) throws -> IngestOutcome {
+    /// Under the store's lock (exit 4 when held), creates the store if needed and ingests.
+    /// The outcome's `failure` is the exit status to report after printing it.
+    public static func run(_ request: IngestRequest, progress: ProgressReporter) throws -> IngestOutcome {
+        let lock = try StoreLock(storePath: request.storePath)
+        defer { withExtendedLifetime(lock) {} }
+        let store = try IncidentStore(path: request.storePath, create: true)
+        return try run(IngestSettings(files: request.files, options: request.reading.ingestOptions,
+                                      force: request.policy.force, rejectsPath: request.policy.rejectsPath(storePath: request.storePath)),
+                       store: store, progress: progress)
+    }
+
+    /// Ingests into a store whose lock the caller holds.
+    static func run(_ settings: IngestSettings, store: IncidentStore, progress: ProgressReporter) throws -> IngestOutcome {
         var outcome = IngestOutcome(rejectsPath: settings.rejectsPath)
         let rejects = try RejectsWriter(path: settings.rejectsPath)
         for path in settings.files {

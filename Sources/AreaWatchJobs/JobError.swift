@@ -33,6 +33,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         case let e as InputError: return JobError(.inputOrStore, e.description)
         case let e as StoreError: return JobError(.inputOrStore, e.description)
         case let e as ReportError: return JobError(.inputOrStore, e.description)
+        case let e as ReportFolderRefused: return JobError(.usage, e.description)
         default: return JobError(.inputOrStore, String(describing: error))
         }
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AreaWatchCore
 
 /// Progress and log lines on stderr: a redrawn bar on a terminal, plain lines otherwise (at most
 /// one every few seconds), nothing but warnings and errors with `--quiet`.
@@ -31,13 +32,13 @@ public final class ProgressReporter: @unchecked Sendable {
     public func log(_ message: String) {
         guard !quiet else { return }
         clearBar()
-        emit("areawatch: \(message)\n")
+        emit("areawatch: \(TerminalText.escaped(message))\n")
     }
 
     /// A warning (shown even when quiet).
     public func warn(_ message: String) {
         clearBar()
-        emit("areawatch: warning: \(message)\n")
+        emit("areawatch: warning: \(TerminalText.escaped(message))\n")
     }
 
     /// Progress of a long step: `done` of `total` units, with a short label.
@@ -51,12 +52,12 @@ public final class ProgressReporter: @unchecked Sendable {
             let width = 30
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            emit("\r\(label) [\(bar)] \(Int(fraction * 100))% \(detail)\u{1B}[K")
+            emit("\r\(TerminalText.escaped(label)) [\(bar)] \(Int(fraction * 100))% \(detail)\u{1B}[K")
             barVisible = true
         } else {
             guard now - lastDraw >= 5 else { return }
             lastDraw = now
-            emit("areawatch: \(label): \(Int(fraction * 100))% \(detail)\n")
+            emit("areawatch: \(TerminalText.escaped(label)): \(Int(fraction * 100))% \(detail)\n")
         }
     }
 

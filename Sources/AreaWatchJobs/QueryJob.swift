@@ -1,5 +1,6 @@
 import AreaWatchCore
 import AreaWatchQuery
+import AreaWatchReport
 
 /// One incident of `query --list` (analysts with store access only, SPEC §10).
 public struct ListedIncident: Sendable {
@@ -31,5 +32,12 @@ public enum QueryJob {
                                   window: WindowMembership(rawValue: index.membership[b]) ?? .older)
         }
         return (answer, listed, index.excludedFuture)
+    }
+}
+
+/// `areawatch lookup`: a location answered from the widget tiles alone, as the widget service does.
+public enum LookupJob {
+    public static func run(tiles: String, lat: Double, lon: Double) throws -> TileAnswer {
+        try TileLookup.answer(tiles: tiles, lat: lat, lon: lon)
     }
 }

@@ -8,38 +8,30 @@ import AreaWatchIngest
 import AreaWatchQuery
 import AreaWatchReport
 
-/// `areawatch report` settings (SPEC §7.2–7.5, §8).
-public struct ReportSettings: Sendable {
+/// What a report is made from: the incidents' source, the query and the report settings.
+public struct ReportRequest: Sendable {
     public var source: IncidentSource
-    public var out: String
-    public var parameters: QueryParameters
-    public var precision = 7
-    public var tileZooms: ClosedRange<Int>? = 10...14
-    public var minCellCount = 1
-    public var areasPath: String?
-    public var areaIdProperty = "name"
-    public var poiPath: String?
-    public var groupBy: String?
-    public var attribution = "areawatch"
-    public var threads = ReportSettings.processorCount
-    public var strategy = GridStrategy.scatter
+    public var query: QuerySettings
+    public var report: ReportSettings
+    /// More paths the report folder must not hold (the nightly job's inbox and rejects file).
+    public var protected: [String]
 
-    public init(source: IncidentSource, out: String, parameters: QueryParameters) {
+    public init(source: IncidentSource, query: QuerySettings, report: ReportSettings, protected: [String] = []) {
         self.source = source
-        self.out = out
-        self.parameters = parameters
+        self.query = query
+        self.report = report
+        self.protected = protected
     }
 
-    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-
-    /// Usage errors caught before any work.
-    public func validate() throws {
-        guard (1...Geohash.maxPrecision).contains(precision) else { throw JobError(.usage, "--precision must be 1…12") }
-        guard parameters.radius.isFinite, parameters.radius >= 0 else { throw JobError(.usage, "--radius must be a non-negative number of metres") }
-        if let zooms = tileZooms, zooms.lowerBound < 0 || zooms.upperBound > 24 {
-            throw JobError(.usage, "--tile-zooms must lie within 0…24")
+    /// Everything the report folder must not hold: the store or input files, the areas and POI
+    /// files, and `protected`.
+    var protectedPaths: [String] {
+        var paths = protected + [report.areas, report.poi].compactMap { $0 }
+        switch source {
+        case .store(let path): paths.append(path)
+        case .files(let files, _): paths += files
         }
-        guard minCellCount >= 1 else { throw JobError(.usage, "--min-cell-count must be at least 1") }
+        return paths
     }
 }
 
@@ -52,8 +44,10 @@ public struct ReportRun: Sendable {
 public enum ReportJob {
     public static let engineVersion = "0.1.0"
 
-    public static func run(_ settings: ReportSettings, progress: ProgressReporter, priorTimings: [(String, Double)] = []) throws -> ReportRun {
-        try settings.validate()
+    public static func run(_ request: ReportRequest, progress: ProgressReporter, priorTimings: [(String, Double)] = []) throws -> ReportRun {
+        let settings = request.report
+        let parameters = request.query.parameters()
+        try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         var timings = priorTimings
         var clock = ProgressReporter.now()
         func lap(_ stage: String) {
@@ -62,31 +56,38 @@ public enum ReportJob {
             clock = now
         }
         // Auxiliary inputs first: a bad areas or POI file fails before the long work.
-        let areas = try settings.areasPath.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaIdProperty) }
-        let pois = try settings.poiPath.map { try FeatureReaders.pointsOfInterest(path: $0) }
+        let areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
+        let pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
 
         progress.log("loading incidents")
-        let loaded = try IncidentLoading.load(settings.source, groupBy: settings.groupBy, keepKeys: false, progress: progress)
-        lap(settings.source.isStore ? "load" : "ingest")
+        let loaded = try IncidentLoading.load(request.source, groupBy: settings.groupBy, keepKeys: false, progress: progress)
+        lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
-        let index = IncidentIndex(columns: loaded.columns, parameters: settings.parameters)
+        let index = IncidentIndex(columns: loaded.columns, parameters: parameters)
         lap("index")
-        progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(settings.parameters.radius)) m")
-        let grid = index.grid(precision: settings.precision, strategy: settings.strategy, threads: settings.threads)
+        let estimate = GridCellEstimate.cells(index, precision: settings.precision)
+        guard estimate <= Double(settings.maxCells) else {
+            throw JobError(.usage, "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at precision "
+                           + "\(settings.precision) and radius \(NumberFormat.compact(parameters.radius)) m, more than --max-cells "
+                           + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
+        }
+        progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
+        let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
         lap("grid")
-        let areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaIdProperty) }
-        let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.threads) }
+        let areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
+        let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         let totals = index.totals()
         lap("queries")
 
         let content = ReportContent(
-            parameters: settings.parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms,
+            parameters: parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms.zooms,
             disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport, pointsOfInterest: poiAnswers,
             breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
-        let outcome = try ReportWriter.write(content, to: settings.out, clock: ProgressReporter.now)
+        let outcome = try ReportWriter.write(content, to: settings.out, protecting: request.protectedPaths,
+                                             clock: ProgressReporter.now)
         return ReportRun(content: content, outcome: outcome)
     }
 }

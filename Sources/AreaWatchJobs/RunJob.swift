@@ -1,6 +1,7 @@
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
+import AreaWatchReport
 import AreaWatchStore
 
 /// The nightly job (SPEC §9): under the store's lock, ingest every new inbox file, then rebuild
@@ -9,10 +10,16 @@ public enum RunJob {
     public struct Result: Sendable {
         public var ingest: IngestOutcome
         public var report: ReportRun
-        public var status: ExitStatus
+        /// The exit status to report after printing the result (nil: success).
+        public var failure: JobError?
     }
 
     public static func run(_ config: RunConfig, progress: ProgressReporter) throws -> Result {
+        // The report folder is checked before anything is ingested: a config whose `out` holds
+        // the store, the inbox or the rejects file must change nothing.
+        let request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
+                                    protected: [config.inboxFolder, config.rejectsPath])
+        try ReportFolder.checkReplaceable(config.out, protecting: request.protectedPaths)
         let lock = try StoreLock(storePath: config.storePath)
         defer { withExtendedLifetime(lock) {} }
         let started = ProgressReporter.now()
@@ -20,33 +27,11 @@ public enum RunJob {
         let files = try config.inboxFiles()
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
         let ingest = try IngestJob.run(
-            IngestSettings(files: files, options: config.ingest, force: false, maxRejectRate: config.maxRejectRate,
+            IngestSettings(files: files, options: config.reading.ingestOptions, force: config.policy.force,
                            rejectsPath: config.rejectsPath),
             store: store, progress: progress)
         let ingestSeconds = ProgressReporter.now() - started
-
-        var settings = ReportSettings(
-            source: .store(config.storePath), out: config.out,
-            parameters: QueryParameters(asOf: config.asOf ?? UTCTime.now(), radius: config.radius,
-                                        thresholds: config.thresholds, categories: config.categories, handled: config.handled))
-        settings.precision = config.precision
-        settings.tileZooms = config.tileZooms
-        settings.minCellCount = config.minCellCount
-        settings.areasPath = config.areasPath
-        settings.areaIdProperty = config.areaIdProperty
-        settings.poiPath = config.poiPath
-        settings.groupBy = config.groupBy
-        settings.attribution = config.attribution
-        let report = try ReportJob.run(settings, progress: progress, priorTimings: [("ingest", ingestSeconds)])
-
-        let status: ExitStatus
-        if !ingest.failures.isEmpty {
-            status = .inputOrStore
-        } else if ingest.rejectRate > config.maxRejectRate {
-            status = .rejectRateExceeded
-        } else {
-            status = .success
-        }
-        return Result(ingest: ingest, report: report, status: status)
+        let report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
+        return Result(ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
     }
 }

@@ -138,10 +138,10 @@ extension IncidentIndex {
 
     /// Current/previous and calendar-year counts per value of `category` or an attribute
     /// (the columns the index was built from must carry that attribute as their group).
-    public func breakdown(columns: IncidentColumns, field: String) -> BreakdownResult {
+    public func breakdown(columns: IncidentColumns, field: BreakdownField) -> BreakdownResult {
         let years = yearsPresent
         let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
-        let byCategory = field == "category"
+        let byCategory = field == .category
         let values = byCategory ? columns.categories : columns.groupValues
         var rows = (values + [""]).map { BreakdownRow(value: $0, current: 0, previous: 0, yearCounts: [Int](repeating: 0, count: years.count)) }
         for i in 0..<count {
@@ -154,6 +154,6 @@ extension IncidentIndex {
         }
         let kept = rows.filter { $0.yearCounts.contains { $0 > 0 } }
             .sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
-        return BreakdownResult(field: field, years: years, rows: kept)
+        return BreakdownResult(field: field.name, years: years, rows: kept)
     }
 }

@@ -18,11 +18,11 @@ public struct IncidentColumnsBuilder: IncidentSink {
     }
 
     /// - Parameters:
-    ///   - groupBy: an attribute to load for the breakdown (`category` needs nothing).
+    ///   - groupBy: the breakdown field (an attribute is loaded; the category always is).
     ///   - keepKeys: keep the keys too (for listing incidents).
     ///   - expectedCount: a guess of the number of incidents, to size the tables once.
-    public init(groupBy: String? = nil, keepKeys: Bool = false, expectedCount: Int = 0) {
-        self.groupBy = groupBy == "category" ? nil : groupBy
+    public init(groupBy: BreakdownField? = nil, keepKeys: Bool = false, expectedCount: Int = 0) {
+        self.groupBy = groupBy?.attribute
         self.keepKeys = keepKeys
         rowOfKey.reserveCapacity(expectedCount)
         contentHash.reserveCapacity(expectedCount)

@@ -94,23 +94,28 @@ public final class BufferedFile {
 /// A report folder written beside its final name and published in one atomic step (SPEC §8):
 /// a crash at any moment leaves either the previous folder or the new one under the final name.
 ///
-/// New content goes to `.NAME.tmp-PID` in the same parent; publishing swaps it with the old
-/// folder by `renameat2(RENAME_EXCHANGE)` (or renames it when there is no old folder) and then
-/// deletes the old content. Leftovers of crashed runs (`.NAME.tmp-*`) are removed first.
+/// New content goes to `.NAME.tmp-PID` in the same parent, marker file first; publishing swaps
+/// it with the old folder by `renameat2(RENAME_EXCHANGE)` (or renames it when there is no old
+/// folder) and then deletes the old content. Only a folder `ReportFolder` allows is replaced,
+/// checked when the work starts and again just before the swap. Leftovers of crashed runs
+/// (`.NAME.tmp-*` holding the marker) are removed first.
 public struct AtomicDirectory {
     public let finalPath: String
     public let workPath: String
 
-    public init(path: String) throws {
+    /// - Parameter protected: paths that must not be inside the folder (store, inbox, rejects, inputs).
+    public init(path: String, protecting protected: [String] = []) throws {
         var trimmed = path
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
         finalPath = trimmed
+        try ReportFolder.checkReplaceable(trimmed, protecting: protected)
         let (parent, name) = AtomicDirectory.split(trimmed)
         try AtomicDirectory.makeDirectories(parent)
         AtomicDirectory.removeLeftovers(parent: parent, name: name)
         workPath = parent + "/." + name + ".tmp-\(getpid())"
         try AtomicDirectory.removeTree(workPath)
         guard mkdir(workPath, 0o755) == 0 else { throw ReportError.errno(workPath, "cannot create") }
+        try ReportFolder.writeMarker(into: workPath)
     }
 
     /// Path of a file inside the work folder; creates intermediate folders.
@@ -133,9 +138,8 @@ public struct AtomicDirectory {
         if fd >= 0 { aw_sync_filesystem(fd); close(fd) }
         var info = stat()
         if lstat(finalPath, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw ReportError(path: finalPath, message: "exists and is not a folder")
-            }
+            // Files may have been put there while the report was computed.
+            try ReportFolder.checkReplaceable(finalPath, protecting: [])
             guard aw_exchange_paths(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot replace") }
             syncDirectory(parent)
             try AtomicDirectory.removeTree(workPath)  // now holds the previous report
@@ -180,7 +184,9 @@ public struct AtomicDirectory {
                 String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
             guard entryName.hasPrefix(prefix), let pid = Int32(entryName.dropFirst(prefix.count)) else { continue }
-            if pid == getpid() || kill(pid, 0) != 0 { stale.append(parent + "/" + entryName) }
+            let path = parent + "/" + entryName
+            guard ReportFolder.isReportWork(path) else { continue }
+            if pid == getpid() || kill(pid, 0) != 0 { stale.append(path) }
         }
         for path in stale { try? removeTree(path) }
     }
@@ -198,6 +204,8 @@ public struct AtomicDirectory {
                     if child != "." && child != ".." { children.append(path + "/" + child) }
                 }
                 closedir(dir)
+                // The marker goes last: a folder whose removal is cut short stays recognisable.
+                children.sort { !$0.hasSuffix("/" + ReportFolder.markerName) && $1.hasSuffix("/" + ReportFolder.markerName) }
                 for child in children { try removeTree(child) }
             }
             guard rmdir(path) == 0 else { throw ReportError.errno(path, "cannot remove") }

@@ -15,8 +15,10 @@ public struct ReportOutcome: Sendable {
 
 /// Writes a report folder (SPEC §8) atomically: built beside its final name, then published.
 public enum ReportWriter {
-    public static func write(_ content: ReportContent, to path: String, clock: () -> Double) throws -> ReportOutcome {
-        let directory = try AtomicDirectory(path: path)
+    /// - Parameter protected: paths the report folder must not hold (ReportFolder).
+    public static func write(_ content: ReportContent, to path: String, protecting protected: [String] = [],
+                             clock: () -> Double) throws -> ReportOutcome {
+        let directory = try AtomicDirectory(path: path, protecting: protected)
         do {
             var outcome = ReportOutcome()
             let started = clock()

@@ -82,11 +82,11 @@ extension IncidentStore {
     }
 
     /// Every incident as query columns, in store order. `groupBy` loads one attribute too
-    /// (`category` needs nothing extra).
-    public func loadColumns(groupBy: String? = nil, keepKeys: Bool = false, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
+    /// (the category is always loaded).
+    public func loadColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
         var columns = IncidentColumns()
         columns.reserveCapacity(try approximateCount())
-        let attribute = groupBy.flatMap { $0 == "category" ? nil : $0 }
+        let attribute = groupBy?.attribute
         let select = "SELECT lat, lon, time, handled, category, " + (keepKeys ? "key" : "NULL")
             + (attribute == nil ? "" : ", json_extract(attrs, ?)") + " FROM incidents"
         let statement = try db.prepare(select)

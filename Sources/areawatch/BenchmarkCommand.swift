@@ -1,4 +1,5 @@
 import ArgumentParser
+import AreaWatchCore
 import AreaWatchJobs
 
 extension AreaWatch {
@@ -8,31 +9,33 @@ extension AreaWatch {
             abstract: "Measure parse, index, point query, grid and report stages (prints JSON).",
             shouldDisplay: false)
 
+        enum Stage: String, ExpressibleByArgument {
+            case parse, query
+        }
+
         @Argument(help: "parse or query")
-        var stage: String
+        var stage: Stage
 
         @OptionGroup var source: SourceOptions
-        @OptionGroup var query: QueryOptions
+        @OptionGroup var query: QuerySettings
 
         @Option var precision = 7
         @Option var points = 100_000
-        @Option var threads = ReportSettings.processorCount
+        @Option var threads = ProcessorCount.online
         @Flag var compareStrategies = false
         @Option var reportFolder: String?
 
         func run() throws {
             let progress = ProgressReporter(quiet: true)
             switch stage {
-            case "parse":
-                print(try BenchmarkJob.parse(files: source.input, options: try source.reading.ingestOptions()).serialized(pretty: true),
+            case .parse:
+                print(try BenchmarkJob.parse(files: source.input, options: source.reading.ingestOptions).serialized(pretty: true),
                       terminator: "")
-            case "query":
-                print(try BenchmarkJob.query(source: try source.source(), parameters: try query.parameters(), precision: precision,
+            case .query:
+                print(try BenchmarkJob.query(source: source.source, parameters: query.parameters(), precision: precision,
                                              points: points, threads: threads, compareStrategies: compareStrategies,
                                              reportFolder: reportFolder, progress: progress).serialized(pretty: true),
                       terminator: "")
-            default:
-                throw ValidationError("stage must be parse or query")
             }
         }
     }

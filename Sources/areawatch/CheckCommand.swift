@@ -1,6 +1,6 @@
 import ArgumentParser
+import AreaWatchCore
 import AreaWatchJobs
-import AreaWatchStore
 
 extension AreaWatch {
     struct Check: ParsableCommand {
@@ -10,12 +10,13 @@ extension AreaWatch {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let problems = try IncidentStore(path: store.db, create: false).check()
+            let problems = try CheckJob.run(storePath: store.db)
+            let name = TerminalText.escaped(store.db)
             if problems.isEmpty {
-                print("\(store.db): ok (integrity check and spatial index check passed)")
+                print("\(name): ok (integrity check and spatial index check passed)")
                 return
             }
-            for p in problems { print("\(store.db): \(p)") }
+            for p in problems { print("\(name): \(TerminalText.escaped(p))") }
             throw JobError(.inputOrStore, "\(store.db): \(problems.count) problem(s) found")
         }
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
+import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchJobs
-import AreaWatchStore
 
 extension AreaWatch {
     struct Ingest: ParsableCommand {
@@ -12,40 +12,19 @@ extension AreaWatch {
         var files: [String]
 
         @OptionGroup var store: StoreOptions
-        @OptionGroup var reading: ReadingOptions
-
-        @Flag(help: "Re-read files whose SHA-256 was already ingested.")
-        var force = false
-
-        @Option(help: "Exit 3 when the share of rejected records exceeds this (0…1).")
-        var maxRejectRate = 1.0
-
-        @Option(help: "Where to write the rejects (default: beside the store, NAME-rejects.csv).")
-        var rejects: String?
-
+        @OptionGroup var reading: ReadingSettings
+        @OptionGroup var policy: IngestPolicy
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("give at least one file to ingest") }
-            guard (0...1).contains(maxRejectRate) else { throw ValidationError("--max-reject-rate must be within 0…1") }
         }
 
         func run() throws {
-            let progress = ProgressReporter(quiet: output.quiet)
-            let lock = try StoreLock(storePath: store.db)
-            defer { withExtendedLifetime(lock) {} }
-            let storeHandle = try IncidentStore(path: store.db, create: true)
-            let settings = IngestSettings(files: files, options: try reading.ingestOptions(), force: force,
-                                          maxRejectRate: maxRejectRate,
-                                          rejectsPath: rejects ?? IngestSettings.defaultRejectsPath(storePath: store.db))
-            let outcome = try IngestJob.run(settings, store: storeHandle, progress: progress)
+            let outcome = try IngestJob.run(IngestRequest(storePath: store.db, files: files, reading: reading, policy: policy),
+                                            progress: ProgressReporter(quiet: output.quiet))
             print(IngestTable.render(outcome))
-            if !outcome.failures.isEmpty {
-                throw JobError(.inputOrStore, outcome.failures.map(\.description).joined(separator: "\nareawatch: "))
-            }
-            if outcome.rejectRate > maxRejectRate {
-                throw JobError(.rejectRateExceeded, "reject rate \(Percent.text(outcome.rejectRate)) exceeds --max-reject-rate \(maxRejectRate)")
-            }
+            if let failure = outcome.failure(maxRejectRate: policy.maxRejectRate.value) { throw failure }
         }
     }
 }
@@ -63,21 +42,16 @@ enum IngestTable {
             rows.append([f.file, "INPUT ERROR", "-", "-", "-", "-", "-", "-", f.position])
         }
         var text = Table.render(rows)
-        text += "\nrejects: \(outcome.rejectsWritten) written to \(outcome.rejectsPath)"
+        text += "\nrejects: \(outcome.rejectsWritten) written to \(TerminalText.escaped(outcome.rejectsPath))"
         return text
     }
 }
 
-enum Percent {
-    static func text(_ fraction: Double) -> String {
-        let tenths = Int((fraction * 1000).rounded())
-        return "\(tenths / 10).\(tenths % 10)%"
-    }
-}
-
-/// Plain aligned text tables for the terminal.
+/// Plain aligned text tables for the terminal; cells come from inputs, so control characters
+/// are escaped (TerminalText).
 enum Table {
-    static func render(_ rows: [[String]]) -> String {
+    static func render(_ rawRows: [[String]]) -> String {
+        let rows = rawRows.map { $0.map { TerminalText.escaped($0) } }
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
         for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }

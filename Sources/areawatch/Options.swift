@@ -1,60 +1,11 @@
 import ArgumentParser
 import AreaWatchCore
-import AreaWatchIngest
 import AreaWatchJobs
-import AreaWatchQuery
 
 /// `--db`: the store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The SQLite + SpatiaLite store.")
     var db = "areawatch.db"
-}
-
-/// How input files are read (SPEC §2–§4); shared by `ingest` and the `--input` path.
-struct ReadingOptions: ParsableArguments {
-    @Option(help: "Force the input format instead of detecting it (json or csv).")
-    var format: InputFormat?
-
-    @Option(name: .customLong("column"), help: ArgumentHelp("Map a field to a column or member name.", valueName: "field=Header"))
-    var columns: [String] = []
-
-    @Option(help: "CSV delimiter (',', ';' or 'tab'); detected from the header by default.")
-    var delimiter: String?
-
-    @Option(help: "Namespace the keys of these files as SOURCE:key.")
-    var source: String?
-
-    @Option(help: "Keys of records without an id: snapshot (a full export, default) or append (a delta feed).")
-    var idless: IdlessMode = .snapshot
-
-    @Option(help: "A record larger than this many bytes is rejected as malformed_record.")
-    var maxRecordBytes = 1 << 20
-
-    @Option(name: .customLong("max-json-depth"), help: "Nesting deeper than this inside one JSON record makes it malformed_record.")
-    var maxJSONDepth = 64
-
-    func ingestOptions() throws -> IngestOptions {
-        var overrides = ColumnOverrides()
-        for text in columns {
-            guard let (field, header) = ColumnOverrides.parse(text) else {
-                throw ValidationError("--column expects field=Header with field one of \(IncidentField.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            overrides.names[field] = header
-        }
-        var delimiterByte: UInt8?
-        if let delimiter {
-            switch delimiter {
-            case ",", "comma": delimiterByte = 44
-            case ";", "semicolon": delimiterByte = 59
-            case "tab", "\\t", "\t": delimiterByte = 9
-            default: throw ValidationError("--delimiter must be ',', ';' or 'tab'")
-            }
-        }
-        guard maxRecordBytes > 0, maxJSONDepth > 0 else { throw ValidationError("--max-record-bytes and --max-json-depth must be positive") }
-        let reader = ReaderOptions(format: format, delimiter: delimiterByte, columns: overrides,
-                                   maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth)
-        return IngestOptions(reader: reader, source: source, idless: idless)
-    }
 }
 
 /// The store, or input files read straight into memory.
@@ -65,45 +16,30 @@ struct SourceOptions: ParsableArguments {
     @Option(name: .long, parsing: .upToNextOption, help: "Read these input files instead of a store (ad-hoc, nothing is stored).")
     var input: [String] = []
 
-    @OptionGroup var reading: ReadingOptions
+    @OptionGroup var reading: ReadingSettings
 
-    func source() throws -> IncidentSource {
-        if !input.isEmpty {
-            guard db == nil else { throw ValidationError("give either --db or --input, not both") }
-            return .files(input, try reading.ingestOptions())
-        }
-        return .store(db ?? "areawatch.db")
+    func validate() throws {
+        if !input.isEmpty && db != nil { throw ValidationError("give either --db or --input, not both") }
+    }
+
+    var source: IncidentSource {
+        input.isEmpty ? .store(db ?? "areawatch.db") : .files(input, reading.ingestOptions)
     }
 }
 
-/// As-of, radius, thresholds and filters (SPEC §7).
-struct QueryOptions: ParsableArguments {
-    @Option(help: "The as-of instant (ISO 8601); default now.")
-    var asOf: String?
+/// `--lat` and `--lon` of a location, read as ingest reads coordinates (no hex, no `inf`).
+struct LocationOptions: ParsableArguments {
+    // .unconditional: "-33.86" is the value, not an option (the usual form west of Greenwich).
+    @Option(parsing: .unconditional, help: "Latitude (WGS84 degrees).")
+    var lat: Decimal
 
-    @Option(help: "Radius in metres.")
-    var radius: Double = 1000
+    @Option(parsing: .unconditional, help: "Longitude (WGS84 degrees).")
+    var lon: Decimal
 
-    @Option(help: "Class bounds: below the first is safe, below the second medium, else dangerous.")
-    var thresholds = "5,10"
-
-    @Option(name: .customLong("category"), help: "Only incidents of this category (repeatable).")
-    var categories: [String] = []
-
-    @Option(help: "Only incidents whose handled is true or false (unknown matches neither).")
-    var handled: Bool?
-
-    func parameters() throws -> QueryParameters {
-        let asOfSeconds: Int64
-        if let asOf {
-            guard let parsed = TimeParser.parse(asOf) else { throw ValidationError("--as-of must be an ISO 8601 time, e.g. 2018-07-31T23:59:59Z") }
-            asOfSeconds = parsed.seconds
-        } else {
-            asOfSeconds = UTCTime.now()
+    func validate() throws {
+        guard (-90...90).contains(lat.value), (-180...180).contains(lon.value) else {
+            throw ValidationError("--lat must be within -90…90 and --lon within -180…180")
         }
-        guard let t = Thresholds(parsing: thresholds) else { throw ValidationError("--thresholds must be two non-decreasing numbers, e.g. 5,10") }
-        guard radius.isFinite, radius >= 0 else { throw ValidationError("--radius must be a non-negative number of metres") }
-        return QueryParameters(asOf: asOfSeconds, radius: radius, thresholds: t, categories: Set(categories), handled: handled)
     }
 }
 
@@ -111,7 +47,3 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Only warnings and errors on stderr.")
     var quiet = false
 }
-
-extension InputFormat: ExpressibleByArgument {}
-extension IdlessMode: ExpressibleByArgument {}
-extension GridStrategy: ExpressibleByArgument {}

@@ -8,15 +8,9 @@ extension AreaWatch {
         static let configuration = CommandConfiguration(
             abstract: "How safe is a location? Year-over-year counts within the radius (SPEC §7.1).")
 
-        // .unconditional: "-33.86" is the value, not an option (the usual form west of Greenwich).
-        @Option(parsing: .unconditional, help: "Latitude (WGS84 degrees).")
-        var lat: Double
-
-        @Option(parsing: .unconditional, help: "Longitude (WGS84 degrees).")
-        var lon: Double
-
+        @OptionGroup var location: LocationOptions
         @OptionGroup var source: SourceOptions
-        @OptionGroup var query: QueryOptions
+        @OptionGroup var query: QuerySettings
 
         @Flag(help: "Print JSON.")
         var json = false
@@ -26,18 +20,14 @@ extension AreaWatch {
 
         @OptionGroup var output: OutputOptions
 
-        func validate() throws {
-            guard (-90...90).contains(lat), (-180...180).contains(lon) else {
-                throw ValidationError("--lat must be within -90…90 and --lon within -180…180")
-            }
-        }
-
         func run() throws {
             let progress = ProgressReporter(quiet: output.quiet || json)
             let (answer, listed, excludedFuture) = try QueryJob.run(
-                source: try source.source(), parameters: try query.parameters(), lat: lat, lon: lon, list: list, progress: progress)
+                source: source.source, parameters: query.parameters(), lat: location.lat.value, lon: location.lon.value,
+                list: list, progress: progress)
             if json {
-                print(QueryOutput.json(answer, excludedFuture: excludedFuture, listed: list ? listed : nil).serialized(pretty: true), terminator: "")
+                print(AnswerJSON.query(answer, excludedFuture: excludedFuture, listed: list ? listed : nil).serialized(pretty: true),
+                      terminator: "")
             } else {
                 print(QueryOutput.text(answer, excludedFuture: excludedFuture))
                 if list { print(QueryOutput.listText(listed)) }
@@ -47,24 +37,6 @@ extension AreaWatch {
 }
 
 enum QueryOutput {
-    static func json(_ a: PointAnswer, excludedFuture: Int, listed: [ListedIncident]?) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)),
-            ("as_of", .string(UTCTime.iso8601(a.asOf))), ("current", .int(a.current)), ("previous", .int(a.previous)),
-            ("delta", .int(a.delta)), ("pct", a.pct.map { .fixed($0, decimals: 4) } ?? .null), ("handled", .int(a.handled)),
-            ("class", .string(a.safetyClass.rawValue)), ("label", .string(a.label)), ("text", .string(a.text)),
-            ("excluded_future", .int(excludedFuture)),
-        ]
-        if let listed {
-            members.append(("incidents", .array(listed.map { i in
-                .object([("key", .string(i.key)), ("time", .string(UTCTime.iso8601(i.time))),
-                         ("distance_m", .fixed(i.distance, decimals: 1)), ("category", .optional(i.category)),
-                         ("handled", i.handled.map { .bool($0) } ?? .null), ("window", .string(i.window == .current ? "current" : "previous"))])
-            })))
-        }
-        return .object(members)
-    }
-
     static func text(_ a: PointAnswer, excludedFuture: Int) -> String {
         """
         \(a.label) (\(a.safetyClass.rawValue))

@@ -17,13 +17,7 @@ extension AreaWatch {
             let result = try RunJob.run(configuration, progress: progress)
             print(IngestTable.render(result.ingest))
             print(ReportOutput.text(result.report, out: configuration.out))
-            switch result.status {
-            case .success: return
-            case .rejectRateExceeded:
-                throw JobError(.rejectRateExceeded, "reject rate \(Percent.text(result.ingest.rejectRate)) exceeds max_reject_rate \(configuration.maxRejectRate)")
-            default:
-                throw JobError(result.status, result.ingest.failures.map(\.description).joined(separator: "\nareawatch: "))
-            }
+            if let failure = result.failure { throw failure }
         }
     }
 }

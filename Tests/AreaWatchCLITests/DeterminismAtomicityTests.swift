@@ -92,6 +92,8 @@ struct DeterminismAtomicityTests {
         let parent = tmp.sub("reports")
         let dead = parent + "/.latest.tmp-99999999", live = parent + "/.latest.tmp-\(getpid())", other = parent + "/.other.tmp-99999999"
         for folder in [dead, live, other] { try tmp.file(String(folder.dropFirst(tmp.path.count + 1)) + "/grid.csv", "half,a,report\n") }
+        // A report folder areawatch wrote (its marker) is replaced whole, whatever it holds.
+        try tmp.file("reports/latest/.areawatch-report", "areawatch\n")
         try tmp.file("reports/latest/stale.txt", "the previous report\n")
         try areawatchOK(["report", "--input", Datasets.police[2], "--out", parent + "/latest", "--as-of", Datasets.asOf, "--precision", "5",
                          "--tile-zooms", "none", "--quiet"])

@@ -20,7 +20,7 @@ struct ReportFormatTests {
         let run = try BundledRun.get()
         let top = Set(run.report.keys.map { String($0.split(separator: "/")[0]) })
         #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles",
-                        "summary.json", "report.html"])
+                        "summary.json", "report.html", ".areawatch-report"])
         #expect(run.report["tiles/tilejson.json"] != nil)
         #expect(listFolder(run.dir + "/reports").filter { $0.hasPrefix(".") }.isEmpty, "work folders left: \(listFolder(run.dir + "/reports"))")
         let html = try run.text("report.html")

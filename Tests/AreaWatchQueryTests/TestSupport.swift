@@ -361,7 +361,7 @@ struct LoadedFiles: Sendable {
 }
 
 /// Files → `IncidentColumnsBuilder`, in order, as `report --input` reads them.
-func loadFiles(_ paths: [String], groupBy: String? = nil, keepKeys: Bool = false,
+func loadFiles(_ paths: [String], groupBy: BreakdownField? = nil, keepKeys: Bool = false,
                rejects: RejectsWriter? = nil) throws -> LoadedFiles {
     var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys)
     var reports: [FileIngestReport] = []

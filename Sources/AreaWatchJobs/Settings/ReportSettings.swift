@@ -1,0 +1,76 @@
+import ArgumentParser
+import AreaWatchCore
+import AreaWatchQuery
+
+/// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10): each option
+/// is declared once, here, with its default, help and validation. The command line parses it
+/// directly and the TOML config is turned into the same arguments (ConfigArguments), so a new
+/// option is one property here and one line in docs/CONFIG.md.
+public struct ReportSettings: ParsableArguments, Sendable {
+    @Option(help: "The report folder: replaced atomically when absent, empty or a report folder areawatch wrote.")
+    public var out = "reports/latest"
+
+    @Option(help: "Geohash precision of the grid cells (1…12).")
+    public var precision = 7
+
+    @Option(help: "Named areas: a GeoJSON file of Polygon/MultiPolygon features.")
+    public var areas: String?
+
+    @Option(help: "The property that names each area.")
+    public var areaId = "name"
+
+    @Option(help: "Points of interest: a CSV (name, lat, lon) or GeoJSON points with a name.")
+    public var poi: String?
+
+    @Option(help: "Breakdown by category or by an attribute (input column).")
+    public var groupBy: BreakdownField?
+
+    @Option(help: "Zooms of the widget tiles, e.g. 10-14; 'none' writes no tiles.")
+    public var tileZooms = TileZooms.standard
+
+    @Option(help: "Withhold counts below this from public outputs (SPEC §10).")
+    public var minCellCount = 1
+
+    @Option(help: "Refuse a grid estimated to have more cells than this (bounded work, SPEC §8).")
+    public var maxCells = 5_000_000
+
+    @Option(help: "Attribution written into the TileJSON and the HTML footer.")
+    public var attribution = "areawatch"
+
+    @Option(help: "Worker threads for the grid (default: all cores).")
+    public var threads: Int?
+
+    @Option(help: "Grid algorithm: scatter (default) or rtree (an R-tree count per cell centre).")
+    public var gridStrategy: GridStrategy = .scatter
+
+    public init() {}
+
+    public func validate() throws {
+        guard (1...Geohash.maxPrecision).contains(precision) else { throw ValidationError("--precision must be within 1…12") }
+        if let zooms = tileZooms.zooms, zooms.lowerBound < 0 || zooms.upperBound > 24 {
+            throw ValidationError("--tile-zooms must lie within 0…24")
+        }
+        guard minCellCount >= 1 else { throw ValidationError("--min-cell-count must be at least 1") }
+        guard maxCells >= 1 else { throw ValidationError("--max-cells must be at least 1") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+    }
+
+    /// Grid worker threads: `--threads`, or every core.
+    public var workerThreads: Int { threads ?? ProcessorCount.online }
+
+    /// The same settings with relative paths resolved by `resolve` (the config's folder).
+    public func resolvingPaths(_ resolve: (String) -> String) -> ReportSettings {
+        var copy = self
+        copy.out = resolve(out)
+        copy.areas = areas.map(resolve)
+        copy.poi = poi.map(resolve)
+        return copy
+    }
+}
+
+extension BreakdownField: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard !argument.isEmpty else { return nil }
+        self.init(name: argument)
+    }
+}

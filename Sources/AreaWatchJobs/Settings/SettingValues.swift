@@ -1,0 +1,102 @@
+import ArgumentParser
+import AreaWatchCore
+import AreaWatchIngest
+import AreaWatchQuery
+
+// Typed values of the settings (docs/CONFIG.md): each parses its text once, at the edge, for the
+// command line and the TOML config alike (the config is turned into the same arguments).
+
+/// A decimal number as the ingest reads one: `[+-]digits[.digits][e[+-]digits]`, nothing else.
+/// `Double(String)` would also take `0x10`, `inf` and `nan`, which ingest rejects.
+public struct Decimal: Sendable, Hashable, ExpressibleByArgument, CustomStringConvertible {
+    public var value: Double
+
+    public init(_ value: Double) { self.value = value }
+
+    public init?(argument: String) {
+        guard let v = DecimalParsing.parse(argument), v.isFinite else { return nil }
+        value = v
+    }
+
+    public var description: String { NumberFormat.compact(value) }
+    public var defaultValueDescription: String { description }
+}
+
+/// An instant given as ISO 8601 text (SPEC §2.4's forms), e.g. `2018-07-31T23:59:59Z`.
+public struct Instant: Sendable, Hashable, ExpressibleByArgument {
+    public var seconds: Int64
+
+    public init(seconds: Int64) { self.seconds = seconds }
+
+    public init?(argument: String) {
+        guard let parsed = TimeParser.parse(argument) else { return nil }
+        seconds = parsed.seconds
+    }
+}
+
+/// The zooms of the widget tiles: `10-14`, `12`, or `none`.
+public enum TileZooms: Sendable, Hashable, ExpressibleByArgument, CustomStringConvertible {
+    case none
+    case range(ClosedRange<Int>)
+
+    public static let standard = TileZooms.range(10...14)
+
+    public init?(argument: String) {
+        if argument == "none" {
+            self = .none
+            return
+        }
+        let parts = argument.filter { $0 != " " }.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(parts.count), let lo = parts[0], let hi = parts[parts.count - 1], lo <= hi else { return nil }
+        self = .range(lo...hi)
+    }
+
+    /// nil: no tiles.
+    public var zooms: ClosedRange<Int>? {
+        if case .range(let r) = self { return r }
+        return nil
+    }
+
+    public var description: String {
+        guard let r = zooms else { return "none" }
+        return r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)-\(r.upperBound)"
+    }
+
+    public var defaultValueDescription: String { description }
+}
+
+/// The two class bounds given together: `5,10` (TOML: `[5, 10]`).
+extension Thresholds: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+    public var defaultValueDescription: String { description }
+}
+
+/// `--delimiter`: `,` `;` or `tab`.
+public struct Delimiter: Sendable, Hashable, ExpressibleByArgument {
+    public var byte: UInt8
+
+    public init?(argument: String) {
+        switch argument {
+        case ",", "comma": byte = UInt8(ascii: ",")
+        case ";", "semicolon": byte = UInt8(ascii: ";")
+        case "tab", "\\t", "\t": byte = UInt8(ascii: "\t")
+        default: return nil
+        }
+    }
+}
+
+/// `--column field=Header`.
+public struct ColumnMapping: Sendable, Hashable, ExpressibleByArgument {
+    public var field: IncidentField
+    public var header: String
+
+    public init?(argument: String) {
+        guard let (field, header) = ColumnOverrides.parse(argument) else { return nil }
+        self.field = field
+        self.header = header
+    }
+}
+
+extension InputFormat: ExpressibleByArgument {}
+extension IdlessMode: ExpressibleByArgument {}
+extension GridStrategy: ExpressibleByArgument {}

@@ -1,0 +1,16 @@
+import AreaWatchStore
+
+/// `areawatch stats`: what the store holds.
+public enum StatsJob {
+    public static func run(storePath: String) throws -> StoreStats {
+        try IncidentStore(path: storePath, create: false).stats()
+    }
+}
+
+/// `areawatch check`: SQLite's integrity check and SpatiaLite's spatial index check.
+public enum CheckJob {
+    /// The problems found; empty when the store is sound.
+    public static func run(storePath: String) throws -> [String] {
+        try IncidentStore(path: storePath, create: false).check()
+    }
+}
