@@ -605,11 +605,11 @@ def main(argv):
         "notes": [
             "Only the posts node is read; users-posts and timeline hold copies of the same posts "
             "and users-follow holds coordinates that are not incidents: none of them change a count.",
-            "accepted = posts members that pass validation (SPEC 3); new/updated/duplicate are the "
-            "SPEC 4 outcomes of those accepted records.",
+            "accepted = posts members that pass validation (SPEC §3); new/updated/duplicate are the "
+            "SPEC §4 outcomes of those accepted records.",
             "calendar_years_all_accepted counts every accepted post by the UTC year of its time, "
             "including posts after the as-of.",
-            "point_queries: SPEC 7.1 at each hotspot centre, radius 1000 m, thresholds 5,10, "
+            "point_queries: SPEC §7.1 at each hotspot centre, radius 1000 m, thresholds 5,10, "
             "as-of %s; no post lies within %s m of the radius." % (iso(T), MIN_MARGIN_M),
         ],
     }
