@@ -1,0 +1,58 @@
+import Foundation
+import AreaWatchTestSupport
+import Testing
+
+/// Smaller attacks of the safety review: escape sequences from inputs reaching the terminal, and
+/// the config accepting what the command line accepts.
+@Suite("terminal escapes and config parity", .timeLimit(.minutes(3)))
+struct TerminalAndConfigTests {
+    /// ESC ] 0 ; … BEL retitles a terminal window; ESC [ 2 J clears it; U+009B is a one-byte CSI.
+    static let hostile = "Burglary\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m"
+
+    @Test("categories and file names with ANSI/OSC sequences are printed escaped by ingest, stats and query --list")
+    func escaped() throws {
+        let tmp = try TempDir()
+        let csv = try tmp.file("evil\u{1B}[31m.csv", "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,\"\(Self.hostile)\"\n")
+        let db = tmp.sub("s.db")
+        let ingest = try areawatchOK(["ingest", csv, "--db", db])
+        let stats = try areawatchOK(["stats", "--db", db])
+        let list = try areawatchOK(["query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--list"])
+        for r in [ingest, stats, list] {
+            for control in ["\u{1B}", "\u{07}", "\u{9B}"] {
+                #expect(!r.stdout.contains(control) && !r.stderr.contains(control), "raw control character in \(r)")
+            }
+        }
+        #expect(stats.stdout.contains("Burglary\\u{1B}]0;pwned\\u{7}"), "\(stats)")
+        #expect(list.stdout.contains("\\u{9B}31m"), "\(list)")
+        #expect(ingest.stdout.contains("evil\\u{1B}[31m.csv"), "\(ingest)")
+        // JSON output carries the value itself, JSON-escaped.
+        let json = try areawatchOK(["stats", "--db", db, "--json"])
+        #expect(!json.stdout.contains("\u{1B}"), "\(json)")
+        let parsed = try JSON.parse(json.stdout)
+        #expect(parsed["categories"]?[Self.hostile]?.int == 1, "\(json)")
+    }
+
+    @Test("the config takes tile_zooms = \"none\" as the command line does; keys are the options' names")
+    func configParity() throws {
+        let tmp = try TempDir()
+        try tmp.file("inbox/a.csv", "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,Burglary\nb,53.72,-1.86,2018-05-02,Drugs\n")
+        let config = try tmp.file("job.toml", """
+            store = "s.db"
+            out = "out"
+            [query]
+            as_of = "\(Datasets.asOf)"
+            categories = ["Burglary"]
+            thresholds = [1, 2]
+            [report]
+            tile_zooms = "none"
+            max_cells = 1000
+            precision = 6
+            """)
+        try areawatchOK(["run", "--config", config, "--quiet"])
+        let summary = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
+        #expect(summary["tiles"]?.int == 0 && summary["parameters"]?["tile_zooms"] == .null, "\(summary)")
+        #expect(summary["parameters"]?["categories"] == .array([.string("Burglary")]))
+        #expect(summary["totals"]?["current"]?.int == 1)
+        #expect(!exists(tmp.sub("out/tiles")))
+    }
+}
