@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// The JSON input shapes of SPEC §2.1.
@@ -177,6 +173,26 @@ final class JSONRecordSource: RecordSource {
         var scan = buffer.start
         while true {
             line += 1
+            // Empty lines (LF or CR LF) are passed at one compare a byte: the general path below
+            // cost ~5 ns a byte on a gzip of blank lines (~1000:1).
+            while true {
+                let p = buffer.storage, end = buffer.end
+                while scan < end {
+                    if p[scan] == 10 {
+                        scan += 1
+                    } else if p[scan] == 13 && scan + 1 < end && p[scan + 1] == 10 {
+                        scan += 2
+                    } else {
+                        break
+                    }
+                    line += 1
+                }
+                buffer.release(upTo: scan)
+                guard scan == end else { break }
+                let (more, shift) = try buffer.refill()
+                scan -= shift
+                guard more else { break }
+            }
             var lineStart = buffer.start
             var newline = -1
             var tooLong = false
