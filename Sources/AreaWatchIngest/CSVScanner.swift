@@ -1,3 +1,4 @@
+import AreaWatchCore
 /// An RFC 4180 record scanner over a `ChunkBuffer` (SPEC §2.2).
 ///
 /// A resumable state machine: when a record runs past the bytes read so far it keeps its state,
@@ -96,9 +97,9 @@ final class CSVScanner {
             var i = recordStart
             var lines = 0
             while i < end {
-                if p[i] == 10 {
+                if p[i] == ASCII.lf {
                     i += 1
-                } else if p[i] == 13 && i + 1 < end && p[i + 1] == 10 {
+                } else if p[i] == ASCII.cr && i + 1 < end && p[i + 1] == ASCII.lf {
                     i += 2
                 } else {
                     break
@@ -140,7 +141,7 @@ final class CSVScanner {
                     if skipping { fieldCount = 0 }
                     if fieldCount == fieldCapacity { growFields() }
                     fieldEscaped[fieldCount] = false
-                    if b == 34 {
+                    if b == ASCII.quote {
                         state = .quoted
                         if fieldCount == 0 { firstFieldQuoted = true }
                         fieldStarts[fieldCount] = i + 1 - base
@@ -172,13 +173,13 @@ final class CSVScanner {
                     i = j
                     if i == limit { break scanning }
                     let c = p[i]
-                    if c == 34 {
+                    if c == ASCII.quote {
                         quotingError = true
                     } else if c == delimiter {
                         fieldEnds[fieldCount - 1] = i - base
                         state = .fieldStart
                     } else {  // newline; a CR before it belongs to the line end
-                        let crlf = i > base && p[i - 1] == 13 && i - 1 - base >= fieldStarts[fieldCount - 1]
+                        let crlf = i > base && p[i - 1] == ASCII.cr && i - 1 - base >= fieldStarts[fieldCount - 1]
                         fieldEnds[fieldCount - 1] = (crlf ? i - 1 : i) - base
                         nextLine += 1
                         i += 1
@@ -190,8 +191,8 @@ final class CSVScanner {
                     var j = i
                     while j < limit {
                         let c = p[j]
-                        if c == 34 { break }
-                        if c == 10 { nextLine += 1 }
+                        if c == ASCII.quote { break }
+                        if c == ASCII.lf { nextLine += 1 }
                         j += 1
                     }
                     i = j
@@ -199,7 +200,7 @@ final class CSVScanner {
                     state = .quoteInQuoted
                     fieldEnds[fieldCount - 1] = i - base
                 case .quoteInQuoted:
-                    if b == 34 {  // a doubled quote: the field goes on
+                    if b == ASCII.quote {  // a doubled quote: the field goes on
                         fieldEscaped[fieldCount - 1] = true
                         state = .quoted
                         break
@@ -209,12 +210,12 @@ final class CSVScanner {
                 case .afterClose:
                     if b == delimiter {
                         state = .fieldStart
-                    } else if b == 10 {
+                    } else if b == ASCII.lf {
                         nextLine += 1
                         i += 1
                         closed = true
                         break scanning
-                    } else if b != 13 {
+                    } else if b != ASCII.cr {
                         quotingError = true
                     }
                 }
@@ -266,7 +267,7 @@ final class CSVScanner {
             beginField(scan)
             endField(scan)
         case .unquoted:
-            let end = (scan > 0 && buffer[recordStart + scan - 1] == 13) ? scan - 1 : scan
+            let end = (scan > 0 && buffer[recordStart + scan - 1] == ASCII.cr) ? scan - 1 : scan
             endField(max(end, fieldStarts[fieldCount - 1]))
         case .quoteInQuoted, .afterClose:
             break
@@ -351,7 +352,7 @@ final class CSVScanner {
         while k < raw.count {
             arena[at + n] = raw[k]
             n += 1
-            k += (raw[k] == 34 && k + 1 < raw.count && raw[k + 1] == 34) ? 2 : 1
+            k += (raw[k] == ASCII.quote && k + 1 < raw.count && raw[k + 1] == ASCII.quote) ? 2 : 1
         }
         unescapedAt[i] = at
         unescapedLength[i] = n
@@ -380,7 +381,7 @@ struct ByteStops {
     /// Whether one byte is a stop (the last bytes of the buffer, fewer than eight).
     @inline(__always)
     func contains(_ b: UInt8) -> Bool {
-        b == delimiterByte || b == 10 || b == 34
+        b == delimiterByte || b == ASCII.lf || b == ASCII.quote
     }
 
     /// One mark (bit 7 of the byte) per stop byte in `word` (little-endian: lowest = first),

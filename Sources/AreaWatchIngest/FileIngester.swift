@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// Options of one ingest (SPEC §2–§4).
@@ -12,13 +8,12 @@ public struct IngestOptions: Sendable {
     public var source: String?
     public var idless = IdlessMode.snapshot
     /// Parse on a second thread while the calling thread writes (same results either way).
-    public var pipelined = IngestOptions.processorCount > 1
+    public var pipelined = Concurrency.processorCount > 1
 
     static let batchSize = 4096
     /// A batch is handed over early once its text reaches this size, so that the batches in
     /// flight stay small when records are wide (thousands of attribute columns).
     static let batchBytes = 4 << 20
-    static let processorCount = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
         self.reader = reader

@@ -34,12 +34,12 @@ final class JSONRecordSource: RecordSource {
     /// Decides the shape of a document that starts with `{` by reading its top-level member names
     /// (values skipped), stopping as soon as `posts` or `type: FeatureCollection` decides it.
     static func detectObjectShape(_ stream: JSONStream) throws(InputError) -> JSONShape {
-        try stream.expect(123, "'{'")
+        try stream.expect(ASCII.openBrace, "'{'")
         var hasCoordinateMember = false
         if !(try stream.closesImmediately(125)) {
             repeat {
                 let (name, whole) = try stream.readString()
-                try stream.expect(58, "':'")
+                try stream.expect(ASCII.colon, "':'")
                 guard whole else {
                     try stream.skipValue()  // a name over 1 MiB is none of the names that matter
                     continue
@@ -65,11 +65,11 @@ final class JSONRecordSource: RecordSource {
         case .ndjson:
             try readLines(body)
         case .array:
-            try stream.expect(91, "'['")
+            try stream.expect(ASCII.openBracket, "'['")
             try readElements(path: nil, body)
             try expectEnd()
         case .idMap:
-            try stream.expect(123, "'{'")
+            try stream.expect(ASCII.openBrace, "'{'")
             try readMembers(path: nil, body)
             try expectEnd()
         case .singleIncident:
@@ -78,18 +78,18 @@ final class JSONRecordSource: RecordSource {
             try expectEnd()
         case .watchMeExport, .featureCollection:
             let wanted = shape == .watchMeExport ? "posts" : "features"
-            try stream.expect(123, "'{'")
+            try stream.expect(ASCII.openBrace, "'{'")
             if try stream.closesImmediately(125) { break }
             repeat {
                 let (name, whole) = try stream.readString()
-                try stream.expect(58, "':'")
+                try stream.expect(ASCII.colon, "':'")
                 guard whole, name == wanted else { try stream.skipValue(); continue }
                 switch try stream.peek() {
                 case 123 where shape == .watchMeExport:
-                    try stream.expect(123, "'{'")
+                    try stream.expect(ASCII.openBrace, "'{'")
                     try readMembers(path: wanted, body)
-                case 91:
-                    try stream.expect(91, "'['")
+                case ASCII.openBracket:
+                    try stream.expect(ASCII.openBracket, "'['")
                     try readElements(path: wanted, body)
                 case 110:
                     try stream.skipValue()  // null: no records
@@ -113,7 +113,7 @@ final class JSONRecordSource: RecordSource {
         if try stream.closesImmediately(125) { return }
         repeat {
             let (id, whole) = try stream.readString(maxBytes: options.maxRecordBytes)
-            try stream.expect(58, "':'")
+            try stream.expect(ASCII.colon, "':'")
             guard whole else {
                 // The id alone is over the record limit: the record is malformed, its value skipped.
                 try stream.skipValue()
@@ -178,9 +178,9 @@ final class JSONRecordSource: RecordSource {
             while true {
                 let p = buffer.storage, end = buffer.end
                 while scan < end {
-                    if p[scan] == 10 {
+                    if p[scan] == ASCII.lf {
                         scan += 1
-                    } else if p[scan] == 13 && scan + 1 < end && p[scan + 1] == 10 {
+                    } else if p[scan] == ASCII.cr && scan + 1 < end && p[scan + 1] == ASCII.lf {
                         scan += 2
                     } else {
                         break
@@ -227,7 +227,7 @@ final class JSONRecordSource: RecordSource {
             } else {
                 captured.removeAll()
                 captured.append(buffer.slice(lineStart, end))
-                if !captured.bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                if !captured.bytes.allSatisfy({ $0 == ASCII.space || $0 == ASCII.tab || $0 == ASCII.cr }) {
                     let failure = tape.parse(captured.bytes, maxDepth: options.maxJSONDepth)
                     if failure == .truncated && newline < 0 {
                         throw InputError(file: stream.path, position: "line \(line)",
