@@ -2,8 +2,8 @@
 import PackageDescription
 
 let package = Package(
+    // Linux only (docs/DECISIONS.md): durability uses syncfs and the keyer MADV_HUGEPAGE.
     name: "areawatch",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "areawatch", targets: ["areawatch"]),
     ],

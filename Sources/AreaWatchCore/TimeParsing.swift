@@ -57,7 +57,7 @@ public enum TimeParser {
     }
 
     @inline(__always)
-    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 }
+    private static func isSpace(_ b: UInt8) -> Bool { b == ASCII.space || b == ASCII.tab }
 
     @inline(__always)
     private static func isDigit(_ b: UInt8) -> Bool { b &- 48 < 10 }
@@ -82,14 +82,14 @@ public enum TimeParser {
         if cursor.atEnd {
             return checked(UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), .day)
         }
-        guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(32),
-              let hour = cursor.digits(2), cursor.take(UInt8(ascii: ":")),
+        guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(ASCII.space),
+              let hour = cursor.digits(2), cursor.take(ASCII.colon),
               let minute = cursor.digits(2), minute < 60 else { return nil }
         var second = 0
-        if cursor.take(UInt8(ascii: ":")) {
+        if cursor.take(ASCII.colon) {
             guard let s = cursor.digits(2), s <= 60 else { return nil }
             second = s
-            if cursor.take(UInt8(ascii: ".")) || cursor.take(UInt8(ascii: ",")) {
+            if cursor.take(UInt8(ascii: ".")) || cursor.take(ASCII.comma) {
                 guard cursor.skipDigits() > 0 else { return nil }
             }
         }
@@ -103,7 +103,7 @@ public enum TimeParser {
     /// Offset east of UTC in seconds; 0 when no zone is given.
     private static func parseZone(_ c: inout Cursor) -> Int? {
         if c.atEnd { return 0 }
-        _ = c.take(32)
+        _ = c.take(ASCII.space)
         if c.take(UInt8(ascii: "Z")) || c.take(UInt8(ascii: "z")) { return 0 }
         if c.takeWord("UTC") || c.takeWord("GMT") { return 0 }
         let sign: Int
@@ -111,7 +111,7 @@ public enum TimeParser {
         guard let hours = c.digits(2), hours <= 23 else { return nil }
         var minutes = 0
         if !c.atEnd {
-            _ = c.take(UInt8(ascii: ":"))
+            _ = c.take(ASCII.colon)
             guard let m = c.digits(2), m < 60 else { return nil }
             minutes = m
         }

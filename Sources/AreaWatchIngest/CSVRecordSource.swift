@@ -1,9 +1,5 @@
 import AreaWatchCore
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Records of a CSV file (SPEC §2.2): header row required, delimiter `,` `;` or tab detected
 /// from the header unless given, every unmatched column kept as an attribute.
@@ -33,7 +29,7 @@ final class CSVRecordSource: RecordSource {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "not a CSV or JSON file (the first line is not a readable CSV header)")
         }
-        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimmingCharacters() }
+        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
         self.header = header
         let assignment = FieldAssignment(names: header, overrides: options.columns)
         self.assignment = assignment
@@ -123,14 +119,5 @@ final class CSVRecordSource: RecordSource {
     @inline(__always)
     private func text(_ column: Int) -> RawValue {
         RawValue(kind: .text, bytes: scanner.field(column))
-    }
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
     }
 }

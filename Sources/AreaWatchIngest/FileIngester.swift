@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// Options of one ingest (SPEC §2–§4).
@@ -12,7 +8,7 @@ public struct IngestOptions: Sendable {
     public var source: String?
     public var idless = IdlessMode.snapshot
     /// Parse on a second thread while the calling thread writes (same results either way).
-    public var pipelined = ProcessorCount.online > 1
+    public var pipelined = Concurrency.processorCount > 1
 
     static let batchSize = 4096
     /// A batch is handed over early once its text reaches this size, so that the batches in

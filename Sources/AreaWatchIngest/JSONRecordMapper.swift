@@ -1,9 +1,5 @@
 import AreaWatchCore
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Maps the members of a parsed JSON record to incident fields (SPEC §2.3 names, `--column`
 /// overrides) and builds the incident: the JSON counterpart of `FieldAssignment`.

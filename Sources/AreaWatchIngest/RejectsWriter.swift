@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// The rejects file of an ingest (SPEC §3): `source,record,id,reason,excerpt`.

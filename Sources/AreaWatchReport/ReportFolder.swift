@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `--out DIR` is refused: replacing it could delete what areawatch did not write (SPEC §8).
 public struct ReportFolderRefused: Error, Sendable, CustomStringConvertible {

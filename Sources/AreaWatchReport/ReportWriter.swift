@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchQuery
 import Dispatch
@@ -171,12 +167,9 @@ enum Summary {
 public enum GridGeoJSONTiming {
     /// Writes the grid to `path` and returns MB/s (bytes written / wall time).
     public static func write(_ grid: GridResult, to path: String) throws -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let start = MonotonicClock.now()
         try GridGeoJSON.write(grid, to: path, disclosure: Disclosure())
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let seconds = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start
+        let seconds = MonotonicClock.now() - start
         var info = stat()
         stat(path, &info)
         return Double(info.st_size) / 1e6 / seconds

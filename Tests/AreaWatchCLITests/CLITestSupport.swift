@@ -2,11 +2,7 @@ import Foundation
 import Testing
 import AreaWatchTestSupport
 import AreaWatchCore
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // Helpers of the end-to-end tests: they run the built `areawatch` binary as a user would (the
 // swift-argument-parser way), in scratch folders, and read what it wrote.
