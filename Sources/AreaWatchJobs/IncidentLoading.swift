@@ -26,7 +26,7 @@ public enum IncidentLoading {
                             progress: ProgressReporter) throws -> LoadedIncidents {
         switch source {
         case .store(let path):
-            let store = try IncidentStore(path: path, create: false)
+            let store = try IncidentStore(path: path, mode: .readOnly)
             let columns = try store.loadColumns(groupBy: groupBy, keepKeys: keepKeys) { n in
                 progress.update("load", done: Double(n), total: Double(max(n, 1)), detail: "\(n) incidents")
             }
