@@ -9,8 +9,10 @@ tools, on one machine in one run, medians of alternating runs.
            memory per incident; the same grid by the DuckDB and GeoPandas scripts, checked to be
            identical cell for cell.
   report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s.
+  areas    named areas of 10k, 100k and 1M vertices against the 1M incidents: `report --areas`
+           minus the same report without areas (p5, no tiles), end to end.
 
-Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report] [--json OUT]
+Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas] [--json OUT]
 Data is generated once into Benchmarks/work/ (seeded) and reused.
 """
 
@@ -165,11 +167,60 @@ def report_section(results):
     results["report"] = stages
 
 
+def area_file(vertices):
+    """A jagged ring of `vertices` positions (radius ±3 % noise, like a surveyed boundary) around
+    the generated city's centre, 15 km across, with a hole of a tenth as many: cached."""
+    path = os.path.join(b.WORK, f"area-{vertices}.geojson")
+    if os.path.exists(path):
+        return path
+    import math
+    import random
+    rnd = random.Random(vertices)
+
+    def ring(lat0, lon0, radius_km, n, clockwise):
+        points = []
+        for k in range(n):
+            a = 2 * math.pi * k / n * (-1 if clockwise else 1)
+            r = radius_km * (1 + rnd.uniform(-0.03, 0.03))
+            points.append([round(lon0 + r / (111.32 * math.cos(math.radians(lat0))) * math.cos(a), 7),
+                           round(lat0 + r / 110.57 * math.sin(a), 7)])
+        return points + [points[0]]
+
+    feature = {"type": "Feature", "properties": {"name": f"jagged {vertices}"},
+               "geometry": {"type": "Polygon", "coordinates": [ring(53.80, -1.55, 7.5, vertices, False),
+                                                               ring(53.81, -1.56, 2.0, max(4, vertices // 10), True)]}}
+    with open(path + ".tmp", "w") as f:
+        json.dump({"type": "FeatureCollection", "features": [feature]}, f)
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def areas_section(results):
+    csv = b.dataset(1_000_000)
+    folder = os.path.join(b.WORK, "report-areas")
+    base = [b.BIN, "report", "--input", csv, "--out", folder, "--as-of", b.AS_OF, "--precision", "5",
+            "--tile-zooms", "none", "--quiet"]
+    baseline = b.median([b.timed(base).wall for _ in range(3)])
+    rows, out = [], {"baseline_s": round(baseline, 2)}
+    for n in (10_000, 100_000, 1_000_000):
+        path = area_file(n)
+        r = b.timed(base + ["--areas", path, "--area-id", "name"])
+        with open(os.path.join(folder, "areas.csv")) as f:
+            inside = f.read().splitlines()[1].split(",")[1]
+        extra = r.wall - baseline
+        out[str(n)] = {"seconds": round(extra, 2), "n_current_inside": inside}
+        rows.append([f"{n:,}", f"{extra:.2f}", inside])
+    print("\n== named areas against 1M incidents (report --areas minus report without; p5, no tiles) ==")
+    print(f"report without areas: {baseline:.2f} s")
+    print(b.table(rows, ["vertices", "extra s", "n_current inside"]))
+    results["areas"] = out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--sizes", default="1000000,5000000")
-    p.add_argument("--only", default="ingest,query,report")
+    p.add_argument("--only", default="ingest,query,report,areas")
     p.add_argument("--json", default=os.path.join(b.WORK, "bench-results.json"))
     a = p.parse_args()
     if not os.path.exists(b.BIN):
@@ -183,6 +234,8 @@ def main():
         query_section([int(s) for s in a.sizes.split(",")], a.runs, results)
     if "report" in only:
         report_section(results)
+    if "areas" in only:
+        areas_section(results)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(results, f, indent=2, default=str)
