@@ -36,7 +36,9 @@ public enum FeatureReaders {
             default:
                 throw InputError(file: path, position: position, message: "geometry type \"\(typeName)\" is not Polygon or MultiPolygon")
             }
-            areas.append(NamedArea(id: name(tape, feature: feature, property: idProperty) ?? String(i), polygons: polygons))
+            let area = NamedArea(id: name(tape, feature: feature, property: idProperty) ?? String(i), polygons: polygons)
+            if let problem = area.problem { throw InputError(file: path, position: position, message: problem) }
+            areas.append(area)
         }
         return areas
     }

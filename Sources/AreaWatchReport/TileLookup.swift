@@ -49,8 +49,11 @@ public enum TileLookup {
         let cell = GeohashCell(lat: lat, lon: lon, precision: precision)
         let centre = cell.centre
         let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: maxZoom)
+        // With disclosure control a missing cell means "fewer than K", as a withheld count does
+        // (docs/PRIVACY.md); without it, no incident nearby.
+        let withheld = ((areawatch["min_cell_count"] as? Int) ?? 1) > 1
         var answer = TileAnswer(lat: lat, lon: lon, asOf: asOf, radius: radius, geohash: cell.string, tile: tile.description,
-                                current: 0, previous: 0, safetyClass: .safe, found: false)
+                                current: withheld ? nil : 0, previous: withheld ? nil : 0, safetyClass: .safe, found: false)
         let tilePath = "\(directory)/\(tile.z)/\(tile.x)/\(tile.y).json"
         guard FileManager.default.fileExists(atPath: tilePath) else { return answer }
         guard let content = try readJSON(tilePath), let cells = content["cells"] as? [String: Any] else {
