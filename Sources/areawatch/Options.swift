@@ -33,6 +33,15 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .customLong("max-json-depth"), help: "Nesting deeper than this inside one JSON record makes it malformed_record.")
     var maxJSONDepth = 64
 
+    @Option(name: .customLong("time-format"),
+            help: ArgumentHelp("Read times in this strftime-style pattern first (%Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%), e.g. '%m/%d/%Y %I:%M:%S %p'.",
+                               valueName: "pattern"))
+    var timeFormat: String?
+
+    @Option(name: .customLong("timezone"),
+            help: ArgumentHelp("Times without an offset are local time in this IANA zone (default UTC), e.g. America/Chicago.", valueName: "zone"))
+    var timeZone: String?
+
     func ingestOptions() throws -> IngestOptions {
         var overrides = ColumnOverrides()
         for text in columns {
@@ -41,6 +50,7 @@ struct ReadingOptions: ParsableArguments {
             }
             overrides.names[field] = header
         }
+        if let problem = overrides.problem { throw ValidationError(problem) }
         var delimiterByte: UInt8?
         if let delimiter {
             switch delimiter {
@@ -51,8 +61,15 @@ struct ReadingOptions: ParsableArguments {
             }
         }
         guard maxRecordBytes > 0, maxJSONDepth > 0 else { throw ValidationError("--max-record-bytes and --max-json-depth must be positive") }
-        let reader = ReaderOptions(format: format, delimiter: delimiterByte, columns: overrides,
-                                   maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth)
+        let reader: ReaderOptions
+        do {
+            reader = ReaderOptions(format: format, delimiter: delimiterByte, columns: overrides,
+                                   maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth,
+                                   timeFormat: try timeFormat.map(TimeFormat.compile),
+                                   timeZone: try timeZone.map { try LocalTimeZone(named: $0) })
+        } catch let error as TimeFormatError {
+            throw ValidationError(error.message)
+        }
         return IngestOptions(reader: reader, source: source, idless: idless)
     }
 }
