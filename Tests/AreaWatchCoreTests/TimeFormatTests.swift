@@ -44,7 +44,7 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
         #expect(try parse("%Y-%m-%d %H:%M %z", "2018-07-04 23:30 Z")?.offset == 0)
         #expect(try parse("%Y-%m-%d %H:%M %Z", "2018-07-04 23:30 gmt")?.offset == 0)
         #expect(try parse("%Y-%m-%d %H:%M %Z", "2018-07-04 23:30 CST") == nil)
-        #expect(try parse("%d%% %Y-%m", "5% 2018-07")?.wall == wall(2018, 7, 1))
+        #expect(try parse("%d%% %Y-%m", "5% 2018-07")?.wall == wall(2018, 7, 5))
         // 24:00:00 is the next midnight, second 60 folds into the next minute (as SPEC §2.4).
         #expect(try parse("%Y-%m-%d %H:%M:%S", "2018-07-04 24:00:00")?.wall == wall(2018, 7, 5))
         #expect(try parse("%Y-%m-%d %H:%M:%S", "2016-12-31 23:59:60")?.wall == wall(2017, 1, 1))
