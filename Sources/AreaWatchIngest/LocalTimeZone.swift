@@ -36,9 +36,11 @@ public struct LocalTimeZone: Sendable, Equatable {
 final class ZoneConverter {
     private let zone: TimeZone
     private static let slots = 4096
-    private var days = [Int64](repeating: .min, count: ZoneConverter.slots)
+    /// Raw storage, not arrays: a class's array properties pay an exclusivity check on every
+    /// access, and this lookup runs once per record.
+    private let days = UnsafeMutablePointer<Int64>.allocate(capacity: ZoneConverter.slots)
     /// The day's offset in seconds east of UTC, or `irregular`.
-    private var offsets = [Int32](repeating: 0, count: ZoneConverter.slots)
+    private let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: ZoneConverter.slots)
     private static let irregular = Int32.min
     /// Wider than any offset the database has (Asia/Manila's LMT was −15:56): every instant
     /// that can show a given wall time lies within this of it.
@@ -46,6 +48,13 @@ final class ZoneConverter {
 
     init(_ zone: LocalTimeZone) {
         self.zone = zone.zone
+        days.initialize(repeating: .min, count: ZoneConverter.slots)
+        offsets.initialize(repeating: 0, count: ZoneConverter.slots)
+    }
+
+    deinit {
+        days.deallocate()
+        offsets.deallocate()
     }
 
     /// The instant of a wall time: the earlier one when clocks going back repeat it; nil when
