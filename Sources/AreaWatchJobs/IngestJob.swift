@@ -12,6 +12,14 @@ public struct IngestSettings: Sendable {
     /// Exit 3 when rejected / records exceeds this (SPEC §3).
     public var maxRejectRate: Double
     public var rejectsPath: String
+    /// Reading options of one file when they differ from `options` (the nightly job's
+    /// `[[inbox.files]]` tables: portals with their own time patterns, zones and columns).
+    public var optionsForFile: (@Sendable (String) -> IngestOptions)?
+
+    /// The options that read `path`.
+    public func options(for path: String) -> IngestOptions {
+        optionsForFile?(path) ?? options
+    }
 
     public init(files: [String], options: IngestOptions, force: Bool, maxRejectRate: Double, rejectsPath: String) {
         self.files = files
@@ -74,13 +82,14 @@ public enum IngestJob {
                                    store: IncidentStore, rejects: RejectsWriter, progress: ProgressReporter) throws -> FileIngestReport {
         let started = UTCTime.now()
         let compressedFactor: Int64 = path.hasSuffix(".gz") ? 6 : 1
-        let transaction = try FileTransaction(store: store, source: settings.options.source ?? baseName(path),
+        let options = settings.options(for: path)
+        let transaction = try FileTransaction(store: store, source: options.source ?? baseName(path),
                                               expectedRows: Int(bytes * compressedFactor / 150))
         do {
             var sink = transaction
             let readStart = ProgressReporter.now()
             let report = try FileIngester.ingest(
-                path: path, sha256: sha256, bytes: bytes, options: settings.options, into: &sink, rejects: rejects,
+                path: path, sha256: sha256, bytes: bytes, options: options, into: &sink, rejects: rejects,
                 progress: { read, total, records in
                     progress.update("ingest \(baseName(path))", done: Double(read), total: Double(total), detail: "\(records) records")
                 })
