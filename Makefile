@@ -4,7 +4,8 @@
 
 SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
-RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev
+# tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
+RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -1,4 +1,5 @@
 import AreaWatchCore
+
 /// `--format`: overrides content detection.
 public enum InputFormat: String, Sendable, CaseIterable {
     case json, csv
@@ -17,9 +18,16 @@ public struct ReaderOptions: Sendable {
     /// Bytes read ahead at a time (the window grows only for a record longer than this). Tests
     /// and fuzzing make it tiny, so that records fall across many refills of the window.
     public var readWindowBytes = 1 << 20
+    /// `--time-format`: tried before the SPEC §2.4 forms (SPEC §2.5).
+    public var timeFormat: TimeFormat?
+    /// `--timezone`: the zone of calendar times that name none; nil is UTC (SPEC §2.5).
+    public var timeZone: LocalTimeZone?
 
     public init(format: InputFormat? = nil, delimiter: UInt8? = nil, columns: ColumnOverrides = ColumnOverrides(),
-                maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64) {
+                maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64,
+                timeFormat: TimeFormat? = nil, timeZone: LocalTimeZone? = nil) {
+        self.timeFormat = timeFormat
+        self.timeZone = timeZone
         self.format = format
         self.delimiter = delimiter
         self.columns = columns

@@ -28,7 +28,7 @@ final class JSONRecordSource: RecordSource {
         stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart)
         self.shape = shape
         self.options = options
-        mapper = JSONRecordMapper(overrides: options.columns)
+        mapper = JSONRecordMapper(options: options)
     }
 
     /// Decides the shape of a document that starts with `{` by reading its top-level member names
@@ -103,6 +103,10 @@ final class JSONRecordSource: RecordSource {
 
     func currentExcerpt() -> String {
         Excerpt.make(captured.bytes)
+    }
+
+    func currentValue(for reason: RejectReason) -> String? {
+        mapper.currentValue(tape, for: reason)
     }
 
     private func expectEnd() throws(InputError) {

@@ -74,7 +74,7 @@ enum RecordBuilder {
     static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
                       id: RawValue, category: RawValue, handled: RawValue,
                       description: RawValue, user: RawValue,
-                      attributes: String?, categories: TextInterner) -> Result<Incident, RejectReason> {
+                      attributes: String?, categories: TextInterner, times: TimeReader) -> Result<Incident, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
@@ -86,13 +86,7 @@ enum RecordBuilder {
         if lon == 0 { lon = 0 }
         if lat == 0 && lon == 0 { return .failure(.nullIsland) }
         if timeValue.isEmpty { return .failure(.missingTime) }
-        let parsedTime: ParsedTime?
-        switch timeValue.kind {
-        case .number: parsedTime = DecimalParsing.parse(timeValue.bytes).flatMap(TimeParser.fromEpoch)
-        case .text: parsedTime = TimeParser.parse(timeValue.bytes)
-        default: parsedTime = nil
-        }
-        guard let time = parsedTime else { return .failure(.invalidTime) }
+        guard let time = times.parse(timeValue) else { return .failure(.invalidTime) }
         let categoryText: String?
         if category.kind == .text, !category.isEmpty {
             categoryText = categories.text(category.bytes)

@@ -26,6 +26,14 @@ struct IngestSettings {
     /// Re-read files whose SHA-256 was already ingested.
     var force: Bool
     var rejectsPath: String
+    /// Reading options of one file when they differ from `options` (the nightly job's
+    /// `[[inbox.files]]` tables: portals with their own time patterns, zones and columns).
+    var optionsForFile: (@Sendable (String) -> IngestOptions?)? = nil
+
+    /// The options that read `path`.
+    func options(for path: String) -> IngestOptions {
+        optionsForFile?(path) ?? options
+    }
 }
 
 /// What an ingest command did.
@@ -106,14 +114,15 @@ public enum IngestJob {
     private static func ingestFile(_ path: String, sha256: String, bytes: Int64, settings: IngestSettings,
                                    store: IncidentStore, rejects: RejectsWriter, progress: ProgressReporter) throws -> FileIngestReport {
         let started = UTCTime.now()
-        let transaction = try FileTransaction(store: store, source: settings.options.source ?? baseName(path),
+        let options = settings.options(for: path)
+        let transaction = try FileTransaction(store: store, source: options.source ?? baseName(path),
                                               expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
                                                                                    bytesPerRecord: RecordEstimate.largeRecordBytes))
         do {
             var sink = transaction
             let readStart = MonotonicClock.now()
             let report = try FileIngester.ingest(
-                path: path, sha256: sha256, bytes: bytes, options: settings.options, into: &sink, rejects: rejects,
+                path: path, sha256: sha256, bytes: bytes, options: options, into: &sink, rejects: rejects,
                 progress: { read, total, records in
                     progress.update("ingest \(baseName(path))", done: Double(read), total: Double(total), detail: "\(records) records")
                 })

@@ -125,7 +125,7 @@ struct HostileInputTests {
         // The record object is level 1, "extra" holds 5 more levels: depth 6.
         let record = post.dropLast() + #", "extra": [[[[[1]]]]]}"#
         let path = try dir.file("depth.json", "[" + record + "]")
-        var options = IngestOptions()
+        var options = IngestOptions.recordLevel
         for (limit, accepted) in [(5, false), (6, true), (64, true)] {
             options.reader.maxJSONDepth = limit
             let result = try ingest(path, options: options)
@@ -225,7 +225,7 @@ struct HostileInputTests {
     @Test("a member name over the record limit: its post is malformed_record, a top-level one is skipped")
     func hugeMemberNames() throws {
         let dir = try TempDir()
-        var options = IngestOptions()
+        var options = IngestOptions.recordLevel
         options.reader.maxRecordBytes = 1000
         let long = String(repeating: "k", count: 5000)
         let posts = try ingest(try dir.file("posts.json", #"{"posts": {"\#(long)": \#(post), "p2": \#(post)}}"#), options: options)
@@ -611,11 +611,12 @@ struct HostileInputTests {
         // Ingesting again with --max-json-depth and --max-record-bytes from the command line.
         let deep = try dir.file("deep.json", "[" + post.dropLast() + #", "extra": [[[[1]]]]}]"#)
         let strict = try CLI.run(["ingest", deep, "--db", db, "--quiet", "--max-json-depth", "3", "--rejects", dir.path + "/r1.csv"])
-        #expect(strict.status == 0 && strict.stdout.contains("malformed_record=1"), "\(strict.stdout)")
+        // Its one record rejected, the file is an input error (SPEC §2.5): exit 2, nothing kept.
+        #expect(strict.status == 2 && strict.stderr.contains("every record was rejected (1 records): malformed_record 1"), "\(strict.stderr)")
         let lenient = try CLI.run(["ingest", deep, "--db", db, "--quiet", "--max-json-depth", "5", "--force", "--rejects", dir.path + "/r2.csv"])
         #expect(lenient.status == 0 && !lenient.stdout.contains("malformed_record"), "\(lenient.stdout)")
         let small = try CLI.run(["ingest", good, "--db", db, "--quiet", "--max-record-bytes", "20", "--force", "--rejects", dir.path + "/r3.csv"])
-        #expect(small.status == 0 && small.stdout.contains("malformed_record=2"), "\(small.stdout)")
+        #expect(small.status == 2 && small.stderr.contains("every record was rejected (2 records): malformed_record 2"), "\(small.stderr)")
     }
 }
 
