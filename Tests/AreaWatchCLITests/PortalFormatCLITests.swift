@@ -180,6 +180,57 @@ enum PortalFiles {
         #expect(String(decoding: utc["grid.csv"]!, as: UTF8.self).split(separator: "\n").count > 100)
     }
 
+    /// One inbox holding two portals' exports: `[[inbox.files]]` tables give each its pattern,
+    /// zone and columns, and the nightly job's store equals one built from the UTC twins.
+    @Test func nightlyInboxOfTwoPortals() throws {
+        let tmp = try TempDir()
+        let asOf = "2018-03-11T07:30:00Z"
+        let chicago = PortalFiles.incidents(Self.chicagoZone, asOf: Civil.parseISO(asOf)!, count: 500, seed: 7, center: (41.80, -87.75))
+        let newYork = PortalFiles.incidents(Self.newYorkZone, asOf: Civil.parseISO(asOf)!, count: 500, seed: 8, center: (40.68, -73.99))
+        try tmp.folder("inbox/chicago")
+        try tmp.folder("inbox/nyc")
+        try PortalFiles.chicago(chicago, Self.chicagoZone).write(toFile: tmp.sub("inbox/chicago/crimes.csv"), atomically: false, encoding: .utf8)
+        try PortalFiles.newYork(newYork, Self.newYorkZone).write(toFile: tmp.sub("inbox/nyc/complaints.csv"), atomically: false, encoding: .utf8)
+        let config = try tmp.file("job.toml", """
+            store = "s.db"
+            out = "out"
+            [inbox]
+            folder = "inbox"
+            include = ["chicago/*.csv", "nyc/*.csv"]
+            [[inbox.files]]
+            pattern = "chicago/*.csv"
+            source = "chicago"
+            time_format = "%m/%d/%Y %I:%M:%S %p"
+            timezone = "America/Chicago"
+            [[inbox.files]]
+            pattern = "nyc/*.csv"
+            source = "nyc"
+            time_format = "%m/%d/%Y %H:%M:%S"
+            timezone = "America/New_York"
+            columns = ["time=CMPLNT_FR_DT+CMPLNT_FR_TM", "point=Lat_Lon"]
+            [query]
+            as_of = "\(asOf)"
+            [report]
+            tile_zooms = "none"
+            """)
+        try areawatchOK(["run", "--config", config, "--quiet"])
+        // The same incidents given in UTC, ingested with the same sources: the same report.
+        for (name, incidents) in [("chicago", chicago), ("nyc", newYork)] {
+            let twin = PortalFiles.utcTwin(incidents).replacingOccurrences(of: ",true\n", with: ",\n")
+                .replacingOccurrences(of: ",false\n", with: ",\n")
+            let path = tmp.sub("\(name)-utc.csv")
+            try twin.write(toFile: path, atomically: false, encoding: .utf8)
+            try areawatchOK(["ingest", path, "--db", tmp.sub("twin.db"), "--source", name, "--quiet"])
+        }
+        try areawatchOK(["report", "--db", tmp.sub("twin.db"), "--out", tmp.sub("twin"), "--as-of", asOf, "--tile-zooms", "none", "--quiet"])
+        let nightly = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
+        let twin = try JSON.parse(try readBytes(tmp.sub("twin/summary.json")))
+        #expect(nightly["totals"] == twin["totals"] && nightly["excluded_future"] == twin["excluded_future"])
+        #expect((nightly["totals"]?["incidents"]?.int ?? 0) + (nightly["excluded_future"]?.int ?? 0) == 1000)
+        #expect(try readBytes(tmp.sub("out/grid.csv")) == readBytes(tmp.sub("twin/grid.csv")))
+        #expect(try readBytes(tmp.sub("out/grid.geojson")) == readBytes(tmp.sub("twin/grid.geojson")))
+    }
+
     /// The issue's file: every record rejected → exit 2, the reason, an example and the
     /// options in the message, nothing stored (the same file then ingests in full).
     @Test func everyRecordRejectedExitsTwoAndStoresNothing() throws {
