@@ -171,3 +171,28 @@ private let scipyValues: [(Int, Int, Double, Double, Double)] = [
         }
     }
 }
+
+/// With `AREAWATCH_ETEST_CSV=FILE`, writes a large seeded sample of (k1, k2, n1, n2, p) for the
+/// SciPy comparison of Benchmarks/peers/stats_peers.py (`etest FILE`); otherwise does nothing.
+@Suite struct PoissonETestExport {
+    @Test func exportSample() throws {
+        guard let path = getenv("AREAWATCH_ETEST_CSV").map({ String(cString: $0) }) else { return }
+        var rng = SplitMix64(seed: 0xC5F)
+        var text = "k1,k2,n1,n2,p\n"
+        var rows: [(Int, Int, Int, Int)] = []
+        for k1 in 0...30 { for k2 in 0...30 { rows.append((k1, k2, 365, 366)) } }
+        for _ in 0..<20_000 {
+            let scale = rng.pick([10, 100, 1000, 10_000])
+            let k1 = rng.int(0...scale)
+            let k2 = rng.bool(0.1) ? k1 : rng.int(0...scale)
+            rows.append((k1, k2, rng.pick([365, 366]), rng.pick([365, 366])))
+        }
+        for (k1, k2, n1, n2) in rows {
+            let p = PoissonETest.pValue(k1: k1, n1: Double(n1), k2: k2, n2: Double(n2))
+            text += "\(k1),\(k2),\(n1),\(n2),\(p)\n"
+        }
+        let file = try #require(fopen(path, "w"))
+        fputs(text, file)
+        fclose(file)
+    }
+}
