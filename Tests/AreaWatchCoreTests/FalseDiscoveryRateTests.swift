@@ -47,6 +47,21 @@ private func referenceBH(_ p: [Double]) -> [Double] {
         }
     }
 
+    /// The radix-sorted form on seeded p-values with ties equals the comparison-sorted one.
+    @Test func radixOrderEqualsComparisonOrder() {
+        var rng = SplitMix64(seed: testSeed(0xB17))
+        for _ in 0..<30 {
+            let pool = (0..<rng.int(1...50)).map { _ in rng.bool(0.1) ? 0 : rng.unit() }
+            let p = (0..<rng.int(1...2000)).map { _ in rng.pick(pool) }
+            #expect(BenjaminiHochberg.adjustNonNegative(p) == BenjaminiHochberg.adjust(p))
+        }
+        // Many rows, few distinct count pairs: the same answers as one E-test per row.
+        let current = (0..<3000).map { _ in rng.int(0...60) }, previous = (0..<3000).map { _ in rng.int(0...60) }
+        let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: 366, previousDays: 365, alpha: 0.1)
+        for i in 0..<3000 { #expect(rows[i].p == PoissonETest.pValue(k1: current[i], n1: 366, k2: previous[i], n2: 365)) }
+        #expect(rows.map(\.q) == BenjaminiHochberg.adjust(rows.map(\.p)))
+    }
+
     @Test func emptyAndSingle() {
         #expect(BenjaminiHochberg.adjust([]).isEmpty)
         #expect(BenjaminiHochberg.adjust([0.3]) == [0.3])
@@ -61,14 +76,14 @@ private func referenceBH(_ p: [Double]) -> [Double] {
 
     /// A grid-like output: p from the E-test, q by BH over all rows, directions at α.
     @Test func significanceOfRows() {
-        let current = [120, 80, 100, 0, 5, 100, 300]
-        let previous = [60, 80, 100, 0, 9, 100, 420]
+        let current = [120, 80, 100, 0, 5, 100, 300, 120, 5]
+        let previous = [60, 80, 100, 0, 9, 100, 420, 60, 9]
         let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: 365, previousDays: 366,
                                          alpha: 0.05)
         let p = zip(current, previous).map { PoissonETest.pValue(k1: $0, n1: 365, k2: $1, n2: 366) }
         #expect(rows.map(\.p) == p)
         #expect(rows.map(\.q) == BenjaminiHochberg.adjust(p))
-        #expect(rows.map(\.change) == [.rise, .none, .none, .none, .none, .none, .fall])
+        #expect(rows.map(\.change) == [.rise, .none, .none, .none, .none, .none, .fall, .rise, .none])
         #expect(rows[3].p == 1)
     }
 

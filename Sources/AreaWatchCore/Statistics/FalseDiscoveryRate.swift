@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Benjamini–Hochberg adjusted p-values (SPEC §12): with p sorted ascending, q(i) = min over j ≥ i
 /// of m·p(j)/j, capped at 1 — `statsmodels.stats.multitest.multipletests(p, method='fdr_bh')[1]`,
 /// computed with its operations (p / (j/m)) so the numbers agree to the last bit.
@@ -63,24 +65,73 @@ public struct ChangeSignificance: Sendable, Hashable {
     }
 
     /// One value per (current, previous) row: E-test p over windows of `currentDays` and
-    /// `previousDays`, BH q over all the rows, direction at `alpha`. Equal count pairs share one
-    /// E-test (a grid repeats them a lot).
+    /// `previousDays`, BH q over all the rows, direction at `alpha`.
+    ///
+    /// Measured need (1M incidents, 127k grid cells at precision 7): a dictionary memo and a
+    /// comparison sort cost 40 % of the grid stage; here the rows' count pairs are radix-sorted, each
+    /// distinct pair (17.7k there) gets one E-test, on `threads` cores, and BH's ascending order
+    /// comes from a radix sort of the p-values' bit patterns (non-negative doubles order as their
+    /// bits do).
     public static func of(current: [Int], previous: [Int], currentDays: Double, previousDays: Double,
-                          alpha: Double) -> [ChangeSignificance] {
+                          alpha: Double, threads: Int = 2) -> [ChangeSignificance] {
         precondition(current.count == previous.count)
-        var memo: [Int64: Double] = [:]
-        let p = zip(current, previous).map { k1, k2 -> Double in
-            let key = Int64(k1) << 32 | Int64(k2)
-            if k1 < 1 << 31, k2 < 1 << 31, let known = memo[key] { return known }
-            let value = PoissonETest.pValue(k1: k1, n1: currentDays, k2: k2, n2: previousDays)
-            if k1 < 1 << 31, k2 < 1 << 31 { memo[key] = value }
-            return value
+        let m = current.count
+        guard m > 0 else { return [] }
+        // Distinct (current, previous) pairs; counts beyond 32 bits are evaluated on their own.
+        var keys = [UInt64](repeating: 0, count: m), rows = (0..<m).map { UInt32($0) }
+        var wide: [Int] = []
+        for i in 0..<m {
+            let k1 = current[i], k2 = previous[i]
+            if k1 >= 0 && k2 >= 0 && k1 < 1 << 31 && k2 < 1 << 31 { keys[i] = UInt64(k1) << 32 | UInt64(k2) }
+            else { keys[i] = .max; wide.append(i) }
         }
-        let q = BenjaminiHochberg.adjust(p)
-        return p.indices.map {
+        RadixSort.sort(keys: &keys, values: &rows)
+        var starts: [Int] = []
+        for i in 0..<m where keys[i] != .max && (i == 0 || keys[i] != keys[i - 1]) { starts.append(i) }
+        var distinctP = [Double](repeating: 0, count: starts.count)
+        distinctP.withUnsafeMutableBufferPointer { out in
+            let output = SharedOutput(out)
+            let work = max(1, min(threads, starts.count / 256))
+            let firstRows = starts.map { Int(rows[$0]) }
+            DispatchQueue.concurrentPerform(iterations: work) { part in
+                for d in stride(from: part, to: firstRows.count, by: work) {
+                    let i = firstRows[d]
+                    output[d] = PoissonETest.pValue(k1: current[i], n1: currentDays, k2: previous[i], n2: previousDays)
+                }
+            }
+        }
+        var p = [Double](repeating: 0, count: m)
+        for (d, start) in starts.enumerated() {
+            let end = d + 1 < starts.count ? starts[d + 1] : m
+            var i = start
+            while i < end && keys[i] == keys[start] { p[Int(rows[i])] = distinctP[d]; i += 1 }
+        }
+        for i in wide { p[i] = PoissonETest.pValue(k1: current[i], n1: currentDays, k2: previous[i], n2: previousDays) }
+
+        let q = BenjaminiHochberg.adjustNonNegative(p)
+        return (0..<m).map {
             ChangeSignificance(p: p[$0], q: q[$0],
                                change: ChangeDirection(current: current[$0], previous: previous[$0], q: q[$0], alpha: alpha))
         }
+    }
+}
+
+extension BenjaminiHochberg {
+    /// `adjust` for p-values ≥ 0, ordered by a radix sort of their bit patterns.
+    public static func adjustNonNegative(_ p: [Double]) -> [Double] {
+        let m = p.count
+        guard m > 0 else { return [] }
+        precondition(p.allSatisfy { $0 >= 0 }, "Benjamini–Hochberg: p-values must be ≥ 0")
+        var keys = p.map(\.bitPattern), order = (0..<m).map { UInt32($0) }
+        RadixSort.sort(keys: &keys, values: &order)
+        var q = [Double](repeating: 0, count: m)
+        var running = Double.infinity
+        for rank in stride(from: m, through: 1, by: -1) {
+            let i = Int(order[rank - 1])
+            running = min(running, p[i] / (Double(rank) / Double(m)))
+            q[i] = min(running, 1)
+        }
+        return q
     }
 }
 
@@ -88,5 +139,15 @@ extension TimeWindows {
     /// Lengths of the current and previous windows in days (365 or 366): the E-test's exposures.
     public var windowDays: (current: Double, previous: Double) {
         (Double(asOf - currentStart) / 86_400, Double(currentStart - previousStart) / 86_400)
+    }
+}
+
+/// A buffer the parallel E-tests write to, each index from one task only.
+private struct SharedOutput: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Double>
+    init(_ buffer: UnsafeMutableBufferPointer<Double>) { self.buffer = buffer }
+    subscript(i: Int) -> Double {
+        get { buffer[i] }
+        nonmutating set { buffer[i] = newValue }
     }
 }

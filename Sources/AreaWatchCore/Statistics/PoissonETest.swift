@@ -23,8 +23,11 @@ public enum PoissonETest {
         guard lambda > 0 else { return 1 }
         let variance = Double(k1) / (n1 * n1) + Double(k2) / (n2 * n2)
         let c = abs((Double(k1) / n1 - Double(k2) / n2) / variance.squareRoot())
-        return TruncatedPoisson.with(mean: n1 * lambda) { lower1, p1 in
-            TruncatedPoisson.with(mean: n2 * lambda) { lower2, p2 in
+        let mu1 = n1 * lambda, mu2 = n2 * lambda
+        return TruncatedPoisson.with(mean: mu1) { lower1, p1 in
+            // Equal windows give one distribution twice.
+            if mu2 == mu1 { return tailSums(p1: p1, lower1: lower1, p2: p1, lower2: lower1, n1: n1, n2: n2, c: c) }
+            return TruncatedPoisson.with(mean: mu2) { lower2, p2 in
                 tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: c)
             }
         }
