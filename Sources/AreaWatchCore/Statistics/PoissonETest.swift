@@ -33,6 +33,29 @@ public enum PoissonETest {
         }
     }
 
+    /// p-values of the pairs (k1, total − k1) for each k1 of `firsts`: pairs with one total share
+    /// λ̂ and so both Poisson tables, which are built once (a grid has far fewer distinct totals
+    /// than distinct pairs).
+    public static func pValues(total: Int, firsts: [Int], n1: Double, n2: Double) -> [Double] {
+        precondition(total >= 0 && n1 > 0 && n2 > 0 && firsts.allSatisfy { $0 >= 0 && $0 <= total })
+        let lambda = Double(total) / (n1 + n2)
+        guard lambda > 0 else { return firsts.map { _ in 1 } }
+        func observed(_ k1: Int) -> Double {
+            let k2 = total - k1
+            let variance = Double(k1) / (n1 * n1) + Double(k2) / (n2 * n2)
+            return abs((Double(k1) / n1 - Double(k2) / n2) / variance.squareRoot())
+        }
+        let mu1 = n1 * lambda, mu2 = n2 * lambda
+        return TruncatedPoisson.with(mean: mu1) { lower1, p1 in
+            if mu2 == mu1 {
+                return firsts.map { tailSums(p1: p1, lower1: lower1, p2: p1, lower2: lower1, n1: n1, n2: n2, c: observed($0)) }
+            }
+            return TruncatedPoisson.with(mean: mu2) { lower2, p2 in
+                firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: observed($0)) }
+            }
+        }
+    }
+
     /// SciPy's pivot t(x1, x2) = (x1/n1 − x2/n2) / √(x1/n1/n1 + x2/n2/n2), NaN at (0, 0).
     @inline(__always)
     static func pivot(_ x1: Int, _ x2: Int, _ n1: Double, _ n2: Double) -> Double {
