@@ -47,10 +47,12 @@ bench: build bench-deps
 bench-e2e: build bench-deps
 	python3 Benchmarks/bench_e2e.py
 
-# Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI.
+# Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI; SciPy,
+# statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py).
 bench-deps: test-deps
 	$(call ensure_packages,spatialite-bin time)
 	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q duckdb geopandas shapely pyogrio
+	@python3 -c "import scipy, statsmodels, esda, libpysal, pymannkendall" 2>/dev/null || python3 -m pip install -q scipy statsmodels esda libpysal pymannkendall
 
 # libFuzzer targets (docs/RELIABILITY.md): FuzzCSV, FuzzJSON, FuzzValues built with -sanitize=fuzzer,address
 # into .build-fuzz/, each run for FUZZ_SECONDS (default 600) in turn; FUZZ_TARGETS picks some of
