@@ -127,7 +127,7 @@ struct GridArchiveTests {
     func matchesJSONTiles() throws {
         let tmp = try TempDir()
         let content = Self.city()
-        try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
+        _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
         let cells = try Self.compare(tmp.path + "/report", minCellCount: 1)
         #expect(cells > 10_000, "a realistic grid has many cells at every zoom: \(cells)")
         // Deterministic: the same content gives the same bytes.
@@ -141,7 +141,7 @@ struct GridArchiveTests {
         let tmp = try TempDir()
         var content = Self.city()
         content.disclosure = Disclosure(minCellCount: 3)
-        try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
+        _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
         _ = try Self.compare(tmp.path + "/report", minCellCount: 3)
         var withheld = 0
         for (_, t) in try Self.jsonTiles(tmp.path + "/report") {
@@ -159,7 +159,7 @@ struct GridArchiveTests {
         let tmp = try TempDir()
         var content = Self.city()
         content.disclosure = Disclosure(minCellCount: 2)
-        try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
+        _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, tmp.path + "/report"]
