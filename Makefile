@@ -25,8 +25,10 @@ endef
 deps:
 	$(call ensure_packages,$(RUNTIME_PKGS))
 
+# PyPI readers of grid.pmtiles for the independent check of the archive (AreaWatchReportTests).
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
+	@python3 -c "import pmtiles, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q pmtiles mapbox-vector-tile
 
 build: deps
 	$(SWIFT) build -c release --product areawatch

@@ -27,7 +27,7 @@ let package = Package(
         ]),
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CSQLite"]),
         .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore"]),
-        .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem"]),
+        .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib"]),
         .target(name: "AreaWatchJobs", dependencies: [
             "AreaWatchCore", "AreaWatchIngest", "AreaWatchStore", "AreaWatchQuery", "AreaWatchReport",
             "CAreaWatchSystem",
@@ -59,7 +59,8 @@ let package = Package(
         .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest", "AreaWatchCore", "AreaWatchTestSupport"]),
         .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery"]),
+        .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery", "CZlib", "AreaWatchTestSupport"],
+                    resources: [.copy("Fixtures")]),
         // End-to-end tests of the built `areawatch` binary; AreaWatchStore only to inspect and damage
         // stores with SQL. `swift build --build-tests` builds the binary too (see the Makefile).
         .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchStore", "AreaWatchTestSupport"],

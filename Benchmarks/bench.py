@@ -176,6 +176,8 @@ def report_section(results):
     print("\n== report stage, 1M incidents (p7, tile zooms 10-14) ==")
     print(f"report written in {stages['report_write_s']} s; {stages['tiles']} tiles; "
           f"grid.geojson alone {stages['grid_geojson_mb_per_s']} MB/s")
+    print(f"grid.pmtiles alone {stages['grid_pmtiles_s']} s ({stages['grid_pmtiles_cpu_s']} s CPU, on its own thread "
+          f"in the report; report CPU {stages['report_write_cpu_s']} s), {stages['grid_pmtiles_bytes'] / 1e6:.1f} MB")
     print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
     results["report"] = stages
 

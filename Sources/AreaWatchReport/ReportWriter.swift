@@ -50,11 +50,24 @@ public enum ReportWriter {
                 try TableWriters.writeBreakdown(breakdown, disclosure: content.disclosure, to: try directory.file("breakdown.csv"))
                 record("breakdown.csv")
             }
+            var archive: BackgroundWrite?
+            defer { archive?.wait() }
             if let zooms = content.tileZooms {
-                let (count, bytes) = try WidgetTiles.write(content.grid, zooms: zooms, disclosure: content.disclosure,
+                let tiles = WidgetTiles.build(content.grid, zooms: zooms)
+                // The vector tiles are encoded and compressed on another thread while this one
+                // writes the JSON tiles (same tiles, SPEC §14).
+                archive = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
+                                             path = try directory.file("grid.pmtiles")] in
+                    try GridArchive.write(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution, to: path)
+                }
+                let (count, bytes) = try WidgetTiles.write(tiles, grid: content.grid, zooms: zooms, disclosure: content.disclosure,
                                                            attribution: content.attribution, into: directory)
                 outcome.tiles = count
                 outcome.files.append(("tiles/", bytes))
+            }
+            if let archive {
+                try archive.result()
+                record("grid.pmtiles")
             }
             try geojson.result()
             record("grid.geojson")
