@@ -24,10 +24,12 @@ endef
 deps:
 	$(call ensure_packages,$(RUNTIME_PKGS))
 
-# The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles).
+# The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles); the map
+# check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles. Chromium
+# (for that check) is not installed here: it is large; `make screenshot` installs it.
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
-	@python3 -c "import pmtiles.writer" 2>/dev/null || python3 -m pip install -q pmtiles
+	@python3 -c "import pmtiles.writer, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q pmtiles mapbox-vector-tile
 
 # MapLibre GL JS (BSD-3) for `areawatch serve`'s map, from the PyPI wheel of py-maplibregl (MIT),
 # which ships maplibre-gl.js/.css 5.3.0; copied into .build-web/maplibre (not committed), the

@@ -57,7 +57,7 @@ public struct PMTilesArchive: Sendable {
         for (name, offset, length) in [("root directory", h.rootOffset, h.rootLength), ("metadata", h.metadataOffset, h.metadataLength),
                                        ("leaf directories", h.leafOffset, h.leafLength), ("tile data", h.tileDataOffset, h.tileDataLength)] {
             guard offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset else {
-                throw fail("the \(name) (bytes \(offset)+\(length)) lies beyond the end of the file (\(bytes.count) bytes)")
+                throw fail("\(name): bytes \(offset)+\(length) are beyond the end of the file (\(bytes.count) bytes)")
             }
         }
         let packing = h.internalCompression

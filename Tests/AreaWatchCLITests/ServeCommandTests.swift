@@ -31,7 +31,7 @@ struct ServeCommandTests {
         #expect(try HTTP.get(base + "/v1/safety?lat=91&lon=0").status == 400)
 
         // Load while the next report is published to the same folder.
-        let failures = Counter(), answers = Counter(), stop = Flag()
+        let failures = ServeCounter(), answers = ServeCounter(), stop = ServeFlag()
         let readers = (0..<3).map { k in
             Thread.detachNewThreadAndReturn {
                 var seenNew = false
@@ -86,14 +86,14 @@ struct ServeCommandTests {
     }
 }
 
-final class Counter: @unchecked Sendable {
+final class ServeCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
     func add() { lock.lock(); n += 1; lock.unlock() }
     var value: Int { lock.lock(); defer { lock.unlock() }; return n }
 }
 
-final class Flag: @unchecked Sendable {
+final class ServeFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var flag = false
     var value: Bool {
