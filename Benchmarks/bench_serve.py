@@ -3,12 +3,13 @@
 
   - the bundled job's report (reports/calderdale, written by `areawatch run` when missing);
   - wrk (Debian) with Benchmarks/serve_lookup.lua: GET /v1/safety at locations spread over the
-    report's bounds, 2 threads, 64 connections, only 127.0.0.1;
+    report's bounds, 2 threads, --connections keep-alive connections (default 16), only
+    127.0.0.1;
   - a warm-up, then a measured run of --seconds, then more runs until 1,000,000 requests in all:
     lookups/s, p50/p90/p99 latency, errors; the server's RSS before the first and after the last;
   - a sample of answers compared byte for byte with `areawatch lookup --json` at the same points.
 
-Usage: bench_serve.py [--seconds 20] [--total 1000000] [--sample 100] [--json OUT]
+Usage: bench_serve.py [--seconds 20] [--total 1000000] [--sample 100] [--connections 16] [--json OUT]
 """
 
 import argparse
@@ -25,6 +26,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as b  # noqa: E402
 
 REPORT = os.path.join(b.ROOT, "reports", "calderdale")
+CONNECTIONS = 16
+LOAD_BEFORE = 0.0
+EXTRA = os.environ.get("SERVE_ARGS", "").split()
 LUA = os.path.join(b.ROOT, "Benchmarks", "serve_lookup.lua")
 
 
@@ -34,26 +38,26 @@ def rss_mb(pid):
 
 
 def start_server():
-    log = open(os.path.join(b.WORK, "serve-access.log"), "wb")
-    p = subprocess.Popen([b.BIN, "serve", REPORT, "--port", "0", "--host", "127.0.0.1"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    """The server on a free port; its stderr (messages and access log) goes to a file."""
+    log_path = os.path.join(b.WORK, "serve-stderr.log")
+    log = open(log_path, "wb")
+    p = subprocess.Popen([b.BIN, "serve", REPORT, "--port", "0", "--host", "127.0.0.1"] + EXTRA,
+                         stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 60
-    base = None
-    while time.monotonic() < deadline and base is None:
-        line = p.stderr.readline().decode()
-        m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+    while time.monotonic() < deadline:
+        with open(log_path) as f:
+            m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", f.read())
         if m:
-            base = m.group(1)
-    if base is None:
-        p.kill()
-        raise SystemExit("bench: serve did not start")
-    # The access log (one line per request) goes on to a file, as a deployment would keep it.
-    import threading
-    threading.Thread(target=lambda: [log.write(chunk) for chunk in iter(lambda: p.stderr.read(65536), b"")], daemon=True).start()
-    return p, base
+            return p, m.group(1)
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    p.kill()
+    raise SystemExit("bench: serve did not start")
 
 
-def wrk(base, seconds, bounds, connections=64, threads=2):
+def wrk(base, seconds, bounds, threads=2):
+    connections = CONNECTIONS
     env = dict(os.environ, BOUNDS=",".join(str(v) for v in bounds))
     out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "-s", LUA, base],
                          capture_output=True, text=True, env=env, check=True).stdout
@@ -78,14 +82,20 @@ def main():
     p.add_argument("--seconds", type=int, default=20)
     p.add_argument("--total", type=int, default=1_000_000)
     p.add_argument("--sample", type=int, default=100)
+    p.add_argument("--connections", type=int, default=16, help="wrk connections (keep-alive)")
     p.add_argument("--json", default=os.path.join(b.WORK, "bench-serve.json"))
     a = p.parse_args()
+    global CONNECTIONS
+    CONNECTIONS = a.connections
     os.makedirs(b.WORK, exist_ok=True)
     if not os.path.exists(os.path.join(REPORT, "tiles", "tilejson.json")):
         b.log("writing the bundled report (areawatch run --config areawatch.toml)")
         b.timed([b.BIN, "run", "--config", os.path.join(b.ROOT, "areawatch.toml")])
     with open(os.path.join(REPORT, "tiles", "tilejson.json")) as f:
         bounds = json.load(f)["bounds"]
+    global LOAD_BEFORE
+    with open("/proc/loadavg") as f:
+        LOAD_BEFORE = float(f.read().split()[0])  # other work on the machine skews the latency tail
     server, base = start_server()
     try:
         before = rss_mb(server.pid)
@@ -109,7 +119,7 @@ def main():
             server.kill()
     rate = measured["requests"] / (measured["duration_us"] / 1e6)
     result = {
-        "machine": b.machine(), "connections": 64, "wrk_threads": 2, "seconds": a.seconds,
+        "machine": b.machine(), "load_average_1m_before": LOAD_BEFORE, "connections": a.connections, "wrk_threads": 2, "seconds": a.seconds,
         "lookups_per_s": round(rate), "p50_ms": measured["p50_us"] / 1000, "p90_ms": measured["p90_us"] / 1000,
         "p99_ms": measured["p99_us"] / 1000, "p999_ms": measured["p999_us"] / 1000, "max_ms": measured["max_us"] / 1000,
         "errors_measured": sum(measured[k] for k in measured if k.startswith("errors_")), "errors_all_runs": errors,

@@ -42,7 +42,7 @@ public enum Server {
             + (store.current.archive == nil ? "no grid.pmtiles" : "grid.pmtiles present") + ")")
         if !web.available { log("warning: \(WebAssets.missingMessage); the map page says so") }
         let handler = ServeHandler(corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
-        let accessLog = config.accessLog
+        let accessLog = config.accessLog ? AccessLog() : nil
         let responder = CallbackResponder<ServeContext> { request, context in
             let started = ContinuousClock.now
             let answer = handler.respond(Self.serveRequest(request), snapshot: store.current)
@@ -50,12 +50,13 @@ public enum Server {
             for (name, value) in answer.headers {
                 if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
             }
-            if accessLog {
+            if let accessLog {
                 let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-                let elapsed = started.duration(to: .now)
-                let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-                log("\(context.peer) \"\(request.method) \(TerminalText.escaped(String(target.prefix(2048))))\" \(answer.status) "
-                    + "\(answer.body.count) \(String(format: "%.3f", ms))ms")
+                let elapsed = started.duration(to: .now).components
+                let micros = elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
+                let fraction = String(micros % 1000)
+                accessLog.append("\(context.peer) \"\(request.method) \(TerminalText.escaped(String(target.prefix(2048))))\" \(answer.status) "
+                    + "\(answer.body.count) \(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)ms")
             }
             return Response(status: .init(code: answer.status), headers: headers,
                             body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
@@ -70,12 +71,14 @@ public enum Server {
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: config.reloadInterval)
+                    accessLog?.flush()
                     if let message = store.refresh() { log(message) }
                 }
             }
             try await app.runService()
             group.cancelAll()
         }
+        accessLog?.flush()
         log("stopped")
     }
 
@@ -84,7 +87,7 @@ public enum Server {
                      acceptEncoding: r.headers[.acceptEncoding], ifNoneMatch: r.headers[.ifNoneMatch], host: r.head.authority)
     }
 
-    /// One line on stderr (the access log and the server's messages).
+    /// One line on stderr (the server's messages; the access log goes through `AccessLog`).
     static func log(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

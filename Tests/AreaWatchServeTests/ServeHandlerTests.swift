@@ -77,6 +77,39 @@ import Testing
         #expect(mvt.status == 404 && String(decoding: mvt.body, as: UTF8.self).contains("grid.pmtiles"))
     }
 
+    @Test func vectorTilesFromGridPMTilesWithGzipPassthrough() throws {
+        guard let python = PythonTools.withPMTiles() else {
+            print("skipped: python3 with the PyPI package pmtiles is not installed (make test-deps installs it)")
+            return
+        }
+        let tiles = [(14, 8107, 5281), (14, 8108, 5281), (13, 4053, 2640)]
+        let spec = ["tiles": tiles.map { [PMTilesArchive.tileID(z: $0.0, x: $0.1, y: $0.2)!, "mvt \($0.0)/\($0.1)/\($0.2)"] as [Any] }]
+        let specPath = try scratch.file("spec.json", bytes: Array(try JSONSerialization.data(withJSONObject: spec)))
+        try python.run([PMTilesTests.fixtures + "/build_pmtiles.py", folder + "/grid.pmtiles", specPath])
+        let withArchive = try ReportSnapshot(folder: folder)
+        func mvt(_ path: String, _ encoding: String?) -> ServeResponse {
+            handler.respond(ServeRequest(path: path, acceptEncoding: encoding), snapshot: withArchive)
+        }
+        for (z, x, y) in tiles {
+            let path = "/tiles/\(z)/\(x)/\(y).mvt"
+            let zipped = mvt(path, "br, gzip;q=0.8")
+            #expect(zipped.status == 200 && zipped.header("Content-Encoding") == "gzip")
+            #expect(zipped.header("Content-Type") == "application/vnd.mapbox-vector-tile")
+            #expect(zipped.body == Array(withArchive.archive!.tile(z: z, x: x, y: y)!))
+            #expect(String(decoding: try Gzip.inflate(zipped.body, limit: 1 << 20), as: UTF8.self) == "mvt \(z)/\(x)/\(y)")
+            for encoding in [nil, "identity", "gzip;q=0", "deflate"] {
+                let plain = mvt(path, encoding)
+                #expect(plain.header("Content-Encoding") == nil, "\(encoding ?? "none")")
+                #expect(String(decoding: plain.body, as: UTF8.self) == "mvt \(z)/\(x)/\(y)")
+                #expect(plain.header("ETag") != zipped.header("ETag"), "two representations, two tags")
+            }
+        }
+        #expect(mvt("/tiles/14/0/0.mvt", "gzip").status == 204)
+        #expect(mvt("/tiles/12/0/0.mvt", "gzip").status == 404, "below the archive's minzoom 13")
+        let tileJSON = try JSONSerialization.jsonObject(with: Data(handler.respond(ServeRequest(path: "/tilejson.json"), snapshot: withArchive).body)) as? [String: Any]
+        #expect(tileJSON?["minzoom"] as? Int == 13 && tileJSON?["maxzoom"] as? Int == 14)
+    }
+
     @Test func everyAnswerHasAnETagAndCacheControlAnd304() throws {
         let paths = [("/v1/safety", "lat=53.72&lon=-1.86"), ("/v1/safety", "lat=99&lon=0"), ("/tilejson.json", ""), ("/", ""),
                      ("/report.html", ""), ("/summary.json", ""), ("/nothing", ""), ("/static/maplibre-gl.js", "")]
