@@ -178,7 +178,9 @@ def main():
                 raise SystemExit(f"map check: the page's answer differs from lookup:\n{answer}\n{lookup}")
             png = a.out or os.path.join(work, "map.png")
             os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
-            shot = browser(["--window-size=1200,800", "--virtual-time-budget=20000", f"--screenshot={os.path.abspath(png)}", f"{base}/"])
+            # With the probe, so the picture shows a click popup as well.
+            shot = browser(["--window-size=1200,800", "--virtual-time-budget=20000", f"--screenshot={os.path.abspath(png)}",
+                            f"{base}/?probe={lat},{lon}"])
             if not os.path.exists(png):
                 raise SystemExit(f"map check: no screenshot\n{shot.stderr[-2000:]}")
             width, height, rows = read_png(png)
