@@ -35,6 +35,8 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
 /// request is answered from one snapshot, so never from a mixture of two folders (SPEC §14).
 public final class ReportSnapshot: Sendable {
     public let identity: FolderIdentity
+    /// `identity` as text, the first part of every ETag (formatted once, not per request).
+    let generation: String
     /// The widget tiles' parameters; nil when the report was written without tiles.
     public let meta: TileSetMeta?
     public let minZoom: Int
@@ -61,6 +63,7 @@ public final class ReportSnapshot: Sendable {
             throw SnapshotError(path: path, message: "not a report folder areawatch wrote (no \(ReportFolder.markerName) marker)")
         }
         identity = FolderIdentity(dirStat, markerStat)
+        generation = identity.description
         let folder = FolderFiles(fd: dirFD, path: path)
         reportHTML = try folder.read("report.html")
         ehsa = try folder.read("ehsa.geojson")

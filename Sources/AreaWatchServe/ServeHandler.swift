@@ -55,7 +55,7 @@ public struct ServeHandler: Sendable {
             (response, etagKey) = route(request, snapshot: snapshot, etagKey: etagKey)
         }
         // Strong validator: the folder generation plus what selects the representation.
-        let etag = "\"\(snapshot.identity)-\(String(fnv1a(etagKey), radix: 16))\""
+        let etag = "\"\(snapshot.generation)-\(String(fnv1a(etagKey), radix: 16))\""
         response.headers.append(("ETag", etag))
         if let corsOrigin {
             response.headers.append(("Access-Control-Allow-Origin", corsOrigin))

@@ -75,7 +75,10 @@ public enum Server {
                     if let message = store.refresh() { log(message) }
                 }
             }
-            try await app.runService()
+            do { try await app.runService() } catch {
+                group.cancelAll()
+                throw SnapshotError(path: "\(config.host):\(config.port)", message: "cannot serve: \(error)")
+            }
             group.cancelAll()
         }
         accessLog?.flush()
