@@ -132,7 +132,7 @@ final class Spawned: @unchecked Sendable {
     let arguments: [String]
     let started: Double
     private let outPath: String
-    private let errPath: String
+    let errPath: String
     private var result: CommandResult?
 
     init(_ arguments: [String], cwd: String? = nil) throws {
