@@ -7,12 +7,14 @@ import AreaWatchStore
 public enum AnswerJSON {
     /// SPEC §7.1's fields, `excluded_future`, and with `--list` the counted incidents.
     public static func query(_ a: PointAnswer, excludedFuture: Int, listed: [ListedIncident]?) -> JSONValue {
+        let days = TimeWindows(asOf: a.asOf).windowDays
+        let pChange = PoissonETest.pValue(k1: a.current, n1: days.current, k2: a.previous, n2: days.previous)
         var members: [(String, JSONValue)] = [
             ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)),
             ("as_of", .string(UTCTime.iso8601(a.asOf))), ("current", .int(a.current)), ("previous", .int(a.previous)),
             ("delta", .int(a.delta)), ("pct", a.pct.map { .fixed($0, decimals: 4) } ?? .null), ("handled", .int(a.handled)),
             ("class", .string(a.safetyClass.rawValue)), ("label", .string(a.label)), ("text", .string(a.text)),
-            ("excluded_future", .int(excludedFuture)),
+            ("p_change", .number(pChange)), ("excluded_future", .int(excludedFuture)),
         ]
         if let listed {
             members.append(("incidents", .array(listed.map { i in
@@ -31,6 +33,7 @@ public enum AnswerJSON {
             ("geohash", .string(a.geohash)), ("tile", .string(a.tile)), ("current", .optional(a.current)),
             ("previous", .optional(a.previous)), ("delta", .optional(a.delta)), ("class", .string(a.safetyClass.rawValue)),
             ("label", .string(a.label)), ("text", .optional(a.text)), ("found", .bool(a.found)),
+            ("p_change", a.pChange.map { .number($0) } ?? .null), ("change", .string(a.change.rawValue)),
         ])
     }
 

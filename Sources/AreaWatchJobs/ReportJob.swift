@@ -76,11 +76,12 @@ public enum ReportJob {
         let totals = index.totals()
         lap("queries")
 
-        let content = ReportContent(
+        var content = ReportContent(
             parameters: parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms.zooms,
             disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport, pointsOfInterest: poiAnswers,
             breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
+        content.fdr = settings.fdr.value
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(content, to: settings.out, protecting: request.protectedPaths,
                                              clock: ProgressReporter.now)

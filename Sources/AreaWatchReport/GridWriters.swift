@@ -4,7 +4,7 @@ import AreaWatchQuery
 /// grid.geojson (SPEC §8): an RFC 7946 FeatureCollection, one Polygon per cell, exterior ring
 /// counter-clockwise and closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
 enum GridGeoJSON {
-    static func write(_ grid: GridResult, to path: String, disclosure: Disclosure) throws {
+    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
         let header: JSONValue = .object([
             ("as_of", .string(UTCTime.iso8601(grid.parameters.asOf))),
@@ -18,14 +18,15 @@ enum GridGeoJSON {
         for (k, cell) in grid.cells.enumerated() {
             try file.append { out in
                 if k > 0 { out.append(contentsOf: ",\n".utf8) }
-                appendFeature(cell, grid: grid, disclosure: disclosure, to: &out)
+                appendFeature(cell, change: changes[k], grid: grid, disclosure: disclosure, to: &out)
             }
         }
         try file.write("\n]}\n")
         try file.finish()
     }
 
-    static func appendFeature(_ c: GridCell, grid: GridResult, disclosure: Disclosure, to out: inout [UInt8]) {
+    static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
+                              to out: inout [UInt8]) {
         let b = c.cell.bounds
         let geohash = c.cell.string
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
@@ -63,7 +64,9 @@ enum GridGeoJSON {
         appendMember("handled", shown.handled, &out)
         appendLiteral(",\"class\":\"", &out)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
-        appendLiteral("\",\"years\":{", &out)
+        out.append(ASCII.quote)
+        ReportChanges.appendJSON(change, to: &out)
+        appendLiteral(",\"years\":{", &out)
         var first = true
         // Years with nothing to show are left out, as years with no incident are.
         for (year, count) in zip(grid.years, grid.yearCounts(of: c)) where count > 0 {
@@ -121,24 +124,25 @@ struct CellFigures {
 enum GridCSV {
     static func header(years: [Int]) -> String {
         (["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled", "class"]
-            + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
+            + ReportChanges.csvHeader + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
     }
 
-    static func write(_ grid: GridResult, to path: String, disclosure: Disclosure) throws {
+    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years))
-        for c in grid.cells {
-            try file.append { out in appendRow(c, grid: grid, disclosure: disclosure, to: &out) }
+        for (k, c) in grid.cells.enumerated() {
+            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out) }
         }
         try file.finish()
         // GDAL/QGIS read column types from a .csvt beside the CSV.
         let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
-            + Array(repeating: "Integer", count: grid.years.count) + ["WKT"]
+            + ["Real", "Real", "String"] + Array(repeating: "Integer", count: grid.years.count) + ["WKT"]
         try BufferedFile.write(types.map { "\"\($0)\"" }.joined(separator: ",") + "\n",
                                to: String(path.dropLast(4)) + ".csvt")
     }
 
-    static func appendRow(_ c: GridCell, grid: GridResult, disclosure: Disclosure, to out: inout [UInt8]) {
+    static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
+                          to out: inout [UInt8]) {
         let centre = c.cell.centre
         out.append(contentsOf: c.cell.string.utf8)
         out.append(44)
@@ -156,6 +160,7 @@ enum GridCSV {
         if let handled = shown.handled { NumberFormat.appendInteger(handled, to: &out) }
         out.append(44)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
+        ReportChanges.appendCSV(change, to: &out)
         for count in grid.yearCounts(of: c) {
             out.append(44)
             if let v = disclosure.show(count) { NumberFormat.appendInteger(v, to: &out) }

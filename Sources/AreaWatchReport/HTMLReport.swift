@@ -21,6 +21,7 @@ enum HTMLReport {
         out += "<title>areawatch report — as of \(asOf)</title>\n"
         out += "<style>\n\(HTMLStyle.css)</style>\n</head>\n<body>\n<main>\n"
         out += header(content, asOf: asOf)
+        out += HTMLChanges.section(content)
         out += HTMLSummary.section(content)
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
@@ -36,7 +37,7 @@ enum HTMLReport {
 
     /// Title and a table of contents listing only the sections this report has.
     static func header(_ c: ReportContent, asOf: String) -> String {
-        var links = [("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"), ("trend", "Trend")]
+        var links = [("changes", "What changed"), ("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"), ("trend", "Trend")]
         if c.breakdown != nil { links.append(("breakdown", "Breakdown")) }
         if c.areas != nil { links.append(("areas", "Areas")) }
         if c.pointsOfInterest != nil { links.append(("poi", "Points of interest")) }

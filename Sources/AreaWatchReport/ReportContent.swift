@@ -64,6 +64,10 @@ public struct ReportContent: Sendable {
     public var timings: [(String, Double)]
     public var attribution: String
     public var engineVersion: String
+    /// SPEC §12's α (`--fdr`): a change is a `rise` or `fall` when its q-value is at most this.
+    public var fdr = 0.05
+    /// SPEC §12 per output row; the report writer fills it from the public content.
+    public var changes: ReportChanges?
 
     public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
                 disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,

@@ -17,7 +17,9 @@ public enum ReportWriter {
     public static func write(_ exact: ReportContent, to path: String, protecting protected: [String] = [],
                              clock: () -> Double) throws -> ReportOutcome {
         let directory = try AtomicDirectory(path: path, protecting: protected)
-        let content = exact.disclosure.publicContent(exact)
+        var content = exact.disclosure.publicContent(exact)
+        let changes = ReportChanges(content)
+        content.changes = changes
         do {
             var outcome = ReportOutcome()
             let started = clock()
@@ -27,33 +29,35 @@ public enum ReportWriter {
             }
             // The largest file is written on a second core while this one writes the rest.
             let geojson = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, path = try directory.file("grid.geojson")] in
-                try GridGeoJSON.write(grid, to: path, disclosure: disclosure)
+                try GridGeoJSON.write(grid, changes: changes.grid, to: path, disclosure: disclosure)
             }
             defer { geojson.wait() }
-            try GridCSV.write(content.grid, to: try directory.file("grid.csv"), disclosure: content.disclosure)
+            try GridCSV.write(content.grid, changes: changes.grid, to: try directory.file("grid.csv"), disclosure: content.disclosure)
             record("grid.csv")
             record("grid.csvt")
             if let areas = content.areas {
                 try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
                                                    asOf: content.parameters.asOf, disclosure: content.disclosure,
-                                                   to: try directory.file("areas.geojson"))
+                                                   changes: changes.areas, to: try directory.file("areas.geojson"))
                 record("areas.geojson")
                 try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: content.disclosure,
-                                               to: try directory.file("areas.csv"))
+                                               changes: changes.areas, to: try directory.file("areas.csv"))
                 record("areas.csv")
             }
             if let poi = content.pointsOfInterest {
-                try TableWriters.writePOI(poi, disclosure: content.disclosure, to: try directory.file("poi.csv"))
+                try TableWriters.writePOI(poi, disclosure: content.disclosure, changes: changes.pointsOfInterest,
+                                          to: try directory.file("poi.csv"))
                 record("poi.csv")
             }
             if let breakdown = content.breakdown {
-                try TableWriters.writeBreakdown(breakdown, disclosure: content.disclosure, to: try directory.file("breakdown.csv"))
+                try TableWriters.writeBreakdown(breakdown, disclosure: content.disclosure, changes: changes.breakdown,
+                                                to: try directory.file("breakdown.csv"))
                 record("breakdown.csv")
             }
             var archive: BackgroundWrite?
             defer { archive?.wait() }
             if let zooms = content.tileZooms {
-                let tiles = WidgetTiles.build(content.grid, zooms: zooms)
+                let tiles = WidgetTiles.build(content.grid, changes: changes.grid, zooms: zooms)
                 // The vector tiles are encoded and compressed on another thread while this one
                 // writes the JSON tiles (same tiles, SPEC §14).
                 archive = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
@@ -188,7 +192,7 @@ public enum GridGeoJSONTiming {
     /// Writes the grid to `path` and returns MB/s (bytes written / wall time).
     public static func write(_ grid: GridResult, to path: String) throws -> Double {
         let start = MonotonicClock.now()
-        try GridGeoJSON.write(grid, to: path, disclosure: Disclosure())
+        try GridGeoJSON.write(grid, changes: grid.changeSignificance().map { $0 }, to: path, disclosure: Disclosure())
         let seconds = MonotonicClock.now() - start
         var info = stat()
         stat(path, &info)

@@ -20,25 +20,40 @@ enum TableWriters {
         disclosure.showsComparison(current: yoy.current, previous: yoy.previous) ? [String(yoy.delta), pctText(yoy.pct)] : ["", ""]
     }
 
+    /// SPEC §12's `p_change,q_change,change` fields (empty when withheld).
+    static func changeFields(_ s: ChangeSignificance?) -> [String] {
+        guard let s else { return ["", "", ""] }
+        return [NumberFormat.shortest(s.p), NumberFormat.shortest(s.q), s.change.rawValue]
+    }
+
+    /// The same as JSON members.
+    static func changeMembers(_ s: ChangeSignificance?) -> [(String, JSONValue)] {
+        [("p_change", s.map { .number($0.p) } ?? .null),
+         ("q_change", s.map { .number($0.q) } ?? .null),
+         ("change", s.map { .string($0.change.rawValue) } ?? .null)]
+    }
+
     // MARK: Areas
 
-    static func writeAreasCSV(_ result: AreaResult, idProperty: String, disclosure: Disclosure, to path: String) throws {
+    static func writeAreasCSV(_ result: AreaResult, idProperty: String, disclosure: Disclosure,
+                              changes: [ChangeSignificance?], to path: String) throws {
         let file = try BufferedFile(path: path)
         try file.write(csvLine([text(idProperty), "n_current", "n_previous", "delta", "pct", "handled", "area_km2",
-                                "density_equivalent", "class"] + result.years.map { "y\($0)" }))
-        for a in result.areas {
+                                "density_equivalent", "class"] + ReportChanges.csvHeader + result.years.map { "y\($0)" }))
+        for (k, a) in result.areas.enumerated() {
             let density = disclosure.show(a.nCurrent) == nil ? "" : NumberFormat.fixed(a.densityEquivalent, decimals: 2)
             try file.write(csvLine([text(a.id), count(a.nCurrent, disclosure), count(a.nPrevious, disclosure)]
                                    + comparison(a.yearOverYear, disclosure)
                                    + [count(a.handled, disclosure), NumberFormat.fixed(a.areaKm2, decimals: 4), density,
                                       a.safetyClass.rawValue]
+                                   + changeFields(changes[k])
                                    + a.yearCounts.map { count($0, disclosure) }))
         }
         try file.finish()
     }
 
     static func writeAreasGeoJSON(_ result: AreaResult, areas: [NamedArea], idProperty: String,
-                                  asOf: Int64, disclosure: Disclosure, to path: String) throws {
+                                  asOf: Int64, disclosure: Disclosure, changes: [ChangeSignificance?], to path: String) throws {
         let file = try BufferedFile(path: path)
         // Incidents inside no area move with every incident anywhere else: with disclosure
         // control they stay in summary.json (SPEC §10, docs/PRIVACY.md).
@@ -65,6 +80,7 @@ enum TableWriters {
                     ("area_km2", .fixed(stats.areaKm2, decimals: 4)),
                     ("density_equivalent", disclosure.show(stats.nCurrent) == nil ? .null : .fixed(stats.densityEquivalent, decimals: 2)),
                     ("class", .string(stats.safetyClass.rawValue)),
+                ] + changeMembers(changes[k]) + [
                     ("years", .object(years)),
                 ])),
             ])
@@ -96,29 +112,34 @@ enum TableWriters {
 
     // MARK: Points of interest and breakdown
 
-    static func writePOI(_ answers: [(poi: PointOfInterest, answer: PointAnswer)], disclosure: Disclosure, to path: String) throws {
+    static func writePOI(_ answers: [(poi: PointOfInterest, answer: PointAnswer)], disclosure: Disclosure,
+                         changes: [ChangeSignificance?], to path: String) throws {
         let file = try BufferedFile(path: path)
         try file.write(csvLine(["name", "lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct",
-                                "handled", "class", "label", "text"]))
-        for (poi, a) in answers {
+                                "handled", "class"] + ReportChanges.csvHeader + ["label", "text"]))
+        for (k, (poi, a)) in answers.enumerated() {
             // The app's sentence states the delta, so it is withheld with it.
             let complete = disclosure.showsComparison(current: a.current, previous: a.previous)
             try file.write(csvLine([text(poi.name), NumberFormat.fixed(poi.lat, decimals: 6), NumberFormat.fixed(poi.lon, decimals: 6),
                                     NumberFormat.compact(a.radius), UTCTime.iso8601(a.asOf),
                                     count(a.current, disclosure), count(a.previous, disclosure)]
                                    + comparison(a.yearOverYear, disclosure)
-                                   + [count(a.handled, disclosure), a.safetyClass.rawValue, a.label, complete ? a.text : ""]))
+                                   + [count(a.handled, disclosure), a.safetyClass.rawValue] + changeFields(changes[k])
+                                   + [a.label, complete ? a.text : ""]))
         }
         try file.finish()
     }
 
     /// `result` is already the public breakdown (values and years with nothing to show removed).
-    static func writeBreakdown(_ result: BreakdownResult, disclosure: Disclosure, to path: String) throws {
+    static func writeBreakdown(_ result: BreakdownResult, disclosure: Disclosure, changes: [ChangeSignificance?],
+                               to path: String) throws {
         let file = try BufferedFile(path: path)
-        try file.write(csvLine([text(result.field), "current", "previous", "delta", "pct"] + result.years.map { "y\($0)" }))
-        for row in result.rows {
+        try file.write(csvLine([text(result.field), "current", "previous", "delta", "pct"] + ReportChanges.csvHeader
+                               + result.years.map { "y\($0)" }))
+        for (k, row) in result.rows.enumerated() {
             try file.write(csvLine([text(row.value), count(row.current, disclosure), count(row.previous, disclosure)]
-                                   + comparison(row.yearOverYear, disclosure) + row.yearCounts.map { count($0, disclosure) }))
+                                   + comparison(row.yearOverYear, disclosure) + changeFields(changes[k])
+                                   + row.yearCounts.map { count($0, disclosure) }))
         }
         try file.finish()
     }

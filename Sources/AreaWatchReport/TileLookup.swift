@@ -16,6 +16,10 @@ public struct TileAnswer: Sendable, Equatable {
     public var safetyClass: SafetyClass
     /// The cell is in a tile (false: no incident nearby, safe with counts 0).
     public var found: Bool
+    /// SPEC §12's `change` the tile carries for the cell (`none` when absent or withheld).
+    public var change: ChangeDirection = .none
+    /// SPEC §12's E-test p of `current` against `previous` (nil when a count is withheld).
+    public var pChange: Double?
 
     public var delta: Int? {
         guard let current, let previous else { return nil }
@@ -39,6 +43,11 @@ public struct TileSetMeta: Sendable, Equatable {
     public var thresholds: Thresholds
     /// Disclosure control of the report (`--min-cell-count`): above 1, no cell means "fewer than K".
     public var minCellCount: Int
+    /// Lengths in days of the current and previous windows (the E-test's exposures).
+    public var windowDays: (current: Double, previous: Double) {
+        let seconds = TimeParser.parse(asOf)?.seconds ?? 0
+        return TimeWindows(asOf: seconds).windowDays
+    }
 
     public init(tileJSON data: Data, path: String) throws {
         guard let meta = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -64,6 +73,14 @@ public struct TileCell: Sendable, Equatable {
     public var current: Int?
     public var previous: Int?
     public var safetyClass: SafetyClass?
+    public var change: ChangeDirection?
+
+    public init(current: Int?, previous: Int?, safetyClass: SafetyClass?, change: ChangeDirection? = nil) {
+        self.current = current
+        self.previous = previous
+        self.safetyClass = safetyClass
+        self.change = change
+    }
 }
 
 /// Answers a location from the widget tiles: `answer(tiles:)` reads the files of one folder per
@@ -98,6 +115,11 @@ public enum TileLookup {
         answer.current = entry.current
         answer.previous = entry.previous
         answer.safetyClass = entry.safetyClass ?? meta.thresholds.classify(entry.current ?? 0)
+        answer.change = entry.change ?? .none
+        if let current = entry.current, let previous = entry.previous {
+            let days = meta.windowDays
+            answer.pChange = PoissonETest.pValue(k1: current, n1: days.current, k2: previous, n2: days.previous)
+        }
         return answer
     }
 
@@ -110,9 +132,11 @@ public enum TileLookup {
         var result: [String: TileCell] = [:]
         result.reserveCapacity(cells.count)
         for (geohash, value) in cells {
-            guard let entry = value as? [Any], entry.count == 3 else { continue }
+            // [r_current, r_previous, class] and, since format 1.1, change.
+            guard let entry = value as? [Any], entry.count == 3 || entry.count == 4 else { continue }
             result[geohash] = TileCell(current: (entry[0] as? NSNumber)?.intValue, previous: (entry[1] as? NSNumber)?.intValue,
-                                       safetyClass: (entry[2] as? String).flatMap(SafetyClass.init(rawValue:)))
+                                       safetyClass: (entry[2] as? String).flatMap(SafetyClass.init(rawValue:)),
+                                       change: entry.count == 4 ? (entry[3] as? String).flatMap(ChangeDirection.init(rawValue:)) : nil)
         }
         return result
     }

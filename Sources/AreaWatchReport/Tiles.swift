@@ -28,16 +28,11 @@ public enum WidgetTiles {
         max(1, p - (maxZoom - z + 1) / 2)
     }
 
-    /// The `change` a tile carries for a cell or for the cells merged into one: the single place
-    /// the significance of SPEC §12 is to plug in. Until the grid carries it, no change is
-    /// claimed ("none", the SPEC's label when a change is not significant).
-    static func change(of merged: ArraySlice<GridCell>) -> String {
-        "none"
-    }
-
     /// Every non-empty tile, sorted by (z, x, y), with its cells in geohash order: the one source
     /// of the JSON tiles and of the vector tiles of grid.pmtiles.
-    static func build(_ grid: GridResult, zooms: ClosedRange<Int>) -> [Tile] {
+    /// A merged cell carries the `change` of its worst spot (the first of its cells with the
+    /// largest `r_current`), as it carries that spot's class; a withheld change is "none".
+    static func build(_ grid: GridResult, changes: [ChangeSignificance?], zooms: ClosedRange<Int>) -> [Tile] {
         var tiles: [Tile] = []
         for z in zooms {
             let p = precision(zoom: z, maxZoom: zooms.upperBound, reportPrecision: grid.precision)
@@ -45,10 +40,11 @@ public enum WidgetTiles {
             var k = 0
             // Cells are sorted by geohash, so the cells merging into one parent are adjacent.
             while k < grid.cells.count {
-                let first = k
+
                 let parent = grid.cells[k].cell.parent(precision: p)
-                var rCurrent = 0, rPrevious = 0
+                var rCurrent = 0, rPrevious = 0, worst = k
                 while k < grid.cells.count && grid.cells[k].cell.parent(precision: p) == parent {
+                    if grid.cells[k].rCurrent > grid.cells[worst].rCurrent { worst = k }
                     rCurrent = max(rCurrent, grid.cells[k].rCurrent)
                     rPrevious = max(rPrevious, grid.cells[k].rPrevious)
                     k += 1
@@ -57,7 +53,7 @@ public enum WidgetTiles {
                 let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: z)
                 byTile[tile, default: []].append(Entry(cell: parent, geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
                                                        safetyClass: grid.parameters.thresholds.classify(rCurrent),
-                                                       change: change(of: grid.cells[first..<k])))
+                                                       change: (changes[worst]?.change ?? .none).rawValue))
             }
             for tile in byTile.keys.sorted() { tiles.append(Tile(id: tile, precision: p, cells: byTile[tile]!)) }
         }
@@ -88,6 +84,8 @@ public enum WidgetTiles {
                     if let v = disclosure.show(e.rPrevious) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
                     out.append(contentsOf: ",\"".utf8)
                     out.append(contentsOf: e.safetyClass.rawValue.utf8)
+                    out.append(contentsOf: "\",\"".utf8)
+                    out.append(contentsOf: e.change.utf8)
                     out.append(contentsOf: "\"]".utf8)
                 }
                 out.append(contentsOf: "}}\n".utf8)

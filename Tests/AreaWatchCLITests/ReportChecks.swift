@@ -46,12 +46,18 @@ struct GridRow {
     var pct: String
     var handled: Int
     var safetyClass: String
+    /// SPEC §12: empty when withheld.
+    var pChange: String = ""
+    var qChange: String = ""
+    var change: String = ""
     var years: [Int: Int]
     var wkt: String
 }
 
 struct GridCSV {
     static let specColumns = ["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled", "class"]
+    /// SPEC §12's columns, right after `class`.
+    static let changeColumns = ["p_change", "q_change", "change"]
 
     var header: [String]
     var years: [Int]
@@ -67,11 +73,11 @@ struct GridCSV {
         header = parsed.header
         rows = []
         years = []
-        guard header.count >= 12, Array(header.prefix(11)) == GridCSV.specColumns, header.last == "wkt" else {
+        guard header.count >= 15, Array(header.prefix(14)) == GridCSV.specColumns + GridCSV.changeColumns, header.last == "wkt" else {
             problems.append("grid.csv header \(header)")
             return
         }
-        let yearColumns = header.dropFirst(11).dropLast()
+        let yearColumns = header.dropFirst(14).dropLast()
         years = yearColumns.compactMap { $0.hasPrefix("y") ? Int($0.dropFirst()) : nil }
         if years.count != yearColumns.count || years != years.sorted() { problems.append("grid.csv year columns \(yearColumns)") }
         let lattice = Lattice(precision: precision)
@@ -84,9 +90,10 @@ struct GridCSV {
                 return v
             }
             var years: [Int: Int] = [:]
-            for (k, y) in self.years.enumerated() { years[y] = int(11 + k) }
+            for (k, y) in self.years.enumerated() { years[y] = int(14 + k) }
             let r = GridRow(geohash: f[0], lat: f[1], lon: f[2], nCurrent: int(3), nPrevious: int(4), rCurrent: int(5), rPrevious: int(6),
-                            delta: int(7), pct: f[8], handled: int(9), safetyClass: f[10], years: years, wkt: f[f.count - 1])
+                            delta: int(7), pct: f[8], handled: int(9), safetyClass: f[10], pChange: f[11], qChange: f[12],
+                            change: f[13], years: years, wkt: f[f.count - 1])
             rows.append(r)
             if problems.count > 50 { continue }
             let at = "grid.csv line \(row.line) (\(r.geohash))"
@@ -100,6 +107,15 @@ struct GridCSV {
             if r.pct != pct { problems.append("\(at): pct \(r.pct), expected \(pct)") }
             if r.safetyClass != classify(r.rCurrent, thresholds: thresholds) { problems.append("\(at): class \(r.safetyClass) for r_current \(r.rCurrent)") }
             if r.handled > r.rCurrent || r.handled < 0 { problems.append("\(at): handled \(r.handled) > r_current") }
+            // SPEC §12 at the default α 0.05: 0 ≤ p ≤ q ≤ 1 (BH never lowers a p-value), and the
+            // direction follows q and the sign of the change.
+            if let p = Double(r.pChange), let q = Double(r.qChange) {
+                if !(p >= 0 && p <= q && q <= 1) { problems.append("\(at): p_change \(r.pChange), q_change \(r.qChange)") }
+                let expected = q <= 0.05 && r.delta > 0 ? "rise" : q <= 0.05 && r.delta < 0 ? "fall" : "none"
+                if r.change != expected { problems.append("\(at): change \(r.change), expected \(expected)") }
+            } else {
+                problems.append("\(at): p_change/q_change \(r.pChange)/\(r.qChange)")
+            }
             if r.nCurrent + r.nPrevious + r.rCurrent + r.rPrevious == 0 { problems.append("\(at): a cell with nothing to report") }
             if r.years.values.reduce(0, +) < r.nCurrent + r.nPrevious { problems.append("\(at): years add up to less than n_current + n_previous") }
             let corners = [(b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat), (b.minLon, b.minLat)]
@@ -113,7 +129,7 @@ struct GridCSV {
         let parsed = StrictCSV.parse(bytes)
         guard parsed.rows.count == 1, let types = parsed.rows.first?.fields else { return ["grid.csvt: not one line"] }
         let expected = ["String", "Real", "Real", "Integer", "Integer", "Integer", "Integer", "Integer", "Real", "Integer", "String"]
-            + years.map { _ in "Integer" } + ["WKT"]
+            + ["Real", "Real", "String"] + years.map { _ in "Integer" } + ["WKT"]
         return types == expected ? [] : ["grid.csvt: \(types), expected \(expected)"]
     }
 }
@@ -171,7 +187,7 @@ enum GeoJSONCheck {
     }
 
     static let gridProperties = ["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled",
-                                 "class", "years"]
+                                 "class", "p_change", "q_change", "change", "years"]
 
     /// grid.geojson: RFC 7946 and §7.2 properties, feature by feature the same cells and figures
     /// as grid.csv (counts below K withheld as null with --min-cell-count K ≥ 2). Returns the
@@ -208,6 +224,9 @@ enum GeoJSONCheck {
                 ("r_previous", shown(row.rPrevious)), ("delta", withheld ? .null : .number(String(row.delta))),
                 ("pct", withheld || row.pct.isEmpty ? .null : .number(row.pct)), ("handled", shown(row.handled)),
                 ("class", .string(row.safetyClass)),
+                ("p_change", row.pChange.isEmpty ? .null : .number(row.pChange)),
+                ("q_change", row.qChange.isEmpty ? .null : .number(row.qChange)),
+                ("change", row.change.isEmpty ? .null : .string(row.change)),
             ]
             for (name, value) in expected where properties[name] != value {
                 problems.append("\(at) (\(row.geohash)): \(name) = \(properties[name]?.description ?? "-"), expected \(value)")
@@ -297,11 +316,15 @@ enum TileCheck {
         }
         for z in zooms {
             let q = tilePrecision(zoom: z, maxZoom: zooms.upperBound, reportPrecision: precision)
+            // A merged cell: the maxima of its cells, and the change of its worst spot (the first
+            // of its cells, in geohash order, with the largest r_current).
             var merged: [String: (Int, Int)] = [:]
+            var worst: [String: GridRow] = [:]
             for row in csv.rows {
                 let key = String(row.geohash.prefix(q))
                 let m = merged[key] ?? (0, 0)
                 merged[key] = (max(m.0, row.rCurrent), max(m.1, row.rPrevious))
+                if worst[key].map({ row.rCurrent > $0.rCurrent }) ?? true { worst[key] = row }
             }
             let tiles = found[z] ?? [:]
             if Set(tiles.keys) != Set(merged.keys) {
@@ -310,7 +333,9 @@ enum TileCheck {
             }
             func shown(_ v: Int) -> JSON { minCellCount > 1 && v < minCellCount ? .null : .number(String(v)) }
             for (geohash, (rc, rp)) in merged {
-                let expected: JSON = .array([shown(rc), shown(rp), .string(classify(rc, thresholds: thresholds))])
+                let change = worst[geohash]?.change ?? ""
+                let expected: JSON = .array([shown(rc), shown(rp), .string(classify(rc, thresholds: thresholds)),
+                                             .string(change.isEmpty ? "none" : change)])
                 if tiles[geohash]?.value != expected {
                     problems.append("zoom \(z) \(geohash): \(tiles[geohash]?.value.description ?? "-"), expected \(expected)")
                     if problems.count > 50 { return problems }

@@ -92,7 +92,7 @@ struct ReportCommandTests {
         // Areas: input order, spherical area, density-equivalent class, counts by point-in-polygon.
         let areas = try bundledAreas()
         let areasCSV = StrictCSV.parse(try #require(report["areas.csv"]))
-        #expect(areasCSV.header == ["name", "n_current", "n_previous", "delta", "pct", "handled", "area_km2", "density_equivalent", "class", "y2017", "y2018"])
+        #expect(areasCSV.header == ["name", "n_current", "n_previous", "delta", "pct", "handled", "area_km2", "density_equivalent", "class", "p_change", "q_change", "change", "y2017", "y2018"])
         let windows = Windows(asOf: Model.asOf)
         var assigned = 0
         for (row, area) in zip(areasCSV.dictionaries, areas) {
@@ -115,7 +115,7 @@ struct ReportCommandTests {
 
         // Points of interest: the §7.1 answer at each, in input order.
         let poiRows = StrictCSV.parse(try #require(report["poi.csv"]))
-        #expect(poiRows.header == ["name", "lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct", "handled", "class", "label", "text"])
+        #expect(poiRows.header == ["name", "lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct", "handled", "class", "p_change", "q_change", "change", "label", "text"])
         let poiInput = StrictCSV.parse(try readBytes(Datasets.poi)).dictionaries
         #expect(poiRows.records.count == poiInput.count)
         for (row, poi) in zip(poiRows.dictionaries, poiInput) {
@@ -130,7 +130,7 @@ struct ReportCommandTests {
 
         // Breakdown by category: the window counts per value, sorted by value.
         let breakdown = StrictCSV.parse(try #require(report["breakdown.csv"]))
-        #expect(breakdown.header == ["category", "current", "previous", "delta", "pct", "y2017", "y2018"])
+        #expect(breakdown.header == ["category", "current", "previous", "delta", "pct", "p_change", "q_change", "change", "y2017", "y2018"])
         var byCategory: [String: (Int, Int)] = [:]
         for i in incidents {
             var v = byCategory[i.category ?? ""] ?? (0, 0)

@@ -37,7 +37,7 @@ struct ReportFormatTests {
         let run = try BundledRun.get()
         let csv = try Self.bundledCSV()
         #expect(csv.problems.isEmpty, "\(csv.problems.prefix(20))")
-        #expect(csv.header == GridCSV.specColumns + ["y2015", "y2016", "y2017", "y2018", "wkt"])
+        #expect(csv.header == GridCSV.specColumns + GridCSV.changeColumns + ["y2015", "y2016", "y2017", "y2018", "wkt"])
         let csvt = csv.csvtProblems(try run.file("grid.csvt"))
         #expect(csvt.isEmpty, "\(csvt)")
         for name in ["areas.csv", "poi.csv", "breakdown.csv"] {

@@ -9,7 +9,7 @@ import AreaWatchCore
 struct StatsQueryLookupTests {
     static let halifax = (lat: "53.7248", lon: "-1.8658")
     static let queryFields = ["lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct", "handled", "class",
-                              "label", "text", "excluded_future"]
+                              "label", "text", "p_change", "excluded_future"]
 
     // MARK: stats
 

@@ -131,7 +131,7 @@ struct GridArchiveTests {
         let cells = try Self.compare(tmp.path + "/report", minCellCount: 1)
         #expect(cells > 10_000, "a realistic grid has many cells at every zoom: \(cells)")
         // Deterministic: the same content gives the same bytes.
-        let tiles = WidgetTiles.build(content.grid, zooms: 8...14)
+        let tiles = WidgetTiles.build(content.grid, changes: ReportChanges(content).grid, zooms: 8...14)
         let again = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data")
         #expect(again == Array(try #require(FileManager.default.contents(atPath: tmp.path + "/report/grid.pmtiles"))))
     }

@@ -16,7 +16,7 @@ import AreaWatchQuery
         let root = try XMLTree.parse(html)
         #expect(root.name == "html")
         let ids = root.descendants("section").compactMap { $0.attributes["id"] }
-        #expect(ids == ["summary", "heatmap", "top-cells", "trend", "breakdown", "areas", "poi", "inputs"])
+        #expect(ids == ["changes", "summary", "heatmap", "top-cells", "trend", "breakdown", "areas", "poi", "inputs"])
         #expect(root.descendants("footer").first?.allText.contains("Test attribution") == true)
         #expect(root.descendants("footer").first?.allText.contains("9.9.9-test") == true)
     }
@@ -149,7 +149,7 @@ import AreaWatchQuery
                                 tileZooms: nil, disclosure: Disclosure(), areas: nil, pointsOfInterest: nil, breakdown: nil,
                                 sourceKind: "files", sourcePath: nil, inputs: [], timings: [], attribution: "", engineVersion: "0")
         let root = try XMLTree.parse(HTMLReport.render(content))
-        #expect(root.descendants("section").compactMap { $0.attributes["id"] } == ["summary", "heatmap", "top-cells", "trend", "inputs"])
+        #expect(root.descendants("section").compactMap { $0.attributes["id"] } == ["changes", "summary", "heatmap", "top-cells", "trend", "inputs"])
     }
 }
 

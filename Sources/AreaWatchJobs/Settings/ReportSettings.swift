@@ -34,6 +34,9 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "Refuse a grid estimated to have more cells than this (bounded work, SPEC §8).")
     public var maxCells = 5_000_000
 
+    @Option(help: "False discovery rate α: a change is a rise or fall when its Benjamini–Hochberg q is at most this (SPEC §12).")
+    public var fdr = Decimal(0.05)
+
     @Option(help: "Attribution written into the TileJSON and the HTML footer.")
     public var attribution = "areawatch"
 
@@ -52,6 +55,7 @@ public struct ReportSettings: ParsableArguments, Sendable {
         }
         guard minCellCount >= 1 else { throw ValidationError("--min-cell-count must be at least 1") }
         guard maxCells >= 1 else { throw ValidationError("--max-cells must be at least 1") }
+        guard fdr.value > 0, fdr.value < 1 else { throw ValidationError("--fdr must be within (0, 1)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
     }
 

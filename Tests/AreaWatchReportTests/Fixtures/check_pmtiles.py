@@ -109,7 +109,8 @@ def main():
             got = {}
             for feature in layer["features"]:
                 p = feature["properties"]
-                got[p["geohash"]] = [p.get("r_current"), p.get("r_previous"), p["class"]]
+                # The JSON tile's entry: [r_current, r_previous, class, change] (SPEC §12).
+                got[p["geohash"]] = [p.get("r_current"), p.get("r_previous"), p["class"], p.get("change")]
                 if p.get("change") not in ("rise", "fall", "none"):
                     problems.append(f"{z}/{x}/{y} {p['geohash']}: change {p.get('change')!r}")
                 geometry = feature["geometry"]
