@@ -8,13 +8,15 @@ import Darwin
 /// that holds it, and every shard with any point within the radius of it (the halo).
 ///
 /// A shard owns the grid cells whose geohash starts with its prefix, and every cell centre lies
-/// inside its shard, so a shard whose box is farther than the radius from the incident can hold
-/// no cell the incident counts in. The test is conservative — over-including costs a copy,
+/// inside its shard at least half a grid cell from its edges, so a shard whose box of cell
+/// centres is farther than the radius from the incident holds no cell the incident counts in
+/// (near a pole that box keeps clear of the pole, which spares a copy to every shard around it). The test is conservative — over-including costs a copy,
 /// under-including would change a count — so it uses a lower bound of the distance on the sphere
 /// (`SphericalBounds.minHalfChord`, exact across the antimeridian and near the poles) with a
 /// relative margin of 1e-6 on the haversine term.
 public struct ShardHalo: Sendable {
     public let precision: Int
+    public let gridPrecision: Int
     public let radius: Double
     /// The largest haversine term `a` a shard box may have and still be a halo shard.
     let limit: Double
@@ -24,10 +26,20 @@ public struct ShardHalo: Sendable {
     let lonCount: Int64
     let latSpan: Double
     let lonSpan: Double
+    /// Half a grid cell: the margin between a shard's edges and its outermost cell centres.
+    let insetLat: Double
+    let insetLon: Double
 
-    public init(precision: Int, radius: Double) {
-        precondition((1...Geohash.maxPrecision).contains(precision))
+    /// - Parameters:
+    ///   - precision: the shards' geohash precision, at most `gridPrecision`.
+    ///   - gridPrecision: the grid cells' precision.
+    public init(precision: Int, gridPrecision: Int, radius: Double) {
+        precondition((1...Geohash.maxPrecision).contains(precision) && precision <= gridPrecision
+                     && gridPrecision <= Geohash.maxPrecision)
         self.precision = precision
+        self.gridPrecision = gridPrecision
+        insetLat = GeohashCell.latSpan(gridPrecision) / 2
+        insetLon = GeohashCell.lonSpan(gridPrecision) / 2
         self.radius = max(0, radius)
         let angle = self.radius / Haversine.earthRadius
         let s = sin(min(angle, Double.pi) / 2)
@@ -89,7 +101,10 @@ public struct ShardHalo: Sendable {
             for column in columns where seen.insert(UInt64(row) << 32 | UInt64(column)).inserted {
                 let cell = GeohashCell(lonIndex: UInt64(column), latIndex: UInt64(row), precision: precision)
                 guard cell != home else { continue }
-                if SphericalBounds.minHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: cell.bounds) <= limit {
+                let b = cell.bounds
+                let centres = GeoBox(minLat: b.minLat + insetLat, minLon: b.minLon + insetLon,
+                                     maxLat: b.maxLat - insetLat, maxLon: b.maxLon - insetLon)
+                if SphericalBounds.minHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: centres) <= limit {
                     found.append(cell)
                 }
             }

@@ -47,8 +47,12 @@ public enum ScaleOutJobs {
 
     /// Step 2. `recordFiles` are `AWREC` files of one key bucket (any order: they are read in
     /// file-index order). Writes `<shard geohash>.awr` per shard and `counts.awn` into `folder`.
-    public static func dedup(recordFiles: [String], shardPrecision: Int, radius: Double, folder: String) throws -> DedupOutcome {
-        guard (1...Geohash.maxPrecision).contains(shardPrecision) else { throw JobError(.usage, "--shard-precision must be within 1…12") }
+    public static func dedup(recordFiles: [String], shardPrecision: Int, gridPrecision: Int, radius: Double,
+                             folder: String) throws -> DedupOutcome {
+        guard (1...Geohash.maxPrecision).contains(gridPrecision) else { throw JobError(.usage, "--precision must be within 1…12") }
+        guard (1...gridPrecision).contains(shardPrecision) else {
+            throw JobError(.usage, "--shard-precision must be within 1…\(gridPrecision) (the grid precision)")
+        }
         try ExchangeFile.makeDirectory(folder)
         var inputs: [(fileIndex: UInt32, records: [CanonicalRecord])] = []
         for path in recordFiles { inputs.append(try CanonicalRecord.readAll(try ExchangeFile.read(path), name: path)) }
@@ -83,7 +87,7 @@ public enum ScaleOutJobs {
             counts[file] = c
         }
         outcome.keys = kept.count
-        let halo = ShardHalo(precision: shardPrecision, radius: radius)
+        let halo = ShardHalo(precision: shardPrecision, gridPrecision: gridPrecision, radius: radius)
         var shards: [UInt64: BinaryWriter] = [:]
         for record in kept {
             for shard in halo.shards(lat: record.lat, lon: record.lon) {
@@ -98,6 +102,25 @@ public enum ScaleOutJobs {
         }
         try ExchangeFile.write(WriteCountsFile.encode(counts), to: folder + "/counts.awn")
         return outcome
+    }
+
+    /// Step 3 for every shard of a folder: `<shard>.<part>.awr` files in, `<shard>.awc` files out.
+    /// One engine process serves all the shards a task was given.
+    public static func shardGrids(folder: String, precision: Int, query: QuerySettings, threads: Int,
+                                  out: String) throws -> (shards: Int, cells: Int) {
+        try ExchangeFile.makeDirectory(out)
+        var files: [String: [String]] = [:]
+        for name in try ExchangeFile.list(folder, suffix: ".awr") {
+            let shard = String(name.prefix { $0 != "." })
+            files[shard, default: []].append(folder + "/" + name)
+        }
+        var cells = 0
+        for (shard, paths) in files.sorted(by: { $0.key < $1.key }) {
+            guard let cell = GeohashCell(shard) else { throw JobError(.usage, "\(folder): \(shard) is not a geohash shard name") }
+            cells += try shardGrid(recordFiles: paths, shard: cell, precision: precision, query: query, threads: threads,
+                                   out: out + "/" + shard + ".awc")
+        }
+        return (files.count, cells)
     }
 
     /// Step 3. Computes the grid over the shard's records (its own and its halo) and writes the

@@ -31,11 +31,13 @@ extension AreaWatch {
 
         @Argument(help: "AWREC files of one key bucket.") var files: [String] = []
         @Option(help: "Geohash precision of the shards.") var shardPrecision = 4
+        @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
         @Option(help: "The query radius in metres (the halo's width).") var radius = Decimal(1000)
         @Option(help: "The folder to write <shard>.awr and counts.awn into.") var out: String
 
         func run() throws {
-            let o = try ScaleOutJobs.dedup(recordFiles: files, shardPrecision: shardPrecision, radius: radius.value, folder: out)
+            let o = try ScaleOutJobs.dedup(recordFiles: files, shardPrecision: shardPrecision, gridPrecision: precision,
+                                         radius: radius.value, folder: out)
             print("\(o.records) records, \(o.keys) keys, \(o.copies) copies in \(o.shards) shards")
         }
     }
@@ -43,21 +45,19 @@ extension AreaWatch {
     struct ShardGrid: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "shard-grid",
-            abstract: "Scale-out step 3: one shard's records (own and halo) → the grid cells it owns.",
+            abstract: "Scale-out step 3: each shard's records (own and halo) → the grid cells it owns.",
             shouldDisplay: false)
 
-        @Argument(help: "AWREC files of the shard.") var files: [String] = []
-        @Option(help: "The shard's geohash prefix.") var shard: String
+        @Option(name: .customLong("in"), help: "The folder of <shard>.<part>.awr files.") var input: String
         @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
         @OptionGroup var query: QuerySettings
         @Option(help: "Worker threads.") var threads = 1
-        @Option(help: "The AWCEL file to write.") var out: String
+        @Option(help: "The folder to write <shard>.awc files into.") var out: String
 
         func run() throws {
-            guard let cell = GeohashCell(shard) else { throw ValidationError("--shard must be a geohash") }
-            let n = try ScaleOutJobs.shardGrid(recordFiles: files, shard: cell, precision: precision, query: query,
-                                               threads: max(1, threads), out: out)
-            print("\(n) cells")
+            let (shards, cells) = try ScaleOutJobs.shardGrids(folder: input, precision: precision, query: query,
+                                                              threads: max(1, threads), out: out)
+            print("\(cells) cells in \(shards) shards")
         }
     }
 
