@@ -17,12 +17,16 @@ files (as byte blobs) between tasks:
 
 import argparse
 import datetime
+import json
 import os
+import re
+import resource
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 # Tags of the shuffled items: records of a key bucket, records of a shard, or a finished part
@@ -45,11 +49,28 @@ def _engine(name):
 
 
 def _run(args):
-    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip() or "exit status %d" % done.returncode
-        raise RuntimeError("areawatch-engine-failed[%d]: %s" % (done.returncode, message))
-    return done.stdout.decode("utf-8", "replace")
+    """Runs one engine step; its stdout, or an error carrying the engine's message. With
+    AREAWATCH_SPARK_STATS set (a folder), appends the step's wall time and peak RSS there (the
+    benchmark's per-executor memory figures)."""
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(args, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if child.returncode != 0:
+        message = stderr.decode("utf-8", "replace").strip() or "exit status %d" % child.returncode
+        raise RuntimeError("areawatch-engine-failed[%d]: %s" % (child.returncode, message))
+    stats = os.environ.get("AREAWATCH_SPARK_STATS")
+    if stats:
+        line = {"step": args[1], "wall_s": round(time.monotonic() - started, 3), "engine_rss_mb": usage.ru_maxrss / 1024,
+                "python_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "stdout": stdout.decode("utf-8", "replace").strip()}
+        with open(os.path.join(stats, "steps-%d.jsonl" % os.getpid()), "a") as f:
+            f.write(json.dumps(line) + "\n")
+    return stdout.decode("utf-8", "replace")
 
 
 def _read(path):
@@ -124,11 +145,11 @@ def shard_task(engine_name, precision, query_args):
                 count += 1
             if not count:
                 return
-            out = os.path.join(work, "out")
+            out = os.path.join(work, "cells.awc")
             _run([_engine(engine_name), "shard-grid", "--in", shards, "--precision", str(precision), "--out", out]
                  + query_args)
-            for name in sorted(os.listdir(out)):
-                yield "cells-" + name, _read(os.path.join(out, name))
+            first = min(os.listdir(shards))
+            yield "cells-%08x.awc" % zlib.crc32(first.encode()), _read(out)
     return run
 
 
@@ -172,13 +193,8 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
 
 def engine_message(error):
     """The engine's own one-line message inside a Spark failure, when there is one."""
-    text = str(error)
-    marker = "areawatch-engine-failed["
-    at = text.find(marker)
-    if at < 0:
-        return None
-    line = text[at:].splitlines()[0]
-    return line[line.index("]: ") + 3:] if "]: " in line else line
+    found = re.search(r"areawatch-engine-failed\[\d+\]: ([^\n]*)", str(error))
+    return found.group(1) if found else None
 
 
 def parse_args(argv):

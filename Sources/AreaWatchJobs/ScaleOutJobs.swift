@@ -104,48 +104,48 @@ public enum ScaleOutJobs {
         return outcome
     }
 
-    /// Step 3 for every shard of a folder: `<shard>.<part>.awr` files in, `<shard>.awc` files out.
-    /// One engine process serves all the shards a task was given.
-    public static func shardGrids(folder: String, precision: Int, query: QuerySettings, threads: Int,
-                                  out: String) throws -> (shards: Int, cells: Int) {
-        try ExchangeFile.makeDirectory(out)
-        var files: [String: [String]] = [:]
+    /// Step 3. `folder` holds `<shard>.<part>.awr` files: the records of some shards, each with
+    /// its halo. Computes one grid over their union (every key once: a record copied to several
+    /// of these shards is counted once) and writes to `out` the cells owned by those shards and
+    /// the totals of the incidents inside them.
+    ///
+    /// One grid per task rather than per shard: a cell owned by shard S counts only incidents
+    /// within the radius of its centre, all of which are in S's file (the halo), and only
+    /// incidents inside it, all of which are S's own; the other shards' incidents in the union
+    /// are beyond its radius. So the owned cells come out as S alone would give them, while a
+    /// task of a thousand small shards (near a pole) builds one index instead of a thousand.
+    public static func shardGrid(folder: String, precision: Int, query: QuerySettings, threads: Int,
+                                 out: String) throws -> (shards: Int, cells: Int) {
+        var shards = Set<GeohashCell>()
+        var paths: [String] = []
         for name in try ExchangeFile.list(folder, suffix: ".awr") {
-            let shard = String(name.prefix { $0 != "." })
-            files[shard, default: []].append(folder + "/" + name)
-        }
-        var cells = 0
-        for (shard, paths) in files.sorted(by: { $0.key < $1.key }) {
-            guard let cell = GeohashCell(shard) else { throw JobError(.usage, "\(folder): \(shard) is not a geohash shard name") }
-            cells += try shardGrid(recordFiles: paths, shard: cell, precision: precision, query: query, threads: threads,
-                                   out: out + "/" + shard + ".awc")
-        }
-        return (files.count, cells)
-    }
-
-    /// Step 3. Computes the grid over the shard's records (its own and its halo) and writes the
-    /// cells whose geohash starts with `shard`, and the totals of the incidents inside it, to `out`.
-    public static func shardGrid(recordFiles: [String], shard: GeohashCell, precision: Int, query: QuerySettings,
-                                 threads: Int, out: String) throws -> Int {
-        guard shard.precision <= precision else {
-            throw JobError(.usage, "the shard \(shard) is finer than the grid precision \(precision)")
+            let shardName = name.prefix { $0 != "." }
+            guard let shard = GeohashCell(shardName), shard.precision <= precision,
+                  shards.first.map({ $0.precision == shard.precision }) ?? true else {
+                throw JobError(.usage, "\(folder)/\(name): not named after a geohash shard of one precision ≤ \(precision)")
+            }
+            shards.insert(shard)
+            paths.append(folder + "/" + name)
         }
         let parameters = query.parameters()
+        struct Key: Hashable { var high: UInt64; var low: UInt64 }
+        var seen = Set<Key>()
         var columns = IncidentColumns()
-        for path in recordFiles {
+        for path in paths {
             let (_, records) = try CanonicalRecord.readAll(try ExchangeFile.read(path), name: path)
             columns.reserveCapacity(columns.count + records.count)
-            for r in records {
+            for r in records where seen.insert(Key(high: r.keyHigh, low: r.keyLow)).inserted {
                 columns.append(lat: r.lat, lon: r.lon, time: r.time, handled: r.handled < 0 ? nil : r.handled == 1,
                                category: r.category)
             }
         }
+        seen = []
         let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads)
         let grid = index.grid(precision: precision, threads: threads)
-        let cells = grid.cells(ownedBy: shard)
-        let totals = ShardTotals(columns: columns, parameters: parameters, shard: shard)
-        try ExchangeFile.write(ShardCellsFile.encode(shard: shard, precision: precision, totals: totals, cells: cells), to: out)
-        return cells.count
+        let cells = grid.cells(ownedBy: shards)
+        let totals = ShardTotals(columns: columns, parameters: parameters, shards: shards)
+        try ExchangeFile.write(ShardCellsFile.encode(precision: precision, totals: totals, cells: cells), to: out)
+        return (shards.count, cells.count)
     }
 
     /// Step 4. Reads every `*.awi`, `*.awn` and `*.awc` file of `parts` and writes the report

@@ -40,12 +40,14 @@ public struct ShardTotals: Sendable, Equatable {
 
     public init() {}
 
-    /// The totals of the incidents of `columns` whose home is `shard` (all of them when nil).
-    public init(columns: IncidentColumns, parameters: QueryParameters, shard: GeohashCell?) {
+    /// The totals of the incidents of `columns` whose home is one of `shards` (all of them when
+    /// nil); the shards share one precision.
+    public init(columns: IncidentColumns, parameters: QueryParameters, shards: Set<GeohashCell>?) {
         let windows = parameters.windows
         let allowed = parameters.allowedCategories(in: columns)
+        let precision = shards?.first?.precision ?? 1
         for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
-            if let shard, GeohashCell(lat: columns.lat[i], lon: columns.lon[i], precision: shard.precision) != shard { continue }
+            if let shards, !shards.contains(GeohashCell(lat: columns.lat[i], lon: columns.lon[i], precision: precision)) { continue }
             switch windows.membership(columns.time[i]) {
             case .future: excludedFuture += 1; continue
             case .current: current += 1
@@ -74,11 +76,12 @@ public struct ShardTotals: Sendable, Equatable {
 }
 
 extension GridResult {
-    /// The cells whose geohash starts with `shard`, as the merge needs them.
-    public func cells(ownedBy shard: GeohashCell) -> [ShardCell] {
-        precondition(shard.precision <= precision)
+    /// The cells whose geohash starts with one of `shards` (of one precision), as the merge needs them.
+    public func cells(ownedBy shards: Set<GeohashCell>) -> [ShardCell] {
+        guard let shardPrecision = shards.first?.precision else { return [] }
+        precondition(shardPrecision <= precision)
         return cells.compactMap { c in
-            guard c.cell.parent(precision: shard.precision) == shard else { return nil }
+            guard shards.contains(c.cell.parent(precision: shardPrecision)) else { return nil }
             let counts = yearCounts(of: c)
             return ShardCell(prefix: c.cell.prefix, nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
                              rPrevious: c.rPrevious, handled: c.handled,
@@ -115,12 +118,10 @@ extension GridResult {
 public enum ShardCellsFile {
     public static let magic = "AWCEL001"
 
-    public static func encode(shard: GeohashCell?, precision: Int, totals: ShardTotals, cells: [ShardCell]) -> [UInt8] {
+    public static func encode(precision: Int, totals: ShardTotals, cells: [ShardCell]) -> [UInt8] {
         var w = BinaryWriter(capacity: 64 + cells.count * 56)
         for b in magic.utf8 { w.u8(b) }
         w.u8(UInt8(precision))
-        w.u8(UInt8(shard?.precision ?? 0))
-        w.u64(shard?.prefix ?? 0)
         w.i64(Int64(totals.current))
         w.i64(Int64(totals.previous))
         w.i64(Int64(totals.excludedFuture))
@@ -147,8 +148,6 @@ public enum ShardCellsFile {
         var r = BinaryReader(bytes, name: name)
         try r.expectMagic(magic)
         let precision = Int(try r.u8())
-        _ = try r.u8()
-        _ = try r.u64()
         var totals = ShardTotals()
         totals.current = Int(try r.i64())
         totals.previous = Int(try r.i64())

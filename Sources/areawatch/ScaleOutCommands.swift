@@ -52,10 +52,10 @@ extension AreaWatch {
         @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
         @OptionGroup var query: QuerySettings
         @Option(help: "Worker threads.") var threads = 1
-        @Option(help: "The folder to write <shard>.awc files into.") var out: String
+        @Option(help: "The AWCEL file to write.") var out: String
 
         func run() throws {
-            let (shards, cells) = try ScaleOutJobs.shardGrids(folder: input, precision: precision, query: query,
+            let (shards, cells) = try ScaleOutJobs.shardGrid(folder: input, precision: precision, query: query,
                                                               threads: max(1, threads), out: out)
             print("\(cells) cells in \(shards) shards")
         }
