@@ -2,7 +2,7 @@
 """`make bench-spark`: the scale-out job (SPEC §15, spark/) against one machine.
 
 For each size (AREAWATCH_SPARK_SIZES, default 1000000,10000000,50000000 incidents; the
-generator's city, split into files of at most 2.5M rows with one seed each):
+generator's city, split into files of at most 2.5M rows (at least two) with one seed each):
 
 * one machine: `areawatch report --input FILES` (release build) under /usr/bin/time -v;
 * Spark local[2]: `python -m spark.areawatch_spark` over the same files, with the partitions
@@ -37,7 +37,7 @@ PART_ROWS = 2_500_000
 def files_for(rows):
     """The size's input files: parts of at most PART_ROWS rows, seed = 100 + part number."""
     os.makedirs(WORK, exist_ok=True)
-    parts = max(1, -(-rows // PART_ROWS))
+    parts = max(2, -(-rows // PART_ROWS))  # at least one file per core of local[2]
     paths = []
     for k in range(parts):
         n = rows // parts + (1 if k < rows % parts else 0)

@@ -88,12 +88,22 @@ def _partition(key):
 
 
 def canonical_task(engine_name, buckets, reading_args):
+    """Step 1 for one input: (index, path, None) for a path every executor can open, or
+    (index, uri, bytes) for a file Spark read from object storage (`binaryFiles`), which is
+    written to a local copy first and named by its URI."""
     def run(item):
-        index, path = item
+        index, path, content = item
         with tempfile.TemporaryDirectory(prefix="areawatch-canonical-") as work:
             out = os.path.join(work, "out")
-            _run([_engine(engine_name), "canonical", path, "--file-index", str(index), "--key-buckets", str(buckets),
-                  "--out", out] + reading_args)
+            args = [_engine(engine_name), "canonical", path, "--file-index", str(index), "--key-buckets", str(buckets),
+                    "--out", out]
+            if content is not None:
+                # Keep the name's suffix: `.gz` decides decompression.
+                local = os.path.join(work, "input-" + re.sub(r"[^A-Za-z0-9._-]", "_", path.rsplit("/", 1)[-1]))
+                with open(local, "wb") as f:
+                    f.write(content)
+                args[2:3] = [local, "--name", path]
+            _run(args + reading_args)
             for name in sorted(os.listdir(out)):
                 data = _read(os.path.join(out, name))
                 if name.endswith(".awr"):
@@ -101,6 +111,10 @@ def canonical_task(engine_name, buckets, reading_args):
                 else:
                     yield (PART, "input-%06d.awi" % index), ("", data)
     return run
+
+
+def _is_uri(path):
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
 
 
 def dedup_task(engine_name, shard_precision, precision, radius):
@@ -169,9 +183,13 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
     query_args = list(query_args) + ["--radius", radius]
     # Paths go to the engine as given (summary.json names them so): on a cluster, give paths or
     # URIs every executor can open.
-    indexed = list(enumerate(files))
-    records = sc.parallelize(indexed, max(1, min(len(indexed), partitions))) \
-        .flatMap(canonical_task(engine_name, partitions, list(reading_args)))
+    local = [(k, f, None) for k, f in enumerate(files) if not _is_uri(f)]
+    inputs = sc.parallelize(local, max(1, min(len(local), partitions))) if local else sc.emptyRDD()
+    # URIs (s3a://, gs://, hdfs://, file://): Spark's own file systems read them, one RDD per
+    # file so that each keeps its position.
+    for k, uri in ((k, f) for k, f in enumerate(files) if _is_uri(f)):
+        inputs = inputs.union(sc.binaryFiles(uri, 1).map(lambda kv, k=k, uri=uri: (k, uri, kv[1])))
+    records = inputs.flatMap(canonical_task(engine_name, partitions, list(reading_args)))
     shards = records.partitionBy(partitions, _partition) \
         .mapPartitions(dedup_task(engine_name, shard_precision, precision, radius))
     parts = shards.partitionBy(partitions, _partition) \

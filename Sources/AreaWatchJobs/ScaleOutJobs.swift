@@ -16,14 +16,23 @@ import AreaWatchReport
 /// 4. `mergeReport`: every shard's cells → the report folder, through the one-machine writers.
 public enum ScaleOutJobs {
     /// Step 1. Writes `k#####.awr` for every non-empty key bucket and `input.awi` into `folder`.
-    public static func canonical(path: String, fileIndex: Int, buckets: Int, options: IngestOptions,
+    /// - Parameter name: the name the summary gives the file (its URI when an executor read it
+    ///   from object storage into a local copy at `path`); `path` when nil.
+    public static func canonical(path: String, name: String? = nil, fileIndex: Int, buckets: Int, options: IngestOptions,
                                  folder: String) throws -> FileIngestReport {
         guard buckets >= 1, buckets <= 65_536 else { throw JobError(.usage, "--key-buckets must be within 1…65536") }
         guard fileIndex >= 0, fileIndex < Int(UInt32.max) else { throw JobError(.usage, "--file-index must be within 0…4294967294") }
         try ExchangeFile.makeDirectory(folder)
         let (sha, bytes) = try FileDigest.sha256(path: path)
         var sink = CanonicalRecordSink(fileIndex: UInt32(fileIndex), buckets: buckets)
-        let report = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: options, into: &sink, rejects: nil)
+        var report: FileIngestReport
+        do {
+            report = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: options, into: &sink, rejects: nil)
+        } catch let error as InputError where name != nil {
+            // Name the file as the user gave it, not the executor's local copy.
+            throw JobError(.inputOrStore, error.description.replacing(path, with: name!))
+        }
+        if let name { report.file = name }
         let header = CanonicalRecord.header(fileIndex: 0).bytes.count
         for (b, writer) in sink.buckets.enumerated() where writer.bytes.count > header {
             try ExchangeFile.write(writer.bytes, to: folder + "/" + bucketName(b))

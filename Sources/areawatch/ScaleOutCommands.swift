@@ -12,13 +12,14 @@ extension AreaWatch {
             shouldDisplay: false)
 
         @Argument(help: "The input file.") var file: String
+        @Option(help: "The file's name in the summary and messages (its URI when this is a local copy).") var name: String?
         @Option(help: "Its position among the job's input files (later files win).") var fileIndex: Int
         @Option(help: "Key buckets to spread the records over.") var keyBuckets = 1
         @Option(help: "The folder to write k#####.awr and input.awi into.") var out: String
         @OptionGroup var reading: ReadingSettings
 
         func run() throws {
-            let report = try ScaleOutJobs.canonical(path: file, fileIndex: fileIndex, buckets: keyBuckets,
+            let report = try ScaleOutJobs.canonical(path: file, name: name, fileIndex: fileIndex, buckets: keyBuckets,
                                                     options: reading.ingestOptions, folder: out)
             print("\(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
         }

@@ -125,3 +125,24 @@ def test_engine_error_names_the_file(spark, scratch):
     message = engine_message(failure.value)
     assert message is not None and "cut.csv" in message, str(failure.value)[:2000]
     assert not os.path.exists(os.path.join(scratch, "never"))
+
+
+def test_uris_read_by_spark_match_one_machine(spark, scratch):
+    # Inputs on object storage are read by Spark's file systems (file:// here, s3a:// on a
+    # cluster) and named by their URI in the summary; everything else is the same bytes.
+    expected = os.path.join(scratch, "bundled-uri-single")
+    single_machine(BUNDLED, expected, ["--as-of", "2018-07-31T23:59:59Z"], ["--precision", "7"])
+    out = os.path.join(scratch, "bundled-uri")
+    uris = ["file://" + p for p in BUNDLED[:3]] + BUNDLED[3:]
+    run_job(spark, uris, out, ENGINE, partitions=3, precision=7, query_args=["--as-of", "2018-07-31T23:59:59Z"])
+    for name in ("grid.csv", "grid.geojson"):
+        assert filecmp.cmp(os.path.join(expected, name), os.path.join(out, name), shallow=False), name
+    with open(os.path.join(expected, "summary.json")) as a, open(os.path.join(out, "summary.json")) as b:
+        one, many = json.load(a), json.load(b)
+    assert [i["path"] for i in many["inputs"]] == uris
+    for summary in (one, many):
+        for key in ("timings_s", "files"):
+            summary.pop(key)
+        for i in summary["inputs"]:
+            i.pop("path")
+    assert one == many
