@@ -6,10 +6,10 @@ generator's city, split into files of at most 2.5M rows (at least two) with one 
 
 * one machine: `areawatch report --input FILES` (release build) under /usr/bin/time -v;
 * Spark local[2]: `python -m spark.areawatch_spark` over the same files, with the partitions
-  given by AREAWATCH_SPARK_PARTITIONS (default: 2 per input file, at least 4), under
-  /usr/bin/time -v (peak RSS of the largest process: the JVM, which is driver and executor in
-  local mode), with every engine step's wall time and peak RSS, and the Python worker's, logged
-  by the glue (AREAWATCH_SPARK_STATS);
+  given by AREAWATCH_SPARK_PARTITIONS (default: 2 per input file, at least 4), its process tree's
+  RSS sampled every 0.2 s (the JVM, which is driver and executor in local mode, and the sum of all
+  processes), with every engine step's wall time and peak RSS, and the Python worker's, logged by
+  the glue (AREAWATCH_SPARK_STATS);
 * both report folders compared (grid.csv, grid.geojson and tiles byte for byte);
 * the halo: the de-duplication step alone at shard precisions 2…6 on the same records — copies
   per incident and bytes that go into the shard shuffle.
@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from benchlib import ROOT, WORK, log, machine, rel, table, timed  # noqa: E402
@@ -49,6 +50,48 @@ def files_for(rows):
             os.replace(path + ".tmp", path)
         paths.append(path)
     return paths
+
+
+def _tree_rss(root):
+    """RSS in MB of every process under `root` (by /proc parent links): {pid: (name, MB)}."""
+    parent, info = {}, {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%s/comm" % pid) as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        parent[int(pid)] = int(fields[1])
+        info[int(pid)] = (name, int(fields[21]) * os.sysconf("SC_PAGE_SIZE") / 1e6)
+    out = {}
+    for pid in info:
+        p = pid
+        while p in parent and p != root and p > 1:
+            p = parent[p]
+        if p == root:
+            out[pid] = info[pid]
+    return out
+
+
+def sampled(cmd, env):
+    """Runs `cmd`, sampling its process tree's RSS every 0.2 s: wall seconds, the JVM's peak MB
+    (driver and executor in local mode), the peak of the whole tree's sum."""
+    start = time.monotonic()
+    child = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    jvm = total = 0.0
+    while child.poll() is None:
+        tree = _tree_rss(child.pid)
+        jvm = max([jvm] + [mb for name, mb in tree.values() if name == "java"])
+        total = max(total, sum(mb for _, mb in tree.values()))
+        time.sleep(0.2)
+    out, err = child.communicate()
+    if child.returncode != 0:
+        raise SystemExit("bench: spark job failed (%d): %s" % (child.returncode, err.decode()[-3000:]))
+    return time.monotonic() - start, jvm, total
 
 
 def same_outputs(a, b):
@@ -95,6 +138,32 @@ def halo_section(files, work):
     return rows
 
 
+def exchange_section(records=2_000_000, size=60, partitions=8):
+    """The exchange format's cost: the same bytes through one Spark shuffle as one Python tuple
+    per record (what a row-per-incident glue would move) and as one blob per task."""
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    sc = session.sparkContext
+    record = b"x" * size
+    per = records // partitions
+    try:
+        def shuffle(rdd):
+            start = time.monotonic()
+            total = rdd.partitionBy(partitions).map(lambda kv: len(kv[1])).sum()
+            assert total == per * partitions * size
+            return round(time.monotonic() - start, 2)
+        shuffle(sc.parallelize(range(partitions), partitions).map(lambda k: (k, b"")))  # warm up the workers
+        rows = shuffle(sc.parallelize(range(partitions), partitions)
+                       .flatMap(lambda k: ((i, record) for i in range(k * per, (k + 1) * per))))
+        blobs = shuffle(sc.parallelize(range(partitions), partitions).map(lambda k: (k, record * per)))
+    finally:
+        session.stop()
+    return {"records": per * partitions, "record_bytes": size, "rows_s": rows, "blobs_s": blobs}
+
+
 def main():
     sizes = [int(s) for s in os.environ.get("AREAWATCH_SPARK_SIZES", "1000000,10000000,50000000").split(",")]
     results = {"machine": machine(), "as_of": AS_OF, "sizes": []}
@@ -111,11 +180,13 @@ def main():
             stats = os.path.join(work, "stats")
             os.makedirs(stats)
             env = dict(os.environ, AREAWATCH_SPARK_STATS=stats)
-            spark = timed([sys.executable, "-m", "spark.areawatch_spark", "--engine", ENGINE, "--master", "local[2]",
-                           "--partitions", partitions, "--out", os.path.join(work, "spark"), *args, *files], env=env)
+            wall, jvm, tree = sampled([sys.executable, "-m", "spark.areawatch_spark", "--engine", ENGINE, "--master",
+                                       "local[2]", "--partitions", partitions, "--out", os.path.join(work, "spark"),
+                                       *args, *files], env)
             entry = {"incidents": rows, "files": len(files), "partitions": partitions,
                      "one_machine": {"wall_s": round(one.wall, 1), "peak_rss_mb": round(one.rss_mb, 1)},
-                     "spark_local2": {"wall_s": round(spark.wall, 1), "jvm_peak_rss_mb": round(spark.rss_mb, 1),
+                     "spark_local2": {"wall_s": round(wall, 1), "jvm_peak_rss_mb": round(jvm, 1),
+                                      "process_tree_peak_rss_mb": round(tree, 1),
                                       "steps": steps_summary(stats)},
                      "identical": same_outputs(os.path.join(work, "one"), os.path.join(work, "spark"))}
             if rows <= 10_000_000:
@@ -128,11 +199,20 @@ def main():
         os.makedirs(os.path.join(ROOT, "Benchmarks", "results"), exist_ok=True)
         with open(os.path.join(ROOT, "Benchmarks", "results", "spark.json"), "w") as f:
             json.dump(results, f, indent=1)
+    if os.environ.get("AREAWATCH_SPARK_EXCHANGE", "1") == "1":
+        log("exchange: rows against blobs through one shuffle")
+        results["exchange"] = exchange_section()
+        with open(os.path.join(ROOT, "Benchmarks", "results", "spark.json"), "w") as f:
+            json.dump(results, f, indent=1)
+        e = results["exchange"]
+        print("exchange: %d records of %d bytes through one shuffle: %.2f s as one tuple each, %.2f s as one blob per task"
+              % (e["records"], e["record_bytes"], e["rows_s"], e["blobs_s"]))
     print(table([[e["incidents"], e["files"], e["partitions"], e["one_machine"]["wall_s"], e["one_machine"]["peak_rss_mb"],
                   e["spark_local2"]["wall_s"], e["spark_local2"]["jvm_peak_rss_mb"],
+                  e["spark_local2"]["process_tree_peak_rss_mb"],
                   max((s["engine_rss_mb_max"] for s in e["spark_local2"]["steps"].values()), default=0),
                   e["identical"]] for e in results["sizes"]],
-                ["incidents", "files", "partitions", "one s", "one MB", "spark s", "JVM MB", "engine step MB", "identical"]))
+                ["incidents", "files", "partitions", "one s", "one MB", "spark s", "JVM MB", "all MB", "engine step MB", "identical"]))
     for e in results["sizes"]:
         for h in e.get("halo", []):
             print("  %d incidents, shard precision %d: %.4f copies per incident, %d shards, %.1f MB into the shard shuffle"
