@@ -3,7 +3,8 @@ files, for any partition count and shard precision.
 
 Runs pyspark in local mode (local[2]) against the debug engine that `make test` builds
 (AREAWATCH_ENGINE overrides it). The default run covers partitions {1, 3, 8} × shard precision
-{3, 4, 5} on the generated edge data (all 9 pairs) and the bundled data at two of them, to stay
+{3, 4, 5} on the generated edge data (all 9 pairs) and the bundled data at two of them plus 200
+partitions with shard precision 2, to stay
 within the test budget on two cores; AREAWATCH_SPARK_FULL=1 runs all 9 pairs on the bundled data
 too.
 """
@@ -110,7 +111,8 @@ def test_generated_edges_with_filters_match_one_machine(spark, scratch):
 
 
 def test_bundled_data_matches_one_machine(spark, scratch):
-    pairs = ALL_PAIRS if FULL else [(1, 4), (8, 5)]
+    # SPEC §15's own boundary: one partition or two hundred, shard precision 2 or 5.
+    pairs = (ALL_PAIRS if FULL else [(1, 4), (8, 5)]) + [(200, 2)]
     run_case(spark, scratch, "bundled", BUNDLED, 7, pairs, ["--as-of", "2018-07-31T23:59:59Z"])
 
 
