@@ -76,3 +76,37 @@ struct ShardHaloTests {
         #expect(pole.count == 1 << GeohashCell.lonBitCount(4))
     }
 }
+
+/// The `AWREC` exchange file (docs/FORMATS.md): records read back bit for bit, and a damaged file
+/// is an error naming it, never a crash or a wrong record.
+@Suite("Canonical records file")
+struct CanonicalRecordFileTests {
+    @Test("round trip, truncation, wrong magic, impossible values")
+    func roundTrip() throws {
+        var rng = SplitMix64(seed: 42)
+        var w = CanonicalRecord.header(fileIndex: 7)
+        var records: [CanonicalRecord] = []
+        for k in 0..<200 {
+            let r = CanonicalRecord(keyHigh: rng.next(), keyLow: rng.next(), content: rng.next(),
+                                    lat: Double.random(in: -90...90, using: &rng), lon: k == 0 ? -180 : Double.random(in: -180...180, using: &rng),
+                                    time: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
+                                    handled: [-1, 0, 1][k % 3], category: k % 4 == 0 ? nil : (k % 4 == 1 ? "" : "cat é \(k)"))
+            r.encode(to: &w)
+            records.append(r)
+        }
+        let (index, back) = try CanonicalRecord.readAll(w.bytes, name: "k00001.awr")
+        // The header alone is a file of no records.
+        #expect(try CanonicalRecord.readAll(Array(w.bytes.prefix(12)), name: "k00001.awr").records.isEmpty)
+        #expect(index == 7 && back == records)
+        for cut in [3, 11, 13, w.bytes.count - 1] {
+            #expect(throws: BinaryReader.Malformed.self) { try CanonicalRecord.readAll(Array(w.bytes.prefix(cut)), name: "k00001.awr") }
+        }
+        var wrong = w.bytes
+        wrong[0] = UInt8(ascii: "X")
+        #expect(throws: BinaryReader.Malformed.self) { try CanonicalRecord.readAll(wrong, name: "k00001.awr") }
+        // A latitude of 91 (bit pattern written over the first record's) is refused.
+        var bad = w.bytes
+        withUnsafeBytes(of: Double(91).bitPattern.littleEndian) { bad.replaceSubrange(12 + 24..<12 + 32, with: $0) }
+        #expect(throws: BinaryReader.Malformed.self) { try CanonicalRecord.readAll(bad, name: "k00001.awr") }
+    }
+}
