@@ -4,11 +4,12 @@
 
 SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
-RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev
+# tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
+RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench bench-e2e bench-deps bench-spark spark-deps fuzz hostile hostile-rss screenshot deps test-deps clean
+.PHONY: all build run serve web test bench bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss screenshot deps test-deps clean
 
 all: build
 
@@ -24,8 +25,30 @@ endef
 deps:
 	$(call ensure_packages,$(RUNTIME_PKGS))
 
+# The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles); the map
+# check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles. Chromium
+# (for that check) is not installed here: it is large; `make screenshot` installs it.
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
+	@python3 -c "import pmtiles.writer, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q pmtiles mapbox-vector-tile
+
+# MapLibre GL JS (BSD-3) for `areawatch serve`'s map, from the PyPI wheel of py-maplibregl (MIT),
+# which ships maplibre-gl.js/.css 5.3.0; copied into .build-web/maplibre (not committed), the
+# folder `serve` looks in by default (docs/FORMATS.md, "HTTP API (serve)").
+MAPLIBRE_WHEEL := maplibre==0.3.6
+WEB_DIR        := .build-web/maplibre
+
+web: $(WEB_DIR)/maplibre-gl.js
+
+$(WEB_DIR)/maplibre-gl.js:
+	mkdir -p .build-web/wheel $(WEB_DIR)
+	python3 -m pip download -q --no-deps $(MAPLIBRE_WHEEL) -d .build-web/wheel
+	python3 -c "import glob, zipfile; z = zipfile.ZipFile(sorted(glob.glob('.build-web/wheel/maplibre-*.whl'))[-1]); \
+	  [open('$(WEB_DIR)/' + n, 'wb').write(z.read('maplibre/srcjs/' + n)) for n in ('maplibre-gl.css', 'maplibre-gl.js')]"
+
+# The bundled job's report served on http://127.0.0.1:8080/ (the map, lookups, tiles).
+serve: run web
+	$(RELEASE_BIN) serve reports/calderdale
 
 build: deps
 	$(SWIFT) build -c release --product areawatch
@@ -53,6 +76,11 @@ spark-deps:
 
 bench: build bench-deps
 	python3 Benchmarks/bench.py
+	python3 Benchmarks/bench_serve.py
+
+# `serve` under load on loopback (wrk): lookups/s, latency percentiles, RSS growth over 1M requests.
+bench-serve: build bench-deps
+	python3 Benchmarks/bench_serve.py
 
 bench-e2e: build bench-deps
 	python3 Benchmarks/bench_e2e.py
@@ -63,10 +91,12 @@ bench-spark: build spark-deps
 	$(call ensure_packages,time)
 	python3 Benchmarks/bench_spark.py
 
-# Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI.
+# Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI; SciPy,
+# statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py).
 bench-deps: test-deps
-	$(call ensure_packages,spatialite-bin time)
+	$(call ensure_packages,spatialite-bin time wrk)
 	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q duckdb geopandas shapely pyogrio
+	@python3 -c "import scipy, statsmodels, esda, libpysal, pymannkendall" 2>/dev/null || python3 -m pip install -q scipy statsmodels esda libpysal pymannkendall
 
 # libFuzzer targets (docs/RELIABILITY.md): FuzzCSV, FuzzJSON, FuzzValues built with -sanitize=fuzzer,address
 # into .build-fuzz/, each run for FUZZ_SECONDS (default 600) in turn; FUZZ_TARGETS picks some of
@@ -90,12 +120,14 @@ hostile-rss: build
 	$(call ensure_packages,time)
 	python3 Benchmarks/hostile_rss.py
 
-# report.html of the bundled job, rendered by headless Chromium for the README.
-screenshot: run
+# report.html of the bundled job, rendered by headless Chromium for the README, and the map of
+# `serve` (WebGL by SwiftShader) with a click answer checked against `lookup` (Benchmarks/map_check.py).
+screenshot: run web
 	$(call ensure_packages,chromium)
 	mkdir -p docs/images
 	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,2400 \
 	  --screenshot=docs/images/report.png file://$(CURDIR)/reports/calderdale/report.html
+	python3 Benchmarks/map_check.py --out docs/images/map.png
 
 clean:
 	rm -rf .build

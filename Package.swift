@@ -2,8 +2,8 @@
 import PackageDescription
 
 let package = Package(
+    // Linux only (docs/DECISIONS.md): durability uses syncfs and the keyer MADV_HUGEPAGE.
     name: "areawatch",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "areawatch", targets: ["areawatch"]),
     ],
@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // System libraries: SQLite + SpatiaLite (linked, see docs/DECISIONS.md) and zlib.
@@ -27,13 +29,19 @@ let package = Package(
         ]),
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CSQLite"]),
         .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore"]),
-        .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem"]),
+        .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib"]),
         .target(name: "AreaWatchJobs", dependencies: [
             "AreaWatchCore", "AreaWatchIngest", "AreaWatchStore", "AreaWatchQuery", "AreaWatchReport",
             "CAreaWatchSystem",
             .product(name: "TOMLKit", package: "TOMLKit"),
             // Settings are declared once as option groups; the TOML config is read through them.
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // `areawatch serve` (SPEC §14): the HTTP API, the map and the PMTiles reader over a report folder.
+        .target(name: "AreaWatchServe", dependencies: [
+            "AreaWatchJobs", "AreaWatchReport", "AreaWatchCore", "CZlib",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         // Fuzzing (docs/RELIABILITY.md): invariants shared by the three targets, which are libFuzzer
         // binaries when built by `make fuzz` and replay tools in the normal build.
@@ -42,7 +50,7 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "FuzzValues", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "areawatch", dependencies: [
-            "AreaWatchJobs", "AreaWatchCore",
+            "AreaWatchJobs", "AreaWatchCore", "AreaWatchServe",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -59,7 +67,11 @@ let package = Package(
         .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest", "AreaWatchCore", "AreaWatchTestSupport"]),
         .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery"]),
+        .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery", "CZlib", "AreaWatchTestSupport"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "AreaWatchServeTests",
+                    dependencies: ["AreaWatchServe", "AreaWatchReport", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport"],
+                    resources: [.copy("Fixtures")]),
         // End-to-end tests of the built `areawatch` binary; AreaWatchStore only to inspect and damage
         // stores with SQL. `swift build --build-tests` builds the binary too (see the Makefile).
         .testTarget(name: "AreaWatchCLITests", dependencies: ["AreaWatchStore", "AreaWatchTestSupport"],

@@ -9,8 +9,10 @@ tools, on one machine in one run, medians of alternating runs.
            memory per incident; the same grid by the DuckDB and GeoPandas scripts, checked to be
            identical cell for cell.
   report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s.
+  areas    named areas of 10k, 100k and 1M vertices (and a spiky 1M, the worst case) against the
+           1M incidents: `report --areas` minus the same report without areas (p5, no tiles).
 
-Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report] [--json OUT]
+Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas] [--json OUT]
 Data is generated once into Benchmarks/work/ (seeded) and reused.
 """
 
@@ -35,6 +37,19 @@ def ingest_section(runs, results):
     parse_runs = max(5, runs)
     for name, path in (("csv", csv), ("watchme", watchme)):
         rs = sorted((b.timed([b.BIN, "benchmark", "parse", "--input", path]).json() for _ in range(parse_runs)),
+                    key=lambda r: r["records_per_s"])
+        median = dict(rs[len(rs) // 2])
+        median["runs"] = parse_runs
+        median["records_per_s_min"] = rs[0]["records_per_s"]
+        median["records_per_s_max"] = rs[-1]["records_per_s"]
+        out[f"parse_{name}"] = median
+
+    # The same CSV with Chicago-style local times (SPEC §2.5): --time-format alone, and with
+    # --timezone (the zone's rules behind a per-day cache).
+    chicago = b.portal_dataset(csv)
+    pattern = ["--time-format", "%m/%d/%Y %I:%M:%S %p"]
+    for name, extra in (("csv_time_format", pattern), ("csv_time_format_timezone", pattern + ["--timezone", "America/Chicago"])):
+        rs = sorted((b.timed([b.BIN, "benchmark", "parse", "--input", chicago] + extra).json() for _ in range(parse_runs)),
                     key=lambda r: r["records_per_s"])
         median = dict(rs[len(rs) // 2])
         median["runs"] = parse_runs
@@ -89,7 +104,7 @@ def ingest_section(runs, results):
     sl = b.median([r.wall for r in timed["spatialite CLI: table + POINT + spatial index"]])
     dk = b.median([r.wall for r in timed["duckdb read_csv into a table"]])
     print("\n== ingest, 1M records (medians of %d runs) ==" % runs)
-    for name in ("csv", "watchme"):
+    for name in ("csv", "watchme", "csv_time_format", "csv_time_format_timezone"):
         p = out[f"parse_{name}"]
         print(f"parse+validate+key, one core, {name}: {p['records_per_s']:,} records/s, {p['mb_per_s']} MB/s "
               f"(median of {p['runs']} runs, {p['records_per_s_min']:,}–{p['records_per_s_max']:,}; "
@@ -161,15 +176,83 @@ def report_section(results):
     print("\n== report stage, 1M incidents (p7, tile zooms 10-14) ==")
     print(f"report written in {stages['report_write_s']} s; {stages['tiles']} tiles; "
           f"grid.geojson alone {stages['grid_geojson_mb_per_s']} MB/s")
+    print(f"grid.pmtiles alone {stages['grid_pmtiles_s']} s ({stages['grid_pmtiles_cpu_s']} s CPU, on its own thread "
+          f"in the report; report CPU {stages['report_write_cpu_s']} s), {stages['grid_pmtiles_bytes'] / 1e6:.1f} MB")
     print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
     results["report"] = stages
+
+
+def area_file(vertices, spiky=False):
+    """A ring of `vertices` positions around the generated city's centre, 15 km across, with a hole
+    of a tenth as many: cached. The boundary wiggles at several scales, plus jitter of about one
+    vertex spacing (like a surveyed boundary); `spiky` instead moves every vertex independently by
+    ±3 % of the radius (±225 m at 5 cm spacing: a million edges long in latitude, the index's worst
+    case)."""
+    path = os.path.join(b.WORK, f"area-{vertices}{'-spiky' if spiky else ''}.geojson")
+    if os.path.exists(path):
+        return path
+    import math
+    import random
+    rnd = random.Random(vertices)
+
+    def ring(lat0, lon0, radius_km, n, clockwise):
+        points = []
+        spacing = 2 * math.pi * radius_km / n
+        for k in range(n):
+            a = 2 * math.pi * k / n * (-1 if clockwise else 1)
+            if spiky:
+                r = radius_km * (1 + rnd.uniform(-0.03, 0.03))
+            else:
+                r = (radius_km * (1 + 0.05 * math.sin(7 * a) + 0.03 * math.sin(23 * a + 1) + 0.01 * math.sin(101 * a + 2))
+                     + rnd.uniform(-spacing, spacing))
+            points.append([round(lon0 + r / (111.32 * math.cos(math.radians(lat0))) * math.cos(a), 7),
+                           round(lat0 + r / 110.57 * math.sin(a), 7)])
+        return points + [points[0]]
+
+    feature = {"type": "Feature", "properties": {"name": f"area {vertices}"},
+               "geometry": {"type": "Polygon", "coordinates": [ring(53.80, -1.55, 7.5, vertices, False),
+                                                               ring(53.81, -1.56, 2.0, max(4, vertices // 10), True)]}}
+    with open(path + ".tmp", "w") as f:
+        json.dump({"type": "FeatureCollection", "features": [feature]}, f)
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def areas_section(results):
+    """Wall time of `report --areas` minus the same report without areas (reading, counting,
+    writing areas.geojson and the outlines), and the growth of the query stage (summary.json)."""
+    csv = b.dataset(1_000_000)
+    folder = os.path.join(b.WORK, "report-areas")
+    base = [b.BIN, "report", "--input", csv, "--out", folder, "--as-of", b.AS_OF, "--precision", "5",
+            "--tile-zooms", "none", "--quiet"]
+
+    def run(extra):
+        r = b.timed(base + extra)
+        with open(os.path.join(folder, "summary.json")) as f:
+            return r.wall, json.load(f)["timings_s"]["queries"]
+
+    walls, queries = zip(*(run([]) for _ in range(3)))
+    baseline, baseline_q = b.median(walls), b.median(queries)
+    rows, out = [], {"baseline_s": round(baseline, 2), "baseline_queries_s": baseline_q}
+    for n, spiky in ((10_000, False), (100_000, False), (1_000_000, False), (1_000_000, True)):
+        wall, q = run(["--areas", area_file(n, spiky), "--area-id", "name"])
+        with open(os.path.join(folder, "areas.csv")) as f:
+            inside = f.read().splitlines()[1].split(",")[1]
+        name = f"{n}{' spiky' if spiky else ''}"
+        out[name] = {"extra_wall_s": round(wall - baseline, 2), "extra_queries_s": round(q - baseline_q, 2),
+                     "n_current_inside": inside}
+        rows.append([f"{n:,}{' (spiky)' if spiky else ''}", f"{wall - baseline:.2f}", f"{q - baseline_q:.2f}", inside])
+    print("\n== named areas against 1M incidents (report --areas minus report without; p5, no tiles) ==")
+    print(f"report without areas: {baseline:.2f} s (query stage {baseline_q:.2f} s)")
+    print(b.table(rows, ["vertices", "extra wall s", "extra query stage s", "n_current inside"]))
+    results["areas"] = out
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--sizes", default="1000000,5000000")
-    p.add_argument("--only", default="ingest,query,report")
+    p.add_argument("--only", default="ingest,query,report,areas")
     p.add_argument("--json", default=os.path.join(b.WORK, "bench-results.json"))
     a = p.parse_args()
     if not os.path.exists(b.BIN):
@@ -183,6 +266,8 @@ def main():
         query_section([int(s) for s in a.sizes.split(",")], a.runs, results)
     if "report" in only:
         report_section(results)
+    if "areas" in only:
+        areas_section(results)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(results, f, indent=2, default=str)

@@ -45,6 +45,28 @@ def dataset(rows, kind="csv", seed=42):
     return path
 
 
+def portal_dataset(csv_path):
+    """The CSV with its times rewritten the way Chicago's portal writes them
+    (`2017-03-04T21:15:09Z` → `03/04/2017 09:15:09 PM`); other time texts are kept."""
+    path = csv_path[:-4] + "-chicago.csv"
+    if os.path.exists(path):
+        return path
+    log(f"writing {rel(path)}")
+    tmp = path + ".tmp"
+    with open(csv_path, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8", newline="") as dst:
+        dst.write(src.readline())
+        for line in src:
+            parts = line.split(",", 2)
+            t = parts[1]
+            if len(t) == 20 and t[4] == "-" and t[10] == "T" and t[19] == "Z":
+                hour = int(t[11:13])
+                parts[1] = (f"{t[5:7]}/{t[8:10]}/{t[0:4]} {(hour % 12) or 12:02d}:{t[14:16]}:{t[17:19]} "
+                            f"{'AM' if hour < 12 else 'PM'}")
+            dst.write(",".join(parts))
+    os.replace(tmp, path)
+    return path
+
+
 class Result:
     def __init__(self, wall, rss_kb, stdout, stderr, code):
         self.wall = wall

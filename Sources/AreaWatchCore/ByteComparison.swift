@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Byte-wise equality and order of borrowed byte runs (empty runs may have no base address).
 public enum Bytes {

@@ -28,6 +28,25 @@ public enum CSVText {
         out.append(34)
     }
 
+    /// A text cell made safe for spreadsheets (SPEC §8, the OWASP CSV-injection rule): text that
+    /// begins with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`, so a spreadsheet shows it
+    /// as text instead of evaluating it as a formula. Only for text columns (names, categories,
+    /// attribute values, reject locators): numeric columns are written as they are.
+    public static func spreadsheetSafe(_ s: String) -> String {
+        guard let first = s.utf8.first, startsFormula(first) else { return s }
+        return "'" + s
+    }
+
+    @inline(__always)
+    static func startsFormula(_ byte: UInt8) -> Bool {
+        byte == 61 || byte == 43 || byte == 45 || byte == 64 || byte == 9 || byte == 13
+    }
+
+    /// Appends a text field made spreadsheet-safe (see `spreadsheetSafe`), then quoted as needed.
+    public static func appendTextField(_ s: String, to out: inout [UInt8]) {
+        appendField(spreadsheetSafe(s), to: &out)
+    }
+
     /// One CSV line (CRLF-free: LF line ends, as GDAL, QGIS and spreadsheets all accept).
     public static func line(_ fields: [String]) -> String {
         var out: [UInt8] = []

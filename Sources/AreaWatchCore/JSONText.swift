@@ -7,7 +7,7 @@ public enum JSONText {
     public static func appendEscaped(_ s: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         // Fast path: plain ASCII without anything to escape is copied in one go.
         var plain = true
-        for b in s where b < 32 || b == 34 || b == 92 || b >= 127 {
+        for b in s where b < 32 || b == ASCII.quote || b == ASCII.backslash || b >= 127 {
             plain = false
             break
         }
@@ -19,13 +19,13 @@ public enum JSONText {
         var needsRepair = false
         for b in s {
             switch b {
-            case UInt8(ascii: "\""): out.append(92); out.append(b)
-            case UInt8(ascii: "\\"): out.append(92); out.append(b)
-            case 10: out.append(92); out.append(UInt8(ascii: "n"))
-            case 13: out.append(92); out.append(UInt8(ascii: "r"))
-            case 9: out.append(92); out.append(UInt8(ascii: "t"))
+            case ASCII.quote: out.append(ASCII.backslash); out.append(b)
+            case ASCII.backslash: out.append(ASCII.backslash); out.append(b)
+            case ASCII.lf: out.append(ASCII.backslash); out.append(UInt8(ascii: "n"))
+            case ASCII.cr: out.append(ASCII.backslash); out.append(UInt8(ascii: "r"))
+            case ASCII.tab: out.append(ASCII.backslash); out.append(UInt8(ascii: "t"))
             case 0..<32, 127:
-                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+                out.append(contentsOf: [ASCII.backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 15)]])
             default:
                 if b >= 0x80 { needsRepair = true }
                 out.append(b)

@@ -23,45 +23,45 @@ public indirect enum JSONValue: Sendable, Equatable {
     public func serialized(pretty: Bool = false) -> String {
         var out: [UInt8] = []
         append(to: &out, pretty: pretty, depth: 0)
-        if pretty { out.append(10) }
+        if pretty { out.append(ASCII.lf) }
         return String(decoding: out, as: UTF8.self)
     }
 
     public func append(to out: inout [UInt8], pretty: Bool = false, depth: Int = 0) {
         func newline(_ d: Int) {
             guard pretty else { return }
-            out.append(10)
+            out.append(ASCII.lf)
             out.append(contentsOf: repeatElement(32, count: 2 * d))
         }
         switch self {
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
+            out.append(ASCII.openBrace)
             for (k, (name, value)) in members.enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
+                if k > 0 { out.append(ASCII.comma) }
                 newline(depth + 1)
-                out.append(34)
+                out.append(ASCII.quote)
                 JSONText.appendEscaped(name, to: &out)
-                out.append(34)
-                out.append(UInt8(ascii: ":"))
-                if pretty { out.append(32) }
+                out.append(ASCII.quote)
+                out.append(ASCII.colon)
+                if pretty { out.append(ASCII.space) }
                 value.append(to: &out, pretty: pretty, depth: depth + 1)
             }
             if !members.isEmpty { newline(depth) }
-            out.append(UInt8(ascii: "}"))
+            out.append(ASCII.closeBrace)
         case .array(let items):
-            out.append(UInt8(ascii: "["))
+            out.append(ASCII.openBracket)
             let flat = items.allSatisfy { !$0.isContainer }
             for (k, item) in items.enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")); if pretty && flat { out.append(32) } }
+                if k > 0 { out.append(ASCII.comma); if pretty && flat { out.append(ASCII.space) } }
                 if !flat { newline(depth + 1) }
                 item.append(to: &out, pretty: pretty, depth: depth + 1)
             }
             if !flat && !items.isEmpty { newline(depth) }
-            out.append(UInt8(ascii: "]"))
+            out.append(ASCII.closeBracket)
         case .string(let s):
-            out.append(34)
+            out.append(ASCII.quote)
             JSONText.appendEscaped(s, to: &out)
-            out.append(34)
+            out.append(ASCII.quote)
         case .int(let v):
             NumberFormat.appendInteger(v, to: &out)
         case .fixed(let v, let decimals):

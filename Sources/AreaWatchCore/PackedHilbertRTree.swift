@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A static R-tree over points, packed in Hilbert order (the design of mourner/flatbush).
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A polygon with holes: the first ring is the exterior, the rest are holes. Rings are
 /// `[lon, lat]` positions as in GeoJSON; the closing position may or may not repeat the first.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Bounds of the haversine term `a` between a point and every point of a lat/lon box, used to
 /// prune R-tree nodes (lower bound) and to accept whole nodes (upper bound).

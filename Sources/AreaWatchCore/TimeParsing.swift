@@ -7,6 +7,38 @@ public struct ParsedTime: Sendable, Hashable {
         self.seconds = seconds
         self.precision = precision
     }
+
+    /// The instant when it lies in 0001-01-01 … 9999-12-31 (SPEC §2.4), else nil.
+    public static func checked(_ seconds: Int64, _ precision: TimePrecision) -> ParsedTime? {
+        guard seconds >= UTCTime.earliest && seconds <= UTCTime.latest else { return nil }
+        return ParsedTime(seconds: seconds, precision: precision)
+    }
+}
+
+/// A calendar time as a text wrote it, before any zone is applied: `wall` is the date and time
+/// of day counted as if they were UTC epoch seconds, `offset` the zone the text named (seconds
+/// east of UTC) or nil when it named none — then the reader's `--timezone` decides (SPEC §2.5).
+public struct WallTime: Sendable, Hashable {
+    public var wall: Int64
+    public var precision: TimePrecision
+    public var offset: Int32?
+
+    public init(wall: Int64, precision: TimePrecision, offset: Int32?) {
+        self.wall = wall
+        self.precision = precision
+        self.offset = offset
+    }
+
+    /// The instant when the text named its zone, or when the zone is UTC.
+    public var instantInUTC: ParsedTime? {
+        ParsedTime.checked(wall - Int64(offset ?? 0), precision)
+    }
+}
+
+/// A time value before zone rules: an absolute epoch, or a calendar time.
+public enum TimeValue: Sendable, Hashable {
+    case instant(ParsedTime)
+    case calendar(WallTime)
 }
 
 /// Time values of SPEC §2.4, parsed from bytes without allocating.
@@ -25,14 +57,24 @@ public enum TimeParser {
     }
 
     public static func parse(_ raw: UnsafeBufferPointer<UInt8>) -> ParsedTime? {
+        switch parseValue(raw) {
+        case .instant(let t): return t
+        case .calendar(let w): return w.instantInUTC
+        case nil: return nil
+        }
+    }
+
+    /// The value before zone rules: an epoch, or a calendar time with or without its zone.
+    @inline(__always)
+    public static func parseValue(_ raw: UnsafeBufferPointer<UInt8>) -> TimeValue? {
         var lo = 0, hi = raw.count
         while lo < hi && isSpace(raw[lo]) { lo += 1 }
         while hi > lo && isSpace(raw[hi - 1]) { hi -= 1 }
         guard lo < hi else { return nil }
         let text = UnsafeBufferPointer(rebasing: raw[lo..<hi])
-        if looksLikeCalendar(text) { return parseCalendar(text) }
-        guard let value = DecimalParsing.parse(text) else { return nil }
-        return fromEpoch(value)
+        if looksLikeCalendar(text) { return parseCalendar(text).map(TimeValue.calendar) }
+        guard let value = DecimalParsing.parse(text), let t = fromEpoch(value) else { return nil }
+        return .instant(t)
     }
 
     /// A JSON number or numeric text: epoch seconds, or milliseconds when |v| ≥ 1e11.
@@ -52,12 +94,11 @@ public enum TimeParser {
     }
 
     private static func checked(_ seconds: Int64, _ precision: TimePrecision = .second) -> ParsedTime? {
-        guard seconds >= UTCTime.earliest && seconds <= UTCTime.latest else { return nil }
-        return ParsedTime(seconds: seconds, precision: precision)
+        ParsedTime.checked(seconds, precision)
     }
 
     @inline(__always)
-    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 }
+    private static func isSpace(_ b: UInt8) -> Bool { b == ASCII.space || b == ASCII.tab }
 
     @inline(__always)
     private static func isDigit(_ b: UInt8) -> Bool { b &- 48 < 10 }
@@ -68,28 +109,28 @@ public enum TimeParser {
             && (t[4] == UInt8(ascii: "-") || t[4] == UInt8(ascii: "/"))
     }
 
-    private static func parseCalendar(_ t: UnsafeBufferPointer<UInt8>) -> ParsedTime? {
+    private static func parseCalendar(_ t: UnsafeBufferPointer<UInt8>) -> WallTime? {
         var cursor = Cursor(bytes: t)
         guard let year = cursor.digits(4), year >= 1 else { return nil }
         let separator = t[4]
         cursor.index = 5
         guard let month = cursor.digits(2), (1...12).contains(month) else { return nil }
         if cursor.atEnd {
-            return checked(UTCTime.epochSeconds(CivilTime(year: year, month: month, day: 1)), .month)
+            return WallTime(wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: 1)), precision: .month, offset: nil)
         }
         guard cursor.take(separator), let day = cursor.digits(2),
               day >= 1, day <= UTCTime.daysInMonth(year: year, month: month) else { return nil }
         if cursor.atEnd {
-            return checked(UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), .day)
+            return WallTime(wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), precision: .day, offset: nil)
         }
-        guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(32),
-              let hour = cursor.digits(2), cursor.take(UInt8(ascii: ":")),
+        guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(ASCII.space),
+              let hour = cursor.digits(2), cursor.take(ASCII.colon),
               let minute = cursor.digits(2), minute < 60 else { return nil }
         var second = 0
-        if cursor.take(UInt8(ascii: ":")) {
+        if cursor.take(ASCII.colon) {
             guard let s = cursor.digits(2), s <= 60 else { return nil }
             second = s
-            if cursor.take(UInt8(ascii: ".")) || cursor.take(UInt8(ascii: ",")) {
+            if cursor.take(UInt8(ascii: ".")) || cursor.take(ASCII.comma) {
                 guard cursor.skipDigits() > 0 else { return nil }
             }
         }
@@ -97,13 +138,18 @@ public enum TimeParser {
         guard let offset = parseZone(&cursor), cursor.atEnd else { return nil }
         let local = UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day))
             + Int64(hour * 3600 + minute * 60 + second)
-        return checked(local - Int64(offset))
+        return WallTime(wall: local, precision: .second, offset: offset.given ? Int32(offset.seconds) : nil)
     }
 
-    /// Offset east of UTC in seconds; 0 when no zone is given.
-    private static func parseZone(_ c: inout Cursor) -> Int? {
-        if c.atEnd { return 0 }
-        _ = c.take(32)
+    /// Offset east of UTC in seconds, and whether the text gave a zone at all.
+    private static func parseZone(_ c: inout Cursor) -> (seconds: Int, given: Bool)? {
+        if c.atEnd { return (0, false) }
+        guard let seconds = parseGivenZone(&c) else { return nil }
+        return (seconds, true)
+    }
+
+    private static func parseGivenZone(_ c: inout Cursor) -> Int? {
+        _ = c.take(ASCII.space)
         if c.take(UInt8(ascii: "Z")) || c.take(UInt8(ascii: "z")) { return 0 }
         if c.takeWord("UTC") || c.takeWord("GMT") { return 0 }
         let sign: Int
@@ -111,7 +157,7 @@ public enum TimeParser {
         guard let hours = c.digits(2), hours <= 23 else { return nil }
         var minutes = 0
         if !c.atEnd {
-            _ = c.take(UInt8(ascii: ":"))
+            _ = c.take(ASCII.colon)
             guard let m = c.digits(2), m < 60 else { return nil }
             minutes = m
         }

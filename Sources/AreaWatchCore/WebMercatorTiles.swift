@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An XYZ tile (OSM/Google scheme: x east from −180°, y south from the north edge).
 public struct TileID: Sendable, Hashable, Comparable, CustomStringConvertible {

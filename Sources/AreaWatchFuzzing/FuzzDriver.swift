@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The three fuzz targets. Each checks invariants of one input and returns what failed (empty
 /// when the input passed); a crash or a hang is a failure too, caught by libFuzzer.

@@ -12,6 +12,11 @@ import AreaWatchQuery
 enum ValuesFuzz {
     static func check(_ data: [UInt8]) -> [String] {
         var findings = Findings()
+        // `pattern 0x1E value`: a --time-format pattern and a value read with it.
+        if let split = data.firstIndex(of: 0x1E) {
+            TimeFormatFuzz.check(pattern: Array(data[..<split]), value: Array(data[(split + 1)...]), into: &findings)
+            return findings.messages
+        }
         checkTime(data, into: &findings)
         checkDecimal(data, into: &findings)
         if data.count >= 8 {
@@ -182,6 +187,27 @@ enum ValuesFuzz {
             && b.last.map { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 } == true
     }
 
+    /// With the SPEC §2.5 rule on (the harness turns it off), a file of one rejected record is
+    /// an input error naming that reason; one accepted record is not.
+    static func checkAllRejected(_ csv: [UInt8], expected: Outcome, into findings: inout Findings) {
+        var options = IngestOptions()
+        options.pipelined = false
+        var sink = IncidentColumnsBuilder()
+        do {
+            let report = try FileIngester.ingest(bytes: csv, name: "value.csv", options: options, into: &sink, rejects: nil)
+            if case .rejected(let reason) = expected { findings.fail("a file whose one record is \(reason) gave no input error") }
+            findings.check(report.accepted == 1, "one record, \(report.accepted) accepted")
+        } catch let error as InputError {
+            if case .rejected(let reason) = expected {
+                findings.check(error.message.hasPrefix("every record was rejected (1 records): \(reason) 1"), "all rejected: \(error.message)")
+            } else {
+                findings.fail("accepted record, yet input error \(error)")
+            }
+        } catch {
+            findings.fail("unexpected error \(error)")
+        }
+    }
+
     static func checkRecord(lat: [UInt8], lon: [UInt8], time: [UInt8], into findings: inout Findings) {
         let expected = expectedOutcome(lat: lat, lon: lon, time: time)
         var options = IngestOptions()
@@ -194,6 +220,7 @@ enum ValuesFuzz {
             let run = IngestHarness.ingest(csv, name: "value.csv", settings: RunSettings(options: options), table: &table)
             let got = outcome(of: run)
             findings.check(got == expected, "CSV record \(show(lat)), \(show(lon)), \(show(time)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)")
+            checkAllRejected(csv, expected: expected, into: &findings)
         }
         func member(_ b: [UInt8], asNumber: Bool) -> [UInt8] { asNumber ? b : jsonString(b) }
         var variants: [(Bool, Bool, Bool)] = [(false, false, false)]

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CZlib
 
 /// The bytes of one input file, decompressed on the fly when it is gzip (a `.gz` name, or gzip's
@@ -70,15 +66,17 @@ public final class ByteSource {
     }
 
     /// Bytes already in memory, read as if they were the file `name` (fuzzing, tests); each read
-    /// returns at most `readLimit` bytes.
-    public init(bytes: [UInt8], name: String, decompress: Bool = true, readLimit: Int = .max) {
+    /// returns at most `readLimit` bytes. `gzipGraceBytes` lets tests reach the expansion limit
+    /// with small inputs.
+    public init(bytes: [UInt8], name: String, decompress: Bool = true, readLimit: Int = .max,
+                gzipGraceBytes: Int64 = GzipExpansion.graceBytes) {
         path = name
         fd = -1
         memory = bytes
         self.readLimit = max(1, readLimit)
         fileSize = Int64(bytes.count)
         isCompressed = decompress && ((bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) || name.hasSuffix(".gz"))
-        if isCompressed { inflater = try? Inflater() }
+        if isCompressed { inflater = try? Inflater(graceBytes: gzipGraceBytes) }
     }
 
     deinit {
@@ -122,6 +120,17 @@ public final class ByteSource {
     }
 }
 
+/// How far gzip input may expand (docs/RELIABILITY.md, "decompression bombs").
+public enum GzipExpansion {
+    /// Most decompressed bytes per compressed byte consumed. Deflate cannot exceed about 1032:1
+    /// (a run of one byte); exports compress 5–20×, and even a file of one repeated row stays
+    /// in the low hundreds, so only a crafted stream of near-maximal runs passes 1000.
+    public static let maxRatio: Int64 = 1000
+    /// Output allowed before the ratio is enforced: a small file may be a single run (a 40 MiB
+    /// line of one byte is a few kB of gzip) and is cheap to read whole.
+    public static let graceBytes: Int64 = 64 << 20
+}
+
 /// zlib inflate state for gzip input (one or more concatenated members).
 private final class Inflater {
     private var stream = z_stream()
@@ -129,9 +138,13 @@ private final class Inflater {
     private let input: UnsafeMutablePointer<UInt8>
     private var inputEnded = false
     private var memberEnded = false
+    /// Compressed bytes consumed and decompressed bytes produced, over all members.
     private var compressedOffset: Int64 = 0
+    private var decompressedOffset: Int64 = 0
+    private let graceBytes: Int64
 
-    init() throws {
+    init(graceBytes: Int64 = GzipExpansion.graceBytes) throws {
+        self.graceBytes = graceBytes
         input = .allocate(capacity: inputCapacity)
         // 15 window bits + 16: gzip wrapper only (a `.gz` holding zlib or raw deflate is not gzip).
         let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -184,6 +197,13 @@ private final class Inflater {
                                  message: "not valid gzip data (\(detail))")
             }
             let produced = capacity - Int(stream.avail_out)
+            decompressedOffset += Int64(produced)
+            // A bomb is refused once it shows itself, before its cost grows with its output.
+            if decompressedOffset > graceBytes && decompressedOffset > GzipExpansion.maxRatio * compressedOffset {
+                throw InputError(file: path, position: "decompressed byte \(decompressedOffset)",
+                                 message: "gzip data expands more than \(GzipExpansion.maxRatio) times "
+                                    + "(\(decompressedOffset) bytes from \(compressedOffset) compressed): refused as a decompression bomb")
+            }
             if produced > 0 { return produced }
         }
     }

@@ -1,9 +1,5 @@
 import AreaWatchCore
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Records of a CSV file (SPEC §2.2): header row required, delimiter `,` `;` or tab detected
 /// from the header unless given, every unmatched column kept as an attribute.
@@ -16,6 +12,9 @@ final class CSVRecordSource: RecordSource {
     private let attributeColumns: [(column: Int, name: [UInt8])]
     private var attributes = AttributeWriter()
     private let categories = TextInterner()
+    private let times: TimeReader
+    private let timePartColumn: Int
+    private let pointColumn: Int
 
     /// `firstLine`: the line number of the buffer's first byte (blank lines before it were skipped).
     init(buffer: ChunkBuffer, options: ReaderOptions, firstLine: Int = 1) throws(InputError) {
@@ -33,14 +32,25 @@ final class CSVRecordSource: RecordSource {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "not a CSV or JSON file (the first line is not a readable CSV header)")
         }
-        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimmingCharacters() }
+        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
         self.header = header
         let assignment = FieldAssignment(names: header, overrides: options.columns)
         self.assignment = assignment
+        if let point = options.columns.names[.point], assignment.column(.point) < 0 {
+            throw InputError(file: path, position: "line \(scanner.recordLine)",
+                             message: "CSV header has no column '\(point.prefix(80))' for --column point= (columns: \(CSVRecordSource.listing(header)))")
+        }
         guard assignment.hasCoordinates else {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "CSV header has no latitude/longitude columns (columns: \(CSVRecordSource.listing(header))); name them with --column lat=NAME --column lon=NAME")
         }
+        if let missing = assignment.missingTimePart {
+            throw InputError(file: path, position: "line \(scanner.recordLine)",
+                             message: "CSV header has no column '\(missing.prefix(80))' for --column time=DATE+TIME (columns: \(CSVRecordSource.listing(header)))")
+        }
+        times = TimeReader(options: options)
+        timePartColumn = assignment.timePartColumn
+        pointColumn = assignment.column(.point)
         slotColumns = IncidentField.allCases.map { assignment.column($0) }
         attributeColumns = assignment.attributeColumns.map { ($0, Array(header[$0].utf8)) }
     }
@@ -84,10 +94,19 @@ final class CSVRecordSource: RecordSource {
                 try body(.rejected(.malformedRecord, location: .line(scanner.recordLine), idHint: nil))
                 continue
             }
+            var lat = value(0), lon = value(1)
+            if pointColumn >= 0 {
+                switch PointText.split(text(pointColumn)) {
+                case .success(let point): (lat, lon) = point
+                case .failure(let reason):
+                    try body(.rejected(reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3))))
+                    continue
+                }
+            }
             let outcome = RecordBuilder.build(
-                lat: value(0), lon: value(1), time: value(2), id: value(3), category: value(4),
+                lat: lat, lon: lon, time: timeValue(), id: value(3), category: value(4),
                 handled: value(5), description: value(6), user: value(7), attributes: attributeText(),
-                categories: categories)
+                categories: categories, times: times)
             switch consume outcome {
             case .success(let incident):
                 try body(.accepted(consume incident))
@@ -114,6 +133,23 @@ final class CSVRecordSource: RecordSource {
 
     func currentExcerpt() -> String { Excerpt.make(scanner.rawRecord) }
 
+    func currentValue(for reason: RejectReason) -> String? {
+        guard scanner.fieldCount == header.count else { return nil }
+        switch reason {
+        case .missingTime, .invalidTime: return timeValue().text
+        case .missingCoordinates, .invalidCoordinates, .nullIsland:
+            if pointColumn >= 0 { return text(pointColumn).text }
+            return "\(value(0).text ?? ""), \(value(1).text ?? "")"
+        case .malformedRecord: return nil
+        }
+    }
+
+    /// The time column, or `DATE TIME` joined from two (SPEC §2.5).
+    @inline(__always)
+    private func timeValue() -> RawValue {
+        timePartColumn < 0 ? value(2) : times.join(value(2), text(timePartColumn))
+    }
+
     @inline(__always)
     private func value(_ slot: Int) -> RawValue {
         let column = slotColumns[slot]
@@ -123,14 +159,5 @@ final class CSVRecordSource: RecordSource {
     @inline(__always)
     private func text(_ column: Int) -> RawValue {
         RawValue(kind: .text, bytes: scanner.field(column))
-    }
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
     }
 }

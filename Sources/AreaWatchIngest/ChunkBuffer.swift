@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A sliding window over a `ByteSource`: the readers scan `bytes[start..<end]` and ask for more
 /// when a record runs past `end`. Only the unfinished record is kept when refilling, so memory is

@@ -36,7 +36,9 @@ public enum FeatureReaders {
             default:
                 throw InputError(file: path, position: position, message: "geometry type \"\(typeName)\" is not Polygon or MultiPolygon")
             }
-            areas.append(NamedArea(id: name(tape, feature: feature, property: idProperty) ?? String(i), polygons: polygons))
+            let area = NamedArea(id: name(tape, feature: feature, property: idProperty) ?? String(i), polygons: polygons)
+            if let problem = area.problem { throw InputError(file: path, position: position, message: problem) }
+            areas.append(area)
         }
         return areas
     }
@@ -53,16 +55,16 @@ public enum FeatureReaders {
             guard try buffer.refill().more else { throw InputError(file: path, message: "empty file") }
         }
         first = buffer[buffer.start]
-        if first == UInt8(ascii: "{") { return try geoJSONPoints(path) }
+        if first == ASCII.openBrace { return try geoJSONPoints(path) }
         return try csvPoints(buffer, path: path)
     }
 
-    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 10 || b == 13 }
+    private static func isSpace(_ b: UInt8) -> Bool { b == ASCII.space || b == ASCII.tab || b == ASCII.lf || b == ASCII.cr }
 
     private static func csvPoints(_ buffer: ChunkBuffer, path: String) throws(InputError) -> [PointOfInterest] {
         let scanner = CSVScanner(buffer: buffer, delimiter: 44, maxRecordBytes: 1 << 20)
         guard try scanner.next() else { throw InputError(file: path, message: "empty file") }
-        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimmingCharacters() }
+        let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
         let assignment = FieldAssignment(names: header, overrides: ColumnOverrides())
         let normalized = header.map(normalizedName)
         guard assignment.hasCoordinates,

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// Options of one ingest (SPEC §2–§4).
@@ -12,7 +8,10 @@ public struct IngestOptions: Sendable {
     public var source: String?
     public var idless = IdlessMode.snapshot
     /// Parse on a second thread while the calling thread writes (same results either way).
-    public var pipelined = ProcessorCount.online > 1
+    public var pipelined = Concurrency.processorCount > 1
+    /// A file whose every record is rejected is an input error (SPEC §2.5). The fuzz models,
+    /// which check one record's reject at a time, turn it off.
+    public var allRejectedIsError = true
 
     static let batchSize = 4096
     /// A batch is handed over early once its text reaches this size, so that the batches in
@@ -144,6 +143,7 @@ public enum FileIngester {
         emit: (consuming Incident) throws -> Void
     ) throws {
         var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: report.sha256)
+        var examples: [RejectReason: String] = [:]
         try records.forEachRecord { record in
             report.records += 1
             switch consume record {
@@ -154,6 +154,9 @@ public enum FileIngester {
             case .rejected(let reason, let location, let idHint):
                 report.rejected += 1
                 report.rejectsByReason[reason, default: 0] += 1
+                if report.accepted == 0 && examples[reason] == nil {
+                    examples[reason] = records.currentValue(for: reason) ?? records.currentExcerpt()
+                }
                 try rejects?.add(source: path, record: location.description, id: idHint,
                                  reason: reason, excerpt: records.currentExcerpt())
             }
@@ -162,6 +165,9 @@ public enum FileIngester {
             }
         }
         progress?(byteSource.fileSize, byteSource.fileSize, report.records)
+        if options.allRejectedIsError && report.records > 0 && report.accepted == 0 {
+            throw AllRejected.error(file: path, report: report, examples: examples, options: options.reader)
+        }
     }
 }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import Crypto
 
@@ -51,15 +47,15 @@ struct IncidentKeyer {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: prefix.utf8)
         scratch.append(UInt8(ascii: "h"))
-        scratch.append(UInt8(ascii: ":"))
+        scratch.append(ASCII.colon)
         for i in 0..<16 {
             let nibble = UInt8(truncatingIfNeeded: digest >> UInt64(60 - 4 * i)) & 15
             scratch.append(nibble < 10 ? 48 + nibble : 87 + nibble)  // 0-9, a-f
         }
-        scratch.append(58)
+        scratch.append(ASCII.colon)
         NumberFormat.appendInteger(Int(n), to: &scratch)
         if mode == .append {
-            scratch.append(58)
+            scratch.append(ASCII.colon)
             scratch.append(contentsOf: fileDigestPrefix.utf8)
         }
         incident.key = String(decoding: scratch, as: UTF8.self)

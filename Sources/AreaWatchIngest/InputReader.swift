@@ -1,3 +1,5 @@
+import AreaWatchCore
+
 /// `--format`: overrides content detection.
 public enum InputFormat: String, Sendable, CaseIterable {
     case json, csv
@@ -16,9 +18,16 @@ public struct ReaderOptions: Sendable {
     /// Bytes read ahead at a time (the window grows only for a record longer than this). Tests
     /// and fuzzing make it tiny, so that records fall across many refills of the window.
     public var readWindowBytes = 1 << 20
+    /// `--time-format`: tried before the SPEC §2.4 forms (SPEC §2.5).
+    public var timeFormat: TimeFormat?
+    /// `--timezone`: the zone of calendar times that name none; nil is UTC (SPEC §2.5).
+    public var timeZone: LocalTimeZone?
 
     public init(format: InputFormat? = nil, delimiter: UInt8? = nil, columns: ColumnOverrides = ColumnOverrides(),
-                maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64) {
+                maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64,
+                timeFormat: TimeFormat? = nil, timeZone: LocalTimeZone? = nil) {
+        self.timeFormat = timeFormat
+        self.timeZone = timeZone
         self.format = format
         self.delimiter = delimiter
         self.columns = columns
@@ -57,7 +66,7 @@ enum InputReader {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
         }
         let first = start.byte
-        let looksJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        let looksJSON = first == ASCII.openBrace || first == ASCII.openBracket
         if options.format == .csv || (options.format == nil && !looksJSON) {
             guard !start.lineCut else {
                 throw InputError(file: path, position: "line \(start.line)",
@@ -70,7 +79,7 @@ enum InputReader {
             throw InputError(file: path, position: "line \(start.line)", message: "not JSON: a JSON input starts with '{' or '['")
         }
         let shape: JSONShape
-        if first == UInt8(ascii: "[") {
+        if first == ASCII.openBracket {
             shape = .array
         } else {
             // A separate read of the top-level member names decides the shape (SPEC §2.1).
@@ -103,13 +112,13 @@ enum InputReader {
         while true {
             while i < buffer.end {
                 switch buffer[i] {
-                case 10:
+                case ASCII.lf:
                     i += 1
                     line += 1
                     buffer.release(upTo: i)
                     lineStart = buffer.baseOffset + Int64(i)
                     lineCut = false
-                case 32, 9, 13:
+                case ASCII.space, ASCII.tab, ASCII.cr:
                     i += 1
                     if i - buffer.start > limit {
                         buffer.release(upTo: i)
@@ -138,16 +147,16 @@ enum InputReader {
         var first: [UInt8]?
         while let next = try nextLine(buffer, keepingAtMost: limit) {
             let (line, whole) = next
-            let significant = line.filter { $0 != 32 && $0 != 9 && $0 != 13 }
+            let significant = line.filter { $0 != ASCII.space && $0 != ASCII.tab && $0 != ASCII.cr }
             if significant.isEmpty { continue }
             if first == nil {
                 first = significant
-                if let last = significant.last, [UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":")].contains(last) {
+                if let last = significant.last, [ASCII.openBrace, ASCII.openBracket, ASCII.comma, ASCII.colon].contains(last) {
                     return false
                 }
                 continue
             }
-            guard whole, significant.first == UInt8(ascii: "{") else { return false }
+            guard whole, significant.first == ASCII.openBrace else { return false }
             let failure = line.withUnsafeBufferPointer { JSONTape().parse($0, maxDepth: .max) }
             return failure == nil
         }
@@ -165,7 +174,7 @@ enum InputReader {
             while i < buffer.end {
                 let b = buffer[i]
                 i += 1
-                if b == 10 {
+                if b == ASCII.lf {
                     buffer.release(upTo: i)
                     return (line, whole)
                 }

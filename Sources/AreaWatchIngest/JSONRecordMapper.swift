@@ -1,9 +1,5 @@
 import AreaWatchCore
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Maps the members of a parsed JSON record to incident fields (SPEC §2.3 names, `--column`
 /// overrides) and builds the incident: the JSON counterpart of `FieldAssignment`.
@@ -14,13 +10,31 @@ final class JSONRecordMapper {
     private var resolved: [(name: [UInt8], slot: Int, rank: Int)] = []
     private var attributes = AttributeWriter()
     private var attributeMembers: [(key: Int, value: Int)] = []
-    private var slotNode = [Int](repeating: -1, count: IncidentField.allCases.count)
-    private var slotRank = [Int](repeating: .max, count: IncidentField.allCases.count)
+    /// One slot per field, then the TIME member of `--column time=DATE+TIME`.
+    private var slotNode = [Int](repeating: -1, count: JSONRecordMapper.slotCount)
+    private var slotRank = [Int](repeating: .max, count: JSONRecordMapper.slotCount)
     private let idSlot = 3
+    private static let pointSlot = IncidentField.allCases.firstIndex(of: .point)!
+    private static let timePartSlot = IncidentField.allCases.count
+    private static let slotCount = IncidentField.allCases.count + 1
+    private let joinsTime: Bool
+    private let pointGiven: Bool
     private let categories = TextInterner()
+    private let times: TimeReader
 
-    init(overrides: ColumnOverrides) {
-        self.overrides = overrides.names.map { (IncidentField.allCases.firstIndex(of: $0.key)!, normalizedName($0.value)) }
+    init(options: ReaderOptions) {
+        let overrides = options.columns
+        var list = overrides.names.map { (IncidentField.allCases.firstIndex(of: $0.key)!, normalizedName($0.value)) }
+        if let parts = overrides.timeParts {
+            // Member names are not known in advance: in JSON `A+B` always joins two members.
+            list.removeAll { $0.0 == 2 }
+            list.append((2, normalizedName(parts.date)))
+            list.append((JSONRecordMapper.timePartSlot, normalizedName(parts.time)))
+        }
+        self.overrides = list
+        joinsTime = overrides.timeParts != nil
+        pointGiven = overrides.names[.point] != nil
+        times = TimeReader(options: options)
     }
 
     /// The field slot and rank of a member name (rank -1 for an explicit `--column`).
@@ -34,7 +48,7 @@ final class JSONRecordMapper {
             result = (o.field, -1)
         } else {
             for (slot, field) in IncidentField.allCases.enumerated() {
-                if overrides.contains(where: { $0.field == slot }) { continue }
+                if overrides.contains(where: { $0.field == slot }) || (pointGiven && slot <= 1) { continue }
                 if let rank = field.aliases.firstIndex(of: normalized) { result = (slot, rank); break }
             }
         }
@@ -80,6 +94,8 @@ final class JSONRecordMapper {
         func value(_ slot: Int) -> RawValue { slotNode[slot] >= 0 ? JSONRecordMapper.rawValue(tape, slotNode[slot]) : .absent }
 
         var lat = value(0), lon = value(1)
+        var coordinates = coordinates
+        if pointGiven && coordinates == nil { coordinates = PointText.split(value(JSONRecordMapper.pointSlot)) }
         if let coordinates {
             switch coordinates {
             case .success(let c): lat = c.lat; lon = c.lon
@@ -89,8 +105,8 @@ final class JSONRecordMapper {
         var idValue = value(idSlot)
         if let featureID, !featureID.isEmpty { idValue = featureID }
         let outcome = RecordBuilder.build(
-            lat: lat, lon: lon, time: value(2), id: idValue, category: value(4), handled: value(5),
-            description: value(6), user: value(7), attributes: attributeText, categories: categories)
+            lat: lat, lon: lon, time: timeValue(tape), id: idValue, category: value(4), handled: value(5),
+            description: value(6), user: value(7), attributes: attributeText, categories: categories, times: times)
         switch outcome {
         case .success(var incident):
             // A member name is the record's id unless it is empty or blank: then no id, as for fields.
@@ -98,6 +114,32 @@ final class JSONRecordMapper {
             return (.success(incident), nil)
         case .failure:
             return (outcome, memberID ?? RecordBuilder.nonEmptyText(idValue))
+        }
+    }
+
+    private func slotValue(_ tape: JSONTape, _ slot: Int) -> RawValue {
+        slotNode[slot] >= 0 ? JSONRecordMapper.rawValue(tape, slotNode[slot]) : .absent
+    }
+
+    /// The time member, or `DATE TIME` joined from two (SPEC §2.5; an absent TIME is empty).
+    private func timeValue(_ tape: JSONTape) -> RawValue {
+        guard joinsTime else { return slotValue(tape, 2) }
+        return times.join(textual(slotValue(tape, 2)), textual(slotValue(tape, JSONRecordMapper.timePartSlot)))
+    }
+
+    /// JSON numbers join as their token text.
+    private func textual(_ v: RawValue) -> RawValue {
+        v.kind == .number ? RawValue(kind: .text, bytes: v.bytes) : v
+    }
+
+    /// The value behind a reject reason of the record last mapped (for a message).
+    func currentValue(_ tape: JSONTape, for reason: RejectReason) -> String? {
+        switch reason {
+        case .missingTime, .invalidTime: return timeValue(tape).text
+        case .missingCoordinates, .invalidCoordinates, .nullIsland:
+            if pointGiven { return slotValue(tape, JSONRecordMapper.pointSlot).text }
+            return "\(slotValue(tape, 0).text ?? ""), \(slotValue(tape, 1).text ?? "")"
+        case .malformedRecord: return nil
         }
     }
 

@@ -1,3 +1,4 @@
+import AreaWatchCore
 /// A streaming walk over the structure of a JSON document, for the levels above the records:
 /// the top-level object or array, the `posts` map, the `features` array.
 ///
@@ -55,8 +56,8 @@ final class JSONStream {
         while try ensure() {
             let b = buffer[i]
             switch b {
-            case 32, 9, 13: i += 1
-            case 10:
+            case ASCII.space, ASCII.tab, ASCII.cr: i += 1
+            case ASCII.lf:
                 i += 1
                 line += 1
                 lineStart = buffer.baseOffset + Int64(i)
@@ -75,9 +76,9 @@ final class JSONStream {
 
     /// After a member or element: true when a `,` follows, false when `closing` does.
     func nextInContainer(closing: UInt8) throws(InputError) -> Bool {
-        guard let b = try peek() else { throw error("the file ends inside a JSON \(closing == 125 ? "object" : "array") (truncated JSON)") }
+        guard let b = try peek() else { throw error("the file ends inside a JSON \(closing == ASCII.closeBrace ? "object" : "array") (truncated JSON)") }
         i += 1
-        if b == 44 { return true }
+        if b == ASCII.comma { return true }
         if b == closing { return false }
         i -= 1
         throw error("expected ',' or '\(printable(closing))', found '\(printable(b))'")
@@ -95,7 +96,7 @@ final class JSONStream {
     /// longer than `maxBytes` is consumed all the same, but only its first `maxBytes` are kept
     /// and `whole` is false: memory does not grow with a hostile name.
     func readString(maxBytes: Int = 1 << 20) throws(InputError) -> (text: String, whole: Bool) {
-        try expect(34, "a string")
+        try expect(ASCII.quote, "a string")
         var raw: [UInt8] = []
         var whole = true
         // Keeps whole units (a byte, or an escape) while they fit; after the first that does not,
@@ -107,9 +108,9 @@ final class JSONStream {
             guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
             let b = buffer[i]
             i += 1
-            if b == 34 { break }
-            if b == 10 { throw error("newline inside a string") }
-            guard b == 92 else {
+            if b == ASCII.quote { break }
+            if b == ASCII.lf { throw error("newline inside a string") }
+            guard b == ASCII.backslash else {
                 if whole && raw.count < maxBytes { raw.append(b) } else { whole = false }
                 continue
             }
@@ -162,9 +163,9 @@ final class JSONStream {
             }
             let b = buffer[i]
             if inString {
-                if escaped { escaped = false } else if b == 92 { escaped = true } else if b == 34 { inString = false
+                if escaped { escaped = false } else if b == ASCII.backslash { escaped = true } else if b == ASCII.quote { inString = false
                     if depth == 0 { i += 1; flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
-                } else if b == 10 {
+                } else if b == ASCII.lf {
                     // Invalid JSON, but only this value's problem: the record parser rejects it.
                     line += 1
                     lineStart = buffer.baseOffset + Int64(i) + 1
@@ -173,18 +174,18 @@ final class JSONStream {
                 continue
             }
             switch b {
-            case 34: inString = true
-            case 123, 91: depth += 1
-            case 125, 93:
+            case ASCII.quote: inString = true
+            case ASCII.openBrace, ASCII.openBracket: depth += 1
+            case ASCII.closeBrace, ASCII.closeBracket:
                 if depth == 0 { flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
                 depth -= 1
                 if depth == 0 { i += 1; flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
-            case 44:
+            case ASCII.comma:
                 if depth == 0 { flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
-            case 10:
+            case ASCII.lf:
                 line += 1
                 lineStart = buffer.baseOffset + Int64(i) + 1
-            case 32, 9, 13:
+            case ASCII.space, ASCII.tab, ASCII.cr:
                 break
             default:
                 break
@@ -211,7 +212,7 @@ final class JSONStream {
     /// Reads the next value when it is a short string (e.g. `"type"`); skips it otherwise.
     func readShortString() throws(InputError) -> String? {
         let bytes = ByteBuffer(capacity: 256)
-        guard try captureValue(into: bytes, maxBytes: 256), bytes.bytes.first == 34 else { return nil }
+        guard try captureValue(into: bytes, maxBytes: 256), bytes.bytes.first == ASCII.quote else { return nil }
         return JSONTape.decodeStringLiteral(bytes.bytes)
     }
 

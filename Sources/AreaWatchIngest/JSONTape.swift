@@ -1,15 +1,16 @@
+import AreaWatchCore
 /// JSON string escapes.
 enum JSONEscapes {
     static func simple(_ e: UInt8) -> UInt8? {
         switch e {
-        case UInt8(ascii: "\""): return 34
-        case UInt8(ascii: "\\"): return 92
-        case UInt8(ascii: "/"): return 47
+        case ASCII.quote: return ASCII.quote
+        case ASCII.backslash: return ASCII.backslash
+        case UInt8(ascii: "/"): return UInt8(ascii: "/")
         case UInt8(ascii: "b"): return 8
         case UInt8(ascii: "f"): return 12
-        case UInt8(ascii: "n"): return 10
-        case UInt8(ascii: "r"): return 13
-        case UInt8(ascii: "t"): return 9
+        case UInt8(ascii: "n"): return ASCII.lf
+        case UInt8(ascii: "r"): return ASCII.cr
+        case UInt8(ascii: "t"): return ASCII.tab
         default: return nil
         }
     }
@@ -92,7 +93,7 @@ final class JSONTape {
         var i = 0
         let n = input.count
         @inline(__always) func skipSpace() {
-            while i < n, input[i] == 32 || input[i] == 10 || input[i] == 13 || input[i] == 9 { i += 1 }
+            while i < n, input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab { i += 1 }
         }
         // Expecting: a value (after '[' ',' ':' or at the start), or a key, or ',' / closer.
         var expectValue = true
@@ -104,24 +105,24 @@ final class JSONTape {
                 let b = input[i]
                 let index = nodes.count
                 switch b {
-                case 123, 91:
+                case ASCII.openBrace, ASCII.openBracket:
                     guard openStack.count < maxDepth else { return .tooDeep }
-                    nodes.append(Node(kind: b == 123 ? .object : .array, start: Int32(i), end: 0, next: 0, escaped: false))
+                    nodes.append(Node(kind: b == ASCII.openBrace ? .object : .array, start: Int32(i), end: 0, next: 0, escaped: false))
                     openStack.append(index)
                     i += 1
                     skipSpace()
                     guard i < n else { return .truncated }
-                    if input[i] == (b == 123 ? 125 : 93) {
+                    if input[i] == (b == ASCII.openBrace ? ASCII.closeBrace : ASCII.closeBracket) {
                         i += 1
                         close(index, at: i)
                         openStack.removeLast()
                         expectValue = false
-                    } else if b == 123 {
+                    } else if b == ASCII.openBrace {
                         expectKey = true
                         expectValue = false
                     }
                     continue
-                case 34:
+                case ASCII.quote:
                     guard let (end, escaped) = scanString(input, from: i + 1) else { return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1) }
                     nodes.append(Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(index + 1), escaped: escaped))
                     i = end + 1
@@ -146,13 +147,13 @@ final class JSONTape {
             }
             if expectKey {
                 guard i < n else { return .truncated }
-                guard input[i] == 34 else { return .invalid }
+                guard input[i] == ASCII.quote else { return .invalid }
                 guard let (end, escaped) = scanString(input, from: i + 1) else { return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1) }
                 nodes.append(Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(nodes.count + 1), escaped: escaped))
                 i = end + 1
                 skipSpace()
                 guard i < n else { return .truncated }
-                guard input[i] == 58 else { return .invalid }
+                guard input[i] == ASCII.colon else { return .invalid }
                 i += 1
                 expectKey = false
                 expectValue = true
@@ -166,9 +167,9 @@ final class JSONTape {
             let b = input[i]
             i += 1
             let isObject = nodes[open].kind == .object
-            if b == 44 {
+            if b == ASCII.comma {
                 if isObject { expectKey = true } else { expectValue = true }
-            } else if b == (isObject ? 125 : 93) {
+            } else if b == (isObject ? ASCII.closeBrace : ASCII.closeBracket) {
                 close(open, at: i)
                 openStack.removeLast()
             } else {
@@ -189,9 +190,9 @@ final class JSONTape {
         var escaped = false
         while i < s.count {
             let b = s[i]
-            if b == 34 { return (i, escaped) }
+            if b == ASCII.quote { return (i, escaped) }
             if b < 32 { return nil }
-            if b == 92 {
+            if b == ASCII.backslash {
                 escaped = true
                 guard i + 1 < s.count else { return nil }
                 let e = s[i + 1]
@@ -213,8 +214,8 @@ final class JSONTape {
         // Unterminated at the end of the input is truncation; anything else is invalid.
         var i = from
         while i < s.count {
-            if s[i] == 34 { return .invalid }
-            if s[i] == 92 { i += 2; continue }
+            if s[i] == ASCII.quote { return .invalid }
+            if s[i] == ASCII.backslash { i += 2; continue }
             i += 1
         }
         return .truncated
@@ -248,7 +249,7 @@ final class JSONTape {
         }
         if i < n {
             switch s[i] {
-            case 32, 9, 10, 13, 44, 93, 125: break
+            case ASCII.space, ASCII.tab, ASCII.lf, ASCII.cr, ASCII.comma, ASCII.closeBracket, ASCII.closeBrace: break
             default: return nil
             }
         }
@@ -313,7 +314,7 @@ final class JSONTape {
         var pendingHigh: UInt32?
         while i < raw.count {
             let b = raw[i]
-            if b == 92 && i + 1 < raw.count {
+            if b == ASCII.backslash && i + 1 < raw.count {
                 let e = raw[i + 1]
                 if e == UInt8(ascii: "u"), i + 5 < raw.count, let unit = JSONEscapes.hexValue(raw[(i + 2)...(i + 5)]) {
                     i += 6
@@ -346,9 +347,9 @@ final class JSONTape {
     /// Decodes a complete string literal (with quotes); nil when it is not one.
     static func decodeStringLiteral(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
         var lo = 0, hi = literal.count
-        while lo < hi, literal[lo] == 32 || literal[lo] == 9 || literal[lo] == 10 || literal[lo] == 13 { lo += 1 }
-        while hi > lo, literal[hi - 1] == 32 || literal[hi - 1] == 9 || literal[hi - 1] == 10 || literal[hi - 1] == 13 { hi -= 1 }
-        guard hi - lo >= 2, literal[lo] == 34, literal[hi - 1] == 34 else { return nil }
+        while lo < hi, literal[lo] == ASCII.space || literal[lo] == ASCII.tab || literal[lo] == ASCII.lf || literal[lo] == ASCII.cr { lo += 1 }
+        while hi > lo, literal[hi - 1] == ASCII.space || literal[hi - 1] == ASCII.tab || literal[hi - 1] == ASCII.lf || literal[hi - 1] == ASCII.cr { hi -= 1 }
+        guard hi - lo >= 2, literal[lo] == ASCII.quote, literal[hi - 1] == ASCII.quote else { return nil }
         var out: [UInt8] = []
         decodeEscapes(UnsafeBufferPointer(rebasing: literal[(lo + 1)..<(hi - 1)]), into: &out)
         return String(decoding: out, as: UTF8.self)

@@ -45,7 +45,7 @@ struct RawValue: @unchecked Sendable {
     }
 
     @inline(__always)
-    private static func isBlank(_ b: UInt8) -> Bool { b == 32 || b == 9 }
+    private static func isBlank(_ b: UInt8) -> Bool { b == ASCII.space || b == ASCII.tab }
 
     /// The value as it would read in a CSV cell: text as is, numbers as their token, booleans
     /// as `true`/`false`, nested JSON as its compact text.
@@ -74,7 +74,7 @@ enum RecordBuilder {
     static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
                       id: RawValue, category: RawValue, handled: RawValue,
                       description: RawValue, user: RawValue,
-                      attributes: String?, categories: TextInterner) -> Result<Incident, RejectReason> {
+                      attributes: String?, categories: TextInterner, times: TimeReader) -> Result<Incident, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
@@ -86,13 +86,7 @@ enum RecordBuilder {
         if lon == 0 { lon = 0 }
         if lat == 0 && lon == 0 { return .failure(.nullIsland) }
         if timeValue.isEmpty { return .failure(.missingTime) }
-        let parsedTime: ParsedTime?
-        switch timeValue.kind {
-        case .number: parsedTime = DecimalParsing.parse(timeValue.bytes).flatMap(TimeParser.fromEpoch)
-        case .text: parsedTime = TimeParser.parse(timeValue.bytes)
-        default: parsedTime = nil
-        }
-        guard let time = parsedTime else { return .failure(.invalidTime) }
+        guard let time = times.parse(timeValue) else { return .failure(.invalidTime) }
         let categoryText: String?
         if category.kind == .text, !category.isEmpty {
             categoryText = categories.text(category.bytes)
@@ -146,9 +140,9 @@ struct AttributeWriter {
     /// Adds one attribute; empty values are left out (an empty cell says nothing).
     mutating func add(name: UnsafeBufferPointer<UInt8>, value: RawValue) {
         guard !value.isEmpty else { return }
-        bytes.append(count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        bytes.append(count == 0 ? ASCII.openBrace : ASCII.comma)
         appendJSONString(name)
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(ASCII.colon)
         if value.kind == .boolean {
             bytes.append(contentsOf: value.bool ? Array("\"true\"".utf8) : Array("\"false\"".utf8))
         } else {
@@ -161,14 +155,14 @@ struct AttributeWriter {
     func finish() -> String? {
         guard count > 0 else { return nil }
         var out = bytes
-        out.append(UInt8(ascii: "}"))
+        out.append(ASCII.closeBrace)
         return String(decoding: out, as: UTF8.self)
     }
 
     private mutating func appendJSONString(_ s: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(ASCII.quote)
         JSONText.appendEscaped(s, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(ASCII.quote)
     }
 }
 

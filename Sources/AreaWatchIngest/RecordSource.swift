@@ -43,6 +43,11 @@ protocol RecordSource: AnyObject {
     /// The raw text of the record last delivered, cut for the rejects file (valid only inside
     /// the `forEachRecord` callback).
     func currentExcerpt() -> String
+
+    /// The value that earned the record last delivered its reject `reason` (the time text for
+    /// time reasons, the coordinates for coordinate reasons), for a message; nil when there is
+    /// no one value (valid only inside the `forEachRecord` callback).
+    func currentValue(for reason: RejectReason) -> String?
 }
 
 /// Reject excerpts: at most 200 characters of the raw record, invalid UTF-8 repaired.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// The rejects file of an ingest (SPEC §3): `source,record,id,reason,excerpt`.
@@ -37,10 +33,13 @@ public final class RejectsWriter {
         unlink(temporaryPath)
     }
 
+    /// Every column is text a spreadsheet might evaluate (file names, locators such as a bare
+    /// id, ids, raw excerpts), so each is made spreadsheet-safe; the excerpt's added `'` is
+    /// documented in docs/FORMATS.md.
     func add(source: String, record: String, id: String?, reason: RejectReason, excerpt: String) throws {
         for (i, field) in [source, record, id ?? "", reason.rawValue, excerpt].enumerated() {
             if i > 0 { pending.append(44) }
-            CSVText.appendField(field, to: &pending)
+            CSVText.appendTextField(field, to: &pending)
         }
         pending.append(10)
         count += 1

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
@@ -30,7 +26,7 @@ public enum IncidentLoading {
                             progress: ProgressReporter) throws -> LoadedIncidents {
         switch source {
         case .store(let path):
-            let store = try IncidentStore(path: path, create: false)
+            let store = try IncidentStore(path: path, mode: .readOnly)
             let columns = try store.loadColumns(groupBy: groupBy, keepKeys: keepKeys) { n in
                 progress.update("load", done: Double(n), total: Double(max(n, 1)), detail: "\(n) incidents")
             }
@@ -42,12 +38,13 @@ public enum IncidentLoading {
             }
             return LoadedIncidents(columns: columns, inputs: inputs, sourceKind: "store", sourcePath: path)
         case .files(let paths, let options):
-            // ~80 bytes a record in typical CSV exports; over-guessing only costs table space.
-            let bytes = paths.reduce(Int64(0)) { total, path in
+            let expected = paths.reduce(0) { total, path in
                 var info = stat()
-                return total + (stat(path, &info) == 0 ? Int64(info.st_size) * (path.hasSuffix(".gz") ? 6 : 1) : 0)
+                guard stat(path, &info) == 0 else { return total }
+                return total + RecordEstimate.records(fileBytes: Int64(info.st_size), path: path,
+                                                      bytesPerRecord: RecordEstimate.typicalRecordBytes)
             }
-            var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys, expectedCount: Int(bytes / 80))
+            var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys, expectedCount: expected)
             var inputs: [InputSummary] = []
             for path in paths {
                 let (sha, bytes) = try FileDigest.sha256(path: path)

@@ -1,3 +1,4 @@
+import Glibc
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchStore
@@ -25,6 +26,14 @@ struct IngestSettings {
     /// Re-read files whose SHA-256 was already ingested.
     var force: Bool
     var rejectsPath: String
+    /// Reading options of one file when they differ from `options` (the nightly job's
+    /// `[[inbox.files]]` tables: portals with their own time patterns, zones and columns).
+    var optionsForFile: (@Sendable (String) -> IngestOptions?)? = nil
+
+    /// The options that read `path`.
+    func options(for path: String) -> IngestOptions {
+        optionsForFile?(path) ?? options
+    }
 }
 
 /// What an ingest command did.
@@ -105,20 +114,21 @@ public enum IngestJob {
     private static func ingestFile(_ path: String, sha256: String, bytes: Int64, settings: IngestSettings,
                                    store: IncidentStore, rejects: RejectsWriter, progress: ProgressReporter) throws -> FileIngestReport {
         let started = UTCTime.now()
-        let compressedFactor: Int64 = path.hasSuffix(".gz") ? 6 : 1
-        let transaction = try FileTransaction(store: store, source: settings.options.source ?? baseName(path),
-                                              expectedRows: Int(bytes * compressedFactor / 150))
+        let options = settings.options(for: path)
+        let transaction = try FileTransaction(store: store, source: options.source ?? baseName(path),
+                                              expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
+                                                                                   bytesPerRecord: RecordEstimate.largeRecordBytes))
         do {
             var sink = transaction
-            let readStart = ProgressReporter.now()
+            let readStart = MonotonicClock.now()
             let report = try FileIngester.ingest(
-                path: path, sha256: sha256, bytes: bytes, options: settings.options, into: &sink, rejects: rejects,
+                path: path, sha256: sha256, bytes: bytes, options: options, into: &sink, rejects: rejects,
                 progress: { read, total, records in
                     progress.update("ingest \(baseName(path))", done: Double(read), total: Double(total), detail: "\(records) records")
                 })
-            let readSeconds = ProgressReporter.now() - readStart
+            let readSeconds = MonotonicClock.now() - readStart
             if transaction.bulk { progress.log("\(path): rebuilding the store's indexes (bulk load)") }
-            let commitStart = ProgressReporter.now()
+            let commitStart = MonotonicClock.now()
             try transaction.commit(IngestLogEntry(
                 file: path, sha256: sha256, bytes: bytes, records: report.records, accepted: report.accepted,
                 updated: report.updated, duplicates: report.duplicates, rejected: report.rejected, startedAt: started,
@@ -130,7 +140,7 @@ public enum IngestJob {
             // the index rebuild of a bulk load.
             let parts = transaction.bulkRebuildSeconds.map { "\($0.part) \(seconds($0.seconds)) s" }
             progress.log("\(path): read+insert \(seconds(readSeconds)) s, "
-                         + (transaction.bulk ? "index rebuild + commit" : "commit") + " \(seconds(ProgressReporter.now() - commitStart)) s"
+                         + (transaction.bulk ? "index rebuild + commit" : "commit") + " \(seconds(MonotonicClock.now() - commitStart)) s"
                          + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"))
             return report
         } catch {
@@ -155,9 +165,3 @@ extension UTCTime {
         return Int64(ts.tv_sec)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 
 /// Progress and log lines on stderr: a redrawn bar on a terminal, plain lines otherwise (at most
@@ -12,21 +8,17 @@ public final class ProgressReporter: @unchecked Sendable {
     private let terminal: Bool
     private var lastDraw = 0.0
     private var barVisible = false
-    private let start = ProgressReporter.now()
+    private let start = MonotonicClock.now()
 
     public init(quiet: Bool) {
         self.quiet = quiet
         terminal = isatty(2) == 1
     }
 
-    public static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public static func now() -> Double { MonotonicClock.now() }
 
     /// Seconds since this reporter was made.
-    public var elapsed: Double { ProgressReporter.now() - start }
+    public var elapsed: Double { MonotonicClock.now() - start }
 
     /// A log line (always shown unless quiet).
     public func log(_ message: String) {
@@ -44,7 +36,7 @@ public final class ProgressReporter: @unchecked Sendable {
     /// Progress of a long step: `done` of `total` units, with a short label.
     public func update(_ label: String, done: Double, total: Double, detail: String = "") {
         guard !quiet else { return }
-        let now = ProgressReporter.now()
+        let now = MonotonicClock.now()
         let fraction = total > 0 ? min(1, max(0, done / total)) : 0
         if terminal {
             guard now - lastDraw >= 0.1 || fraction >= 1 else { return }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
@@ -18,6 +14,8 @@ public struct RunConfig: Sendable {
     /// Glob patterns (relative to the inbox folder) of the files to ingest.
     public var include: [String]
     public var reading: ReadingSettings
+    /// `[[inbox.files]]`: reading options of the files matching each pattern, first match wins.
+    public var fileReadings: [(pattern: String, reading: ReadingSettings)]
     public var policy: IngestPolicy
     public var query: QuerySettings
     /// `out` is the top-level key.
@@ -60,7 +58,7 @@ public struct RunConfig: Sendable {
         storePath = resolve(store)
 
         let inbox = try section("inbox")
-        for key in inbox?.keys ?? [] where !["folder", "include"].contains(key) { throw fail("unknown key \"\(key)\" in [inbox]") }
+        for key in inbox?.keys ?? [] where !["folder", "include", "files"].contains(key) { throw fail("unknown key \"\(key)\" in [inbox]") }
         inboxFolder = resolve(try string(inbox, "folder") ?? "inbox")
         include = try inbox?["include"].map { value in
             guard let array = value.array, let patterns = Optional(array.compactMap(\.string)), patterns.count == array.count else {
@@ -74,8 +72,23 @@ public struct RunConfig: Sendable {
         let readingKeys = Set(ConfigArguments.optionKinds(of: ReadingSettings.self).keys)
         let policyKeys = Set(ConfigArguments.optionKinds(of: IngestPolicy.self).keys)
         let ingestKeys = ingest?.keys ?? []
-        reading = try ConfigArguments.parse(ingest, as: ReadingSettings.self, context: "\(file) [ingest]",
-                                            skipping: Set(ingestKeys.filter { policyKeys.contains(ConfigArguments.normalized($0)) }))
+        let readingArguments = try ConfigArguments.arguments(
+            ingest, as: ReadingSettings.self, context: "\(file) [ingest]",
+            skipping: Set(ingestKeys.filter { policyKeys.contains(ConfigArguments.normalized($0)) }))
+        reading = try ConfigArguments.parse(readingArguments, as: ReadingSettings.self, context: "\(file) [ingest]")
+        // [[inbox.files]]: the [ingest] reading options, then the table's own (later ones win).
+        var fileReadings: [(pattern: String, reading: ReadingSettings)] = []
+        if let files = inbox?["files"] {
+            guard let tables = files.array else { throw fail("[[inbox.files]] must be tables") }
+            for (k, element) in tables.enumerated() {
+                let context = "\(file) [[inbox.files]] #\(k + 1)"
+                guard let t = element.table else { throw fail("[[inbox.files]] must be tables") }
+                guard let pattern = t["pattern"]?.string else { throw JobError(.usage, "\(context): missing \"pattern\" (a glob)") }
+                let own = try ConfigArguments.arguments(t, as: ReadingSettings.self, context: context, skipping: ["pattern"])
+                fileReadings.append((pattern, try ConfigArguments.parse(readingArguments + own, as: ReadingSettings.self, context: context)))
+            }
+        }
+        self.fileReadings = fileReadings
         var policy = try ConfigArguments.parse(ingest, as: IngestPolicy.self, context: "\(file) [ingest]",
                                                skipping: Set(ingestKeys.filter { readingKeys.contains(ConfigArguments.normalized($0)) }))
         policy.rejects = policy.rejects.map(resolve)
@@ -85,6 +98,12 @@ public struct RunConfig: Sendable {
                                                skipping: ["out"])
         report.out = out
         self.report = report.resolvingPaths(resolve)
+    }
+
+    /// The reading options of an inbox file (a path returned by `inboxFiles`).
+    public func reading(forInboxFile path: String) -> ReadingSettings {
+        let relative = path.hasPrefix(inboxFolder + "/") ? String(path.dropFirst(inboxFolder.count + 1)) : path
+        return fileReadings.first { fnmatch($0.pattern, relative, FNM_PATHNAME) == 0 }?.reading ?? reading
     }
 
     private static func readText(_ path: String) -> String? {

@@ -26,9 +26,10 @@ public enum RunJob {
         let store = try IncidentStore(path: config.storePath, create: true)
         let files = try config.inboxFiles()
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
+        let optionsByFile = Dictionary(uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
         let ingest = try IngestJob.run(
             IngestSettings(files: files, options: config.reading.ingestOptions, force: config.policy.force,
-                           rejectsPath: config.rejectsPath),
+                           rejectsPath: config.rejectsPath, optionsForFile: { optionsByFile[$0] }),
             store: store, progress: progress)
         let ingestSeconds = ProgressReporter.now() - started
         let report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])

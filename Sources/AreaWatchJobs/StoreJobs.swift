@@ -3,7 +3,7 @@ import AreaWatchStore
 /// `areawatch stats`: what the store holds.
 public enum StatsJob {
     public static func run(storePath: String) throws -> StoreStats {
-        try IncidentStore(path: storePath, create: false).stats()
+        try IncidentStore(path: storePath, mode: .readOnly).stats()
     }
 }
 
@@ -11,6 +11,6 @@ public enum StatsJob {
 public enum CheckJob {
     /// The problems found; empty when the store is sound.
     public static func run(storePath: String) throws -> [String] {
-        try IncidentStore(path: storePath, create: false).check()
+        try IncidentStore(path: storePath, mode: .readOnly).check()
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchStore
 
 /// The run lock of a store (SPEC §9): `flock` on `<store>.lock`, taken without waiting, so a

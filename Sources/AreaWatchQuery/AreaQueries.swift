@@ -81,8 +81,10 @@ extension IncidentIndex {
             var s = AreaStats(id: area.id, nCurrent: 0, nPrevious: 0, handled: 0,
                               yearCounts: [Int](repeating: 0, count: years.count),
                               areaKm2: area.sphericalArea / 1e6, densityEquivalent: 0, safetyClass: .safe)
+            // Edges indexed by latitude: the cost per incident does not grow with the vertices.
+            let index = AreaIndex(area)
             for range in coveringRanges(area.bounds) {
-                for i in range where area.contains(lat: lat[i], lon: lon[i]) {
+                for i in range where index.contains(lat: lat[i], lon: lon[i]) {
                     assigned[i] = true
                     s.yearCounts[slot[Int(year[i])]!] += 1
                     if membership[i] == WindowMembership.current.rawValue {
@@ -94,7 +96,9 @@ extension IncidentIndex {
                 }
             }
             let areaM2 = s.areaKm2 * 1e6
-            s.densityEquivalent = areaM2 > 0 ? Double(s.nCurrent) * circle / areaM2 : (s.nCurrent > 0 ? .infinity : 0)
+            // The area readers refuse zero-area parts (`NamedArea.problem`); an area built in code
+            // without area holds no incident of positive measure: density 0, never infinite.
+            s.densityEquivalent = areaM2 > 0 ? Double(s.nCurrent) * circle / areaM2 : 0
             s.safetyClass = parameters.thresholds.classify(s.densityEquivalent)
             stats.append(s)
         }

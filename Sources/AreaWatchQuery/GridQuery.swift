@@ -120,3 +120,38 @@ extension IncidentIndex {
         return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearList, yearEntries: entries)
     }
 }
+
+extension GridResult {
+    /// The cells for which `keepCell` holds, with only the calendar years for which `keepYear`
+    /// holds; `keepYear` gets each year and its largest in-cell count among the kept cells.
+    /// Disclosure control (SPEC §10) publishes such a subset.
+    public func restricted(keepingCells keepCell: (GridCell) -> Bool,
+                           keepingYears keepYear: (_ year: Int, _ largestCount: Int) -> Bool) -> GridResult {
+        let kept = cells.filter(keepCell)
+        var largest = [Int](repeating: 0, count: years.count)
+        for c in kept {
+            for k in Int(c.yearStart)..<Int(c.yearStart + c.yearCount) {
+                let e = yearEntries[k]
+                largest[Int(e.year)] = max(largest[Int(e.year)], Int(e.count))
+            }
+        }
+        var slot = [Int](repeating: -1, count: years.count)
+        var keptYears: [Int] = []
+        for (k, year) in years.enumerated() where keepYear(year, largest[k]) {
+            slot[k] = keptYears.count
+            keptYears.append(year)
+        }
+        var entries: [(year: UInt16, count: UInt32)] = []
+        entries.reserveCapacity(yearEntries.count)
+        let remapped = kept.map { c -> GridCell in
+            var copy = c
+            copy.yearStart = Int32(entries.count)
+            for k in Int(c.yearStart)..<Int(c.yearStart + c.yearCount) where slot[Int(yearEntries[k].year)] >= 0 {
+                entries.append((UInt16(slot[Int(yearEntries[k].year)]), yearEntries[k].count))
+            }
+            copy.yearCount = Int32(entries.count) - copy.yearStart
+            return copy
+        }
+        return GridResult(precision: precision, parameters: parameters, cells: remapped, years: keptYears, yearEntries: entries)
+    }
+}

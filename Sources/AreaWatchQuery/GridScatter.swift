@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import Dispatch
 
@@ -27,15 +23,40 @@ struct RadiusCell: Sendable {
 /// Exactness: a run's ends come from inverting the haversine formula, then every column within
 /// 1e-9 (relative) of an end is decided by `RadiusTest`, the same test a point query uses, so
 /// the grid equals a brute-force scan bit for bit.
+///
+/// A band's runs reach the difference arrays by one of four paths, the first that applies:
+/// 1. direct (`scatterBandDirect`): one city away from the poles and the antimeridian; each run
+///    goes into one dense window as it is computed, none is stored;
+/// 2. one dense window over all the band's runs (stored first, split at the antimeridian);
+/// 3. a dense window per cluster of overlapping columns, row by row when a cluster is wide;
+/// 4. sorted run ends swept row by row (`accumulateSparse`), for a cluster wider than
+///    `maxDenseRowColumns`.
 enum GridScatter {
     /// Rows per band: the unit of work handed to a thread.
     static let bandRows: Int64 = 16
+    /// Most cells of one dense window (all its rows). Each cell is three `Int32` counters, so this
+    /// bounds a thread's reused scratch to 48 MB; a city band needs a few hundred kB. Past it the
+    /// runs are clustered by columns, or a wide cluster is taken one row at a time.
+    static let maxDenseWindowCells = 4_000_000
+    /// Most columns of a dense window taken one row at a time (96 MB of counters at most, zeroed
+    /// per row): a wider cluster (a fine precision across a whole latitude band) has few runs
+    /// for its width, so sorting their ends costs less than zeroing the row.
+    static let maxDenseRowColumns = 8_000_000
 
     struct Points {
         var lat: [Double]
         var lon: [Double]
-        /// bit 0: current window (else previous); bit 1: current and handled.
-        var flags: [UInt8]
+        var flags: [LeafFlags]
+    }
+
+    /// One incident's run of cell centres in one row of a band: columns `first...last`
+    /// (unwrapped until split at the antimeridian: they may run past either end of the lattice).
+    struct Run {
+        /// Row within the band.
+        var row: Int32
+        var first: Int64
+        var last: Int64
+        var flags: LeafFlags
     }
 
     static func radiusCells(points: Points, precision: Int, test: RadiusTest, threads: Int) -> [RadiusCell] {
@@ -138,8 +159,8 @@ enum GridScatter {
         var current: [Int32] = []
         var previous: [Int32] = []
         var handled: [Int32] = []
-        var runs: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
-        var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+        var runs: [Run] = []
+        var pieces: [Run] = []
 
         /// The window's difference arrays (`rows` × `width` counters), zeroed, for `body`; the
         /// storage is kept for the next band.
@@ -174,7 +195,7 @@ enum GridScatter {
         }
         forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
                    rowLat: rowLat, rowCos: rowCos) { k, first, last, flags in
-            scratch.runs.append((Int32(k), first, last, flags))
+            scratch.runs.append(Run(row: Int32(k), first: first, last: last, flags: flags))
             return true
         }
         guard !scratch.runs.isEmpty else { return [] }
@@ -182,7 +203,7 @@ enum GridScatter {
         // Buffers live in `scratch` across bands: allocating them per band cost the kernel more
         // in zeroing fresh pages than the scatter itself at 5M incidents.
         let columns = lattice.columnCount
-        var pieces: [(row: Int32, first: Int64, last: Int64, flags: UInt8)] = []
+        var pieces: [Run] = []
         swap(&pieces, &scratch.pieces)  // owned here, so clearing it keeps its storage
         pieces.removeAll(keepingCapacity: true)
         if scratch.runs.allSatisfy({ $0.first >= 0 && $0.last < columns }) {
@@ -190,16 +211,16 @@ enum GridScatter {
         } else {
             for run in scratch.runs {
                 if run.last - run.first + 1 >= columns {
-                    pieces.append((run.row, 0, columns - 1, run.flags))
+                    pieces.append(Run(row: run.row, first: 0, last: columns - 1, flags: run.flags))
                     continue
                 }
                 let first = ((run.first % columns) + columns) % columns
                 let last = first + (run.last - run.first)
                 if last < columns {
-                    pieces.append((run.row, first, last, run.flags))
+                    pieces.append(Run(row: run.row, first: first, last: last, flags: run.flags))
                 } else {
-                    pieces.append((run.row, first, columns - 1, run.flags))
-                    pieces.append((run.row, 0, last - columns, run.flags))
+                    pieces.append(Run(row: run.row, first: first, last: columns - 1, flags: run.flags))
+                    pieces.append(Run(row: run.row, first: 0, last: last - columns, flags: run.flags))
                 }
             }
         }
@@ -207,7 +228,7 @@ enum GridScatter {
         var cells: [RadiusCell] = []
         var lowest = Int64.max, highest = Int64.min
         for piece in pieces { lowest = min(lowest, piece.first); highest = max(highest, piece.last) }
-        if (highest - lowest + 2) * bandRows <= 4_000_000 {
+        if Int(highest - lowest + 2) * Int(bandRows) <= maxDenseWindowCells {
             // The usual case (one city): a single dense window, no sorting.
             accumulate(pieces[...], firstColumn: lowest, lastColumn: highest, band: band, lattice: lattice,
                        scratch: &scratch, into: &cells)
@@ -235,7 +256,7 @@ enum GridScatter {
     @discardableResult
     static func forEachRun(of band: Band, points: Points, lattice: Lattice, test: RadiusTest,
                            rowLow: [Int64], rowHigh: [Int64], rowLat: [Double], rowCos: [Double],
-                           _ body: (_ k: Int, _ first: Int64, _ last: Int64, _ flags: UInt8) -> Bool) -> Bool {
+                           _ body: (_ k: Int, _ first: Int64, _ last: Int64, _ flags: LeafFlags) -> Bool) -> Bool {
         let lastRow = band.firstRow + bandRows - 1
         for member in band.members {
             let i = Int(member)
@@ -252,17 +273,17 @@ enum GridScatter {
         return true
     }
 
-    private static func accumulate(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,
+    private static func accumulate(_ runs: ArraySlice<Run>,
                                    firstColumn: Int64, lastColumn: Int64, band: Band, lattice: Lattice,
                                    scratch: inout BandScratch, into cells: inout [RadiusCell]) {
         let width = Int(lastColumn - firstColumn + 2)
         let rows = Int(bandRows)
-        guard width <= 8_000_000 else {
+        guard width <= maxDenseRowColumns else {
             accumulateSparse(runs, band: band, lattice: lattice, into: &cells)
             return
         }
         // Dense window of the cluster, one row at a time when it is very wide.
-        let rowsPerPass = width * rows <= 4_000_000 ? rows : 1
+        let rowsPerPass = width * rows <= maxDenseWindowCells ? rows : 1
         var passStart = 0
         while passStart < rows {
             let passRows = min(rowsPerPass, rows - passStart)
@@ -281,12 +302,12 @@ enum GridScatter {
 extension GridScatter {
     /// For clusters too wide for a dense window (a fine precision over a whole latitude band):
     /// the run ends as sorted events, swept row by row.
-    fileprivate static func accumulateSparse(_ runs: ArraySlice<(row: Int32, first: Int64, last: Int64, flags: UInt8)>,
+    fileprivate static func accumulateSparse(_ runs: ArraySlice<Run>,
                                              band: Band, lattice: Lattice, into cells: inout [RadiusCell]) {
         var events: [(row: Int32, column: Int64, current: Int32, previous: Int32, handled: Int32)] = []
         events.reserveCapacity(runs.count * 2)
         for run in runs {
-            let c = Int32(run.flags & 1), h = Int32(run.flags >> 1), p: Int32 = 1 - c
+            let c = run.flags.currentCount, h = run.flags.handledCount, p: Int32 = 1 - c
             events.append((run.row, run.first, c, p, h))
             events.append((run.row, run.last + 1, -c, -p, -h))
         }
@@ -333,11 +354,11 @@ struct DiffWindow {
 
     /// One incident's run of columns `first...last` (window columns) in `row`.
     @inline(__always)
-    func add(row: Int, from first: Int, through last: Int, flags: UInt8) {
+    func add(row: Int, from first: Int, through last: Int, flags: LeafFlags) {
         let a = row * width + first, b = row * width + last + 1
-        if flags & 1 != 0 {
+        if flags.contains(.current) {
             current[a] &+= 1; current[b] &-= 1
-            if flags & 2 != 0 { handled[a] &+= 1; handled[b] &-= 1 }
+            if flags.contains(.handled) { handled[a] &+= 1; handled[b] &-= 1 }
         } else {
             previous[a] &+= 1; previous[b] &-= 1
         }
@@ -359,4 +380,23 @@ struct DiffWindow {
             }
         }
     }
+}
+
+/// What a windowed incident adds to the radius counts around it, one byte per R-tree leaf.
+struct LeafFlags: OptionSet, Sendable {
+    let rawValue: UInt8
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// In the current window; without it, in the previous one.
+    static let current = LeafFlags(rawValue: 1)
+    /// Handled, counted for current-window incidents only (SPEC §7.2), so never without `current`.
+    static let handled = LeafFlags(rawValue: 2)
+
+    init(current: Bool, handled: Int8) {
+        self = current ? (handled == 1 ? [.current, .handled] : .current) : []
+    }
+
+    /// 1 or 0, for sums.
+    @inline(__always) var currentCount: Int32 { Int32(rawValue & 1) }
+    @inline(__always) var handledCount: Int32 { Int32(rawValue >> 1) }
 }

@@ -15,7 +15,7 @@ extension GridScatter {
                                   scratch: inout BandScratch) -> [RadiusCell]? {
         guard let (firstColumn, lastColumn) = window(of: band, points: points, lattice: lattice) else { return nil }
         let width = Int(lastColumn - firstColumn + 2)
-        guard width * Int(bandRows) <= 4_000_000 else { return nil }
+        guard width * Int(bandRows) <= maxDenseWindowCells else { return nil }
         var cells: [RadiusCell] = []
         let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) { window in
             let inside = forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,

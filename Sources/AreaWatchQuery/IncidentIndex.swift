@@ -32,8 +32,8 @@ public struct IncidentIndex: Sendable {
 
     // Radius counting over the windowed incidents.
     public let rtree: PackedHilbertRTree
-    /// Per R-tree leaf: bit 0 current window, bit 1 current and handled.
-    let leafFlags: [UInt8]
+    /// Per R-tree leaf: current window, handled.
+    let leafFlags: [LeafFlags]
     /// Prefix sums over leaves of the current flag and of the current-and-handled flag.
     let cumCurrent: [UInt32]
     let cumHandled: [UInt32]
@@ -93,18 +93,17 @@ public struct IncidentIndex: Sendable {
         self.handled = handled; self.year = year; sourceIndex = order
 
         let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
-        var flags = [UInt8](repeating: 0, count: tree.count)
+        var flags = [LeafFlags](repeating: [], count: tree.count)
         var leafBase = [UInt32](repeating: 0, count: tree.count)
         var cumCurrent = [UInt32](repeating: 0, count: tree.count + 1)
         var cumHandled = [UInt32](repeating: 0, count: tree.count + 1)
         for p in 0..<tree.count {
             let b = Int(windowedBase[Int(tree.leafIndex[p])])
             leafBase[p] = UInt32(b)
-            let isCurrent = membership[b] == WindowMembership.current.rawValue
-            let f: UInt8 = isCurrent ? (handled[b] == 1 ? 3 : 1) : 0
+            let f = LeafFlags(current: membership[b] == WindowMembership.current.rawValue, handled: handled[b])
             flags[p] = f
-            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f & 1)
-            cumHandled[p + 1] = cumHandled[p] + UInt32(f >> 1)
+            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f.currentCount)
+            cumHandled[p + 1] = cumHandled[p] + UInt32(f.handledCount)
         }
         rtree = tree
         leafFlags = flags
@@ -134,8 +133,8 @@ public struct IncidentIndex: Sendable {
         }, point: { p in
             total += 1
             let f = leafFlags[p]
-            current += Int(f & 1)
-            handledCount += Int(f >> 1)
+            current += Int(f.currentCount)
+            handledCount += Int(f.handledCount)
         })
         return (current, total - current, handledCount)
     }

@@ -1,23 +1,6 @@
 import AreaWatchCore
 import AreaWatchQuery
 
-/// Counts below `minCellCount` are withheld from public outputs (tiles, GeoJSON, HTML): a cell
-/// with one or two incidents can point at a person (docs/PRIVACY.md). Zero stays zero; the
-/// class is always kept.
-public struct Disclosure: Sendable, Equatable {
-    public var minCellCount: Int
-
-    public init(minCellCount: Int = 1) {
-        self.minCellCount = max(1, minCellCount)
-    }
-
-    /// nil when the count must be withheld.
-    @inline(__always)
-    public func show(_ count: Int) -> Int? {
-        count > 0 && count < minCellCount ? nil : count
-    }
-}
-
 /// grid.geojson (SPEC §8): an RFC 7946 FeatureCollection, one Polygon per cell, exterior ring
 /// counter-clockwise and closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
 enum GridGeoJSON {
@@ -82,13 +65,15 @@ enum GridGeoJSON {
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
         appendLiteral("\",\"years\":{", &out)
         var first = true
+        // Years with nothing to show are left out, as years with no incident are.
         for (year, count) in zip(grid.years, grid.yearCounts(of: c)) where count > 0 {
+            guard let shownCount = disclosure.show(count) else { continue }
             if !first { out.append(44) }
             first = false
             out.append(34)
             NumberFormat.appendInteger(year, to: &out)
             appendLiteral("\":", &out)
-            if let shownCount = disclosure.show(count) { NumberFormat.appendInteger(shownCount, to: &out) } else { appendLiteral("null", &out) }
+            NumberFormat.appendInteger(shownCount, to: &out)
         }
         appendLiteral("}}}", &out)
     }
@@ -125,25 +110,25 @@ struct CellFigures {
         rCurrent = disclosure.show(c.rCurrent)
         rPrevious = disclosure.show(c.rPrevious)
         handled = disclosure.show(c.handled)
-        let complete = rCurrent != nil && rPrevious != nil
+        let complete = disclosure.showsComparison(current: c.rCurrent, previous: c.rPrevious)
         delta = complete ? c.yearOverYear.delta : nil
         pct = complete ? c.yearOverYear.pct : nil
     }
 }
 
 /// grid.csv (SPEC §8): the eleven SPEC columns, one `yYYYY` column per calendar year, then the
-/// cell polygon as WKT; sorted by geohash; exact counts (an analyst output, see docs/PRIVACY.md).
+/// cell polygon as WKT; sorted by geohash; withheld figures are empty fields (docs/PRIVACY.md).
 enum GridCSV {
     static func header(years: [Int]) -> String {
         (["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled", "class"]
             + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
     }
 
-    static func write(_ grid: GridResult, to path: String) throws {
+    static func write(_ grid: GridResult, to path: String, disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years))
         for c in grid.cells {
-            try file.append { out in appendRow(c, grid: grid, to: &out) }
+            try file.append { out in appendRow(c, grid: grid, disclosure: disclosure, to: &out) }
         }
         try file.finish()
         // GDAL/QGIS read column types from a .csvt beside the CSV.
@@ -153,26 +138,27 @@ enum GridCSV {
                                to: String(path.dropLast(4)) + ".csvt")
     }
 
-    static func appendRow(_ c: GridCell, grid: GridResult, to out: inout [UInt8]) {
+    static func appendRow(_ c: GridCell, grid: GridResult, disclosure: Disclosure, to out: inout [UInt8]) {
         let centre = c.cell.centre
         out.append(contentsOf: c.cell.string.utf8)
         out.append(44)
         NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
         out.append(44)
         NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
-        for v in [c.nCurrent, c.nPrevious, c.rCurrent, c.rPrevious, c.yearOverYear.delta] {
+        let shown = CellFigures(c, disclosure: disclosure)
+        for v in [shown.nCurrent, shown.nPrevious, shown.rCurrent, shown.rPrevious, shown.delta] {
             out.append(44)
-            NumberFormat.appendInteger(v, to: &out)
+            if let v { NumberFormat.appendInteger(v, to: &out) }
         }
         out.append(44)
-        if let pct = c.yearOverYear.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) }
+        if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) }
         out.append(44)
-        NumberFormat.appendInteger(c.handled, to: &out)
+        if let handled = shown.handled { NumberFormat.appendInteger(handled, to: &out) }
         out.append(44)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
         for count in grid.yearCounts(of: c) {
             out.append(44)
-            NumberFormat.appendInteger(count, to: &out)
+            if let v = disclosure.show(count) { NumberFormat.appendInteger(v, to: &out) }
         }
         out.append(contentsOf: ",\"".utf8)
         appendWKT(c.cell.bounds, to: &out)

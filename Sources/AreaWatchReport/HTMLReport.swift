@@ -9,9 +9,11 @@ import AreaWatchQuery
 /// are self-closed, only XML's five entities are used), which lets tests parse it whole.
 ///
 /// Privacy (SPEC §10): only aggregates reach the page. Counts tied to a small place (grid cells,
-/// named areas, points of interest) go through `Disclosure`; district-wide totals do not.
+/// named areas, points of interest) go through `Disclosure`, and so do district-wide totals
+/// below K; the page is drawn from the public content (`Disclosure.publicContent`).
 enum HTMLReport {
-    static func render(_ content: ReportContent) -> String {
+    static func render(_ exact: ReportContent) -> String {
+        let content = exact.disclosure.publicContent(exact)
         let asOf = UTCTime.iso8601(content.parameters.asOf)
         var out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n"
@@ -22,8 +24,8 @@ enum HTMLReport {
         out += HTMLSummary.section(content)
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
-        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf)
-        if let breakdown = content.breakdown { out += HTMLTables.breakdownSection(breakdown) }
+        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure)
+        if let breakdown = content.breakdown { out += HTMLTables.breakdownSection(breakdown, disclosure: content.disclosure) }
         if let areas = content.areas { out += HTMLTables.areasSection(areas, disclosure: content.disclosure) }
         if let poi = content.pointsOfInterest { out += HTMLTables.poiSection(poi, disclosure: content.disclosure) }
         out += HTMLSummary.inputsSection(content.inputs)

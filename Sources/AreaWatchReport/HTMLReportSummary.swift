@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchQuery
 
@@ -21,10 +17,12 @@ enum HTMLSummary {
             "<div class=\"card\(cls.isEmpty ? "" : " " + cls)\"><div class=\"k\">\(key)</div>"
                 + "<div class=\"v\">\(value)</div><div class=\"d\">\(detail)</div></div>\n"
         }
+        let d = c.disclosure
         var out = "<div class=\"cards\">\n"
-        out += card("Current year", HTMLText.grouped(t.current),
-                    "\(HTMLText.signed(yoy.delta)) (\(HTMLText.percent(yoy.pct))) vs previous")
-        out += card("Previous year", HTMLText.grouped(t.previous), "the year before")
+        out += card("Current year", HTMLText.count(t.current, d),
+                    d.showsComparison(current: t.current, previous: t.previous)
+                        ? "\(HTMLText.signed(yoy.delta)) (\(HTMLText.percent(yoy.pct))) vs previous" : "change withheld")
+        out += card("Previous year", HTMLText.count(t.previous, d), "the year before")
         out += card("Grid cells", HTMLText.grouped(c.grid.cells.count), "reported at precision \(c.grid.precision)")
         for cls in SafetyClass.allCases.reversed() {
             let n = classes[cls] ?? 0
@@ -50,13 +48,19 @@ enum HTMLSummary {
             ("Source", source(c)),
             ("Inputs", inputs(c.inputs)),
             ("Rejects by reason", rejects(c.rejectsByReason)),
-            ("Excluded (after as-of)", HTMLText.grouped(t.excludedFuture)),
-            ("Incidents", "\(HTMLText.grouped(t.yearCounts.reduce(0, +))) up to the as-of: current \(HTMLText.grouped(t.current)), "
-                + "previous \(HTMLText.grouped(t.previous)), older \(HTMLText.grouped(t.older))"),
+            ("Excluded (after as-of)", HTMLText.count(t.excludedFuture, c.disclosure)),
+            ("Incidents", "\(HTMLText.count(t.current + t.previous + t.older, c.disclosure)) up to the as-of: "
+                + "current \(HTMLText.count(t.current, c.disclosure)), previous \(HTMLText.count(t.previous, c.disclosure)), "
+                + "older \(HTMLText.count(t.older, c.disclosure))"),
         ]
         let classes = c.grid.classCounts
         let classText = SafetyClass.allCases.map { "\($0.rawValue) \(HTMLText.grouped(classes[$0] ?? 0))" }.joined(separator: ", ")
         rows.append(("Grid cells", "\(HTMLText.grouped(c.grid.cells.count)): \(classText)"))
+        // The sums check that the cells hold every windowed incident; withheld cells break that
+        // (and the difference would bound what was withheld), so they are shown for exact reports only.
+        guard !c.disclosure.isActive else {
+            return "<dl class=\"facts\">\n" + rows.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>\n" }.joined() + "</dl>\n"
+        }
         let nCurrent = c.grid.cells.reduce(0) { $0 + $1.nCurrent }
         let nPrevious = c.grid.cells.reduce(0) { $0 + $1.nPrevious }
         rows.append(("Σ n_current / Σ n_previous", "\(HTMLText.grouped(nCurrent)) / \(HTMLText.grouped(nPrevious)) (incidents inside the cells)"))
@@ -87,7 +91,8 @@ enum HTMLSummary {
 
     static func disclosure(_ d: Disclosure) -> String {
         d.minCellCount <= 1 ? "exact counts"
-            : "counts from 1 to \(d.minCellCount - 1) in cells, areas and points of interest are shown as &lt;\(d.minCellCount)"
+            : "counts below \(d.minCellCount) (zero included) are shown as &lt;\(d.minCellCount), with every figure derived from them; "
+                + "cells, values and years with nothing to show are left out"
     }
 
     static func source(_ c: ReportContent) -> String {

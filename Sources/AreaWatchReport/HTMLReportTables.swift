@@ -38,7 +38,7 @@ enum HTMLTable {
     /// Count, previous, delta and pct with disclosure: delta and pct are withheld with either count.
     static func comparison(current: Int, previous: Int, disclosure: Disclosure) -> [String] {
         let yoy = YearOverYear(current: current, previous: previous)
-        let complete = disclosure.show(current) != nil && disclosure.show(previous) != nil
+        let complete = disclosure.showsComparison(current: current, previous: previous)
         return [numeric(HTMLText.count(current, disclosure)), numeric(HTMLText.count(previous, disclosure)),
                 numeric(complete ? HTMLText.signed(yoy.delta) : "—"), numeric(complete ? HTMLText.percent(yoy.pct) : "—")]
     }
@@ -51,8 +51,11 @@ enum HTMLTables {
     static func topCellsSection(_ c: ReportContent) -> String {
         let cells = c.grid.cells
         // Ties broken by geohash (the cells' order) so the page is deterministic.
+        // Ranks are figures too: only disclosed counts are ranked.
         let current = cells.map(\.rCurrent)
-        let byCurrent = cells.indices.sorted { current[$0] != current[$1] ? current[$0] > current[$1] : $0 < $1 }
+        let byCurrent = cells.indices.filter { c.disclosure.show(current[$0]) != nil }.sorted {
+            current[$0] != current[$1] ? current[$0] > current[$1] : $0 < $1
+        }
         // Ranking only disclosed deltas keeps a withheld count from showing through its rank.
         let delta = cells.map(\.yearOverYear.delta)
         let byDelta = cells.indices.filter { CellFigures(cells[$0], disclosure: c.disclosure).delta != nil }.sorted {
@@ -83,19 +86,19 @@ enum HTMLTables {
         return HTMLTable.render(columns, rows: rows)
     }
 
-    /// District-wide counts per value: exact, like breakdown.csv.
-    static func breakdownSection(_ b: BreakdownResult) -> String {
+    /// Counts per value, like breakdown.csv. With disclosure control the total row is left out:
+    /// a total minus the values shown would give away what was withheld.
+    static func breakdownSection(_ b: BreakdownResult, disclosure: Disclosure = Disclosure()) -> String {
         let columns = [HTMLTable.Column(HTMLText.escape(b.field)), HTMLTable.Column("current", numeric: true),
                        HTMLTable.Column("previous", numeric: true), HTMLTable.Column("delta", numeric: true),
                        HTMLTable.Column("pct", numeric: true)] + b.years.map { HTMLTable.Column(String($0), numeric: true) }
-        let exact = Disclosure(minCellCount: 1)
         let rows = b.rows.map { row in
-            [HTMLTable.value(row.value)] + HTMLTable.comparison(current: row.current, previous: row.previous, disclosure: exact)
-                + row.yearCounts.map(HTMLTable.number)
+            [HTMLTable.value(row.value)] + HTMLTable.comparison(current: row.current, previous: row.previous, disclosure: disclosure)
+                + row.yearCounts.map { HTMLTable.numeric(HTMLText.count($0, disclosure)) }
         }
-        let footer = ["<td>total</td>"]
+        let footer = disclosure.isActive ? nil : ["<td>total</td>"]
             + HTMLTable.comparison(current: b.rows.reduce(0) { $0 + $1.current },
-                                   previous: b.rows.reduce(0) { $0 + $1.previous }, disclosure: exact)
+                                   previous: b.rows.reduce(0) { $0 + $1.previous }, disclosure: disclosure)
             + b.years.indices.map { y in HTMLTable.number(b.rows.reduce(0) { $0 + $1.yearCounts[y] }) }
         var out = "<section id=\"breakdown\">\n<h2>Breakdown by \(HTMLText.escape(b.field))</h2>\n"
         out += "<p class=\"note\">All incidents up to the as-of; the year columns are calendar years (UTC).</p>\n"
@@ -115,15 +118,19 @@ enum HTMLTables {
                 + HTMLTable.comparison(current: a.nCurrent, previous: a.nPrevious, disclosure: disclosure)
                 + [HTMLTable.numeric(HTMLText.count(a.handled, disclosure)),
                    HTMLTable.numeric(NumberFormat.fixed(a.areaKm2, decimals: 3)),
-                   HTMLTable.numeric(NumberFormat.fixed(a.densityEquivalent, decimals: 2)), HTMLTable.badge(a.safetyClass)]
+                   HTMLTable.numeric(disclosure.show(a.nCurrent) == nil ? "—" : NumberFormat.fixed(a.densityEquivalent, decimals: 2)),
+                   HTMLTable.badge(a.safetyClass)]
         }
         var out = "<section id=\"areas\">\n<h2>Named areas</h2>\n"
         out += "<p class=\"note\">Incidents inside each area; the class follows the density equivalent "
         out += "n_current × π·radius² / area, the count a radius circle would see at that density.</p>\n"
         out += result.areas.isEmpty ? "<p class=\"none\">No areas.</p>\n" : HTMLTable.render(columns, rows: rows)
-        out += "<p>Inside no area (unassigned): current \(HTMLText.count(result.unassignedCurrent, disclosure)), "
-        out += "previous \(HTMLText.count(result.unassignedPrevious, disclosure)), "
-        out += "all years \(HTMLText.count(result.unassignedAll, disclosure)).</p>\n"
+        // Unassigned counts move with every incident outside the areas: exact reports only.
+        if !disclosure.isActive {
+            out += "<p>Inside no area (unassigned): current \(HTMLText.grouped(result.unassignedCurrent)), "
+            out += "previous \(HTMLText.grouped(result.unassignedPrevious)), "
+            out += "all years \(HTMLText.grouped(result.unassignedAll)).</p>\n"
+        }
         return out + "</section>\n"
     }
 
@@ -132,7 +139,7 @@ enum HTMLTables {
                        HTMLTable.Column("previous", numeric: true), HTMLTable.Column("delta", numeric: true),
                        HTMLTable.Column("pct", numeric: true), HTMLTable.Column("class"), HTMLTable.Column("text")]
         let rows = answers.map { poi, a in
-            let complete = disclosure.show(a.current) != nil && disclosure.show(a.previous) != nil
+            let complete = disclosure.showsComparison(current: a.current, previous: a.previous)
             // The app's sentence states the delta, so it is withheld with the counts.
             return [HTMLTable.value(poi.name)]
                 + HTMLTable.comparison(current: a.current, previous: a.previous, disclosure: disclosure)

@@ -7,7 +7,8 @@ enum HTMLTrend {
     static let height = 300.0
     static let left = 64.0, right = 16.0, top = 34.0, bottom = 42.0
 
-    static func section(_ totals: Totals, asOf: Int64) -> String {
+    /// `totals` is already the public one: years below K are not in it.
+    static func section(_ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure()) -> String {
         var out = "<section id=\"trend\">\n<h2>Calendar-year trend</h2>\n"
         guard !totals.years.isEmpty else { return out + "<p class=\"none\">No incidents.</p>\n</section>\n" }
         let asOfYear = UTCTime.year(of: asOf)
@@ -15,6 +16,7 @@ enum HTMLTrend {
         let partial = UTCTime.civil(asOf + 1).year == asOfYear && totals.years.contains(asOfYear)
         out += "<figure>\n" + chart(totals, partialYear: partial ? asOfYear : nil, asOf: asOf)
         out += "<figcaption>Incidents per UTC calendar year up to the as-of instant (all incidents that pass the filters)."
+        if disclosure.isActive { out += " Years with fewer than \(disclosure.minCellCount) incidents are not shown." }
         if partial { out += " \(asOfYear) is partial: it runs to \(UTCTime.iso8601(asOf))." }
         out += "</figcaption>\n</figure>\n"
         return out + "</section>\n"

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `--out DIR` is refused: replacing it could delete what areawatch did not write (SPEC §8).
 public struct ReportFolderRefused: Error, Sendable, CustomStringConvertible {
@@ -21,7 +19,7 @@ public enum ReportFolder {
     /// Report folders of versions before the marker: only files areawatch writes, and its summary.
     static let legacyEntries: Set<String> = [
         "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
-        "tiles", "summary.json", "report.html",
+        "tiles", "grid.pmtiles", "ehsa.csv", "ehsa.geojson", "summary.json", "report.html",
     ]
 
     /// Throws `ReportFolderRefused` unless `path` may be replaced; `protected` are paths (files

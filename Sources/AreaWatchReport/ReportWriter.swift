@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchQuery
 import Dispatch
@@ -15,10 +11,13 @@ public struct ReportOutcome: Sendable {
 
 /// Writes a report folder (SPEC §8) atomically: built beside its final name, then published.
 public enum ReportWriter {
+    /// Public outputs are written from `disclosure.publicContent(content)`; summary.json, the
+    /// operators' record, from the exact content.
     /// - Parameter protected: paths the report folder must not hold (ReportFolder).
-    public static func write(_ content: ReportContent, to path: String, protecting protected: [String] = [],
+    public static func write(_ exact: ReportContent, to path: String, protecting protected: [String] = [],
                              clock: () -> Double) throws -> ReportOutcome {
         let directory = try AtomicDirectory(path: path, protecting: protected)
+        let content = exact.disclosure.publicContent(exact)
         do {
             var outcome = ReportOutcome()
             let started = clock()
@@ -31,7 +30,7 @@ public enum ReportWriter {
                 try GridGeoJSON.write(grid, to: path, disclosure: disclosure)
             }
             defer { geojson.wait() }
-            try GridCSV.write(content.grid, to: try directory.file("grid.csv"))
+            try GridCSV.write(content.grid, to: try directory.file("grid.csv"), disclosure: content.disclosure)
             record("grid.csv")
             record("grid.csvt")
             if let areas = content.areas {
@@ -39,22 +38,36 @@ public enum ReportWriter {
                                                    asOf: content.parameters.asOf, disclosure: content.disclosure,
                                                    to: try directory.file("areas.geojson"))
                 record("areas.geojson")
-                try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, to: try directory.file("areas.csv"))
+                try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: content.disclosure,
+                                               to: try directory.file("areas.csv"))
                 record("areas.csv")
             }
             if let poi = content.pointsOfInterest {
-                try TableWriters.writePOI(poi, to: try directory.file("poi.csv"))
+                try TableWriters.writePOI(poi, disclosure: content.disclosure, to: try directory.file("poi.csv"))
                 record("poi.csv")
             }
             if let breakdown = content.breakdown {
-                try TableWriters.writeBreakdown(breakdown, to: try directory.file("breakdown.csv"))
+                try TableWriters.writeBreakdown(breakdown, disclosure: content.disclosure, to: try directory.file("breakdown.csv"))
                 record("breakdown.csv")
             }
+            var archive: BackgroundWrite?
+            defer { archive?.wait() }
             if let zooms = content.tileZooms {
-                let (count, bytes) = try WidgetTiles.write(content.grid, zooms: zooms, disclosure: content.disclosure,
+                let tiles = WidgetTiles.build(content.grid, zooms: zooms)
+                // The vector tiles are encoded and compressed on another thread while this one
+                // writes the JSON tiles (same tiles, SPEC §14).
+                archive = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
+                                             path = try directory.file("grid.pmtiles")] in
+                    try GridArchive.write(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution, to: path)
+                }
+                let (count, bytes) = try WidgetTiles.write(tiles, grid: content.grid, zooms: zooms, disclosure: content.disclosure,
                                                            attribution: content.attribution, into: directory)
                 outcome.tiles = count
                 outcome.files.append(("tiles/", bytes))
+            }
+            if let archive {
+                try archive.result()
+                record("grid.pmtiles")
             }
             try geojson.result()
             record("grid.geojson")
@@ -63,7 +76,7 @@ public enum ReportWriter {
             record("report.html")
             var timings = content.timings
             timings.append(("report", clock() - started))
-            let summary = Summary.json(content, files: outcome.files, tiles: outcome.tiles, timings: timings)
+            let summary = Summary.json(exact, published: content.grid, files: outcome.files, tiles: outcome.tiles, timings: timings)
             try BufferedFile.write(summary.serialized(pretty: true), to: try directory.file("summary.json"))
             record("summary.json")
             try directory.publish()
@@ -101,9 +114,12 @@ final class BackgroundWrite: @unchecked Sendable {
 }
 
 /// summary.json (SPEC §8). Everything but `timings_s` is a function of the store, parameters and
-/// as-of, so two runs differ only there.
+/// as-of, so two runs differ only there. It is the operators' record of the run, not a public
+/// output (docs/PRIVACY.md): its totals are exact; `grid` describes the published grid
+/// (`published`), with the sums of the full one so the cells can be checked against the totals.
 enum Summary {
-    static func json(_ c: ReportContent, files: [(String, Int64)], tiles: Int, timings: [(String, Double)]) -> JSONValue {
+    static func json(_ c: ReportContent, published: GridResult, files: [(String, Int64)], tiles: Int,
+                     timings: [(String, Double)]) -> JSONValue {
         let p = c.parameters
         let w = p.windows
         var members: [(String, JSONValue)] = [
@@ -143,11 +159,11 @@ enum Summary {
             ("rejects_by_reason", .object(c.rejectsByReason.map { ($0.0, .int($0.1)) })),
             ("excluded_future", .int(c.totals.excludedFuture)),
             ("grid", .object([
-                ("cells", .int(c.grid.cells.count)),
-                ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(c.grid.classCounts[$0] ?? 0)) })),
+                ("cells", .int(published.cells.count)),
+                ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(published.classCounts[$0] ?? 0)) })),
                 ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
                 ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
-            ])),
+            ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),
         ]
         if let areas = c.areas {
             members.append(("areas", .object([
@@ -171,12 +187,9 @@ enum Summary {
 public enum GridGeoJSONTiming {
     /// Writes the grid to `path` and returns MB/s (bytes written / wall time).
     public static func write(_ grid: GridResult, to path: String) throws -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let start = MonotonicClock.now()
         try GridGeoJSON.write(grid, to: path, disclosure: Disclosure())
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        let seconds = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start
+        let seconds = MonotonicClock.now() - start
         var info = stat()
         stat(path, &info)
         return Double(info.st_size) / 1e6 / seconds

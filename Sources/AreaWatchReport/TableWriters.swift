@@ -9,17 +9,30 @@ enum TableWriters {
 
     static func csvLine(_ fields: [String]) -> String { CSVText.line(fields) }
 
+    /// A text cell from the user's data (a name, a value, a property name): spreadsheet-safe.
+    static func text(_ s: String) -> String { CSVText.spreadsheetSafe(s) }
+
+    /// A count after disclosure control: empty when withheld.
+    static func count(_ v: Int, _ disclosure: Disclosure) -> String { disclosure.show(v).map(String.init) ?? "" }
+
+    /// delta and pct, empty when either count is withheld.
+    static func comparison(_ yoy: YearOverYear, _ disclosure: Disclosure) -> [String] {
+        disclosure.showsComparison(current: yoy.current, previous: yoy.previous) ? [String(yoy.delta), pctText(yoy.pct)] : ["", ""]
+    }
+
     // MARK: Areas
 
-    static func writeAreasCSV(_ result: AreaResult, idProperty: String, to path: String) throws {
+    static func writeAreasCSV(_ result: AreaResult, idProperty: String, disclosure: Disclosure, to path: String) throws {
         let file = try BufferedFile(path: path)
-        try file.write(csvLine([idProperty, "n_current", "n_previous", "delta", "pct", "handled", "area_km2",
+        try file.write(csvLine([text(idProperty), "n_current", "n_previous", "delta", "pct", "handled", "area_km2",
                                 "density_equivalent", "class"] + result.years.map { "y\($0)" }))
         for a in result.areas {
-            try file.write(csvLine([a.id, String(a.nCurrent), String(a.nPrevious), String(a.yearOverYear.delta),
-                                    pctText(a.yearOverYear.pct), String(a.handled), NumberFormat.fixed(a.areaKm2, decimals: 4),
-                                    NumberFormat.fixed(a.densityEquivalent, decimals: 2), a.safetyClass.rawValue]
-                                   + a.yearCounts.map(String.init)))
+            let density = disclosure.show(a.nCurrent) == nil ? "" : NumberFormat.fixed(a.densityEquivalent, decimals: 2)
+            try file.write(csvLine([text(a.id), count(a.nCurrent, disclosure), count(a.nPrevious, disclosure)]
+                                   + comparison(a.yearOverYear, disclosure)
+                                   + [count(a.handled, disclosure), NumberFormat.fixed(a.areaKm2, decimals: 4), density,
+                                      a.safetyClass.rawValue]
+                                   + a.yearCounts.map { count($0, disclosure) }))
         }
         try file.finish()
     }
@@ -27,14 +40,16 @@ enum TableWriters {
     static func writeAreasGeoJSON(_ result: AreaResult, areas: [NamedArea], idProperty: String,
                                   asOf: Int64, disclosure: Disclosure, to path: String) throws {
         let file = try BufferedFile(path: path)
-        try file.write("{\"type\":\"FeatureCollection\",\"as_of\":\"\(UTCTime.iso8601(asOf))\","
-                       + "\"unassigned\":{\"current\":\(result.unassignedCurrent),\"previous\":\(result.unassignedPrevious),\"all\":\(result.unassignedAll)},"
-                       + "\"features\":[\n")
+        // Incidents inside no area move with every incident anywhere else: with disclosure
+        // control they stay in summary.json (SPEC §10, docs/PRIVACY.md).
+        let unassigned = disclosure.isActive ? ""
+            : "\"unassigned\":{\"current\":\(result.unassignedCurrent),\"previous\":\(result.unassignedPrevious),\"all\":\(result.unassignedAll)},"
+        try file.write("{\"type\":\"FeatureCollection\",\"as_of\":\"\(UTCTime.iso8601(asOf))\"," + unassigned + "\"features\":[\n")
         for (k, (stats, area)) in zip(result.areas, areas).enumerated() {
-            let complete = disclosure.show(stats.nCurrent) != nil && disclosure.show(stats.nPrevious) != nil
+            let complete = disclosure.showsComparison(current: stats.nCurrent, previous: stats.nPrevious)
             var years: [(String, JSONValue)] = []
             for (year, count) in zip(result.years, stats.yearCounts) where count > 0 {
-                years.append((String(year), .optional(disclosure.show(count))))
+                if let shown = disclosure.show(count) { years.append((String(year), .int(shown))) }
             }
             let feature: JSONValue = .object([
                 ("type", .string("Feature")),
@@ -48,7 +63,7 @@ enum TableWriters {
                     ("pct", complete ? (stats.yearOverYear.pct.map { .fixed($0, decimals: 4) } ?? .null) : .null),
                     ("handled", .optional(disclosure.show(stats.handled))),
                     ("area_km2", .fixed(stats.areaKm2, decimals: 4)),
-                    ("density_equivalent", .fixed(stats.densityEquivalent, decimals: 2)),
+                    ("density_equivalent", disclosure.show(stats.nCurrent) == nil ? .null : .fixed(stats.densityEquivalent, decimals: 2)),
                     ("class", .string(stats.safetyClass.rawValue)),
                     ("years", .object(years)),
                 ])),
@@ -81,24 +96,29 @@ enum TableWriters {
 
     // MARK: Points of interest and breakdown
 
-    static func writePOI(_ answers: [(poi: PointOfInterest, answer: PointAnswer)], to path: String) throws {
+    static func writePOI(_ answers: [(poi: PointOfInterest, answer: PointAnswer)], disclosure: Disclosure, to path: String) throws {
         let file = try BufferedFile(path: path)
         try file.write(csvLine(["name", "lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct",
                                 "handled", "class", "label", "text"]))
         for (poi, a) in answers {
-            try file.write(csvLine([poi.name, NumberFormat.fixed(poi.lat, decimals: 6), NumberFormat.fixed(poi.lon, decimals: 6),
-                                    NumberFormat.compact(a.radius), UTCTime.iso8601(a.asOf), String(a.current), String(a.previous),
-                                    String(a.delta), pctText(a.pct), String(a.handled), a.safetyClass.rawValue, a.label, a.text]))
+            // The app's sentence states the delta, so it is withheld with it.
+            let complete = disclosure.showsComparison(current: a.current, previous: a.previous)
+            try file.write(csvLine([text(poi.name), NumberFormat.fixed(poi.lat, decimals: 6), NumberFormat.fixed(poi.lon, decimals: 6),
+                                    NumberFormat.compact(a.radius), UTCTime.iso8601(a.asOf),
+                                    count(a.current, disclosure), count(a.previous, disclosure)]
+                                   + comparison(a.yearOverYear, disclosure)
+                                   + [count(a.handled, disclosure), a.safetyClass.rawValue, a.label, complete ? a.text : ""]))
         }
         try file.finish()
     }
 
-    static func writeBreakdown(_ result: BreakdownResult, to path: String) throws {
+    /// `result` is already the public breakdown (values and years with nothing to show removed).
+    static func writeBreakdown(_ result: BreakdownResult, disclosure: Disclosure, to path: String) throws {
         let file = try BufferedFile(path: path)
-        try file.write(csvLine([result.field, "current", "previous", "delta", "pct"] + result.years.map { "y\($0)" }))
+        try file.write(csvLine([text(result.field), "current", "previous", "delta", "pct"] + result.years.map { "y\($0)" }))
         for row in result.rows {
-            try file.write(csvLine([row.value, String(row.current), String(row.previous), String(row.yearOverYear.delta),
-                                    pctText(row.yearOverYear.pct)] + row.yearCounts.map(String.init)))
+            try file.write(csvLine([text(row.value), count(row.current, disclosure), count(row.previous, disclosure)]
+                                   + comparison(row.yearOverYear, disclosure) + row.yearCounts.map { count($0, disclosure) }))
         }
         try file.finish()
     }

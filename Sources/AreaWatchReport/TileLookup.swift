@@ -30,45 +30,97 @@ public struct TileAnswer: Sendable, Equatable {
     }
 }
 
-/// Reads `tiles/tilejson.json` and one tile of the highest zoom.
+/// What a lookup needs from `tilejson.json` (its `maxzoom` and `areawatch` members).
+public struct TileSetMeta: Sendable, Equatable {
+    public var maxZoom: Int
+    public var precision: Int
+    public var asOf: String
+    public var radius: Double
+    public var thresholds: Thresholds
+    /// Disclosure control of the report (`--min-cell-count`): above 1, no cell means "fewer than K".
+    public var minCellCount: Int
+
+    public init(tileJSON data: Data, path: String) throws {
+        guard let meta = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let maxZoom = meta["maxzoom"] as? Int, (0...30).contains(maxZoom),
+              let areawatch = meta["areawatch"] as? [String: Any],
+              let precision = areawatch["precision"] as? Int, (1...12).contains(precision),
+              let asOf = areawatch["as_of"] as? String else {
+            throw ReportError(path: path, message: "not an areawatch TileJSON (maxzoom and areawatch.precision expected)")
+        }
+        self.maxZoom = maxZoom
+        self.precision = precision
+        self.asOf = asOf
+        minCellCount = (areawatch["min_cell_count"] as? Int) ?? 1
+        radius = (areawatch["radius_m"] as? NSNumber)?.doubleValue ?? 1000
+        thresholds = (areawatch["thresholds"] as? [NSNumber]).flatMap {
+            $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
+        } ?? .standard
+    }
+}
+
+/// One cell as a tile lists it: `[r_current, r_previous, class]` (nil values: withheld).
+public struct TileCell: Sendable, Equatable {
+    public var current: Int?
+    public var previous: Int?
+    public var safetyClass: SafetyClass?
+}
+
+/// Answers a location from the widget tiles: `answer(tiles:)` reads the files of one folder per
+/// call (the CLI); `answer(meta:cell:)` takes the cells from wherever the caller keeps them (the
+/// server keeps them in memory), so both give the same answer by the same code.
 public enum TileLookup {
     public static func answer(tiles directory: String, lat: Double, lon: Double) throws -> TileAnswer {
         let tileJSONPath = directory + "/tilejson.json"
-        guard let meta = try readJSON(tileJSONPath),
-              let maxZoom = meta["maxzoom"] as? Int,
-              let areawatch = meta["areawatch"] as? [String: Any],
-              let precision = areawatch["precision"] as? Int,
-              let asOf = areawatch["as_of"] as? String else {
-            throw ReportError(path: tileJSONPath, message: "not an areawatch TileJSON (maxzoom and areawatch.precision expected)")
+        let meta = try TileSetMeta(tileJSON: try read(tileJSONPath), path: tileJSONPath)
+        return try answer(meta: meta, lat: lat, lon: lon) { tile, geohash in
+            let tilePath = "\(directory)/\(tile.z)/\(tile.x)/\(tile.y).json"
+            guard FileManager.default.fileExists(atPath: tilePath) else { return nil }
+            return try cells(ofTile: try read(tilePath), path: tilePath)[geohash]
         }
-        let radius = (areawatch["radius_m"] as? NSNumber)?.doubleValue ?? 1000
-        let thresholds = (areawatch["thresholds"] as? [NSNumber]).flatMap {
-            $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
-        } ?? .standard
+    }
+
+    /// The answer for (lat, lon); `cell` gives the entry of a geohash in a tile of the highest zoom.
+    public static func answer(meta: TileSetMeta, lat: Double, lon: Double,
+                              cell lookup: (TileID, String) throws -> TileCell?) rethrows -> TileAnswer {
         // The tile that lists the cell is the one holding the cell's centre, not the location.
-        let cell = GeohashCell(lat: lat, lon: lon, precision: precision)
+        let cell = GeohashCell(lat: lat, lon: lon, precision: meta.precision)
         let centre = cell.centre
-        let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: maxZoom)
-        var answer = TileAnswer(lat: lat, lon: lon, asOf: asOf, radius: radius, geohash: cell.string, tile: tile.description,
-                                current: 0, previous: 0, safetyClass: .safe, found: false)
-        let tilePath = "\(directory)/\(tile.z)/\(tile.x)/\(tile.y).json"
-        guard FileManager.default.fileExists(atPath: tilePath) else { return answer }
-        guard let content = try readJSON(tilePath), let cells = content["cells"] as? [String: Any] else {
-            throw ReportError(path: tilePath, message: "not an areawatch tile")
-        }
-        guard let entry = cells[cell.string] as? [Any], entry.count == 3 else { return answer }
+        let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: meta.maxZoom)
+        // With disclosure control a missing cell means "fewer than K", as a withheld count does
+        // (docs/PRIVACY.md); without it, no incident nearby.
+        let withheld = meta.minCellCount > 1
+        var answer = TileAnswer(lat: lat, lon: lon, asOf: meta.asOf, radius: meta.radius, geohash: cell.string,
+                                tile: tile.description, current: withheld ? nil : 0, previous: withheld ? nil : 0,
+                                safetyClass: .safe, found: false)
+        guard let entry = try lookup(tile, cell.string) else { return answer }
         answer.found = true
-        answer.current = (entry[0] as? NSNumber)?.intValue
-        answer.previous = (entry[1] as? NSNumber)?.intValue
-        answer.safetyClass = (entry[2] as? String).flatMap(SafetyClass.init(rawValue:))
-            ?? thresholds.classify(answer.current ?? 0)
+        answer.current = entry.current
+        answer.previous = entry.previous
+        answer.safetyClass = entry.safetyClass ?? meta.thresholds.classify(entry.current ?? 0)
         return answer
     }
 
-    private static func readJSON(_ path: String) throws -> [String: Any]? {
+    /// The cells of one JSON tile by geohash (entries that are not `[n, n, class]` are skipped).
+    public static func cells(ofTile data: Data, path: String) throws -> [String: TileCell] {
+        guard let content = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let cells = content["cells"] as? [String: Any] else {
+            throw ReportError(path: path, message: "not an areawatch tile")
+        }
+        var result: [String: TileCell] = [:]
+        result.reserveCapacity(cells.count)
+        for (geohash, value) in cells {
+            guard let entry = value as? [Any], entry.count == 3 else { continue }
+            result[geohash] = TileCell(current: (entry[0] as? NSNumber)?.intValue, previous: (entry[1] as? NSNumber)?.intValue,
+                                       safetyClass: (entry[2] as? String).flatMap(SafetyClass.init(rawValue:)))
+        }
+        return result
+    }
+
+    private static func read(_ path: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReportError(path: path, message: "cannot read")
         }
-        return try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return data
     }
 }

@@ -5,11 +5,21 @@ import AreaWatchQuery
 /// See docs/FORMATS.md for the exact layout.
 public enum WidgetTiles {
     /// One cell as a tile carries it: its worst spot when merged.
-    struct Entry {
+    struct Entry: Sendable {
+        var cell: GeohashCell
         var geohash: String
         var rCurrent: Int
         var rPrevious: Int
         var safetyClass: SafetyClass
+        /// SPEC §12's `change` of the cell (`rise`, `fall` or `none`); see `change(of:)`.
+        var change: String
+    }
+
+    /// One non-empty tile: its cells at its zoom's precision, in geohash order.
+    struct Tile: Sendable {
+        var id: TileID
+        var precision: Int
+        var cells: [Entry]
     }
 
     /// The cell precision of tiles at zoom `z`: the report's precision at the highest zoom,
@@ -18,15 +28,24 @@ public enum WidgetTiles {
         max(1, p - (maxZoom - z + 1) / 2)
     }
 
-    /// Every non-empty tile, with its cells in geohash order.
-    static func build(_ grid: GridResult, zooms: ClosedRange<Int>) -> [(tile: TileID, precision: Int, cells: [Entry])] {
-        var tiles: [(TileID, Int, [Entry])] = []
+    /// The `change` a tile carries for a cell or for the cells merged into one: the single place
+    /// the significance of SPEC §12 is to plug in. Until the grid carries it, no change is
+    /// claimed ("none", the SPEC's label when a change is not significant).
+    static func change(of merged: ArraySlice<GridCell>) -> String {
+        "none"
+    }
+
+    /// Every non-empty tile, sorted by (z, x, y), with its cells in geohash order: the one source
+    /// of the JSON tiles and of the vector tiles of grid.pmtiles.
+    static func build(_ grid: GridResult, zooms: ClosedRange<Int>) -> [Tile] {
+        var tiles: [Tile] = []
         for z in zooms {
             let p = precision(zoom: z, maxZoom: zooms.upperBound, reportPrecision: grid.precision)
             var byTile: [TileID: [Entry]] = [:]
             var k = 0
             // Cells are sorted by geohash, so the cells merging into one parent are adjacent.
             while k < grid.cells.count {
+                let first = k
                 let parent = grid.cells[k].cell.parent(precision: p)
                 var rCurrent = 0, rPrevious = 0
                 while k < grid.cells.count && grid.cells[k].cell.parent(precision: p) == parent {
@@ -36,22 +55,25 @@ public enum WidgetTiles {
                 }
                 let centre = parent.centre
                 let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: z)
-                byTile[tile, default: []].append(Entry(geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
-                                                       safetyClass: grid.parameters.thresholds.classify(rCurrent)))
+                byTile[tile, default: []].append(Entry(cell: parent, geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
+                                                       safetyClass: grid.parameters.thresholds.classify(rCurrent),
+                                                       change: change(of: grid.cells[first..<k])))
             }
-            for tile in byTile.keys.sorted() { tiles.append((tile, p, byTile[tile]!)) }
+            for tile in byTile.keys.sorted() { tiles.append(Tile(id: tile, precision: p, cells: byTile[tile]!)) }
         }
         return tiles
     }
 
-    static func write(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+    /// Writes `tiles` (from `build`) as `tiles/{z}/{x}/{y}.json` plus `tiles/tilejson.json`.
+    static func write(_ tiles: [Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
                       into directory: AtomicDirectory) throws -> (tiles: Int, bytes: Int64) {
         var count = 0
         var bytes: Int64 = 0
         let asOf = UTCTime.iso8601(grid.parameters.asOf)
         let radius = NumberFormat.compact(grid.parameters.radius)
         var folders = Set<String>()
-        for (tile, precision, cells) in build(grid, zooms: zooms) {
+        for t in tiles {
+            let tile = t.id, precision = t.precision, cells = t.cells
             let folder = "tiles/\(tile.z)/\(tile.x)"
             if folders.insert(folder).inserted { _ = try directory.file(folder + "/.") }
             let file = try BufferedFile(path: directory.path("\(folder)/\(tile.y).json"), capacity: 1 << 16)
@@ -79,22 +101,35 @@ public enum WidgetTiles {
         return (count, bytes + Int64(json.utf8.count))
     }
 
-    /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
-    static func tileJSON(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String) -> JSONValue {
+    /// The extent of the reported cells (the whole Web Mercator square when there is none).
+    static func bounds(_ grid: GridResult) -> GeoBox {
+        guard !grid.cells.isEmpty else { return GeoBox(minLat: -85.051129, minLon: -180, maxLat: 85.051129, maxLon: 180) }
         var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         for c in grid.cells {
             let b = c.cell.bounds
             box.minLat = min(box.minLat, b.minLat); box.maxLat = max(box.maxLat, b.maxLat)
             box.minLon = min(box.minLon, b.minLon); box.maxLon = max(box.maxLon, b.maxLon)
         }
-        if grid.cells.isEmpty { box = GeoBox(minLat: -85.051129, minLon: -180, maxLat: 85.051129, maxLon: 180) }
+        return box
+    }
+
+    /// The name, description and version the TileJSON and the archive's metadata share.
+    static let name = "areawatch safety grid"
+    static let version = "1.0.0"
+    static func description(_ p: QueryParameters) -> String {
+        "Incidents within \(NumberFormat.compact(p.radius)) m of each geohash cell centre in the year to \(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only."
+    }
+
+    /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
+    static func tileJSON(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String) -> JSONValue {
+        let box = bounds(grid)
         let p = grid.parameters
         return .object([
             ("tilejson", .string("3.0.0")),
             ("tiles", .array([.string("{z}/{x}/{y}.json")])),
-            ("name", .string("areawatch safety grid")),
-            ("description", .string("Incidents within \(NumberFormat.compact(p.radius)) m of each geohash cell centre in the year to \(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only.")),
-            ("version", .string("1.0.0")),
+            ("name", .string(name)),
+            ("description", .string(description(p))),
+            ("version", .string(version)),
             ("attribution", .string(attribution)),
             ("scheme", .string("xyz")),
             ("minzoom", .int(zooms.lowerBound)),

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import CSQLite
 
@@ -11,36 +7,87 @@ import CSQLite
 public final class IncidentStore {
     public let path: String
     let db: SQLiteDatabase
+    public let mode: Mode
 
     static let schemaVersion: Int64 = 1
 
-    /// Opens a store; `create` makes a new one when the file does not exist. A file that is not
-    /// an SQLite database, or not an areawatch store, is a `StoreError`.
-    public init(path: String, create: Bool) throws {
+    /// How a store is opened.
+    public enum Mode: Sendable, Equatable {
+        /// Reading and writing; a missing file is made into a new store.
+        case create
+        /// Reading and writing an existing store.
+        case readWrite
+        /// Reading only (`stats`, `query`, `report`, `check`): nothing is written, so a store on a
+        /// read-only mount or in a folder without write permission can be read
+        /// (docs/DECISIONS.md, "read-only stores").
+        case readOnly
+    }
+
+    /// Opens a store; `create` makes a new one when the file does not exist.
+    public convenience init(path: String, create: Bool) throws {
+        try self.init(path: path, mode: create ? .create : .readWrite)
+    }
+
+    /// Opens a store. A missing file (unless `.create`), a file that is not an SQLite database, or
+    /// not an areawatch store, is a `StoreError`.
+    public init(path: String, mode: Mode) throws {
         self.path = path
+        self.mode = mode
         let exists = access(path, F_OK) == 0
-        if !exists && !create {
-            throw StoreError(path: path, code: SQLITE_CANTOPEN, message: "no store here (ingest something first, or give --db)")
+        if !exists && mode != .create {
+            throw StoreError(path: path, code: .cantopen, message: "no store here (ingest something first, or give --db)")
         }
-        if create && !exists { IncidentStore.makeParentFolders(of: path) }
-        db = try SQLiteDatabase(path: path, create: create)
+        if mode == .create && !exists { IncidentStore.makeParentFolders(of: path) }
         do {
-            try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY")
+            if mode == .readOnly {
+                db = try IncidentStore.openReadOnly(path: path)
+            } else {
+                db = try SQLiteDatabase(path: path, create: mode == .create)
+                try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+            }
+            try db.execute("PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY")
             let tables = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
             if tables == 0 {
-                guard create else {
-                    throw StoreError(path: path, code: SQLITE_ERROR, message: "not an areawatch store (an empty database)")
+                guard mode == .create else {
+                    throw StoreError(path: path, code: .error, message: "not an areawatch store (an empty database)")
                 }
                 try createSchema()
             } else if try db.integer("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')") != 2 {
-                throw StoreError(path: path, code: SQLITE_ERROR, message: "not an areawatch store (no incidents/ingests tables)")
+                throw StoreError(path: path, code: .error, message: "not an areawatch store (no incidents/ingests tables)")
             }
         } catch let error as StoreError {
-            throw StoreError(path: path, code: error.code,
-                             message: error.code & 0xFF == SQLITE_NOTADB || error.code & 0xFF == SQLITE_CORRUPT
-                                ? "not a valid store: \(error.message) (truncated or not an SQLite database)"
-                                : error.message,
-                             sql: error.sql)
+            switch error.code {
+            case .notadb, .corrupt:
+                throw StoreError(path: path, code: error.code,
+                                 message: "not a valid store: \(error.message) (truncated or not an SQLite database)",
+                                 sql: error.sql, arguments: error.arguments)
+            default:
+                throw error
+            }
+        }
+    }
+
+    /// A read-only connection. In WAL mode even a reader needs the `-shm` file beside the store;
+    /// where it cannot be made (a read-only mount or folder) the store is opened `immutable=1`,
+    /// which reads the main file without any lock, valid because nothing can write there. Not
+    /// when a `-wal` file with content exists: immutable would ignore the commits it holds.
+    private static func openReadOnly(path: String) throws -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: path, create: false, readOnly: true)
+        do {
+            _ = try db.integer("SELECT count(*) FROM sqlite_master")
+            return db
+        } catch let error as StoreError {
+            switch error.code {
+            case .cantopen, .readonly: break  // SQLITE_READONLY_CANTINIT, _DIRECTORY: no -shm
+            default: throw error
+            }
+            var info = stat()
+            if stat(path + "-wal", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size > 0 {
+                throw StoreError(path: path, code: error.code,
+                                 message: "cannot read the store: its folder is read-only and its write-ahead log (\(path)-wal) "
+                                    + "holds commits not yet in the store; open it once where it is writable (\(error.message))")
+            }
+            return try SQLiteDatabase(path: path, create: false, readOnly: true, immutable: true)
         }
     }
 
@@ -80,7 +127,7 @@ public final class IncidentStore {
                 CREATE INDEX ingests_sha256 ON ingests(sha256);
                 """)
             guard try db.integer("SELECT AddGeometryColumn('incidents', 'geom', 4326, 'POINT', 'XY')") == 1 else {
-                throw StoreError(path: path, code: SQLITE_ERROR, message: "SpatiaLite could not add the geometry column")
+                throw StoreError(path: path, code: .error, message: "SpatiaLite could not add the geometry column")
             }
             try createSecondaryIndexes()
             try db.execute("PRAGMA user_version = \(IncidentStore.schemaVersion)")
@@ -91,14 +138,17 @@ public final class IncidentStore {
         }
     }
 
+    /// The geohash and time indexes (dropped by a bulk load, made again after it).
+    static let secondaryIndexSQL = """
+        CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
+        CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
+        """
+
     /// The geohash and time indexes and the SpatiaLite spatial index (R*Tree on `geom`).
     func createSecondaryIndexes() throws {
-        try db.execute("""
-            CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
-            CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
-            """)
+        try db.execute(IncidentStore.secondaryIndexSQL)
         guard try db.integer("SELECT CreateSpatialIndex('incidents', 'geom')") == 1 else {
-            throw StoreError(path: path, code: SQLITE_ERROR, message: "SpatiaLite could not create the spatial index")
+            throw StoreError(path: path, code: .error, message: "SpatiaLite could not create the spatial index")
         }
     }
 
@@ -123,18 +173,13 @@ public final class IncidentStore {
     /// order (`RTreeBulkLoader`) and restores the triggers.
     /// Returns the seconds of each part, for the ingest log.
     func endBulkLoad(triggers: [String]) throws -> [(part: String, seconds: Double)] {
-        let clock = ContinuousClock()
-        var lap = clock.now
+        var lap = MonotonicClock.now()
         func elapsed() -> Double {
-            let now = clock.now
+            let now = MonotonicClock.now()
             defer { lap = now }
-            let d = (now - lap).components
-            return Double(d.seconds) + Double(d.attoseconds) * 1e-18
+            return now - lap
         }
-        try db.execute("""
-            CREATE INDEX IF NOT EXISTS incidents_geohash ON incidents(geohash);
-            CREATE INDEX IF NOT EXISTS incidents_time ON incidents(time);
-            """)
+        try db.execute(IncidentStore.secondaryIndexSQL)
         let indexes = elapsed()
         try db.execute("""
             DROP TABLE IF EXISTS idx_incidents_geom;

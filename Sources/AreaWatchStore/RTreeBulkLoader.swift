@@ -74,7 +74,7 @@ final class RTreeBulkLoader {
         self.db = db
         self.table = table
         guard let size = try db.integer("SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1"), size >= 4 + 24 * 2 else {
-            throw StoreError(path: db.path, code: SQLITE_CORRUPT, message: "the spatial index has no root node")
+            throw StoreError(path: db.path, code: .corrupt, message: "the spatial index has no root node")
         }
         nodeSize = Int(size)
         // Nodes are filled to 3/4 of their capacity, leaving room for later row-by-row inserts:

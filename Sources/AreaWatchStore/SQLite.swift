@@ -1,26 +1,90 @@
 import CSQLite
 
-/// Any failure of the store, carrying the SQL that failed (the GRDB way: one rich error type).
+/// An SQLite result code (GRDB's `ResultCode`): the extended code as SQLite reports it, whose low
+/// byte is the primary code. `case .busy` in a `switch` matches every extended busy code.
+public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The primary code (`SQLITE_IOERR` for `SQLITE_IOERR_FSYNC`, …).
+    public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
+
+    public static let ok = ResultCode(rawValue: SQLITE_OK)
+    public static let error = ResultCode(rawValue: SQLITE_ERROR)
+    public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+    public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+    public static let readonly = ResultCode(rawValue: SQLITE_READONLY)
+    public static let ioerr = ResultCode(rawValue: SQLITE_IOERR)
+    public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+    public static let full = ResultCode(rawValue: SQLITE_FULL)
+    public static let cantopen = ResultCode(rawValue: SQLITE_CANTOPEN)
+    public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+    public static let notadb = ResultCode(rawValue: SQLITE_NOTADB)
+    // Extended codes (sqlite3.h's macros of them do not reach Swift).
+    public static let busySnapshot = ResultCode(rawValue: SQLITE_BUSY | 2 << 8)
+    public static let readonlyCantInit = ResultCode(rawValue: SQLITE_READONLY | 5 << 8)
+    public static let readonlyDirectory = ResultCode(rawValue: SQLITE_READONLY | 6 << 8)
+    public static let constraintPrimaryKey = ResultCode(rawValue: SQLITE_CONSTRAINT | 6 << 8)
+    public static let constraintUnique = ResultCode(rawValue: SQLITE_CONSTRAINT | 8 << 8)
+
+    /// A primary code matches itself and its extended codes; an extended code only itself.
+    public static func ~= (pattern: ResultCode, code: ResultCode) -> Bool {
+        pattern.rawValue & ~0xFF == 0 ? pattern == code.primary : pattern == code
+    }
+
+    /// SQLite's name for the code, e.g. `database is locked (SQLITE_BUSY 5)`.
+    public var description: String {
+        "\(String(cString: sqlite3_errstr(rawValue))) (code \(primary.rawValue)\(rawValue > 0xFF ? ", extended \(rawValue)" : ""))"
+    }
+}
+
+/// Any failure of the store, carrying the SQL that failed and its arguments (the GRDB way: one
+/// rich error type). Its description is one line.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let path: String
-    public let code: Int32
+    public let code: ResultCode
     public let message: String
     public let sql: String?
+    /// The arguments bound through `Statement.bind(_:)`, when known.
+    public let arguments: [SQLValue]?
 
-    public init(path: String, code: Int32, message: String, sql: String? = nil) {
+    public init(path: String, code: ResultCode, message: String, sql: String? = nil, arguments: [SQLValue]? = nil) {
         self.path = path
         self.code = code
         self.message = message
         self.sql = sql
+        self.arguments = arguments
     }
 
-    /// SQLITE_BUSY / SQLITE_LOCKED: another connection holds the database.
-    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
-
+    /// `PATH: MESSAGE (while executing: SQL with arguments [...])`: SQL on one line, cut at
+    /// 160 characters; text arguments cut at 32 (they may be incident descriptions).
     public var description: String {
-        var text = "\(path): \(message)"
-        if let sql { text += " (while executing: \(sql.count > 160 ? String(sql.prefix(160)) + "…" : sql))" }
+        var text = "\(path): \(StoreError.oneLine(message))"
+        if let sql {
+            let flat = StoreError.oneLine(sql)
+            text += " (while executing: \(flat.count > 160 ? String(flat.prefix(160)) + "…" : flat)"
+            if let arguments, !arguments.isEmpty {
+                text += " with arguments [" + arguments.map(StoreError.argumentText).joined(separator: ", ") + "]"
+            }
+            text += ")"
+        }
         return text
+    }
+
+    /// Whitespace runs, line breaks included, as one space.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    static func argumentText(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let v): return "\(v)"
+        case .text(let v):
+            let flat = oneLine(v)
+            return "'" + (flat.count > 32 ? String(flat.prefix(32)) + "…" : flat) + "'"
+        }
     }
 }
 
@@ -38,17 +102,20 @@ public final class SQLiteDatabase {
     let handle: OpaquePointer
     private let spatialiteCache: UnsafeMutableRawPointer?
 
-    /// Opens (or creates, when `create`) a database file.
-    public init(path: String, create: Bool, readOnly: Bool = false) throws {
+    /// Opens (or creates, when `create`) a database file. `immutable` (read-only only) promises
+    /// SQLite that nothing changes the file: no locks, no `-shm`, for read-only media.
+    public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
         self.path = path
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (create && !readOnly ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+            | (immutable ? SQLITE_OPEN_URI : 0)
+        let name = immutable && readOnly ? SQLiteDatabase.fileURI(path) + "?immutable=1" : path
+        let status = sqlite3_open_v2(name, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
-            throw StoreError(path: path, code: status, message: "cannot open the store: \(message)")
+            throw StoreError(path: path, code: ResultCode(rawValue: status), message: "cannot open the store: \(message)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -63,8 +130,23 @@ public final class SQLiteDatabase {
         if let spatialiteCache { spatialite_cleanup_ex(spatialiteCache) }
     }
 
-    func error(_ code: Int32, sql: String?) -> StoreError {
-        StoreError(path: path, code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    /// `file:` URI of a path: `%`, `?` and `#` (which end or escape a URI path) percent-encoded.
+    static func fileURI(_ path: String) -> String {
+        var uri = Array("file:".utf8)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                uri += Array("%\(String(byte, radix: 16, uppercase: true))".utf8)
+            default:
+                uri.append(byte)
+            }
+        }
+        return String(decoding: uri, as: UTF8.self)
+    }
+
+    func error(_ code: Int32, sql: String?, arguments: [SQLValue]? = nil) -> StoreError {
+        StoreError(path: path, code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)),
+                   sql: sql, arguments: arguments)
     }
 
     /// Runs one or more statements that return no rows we need.
@@ -74,7 +156,7 @@ public final class SQLiteDatabase {
         if status != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw StoreError(path: path, code: status, message: text, sql: sql)
+            throw StoreError(path: path, code: ResultCode(rawValue: status), message: text, sql: sql)
         }
     }
 
@@ -106,6 +188,9 @@ public final class Statement {
     let database: SQLiteDatabase
     let sql: String
     private let handle: OpaquePointer
+    /// The arguments of the last `bind(_:)`, for errors. The typed binds of the per-row loops
+    /// are not recorded: that would cost every row something for the rare failure.
+    private var arguments: [SQLValue]?
 
     /// SQLite copies bound text immediately (SQLITE_TRANSIENT).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -140,6 +225,7 @@ public final class Statement {
     }
 
     public func bind(_ arguments: [SQLValue]) throws {
+        self.arguments = arguments
         for (i, value) in arguments.enumerated() {
             let index = Int32(i + 1)
             switch value {
@@ -157,7 +243,7 @@ public final class Statement {
         let status = sqlite3_step(handle)
         if status == SQLITE_ROW { return true }
         if status == SQLITE_DONE { return false }
-        throw database.error(status, sql: sql)
+        throw database.error(status, sql: sql, arguments: arguments)
     }
 
     /// Runs the statement to completion (for writes), then resets it for the next use.

@@ -32,16 +32,6 @@ public struct StoreStats: Sendable {
     public var spatialIndexEntries = 0
 }
 
-/// An incident row for `query --list`.
-public struct IncidentRow: Sendable {
-    public var key: String
-    public var time: Int64
-    public var lat: Double
-    public var lon: Double
-    public var category: String?
-    public var handled: Bool?
-}
-
 extension IncidentStore {
     /// What the store holds; `categories: false` skips the per-category scan.
     public func stats(categories includeCategories: Bool = true) throws -> StoreStats {
@@ -118,22 +108,14 @@ extension IncidentStore {
         return columns
     }
 
-    /// Incidents by key, for listing (`query --list`).
-    public func rows(keysWhere sql: String = "", _ arguments: [SQLValue] = []) throws -> [IncidentRow] {
-        let statement = try db.prepare("SELECT key, time, lat, lon, category, handled FROM incidents \(sql)")
-        try statement.bind(arguments)
-        var rows: [IncidentRow] = []
-        while try statement.step() {
-            rows.append(IncidentRow(key: statement.string(0) ?? "", time: statement.int64(1), lat: statement.double(2),
-                                    lon: statement.double(3), category: statement.string(4),
-                                    handled: statement.isNull(5) ? nil : statement.int64(5) != 0))
-        }
-        return rows
-    }
-
     /// SQLite's integrity check, SpatiaLite's spatial index check and a point-in-box check of every
-    /// index entry; empty when all is well.
+    /// index entry; empty when all is well. Reads one snapshot and writes nothing, so it works on
+    /// a read-only store and beside a running ingest; a check that cannot run is a `StoreError`.
     public func check() throws -> [String] {
+        // One read transaction: the counts compared below come from the same snapshot even when
+        // an ingest commits meanwhile.
+        try db.execute("BEGIN")
+        defer { try? db.execute("ROLLBACK") }
         var problems: [String] = []
         let integrity = try db.prepare("PRAGMA integrity_check")
         while try integrity.step() {
@@ -144,9 +126,22 @@ extension IncidentStore {
         if case .text(let verdict)? = try db.scalar("SELECT rtreecheck('idx_incidents_geom')"), verdict != "ok" {
             problems.append("spatial index structure: \(verdict)")
         }
-        // ... and SpatiaLite's check that it holds every geometry's box.
-        if try db.integer("SELECT CheckSpatialIndex('incidents', 'geom')") != 1 {
+        // ... and SpatiaLite's check that it holds every geometry's box. CheckSpatialIndex()
+        // logs itself into `spatialite_history`: a write, which waited for a running ingest and
+        // then failed with "database is locked" printed by SpatiaLite while the check passed.
+        // A temporary table of that name takes the row instead (unqualified names resolve to
+        // `temp` first), so the store is not written.
+        try db.execute("CREATE TEMP TABLE IF NOT EXISTS spatialite_history AS SELECT * FROM main.spatialite_history WHERE 0")
+        switch try db.scalar("SELECT CheckSpatialIndex('incidents', 'geom')") {
+        case .integer(1)?:
+            break
+        case .integer(0)?:
             problems.append("spatial index: idx_incidents_geom does not match the geometries (run RecoverSpatialIndex)")
+        case let other:
+            // NULL: one of SpatiaLite's own statements failed (it prints the reason, not returns it).
+            throw StoreError(path: path, code: .error, message: "SpatiaLite's spatial index check could not run "
+                + "(CheckSpatialIndex returned \(other.map { "\($0)" } ?? "nothing"); see the SQL error above)",
+                sql: "SELECT CheckSpatialIndex('incidents', 'geom')")
         }
         let count = try db.integer("SELECT count(*) FROM incidents") ?? 0
         let indexed = try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0
@@ -171,7 +166,7 @@ extension IncidentStore {
     static func reasonCounts(_ text: String?) -> [String: Int] {
         guard let text else { return [:] }
         var counts: [String: Int] = [:]
-        for part in text.trimmingCharacters(in: "{}").split(separator: ",") {
+        for part in text.trimming("{}").split(separator: ",") {
             let pair = part.split(separator: ":")
             if pair.count == 2, let n = Int(pair[1]) { counts[String(pair[0].filter { $0 != "\"" })] = n }
         }
@@ -180,13 +175,6 @@ extension IncidentStore {
 }
 
 private extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s.removeFirst() }
-        while let l = s.last, set.contains(l) { s.removeLast() }
-        return String(s)
-    }
-
     func replacingQuotes() -> String {
         var out = ""
         for c in self { out += c == "\"" ? "\\\"" : String(c) }

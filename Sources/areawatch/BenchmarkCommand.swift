@@ -21,7 +21,7 @@ extension AreaWatch {
 
         @Option var precision = 7
         @Option var points = 100_000
-        @Option var threads = ProcessorCount.online
+        @Option var threads = Concurrency.processorCount
         @Flag var compareStrategies = false
         @Option var reportFolder: String?
 

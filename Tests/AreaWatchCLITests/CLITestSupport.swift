@@ -2,11 +2,7 @@ import Foundation
 import Testing
 import AreaWatchTestSupport
 import AreaWatchCore
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // Helpers of the end-to-end tests: they run the built `areawatch` binary as a user would (the
 // swift-argument-parser way), in scratch folders, and read what it wrote.
@@ -136,7 +132,7 @@ final class Spawned: @unchecked Sendable {
     let arguments: [String]
     let started: Double
     private let outPath: String
-    private let errPath: String
+    let errPath: String
     private var result: CommandResult?
 
     init(_ arguments: [String], cwd: String? = nil) throws {

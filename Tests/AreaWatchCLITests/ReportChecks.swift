@@ -174,7 +174,7 @@ enum GeoJSONCheck {
                                  "class", "years"]
 
     /// grid.geojson: RFC 7946 and §7.2 properties, feature by feature the same cells and figures
-    /// as grid.csv (counts 1…K−1 withheld as null with --min-cell-count K). Returns the
+    /// as grid.csv (counts below K withheld as null with --min-cell-count K ≥ 2). Returns the
     /// problems and the number of features.
     static func gridProblems(_ bytes: [UInt8], csv: GridCSV, precision: Int, minCellCount: Int = 1) -> ([String], Int) {
         var problems: [String] = []
@@ -185,7 +185,7 @@ enum GeoJSONCheck {
         if root["precision"]?.int != precision { problems.append("grid.geojson: precision member \(root["precision"]?.description ?? "-")") }
         guard let features = root["features"]?.array else { return (problems + ["grid.geojson: no features array"], 0) }
         if features.count != csv.rows.count { problems.append("grid.geojson: \(features.count) features, grid.csv \(csv.rows.count) rows") }
-        func shown(_ v: Int) -> JSON { v > 0 && v < minCellCount ? .null : .number(String(v)) }
+        func shown(_ v: Int) -> JSON { minCellCount > 1 && v < minCellCount ? .null : .number(String(v)) }
         for (k, feature) in features.enumerated() {
             if problems.count > 50 { break }
             let at = "grid.geojson feature \(k)"
@@ -202,7 +202,7 @@ enum GeoJSONCheck {
                 continue
             }
             if properties["lat"]?.numberText != row.lat || properties["lon"]?.numberText != row.lon { problems.append("\(at): centre") }
-            let withheld = (row.rCurrent > 0 && row.rCurrent < minCellCount) || (row.rPrevious > 0 && row.rPrevious < minCellCount)
+            let withheld = minCellCount > 1 && (row.rCurrent < minCellCount || row.rPrevious < minCellCount)
             let expected: [(String, JSON)] = [
                 ("n_current", shown(row.nCurrent)), ("n_previous", shown(row.nPrevious)), ("r_current", shown(row.rCurrent)),
                 ("r_previous", shown(row.rPrevious)), ("delta", withheld ? .null : .number(String(row.delta))),
@@ -212,7 +212,7 @@ enum GeoJSONCheck {
             for (name, value) in expected where properties[name] != value {
                 problems.append("\(at) (\(row.geohash)): \(name) = \(properties[name]?.description ?? "-"), expected \(value)")
             }
-            let years = row.years.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { (String($0.key), shown($0.value)) }
+            let years = row.years.filter { $0.value > 0 && $0.value >= minCellCount }.sorted { $0.key < $1.key }.map { (String($0.key), shown($0.value)) }
             if properties["years"] != .object(years) { problems.append("\(at): years \(properties["years"]?.description ?? "-")") }
             // The polygon is the cell, written as grid.csv's WKT.
             let ring = geometry["coordinates"]?[0]?.array?.compactMap { p in p.array.map { $0.compactMap(\.numberText).joined(separator: " ") } } ?? []
@@ -308,7 +308,7 @@ enum TileCheck {
                 problems.append("zoom \(z): \(tiles.count) cells in tiles, \(merged.count) expected at precision \(q)")
                 continue
             }
-            func shown(_ v: Int) -> JSON { v > 0 && v < minCellCount ? .null : .number(String(v)) }
+            func shown(_ v: Int) -> JSON { minCellCount > 1 && v < minCellCount ? .null : .number(String(v)) }
             for (geohash, (rc, rp)) in merged {
                 let expected: JSON = .array([shown(rc), shown(rp), .string(classify(rc, thresholds: thresholds))])
                 if tiles[geohash]?.value != expected {

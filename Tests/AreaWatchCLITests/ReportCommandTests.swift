@@ -55,37 +55,37 @@ struct ReportCommandTests {
         try Model.police().suffix(2).flatMap(\.incidents)
     }
 
-    @Test("report --areas/--area-id, --poi, --group-by, --tile-zooms, --min-cell-count: every output, every figure")
+    // --min-cell-count has its own end-to-end tests (DisclosureCLITests); here every figure is exact.
+    @Test("report --areas/--area-id, --poi, --group-by, --tile-zooms: every output, every figure")
     func reportOptions() throws {
         let tmp = try TempDir()
         let out = tmp.sub("reports/options")
         let r = try areawatchOK(["report", "--input"] + Self.inputs + [
             "--out", out, "--as-of", Datasets.asOf, "--precision", "6", "--areas", Datasets.areas, "--area-id", "name",
-            "--poi", Datasets.poi, "--group-by", "category", "--tile-zooms", "11-13", "--min-cell-count", "3",
+            "--poi", Datasets.poi, "--group-by", "category", "--tile-zooms", "11-13",
         ])
         #expect(r.stdout.contains("report: \(out)"), "\(r)")
         let report = try readTree(out)
         let top = Set(report.keys.map { String($0.split(separator: "/")[0]) })
-        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles",
+        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
                         "summary.json", "report.html", ".areawatch-report"])
         let incidents = try Self.policeIncidents()
         let model = ModelGrid(incidents: incidents, asOf: Model.asOf, precision: 6, radius: 1000)
 
-        // Grid: exact counts in the CSV, withheld (null) counts 1-2 in the GeoJSON and the tiles.
+        // Grid: the same cells and counts in the CSV, the GeoJSON and the tiles.
         let csv = GridCSV(try #require(report["grid.csv"]), precision: 6)
         #expect(csv.problems.isEmpty, "\(csv.problems.prefix(10))")
         let modelIssues = modelProblems(csv: csv, model: model)
         #expect(modelIssues.isEmpty, "\(modelIssues.prefix(10))")
-        let (geo, features) = GeoJSONCheck.gridProblems(try #require(report["grid.geojson"]), csv: csv, precision: 6, minCellCount: 3)
+        let (geo, features) = GeoJSONCheck.gridProblems(try #require(report["grid.geojson"]), csv: csv, precision: 6)
         #expect(geo.isEmpty, "\(geo.prefix(10))")
-        #expect(csv.rows.contains { (1...2).contains($0.rCurrent) || (1...2).contains($0.nCurrent) }, "no count to withhold: the check would be vacuous")
         let summary = summaryProblems(try #require(report["summary.json"]), csv: csv, features: features, model: model, report: report)
         #expect(summary.isEmpty, "\(summary)")
-        let tiles = TileCheck.problems(report: report, csv: csv, precision: 6, zooms: 11...13, asOf: Datasets.asOf, minCellCount: 3)
+        let tiles = TileCheck.problems(report: report, csv: csv, precision: 6, zooms: 11...13, asOf: Datasets.asOf)
         #expect(tiles.isEmpty, "\(tiles.prefix(10))")
         #expect(Set(report.keys.filter { $0.hasPrefix("tiles/") && $0 != "tiles/tilejson.json" }.map { $0.split(separator: "/")[1] }) == ["11", "12", "13"])
         let s = try JSON.parse(try #require(report["summary.json"]))
-        #expect(s["parameters"]?["min_cell_count"]?.int == 3 && s["parameters"]?["precision"]?.int == 6)
+        #expect(s["parameters"]?["min_cell_count"]?.int == 1 && s["parameters"]?["precision"]?.int == 6)
         #expect(s["parameters"]?["tile_zooms"] == .array([.number("11"), .number("13")]))
         let current = try #require(s["totals"]?["current"]?.int)
 

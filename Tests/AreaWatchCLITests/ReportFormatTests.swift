@@ -19,7 +19,7 @@ struct ReportFormatTests {
     func everyOutput() throws {
         let run = try BundledRun.get()
         let top = Set(run.report.keys.map { String($0.split(separator: "/")[0]) })
-        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles",
+        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
                         "summary.json", "report.html", ".areawatch-report"])
         #expect(run.report["tiles/tilejson.json"] != nil)
         #expect(listFolder(run.dir + "/reports").filter { $0.hasPrefix(".") }.isEmpty, "work folders left: \(listFolder(run.dir + "/reports"))")

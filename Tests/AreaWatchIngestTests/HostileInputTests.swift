@@ -125,7 +125,7 @@ struct HostileInputTests {
         // The record object is level 1, "extra" holds 5 more levels: depth 6.
         let record = post.dropLast() + #", "extra": [[[[[1]]]]]}"#
         let path = try dir.file("depth.json", "[" + record + "]")
-        var options = IngestOptions()
+        var options = IngestOptions.recordLevel
         for (limit, accepted) in [(5, false), (6, true), (64, true)] {
             options.reader.maxJSONDepth = limit
             let result = try ingest(path, options: options)
@@ -225,7 +225,7 @@ struct HostileInputTests {
     @Test("a member name over the record limit: its post is malformed_record, a top-level one is skipped")
     func hugeMemberNames() throws {
         let dir = try TempDir()
-        var options = IngestOptions()
+        var options = IngestOptions.recordLevel
         options.reader.maxRecordBytes = 1000
         let long = String(repeating: "k", count: 5000)
         let posts = try ingest(try dir.file("posts.json", #"{"posts": {"\#(long)": \#(post), "p2": \#(post)}}"#), options: options)
@@ -498,6 +498,95 @@ struct HostileInputTests {
         #expect(result.report.format == "csv+gzip" && result.reasons == ["2": "malformed_record"] && result.report.accepted == 1)
     }
 
+    @Test("a gzip of blank lines: read at one compare a byte with the lines counted, a linear cost; over 1000× it is refused")
+    func gzipOfBlankLines() throws {
+        let dir = try TempDir()
+        let mib = 1 << 20
+        let lf = [UInt8](repeating: 10, count: mib), crlf = (0..<mib).map { UInt8($0 & 1 == 0 ? 13 : 10) }
+        // Blank lines between two records; the last one is rejected, so its line number shows
+        // that the skipped lines were counted. gzip -1 keeps these under the expansion limit.
+        func blanks(_ name: String, head: String, tail: String, mebibytes: Int, crlfLines: Bool = false, level: Int = 1) throws -> String {
+            let path = try dir.file(name, "")
+            try LargeFile.write(path) { out in
+                try out(Array(head.utf8))
+                for _ in 0..<mebibytes { try out(crlfLines ? crlf : lf) }
+                try out(Array(tail.utf8))
+            }
+            return try LargeFile.gzip(path, level: level)
+        }
+        let header = "latitude,longitude,timestamp\n53.7,-1.8,1530000000\n"
+        func csvLines(_ n: Int, crlf: Bool = false) -> Int { crlf ? n * mib / 2 : n * mib }
+        var seconds: [Int: Double] = [:]
+        for n in [8, 32] {
+            let gz = try blanks("csv-\(n).csv", head: header, tail: "91,-1.8,1530000000\n", mebibytes: n)
+            let clock = ContinuousClock()
+            var best = Duration.seconds(1000)
+            for _ in 0..<2 {
+                let start = clock.now
+                let result = try ingest(gz)
+                best = min(best, clock.now - start)
+                #expect(result.report.accepted == 1 && result.reasons == ["\(csvLines(n) + 3)": "invalid_coordinates"],
+                        "\(n) MiB: \(result.reasons)")
+            }
+            seconds[n] = Double(best.components.seconds) + Double(best.components.attoseconds) * 1e-18
+        }
+        // Four times the bytes, about four times the time (a per-line cost that grew with the
+        // lines before it would be 16×); generous for a shared machine.
+        #expect(seconds[32]! < 10 * seconds[8]! + 0.05, "8 MiB: \(seconds[8]!) s, 32 MiB: \(seconds[32]!) s")
+
+        let crlfCSV = try blanks("crlf.csv", head: header, tail: "91,-1.8,1530000000\r\n", mebibytes: 4, crlfLines: true)
+        #expect(try ingest(crlfCSV).reasons == ["\(csvLines(4, crlf: true) + 3)": "invalid_coordinates"])
+        let post = #"{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
+        for crlfLines in [false, true] {
+            let ndjson = try blanks("lines-\(crlfLines).json", head: post + "\n" + post + "\n", tail: "[]\n", mebibytes: 4, crlfLines: crlfLines)
+            let result = try ingest(ndjson)
+            #expect(result.report.accepted == 2 && result.reasons == ["\(csvLines(4, crlf: crlfLines) + 3)": "malformed_record"],
+                    "\(result.reasons)")
+        }
+
+        // 72 MiB of blank lines at gzip -9 (~1000:1): refused once past the first 64 MiB, naming
+        // the file and the decompressed offset.
+        for (name, head) in [("bomb.csv", header), ("bomb.json", post + "\n" + post + "\n"), ("bomb-only.csv", "")] {
+            let bomb = try blanks(name, head: head, tail: "", mebibytes: 72, level: 9)
+            let error = try #require(inputError(bomb), "\(name) is refused")
+            #expect(error.file == bomb && error.position.hasPrefix("decompressed byte "), "\(error)")
+            let offset = try #require(Int64(error.position.dropFirst("decompressed byte ".count)))
+            #expect(offset > GzipExpansion.graceBytes && offset < GzipExpansion.graceBytes + 8 * Int64(mib), "\(error)")
+            #expect(error.message.contains("1000 times") && error.message.contains("decompression bomb"), "\(error)")
+        }
+    }
+
+    @Test("the expansion limit: over 1000× past the grace is refused, also after other members; under the grace all is read")
+    func gzipExpansionLimit() throws {
+        let dir = try TempDir()
+        let plain = try dir.file("runs.csv", bytes: [UInt8](repeating: 10, count: 8 << 20))
+        let dense = Array(try Data(contentsOf: URL(fileURLWithPath: try LargeFile.gzip(plain, level: 9))))
+        try #require(dense.count * 1010 < 8 << 20, "gzip -9 of one repeated byte is over 1000:1 (\(dense.count) bytes)")
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        func drain(_ source: ByteSource) throws(InputError) -> Int {
+            var total = 0
+            while true {
+                let n = try buffer.withUnsafeMutableBufferPointer { (b) throws(InputError) -> Int in
+                    try source.read(into: b.baseAddress!, capacity: b.count)
+                }
+                if n == 0 { return total }
+                total += n
+            }
+        }
+        #expect(try drain(ByteSource(bytes: dense, name: "d.gz")) == 8 << 20)
+        // A stored member first (ratio below 1) does not buy the dense one a pass.
+        let stored = StoredGzip.member([UInt8](repeating: 65, count: 10))
+        for bytes in [dense, stored + dense] {
+            do {
+                _ = try drain(ByteSource(bytes: bytes, name: "d.gz", gzipGraceBytes: 1 << 20))
+                Issue.record("expected the expansion limit to refuse \(bytes.count) bytes")
+            } catch {
+                #expect(error.file == "d.gz" && error.position.hasPrefix("decompressed byte ") && error.message.contains("bomb"), "\(error)")
+            }
+        }
+        #expect(try drain(ByteSource(bytes: stored + stored, name: "s.gz", gzipGraceBytes: 0)) == 20)
+    }
+
     // MARK: End to end
 
     @Test("through the CLI: hostile files beside a good one give exit 2, one line each, and only the good file stored",
@@ -522,11 +611,12 @@ struct HostileInputTests {
         // Ingesting again with --max-json-depth and --max-record-bytes from the command line.
         let deep = try dir.file("deep.json", "[" + post.dropLast() + #", "extra": [[[[1]]]]}]"#)
         let strict = try CLI.run(["ingest", deep, "--db", db, "--quiet", "--max-json-depth", "3", "--rejects", dir.path + "/r1.csv"])
-        #expect(strict.status == 0 && strict.stdout.contains("malformed_record=1"), "\(strict.stdout)")
+        // Its one record rejected, the file is an input error (SPEC §2.5): exit 2, nothing kept.
+        #expect(strict.status == 2 && strict.stderr.contains("every record was rejected (1 records): malformed_record 1"), "\(strict.stderr)")
         let lenient = try CLI.run(["ingest", deep, "--db", db, "--quiet", "--max-json-depth", "5", "--force", "--rejects", dir.path + "/r2.csv"])
         #expect(lenient.status == 0 && !lenient.stdout.contains("malformed_record"), "\(lenient.stdout)")
         let small = try CLI.run(["ingest", good, "--db", db, "--quiet", "--max-record-bytes", "20", "--force", "--rejects", dir.path + "/r3.csv"])
-        #expect(small.status == 0 && small.stdout.contains("malformed_record=2"), "\(small.stdout)")
+        #expect(small.status == 2 && small.stderr.contains("every record was rejected (2 records): malformed_record 2"), "\(small.stderr)")
     }
 }
 
@@ -544,11 +634,11 @@ enum LargeFile {
         try body { bytes in try handle.write(contentsOf: bytes) }
     }
 
-    /// `path.gz`, compressed with the system's gzip.
-    static func gzip(_ path: String) throws -> String {
+    /// `path.gz`, compressed with the system's gzip at `level` (1 fastest … 9 smallest).
+    static func gzip(_ path: String, level: Int = 1) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "gzip -c -1 \"$0\" > \"$0.gz\"", path]
+        process.arguments = ["-c", "gzip -c -\(level) \"$0\" > \"$0.gz\"", path]
         try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "gzip failed")

@@ -111,16 +111,18 @@ struct RejectsFileTests {
         let result = try ingest(try fixture("watchme-whole.json"))
         #expect(result.reasons == ["posts.-Lpost0000000000003": "null_island",
                                    "posts.-Lpost0000000000004": "malformed_record"])
-        #expect(result.reject(at: "posts.-Lpost0000000000003")?.id == "-Lpost0000000000003")
-        #expect(result.reject(at: "posts.-Lpost0000000000004")?.id == "-Lpost0000000000004")
+        // Ids beginning with "-" are written spreadsheet-safe (SPEC §8); the locator begins with "posts.".
+        #expect(result.reject(at: "posts.-Lpost0000000000003")?.id == "'-Lpost0000000000003")
+        #expect(result.reject(at: "posts.-Lpost0000000000004")?.id == "'-Lpost0000000000004")
         #expect(result.reject(at: "posts.-Lpost0000000000004")?.excerpt == "\"not a post\"")
     }
 
     @Test("bare id → post map: <id>")
     func idMapLocators() throws {
         let result = try ingest(try fixture("id-map.json"))
-        #expect(result.reasons == ["-Kid00000000000002": "null_island"])
-        #expect(result.reject(at: "-Kid00000000000002")?.id == "-Kid00000000000002")
+        // The locator is the id, which begins with "-": written with a leading "'" (SPEC §8).
+        #expect(result.reasons == ["'-Kid00000000000002": "null_island"])
+        #expect(result.reject(at: "'-Kid00000000000002")?.id == "'-Kid00000000000002")
     }
 
     @Test("posts as an array: posts[i]")

@@ -62,20 +62,24 @@ import AreaWatchQuery
 
     @Test func smallCountsAreWithheld() throws {
         let content = Fixture.content(minCellCount: 3)
+        // The lonely cell has nothing but counts below 3: it is not on the page at all.
         let lonely = try #require(content.grid.cells.first { $0.rCurrent == 2 })
-        let root = try XMLTree.parse(HTMLReport.render(content))
-        let rows = root.descendants("tr").filter { row in row.descendants("td").contains { $0.allText == lonely.cell.string } }
+        let page = HTMLReport.render(content)
+        #expect(!page.contains(lonely.cell.string))
+        // With K = 7 the cluster's cells (14 current, 6 previous) show "<7" and no delta.
+        let strict = Fixture.content(minCellCount: 7)
+        let root = try XMLTree.parse(HTMLReport.render(strict))
+        let mixed = try #require(strict.grid.cells.first { $0.rCurrent >= 7 && $0.rPrevious < 7 })
+        let rows = root.descendants("tr").filter { row in row.descendants("td").contains { $0.allText == mixed.cell.string } }
         #expect(!rows.isEmpty)
         for row in rows {
-            // #, geohash, lat, lon, then the counts: none of them may show the 2.
+            // #, geohash, lat, lon, r_current, r_previous, delta, pct.
             let counts = row.descendants("td").dropFirst(4).map(\.allText)
-            #expect(counts.first == "<3")
-            #expect(!counts.contains { $0.contains("2") })
-            #expect(row.descendants("span").first?.allText == "safe")
+            #expect(counts.prefix(4) == [String(mixed.rCurrent), "<7", "—", "—"], "\(counts)")
         }
-        let tooltip = try #require(root.descendants("title").first { $0.allText.hasPrefix(lonely.cell.string) })
-        #expect(tooltip.allText.contains("r_current <3"))
-        // The same content without disclosure control shows the 2.
+        let tooltip = try #require(root.descendants("title").first { $0.allText.hasPrefix(mixed.cell.string) })
+        #expect(tooltip.allText.contains("r_previous <7"))
+        // The same content without disclosure control shows the lonely cell and its 2.
         let exact = try XMLTree.parse(HTMLReport.render(Fixture.content(minCellCount: 1)))
         let exactRows = exact.descendants("tr").filter { row in row.descendants("td").contains { $0.allText == lonely.cell.string } }
         #expect(exactRows.first?.descendants("td").dropFirst(4).first?.allText == "2")
@@ -167,7 +171,9 @@ import AreaWatchQuery
         #expect(HTMLText.percent(0.125) == "+12.5%")
         #expect(HTMLText.percent(-0.5) == "-50.0%")
         #expect(HTMLText.count(2, Disclosure(minCellCount: 3)) == "&lt;3")
-        #expect(HTMLText.count(0, Disclosure(minCellCount: 3)) == "0")
+        // Zero too: a withheld count must look like "nothing there" (SPEC §10).
+        #expect(HTMLText.count(0, Disclosure(minCellCount: 3)) == "&lt;3")
+        #expect(HTMLText.count(0, Disclosure(minCellCount: 1)) == "0")
         #expect(HTMLText.count(3, Disclosure(minCellCount: 3)) == "3")
     }
 }

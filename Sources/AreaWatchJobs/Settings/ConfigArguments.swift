@@ -13,6 +13,22 @@ enum ConfigArguments {
     /// Parses `table` as the options of `T`; `context` names the file and table in errors.
     static func parse<T: ParsableArguments>(_ table: TOMLTable?, as type: T.Type, context: String,
                                             skipping skipped: Set<String> = []) throws -> T {
+        try parse(arguments(table, as: type, context: context, skipping: skipped), as: type, context: context)
+    }
+
+    /// Arguments already checked key by key (`arguments`), parsed together.
+    static func parse<T: ParsableArguments>(_ arguments: [String], as type: T.Type, context: String) throws -> T {
+        do {
+            return try T.parse(arguments)
+        } catch {
+            throw JobError(.usage, "\(context): \(T.message(for: error))")
+        }
+    }
+
+    /// The command-line arguments of `table`'s keys, each checked alone first so that a bad value
+    /// is reported with its key.
+    static func arguments<T: ParsableArguments>(_ table: TOMLTable?, as type: T.Type, context: String,
+                                                skipping skipped: Set<String> = []) throws -> [String] {
         let kinds = optionKinds(of: type)
         var arguments: [String] = []
         for key in (table?.keys ?? []).sorted() where !skipped.contains(key) {
@@ -26,11 +42,7 @@ enum ConfigArguments {
             }
             arguments += keyArguments
         }
-        do {
-            return try T.parse(arguments)
-        } catch {
-            throw JobError(.usage, "\(context): \(T.message(for: error))")
-        }
+        return arguments
     }
 
     enum Kind {

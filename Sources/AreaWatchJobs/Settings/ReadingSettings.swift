@@ -1,4 +1,5 @@
 import ArgumentParser
+import AreaWatchCore
 import AreaWatchIngest
 
 /// How input files are read (SPEC §2–§4): `ingest`, `--input` and the nightly `[ingest]` table.
@@ -24,18 +25,39 @@ public struct ReadingSettings: ParsableArguments, Sendable {
     @Option(help: "Nesting deeper than this inside one JSON record makes it malformed_record.")
     public var maxJSONDepth = 64
 
+    @Option(help: ArgumentHelp("Read times in this strftime-style pattern first (%Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%), e.g. '%m/%d/%Y %I:%M:%S %p' (SPEC §2.5).",
+                               valueName: "pattern"))
+    public var timeFormat: String?
+
+    @Option(name: .customLong("timezone"),
+            help: ArgumentHelp("Times without an offset are local time in this IANA zone (default UTC), e.g. America/Chicago.", valueName: "zone"))
+    public var timezone: String?
+
     public init() {}
 
     public func validate() throws {
         guard maxRecordBytes > 0, maxJSONDepth > 0 else { throw ValidationError("--max-record-bytes and --max-json-depth must be positive") }
+        if let problem = columnOverrides.problem { throw ValidationError(problem) }
+        do {
+            if let timeFormat { _ = try TimeFormat.compile(timeFormat) }
+            if let timezone { _ = try LocalTimeZone(named: timezone) }
+        } catch let error as TimeFormatError {
+            throw ValidationError(error.message)
+        }
     }
 
-    /// The readers' options.
-    public var ingestOptions: IngestOptions {
+    private var columnOverrides: ColumnOverrides {
         var overrides = ColumnOverrides()
         for mapping in columns { overrides.names[mapping.field] = mapping.header }
-        let reader = ReaderOptions(format: format, delimiter: delimiter?.byte, columns: overrides,
-                                   maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth)
+        return overrides
+    }
+
+    /// The readers' options (the pattern and the zone were checked by `validate`).
+    public var ingestOptions: IngestOptions {
+        let reader = ReaderOptions(format: format, delimiter: delimiter?.byte, columns: columnOverrides,
+                                   maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth,
+                                   timeFormat: timeFormat.flatMap { try? TimeFormat.compile($0) },
+                                   timeZone: timezone.flatMap { try? LocalTimeZone(named: $0) })
         return IngestOptions(reader: reader, source: source, idless: idless)
     }
 }

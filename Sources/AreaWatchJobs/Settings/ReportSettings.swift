@@ -56,7 +56,7 @@ public struct ReportSettings: ParsableArguments, Sendable {
     }
 
     /// Grid worker threads: `--threads`, or every core.
-    public var workerThreads: Int { threads ?? ProcessorCount.online }
+    public var workerThreads: Int { threads ?? Concurrency.processorCount }
 
     /// The same settings with relative paths resolved by `resolve` (the config's folder).
     public func resolvingPaths(_ resolve: (String) -> String) -> ReportSettings {

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Byte-identity of two areawatch binaries' reports: the same `report --input` runs with each,
+then every output file compared (summary.json without `timings_s`; the report folder marker,
+which versions before it do not write, is ignored).
+
+    python3 Benchmarks/same_outputs.py OLD_BINARY NEW_BINARY [--input FILE...]
+
+Without --input it uses the bundled datasets (all options: areas, POI, breakdown, two precisions,
+withheld counts). Exit 0 when every run is byte-identical, 1 otherwise (differences listed).
+"""
+import argparse, filecmp, json, os, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUNDLED = [os.path.join(ROOT, "datasets", p) for p in (
+    "police-uk/2016-07-calderdale-street.csv", "police-uk/2017-07-calderdale-street.csv",
+    "police-uk/2018-07-calderdale-street.csv", "watchme/watchme-export-2018-07-31.json",
+    "watchme/watchme-export-2018-08-01-edits.json")]
+EXTRA = ["--areas", os.path.join(ROOT, "datasets/areas/calderdale-areas.geojson"),
+         "--poi", os.path.join(ROOT, "datasets/poi.csv"), "--group-by", "category"]
+RUNS = [[], ["--precision", "6", "--min-cell-count", "3", "--tile-zooms", "9-12"]]
+IGNORED = {".areawatch-report"}
+
+
+def tree(folder):
+    out = {}
+    for base, _, files in os.walk(folder):
+        for f in files:
+            rel = os.path.relpath(os.path.join(base, f), folder)
+            if rel not in IGNORED:
+                out[rel] = os.path.join(base, f)
+    return out
+
+
+def summary(path):
+    data = json.load(open(path))
+    data.pop("timings_s", None)
+    return data
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--input", nargs="+")
+    ap.add_argument("--as-of", default="2018-07-31T23:59:59Z")
+    args = ap.parse_args()
+    inputs = args.input or BUNDLED
+    extra = [] if args.input else EXTRA
+    differences = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, options in enumerate(RUNS):
+            folders = []
+            for name, binary in (("old", args.old), ("new", args.new)):
+                out = os.path.join(tmp, f"{name}{k}")
+                subprocess.run([binary, "report", "--input", *inputs, "--as-of", args.as_of, "--out", out, "--quiet",
+                                *extra, *options], check=True, stdout=subprocess.DEVNULL)
+                folders.append(tree(out))
+            old, new = folders
+            if set(old) != set(new):
+                differences.append(f"run {k}: files differ: {sorted(set(old) ^ set(new))}")
+            for rel in sorted(set(old) & set(new)):
+                same = summary(old[rel]) == summary(new[rel]) if rel == "summary.json" else \
+                    filecmp.cmp(old[rel], new[rel], shallow=False)
+                if not same:
+                    differences.append(f"run {k}: {rel} differs")
+            print(f"run {k} {' '.join(options) or '(defaults)'}: {len(old)} files compared", file=sys.stderr)
+    for d in differences:
+        print(d)
+    print("byte-identical" if not differences else f"{len(differences)} difference(s)")
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+import Glibc
+
+/// Seconds on a clock that only moves forward (CLOCK_MONOTONIC), for timing stages: the one
+/// clock of every timing in areawatch (wall-clock time is `UTCTime`).
+public enum MonotonicClock {
+    public static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// Cores the process may use: the default of every thread setting.
+public enum Concurrency {
+    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AreaWatchCore
+import AreaWatchQuery
+
+/// grid.pmtiles (SPEC §14, docs/FORMATS.md): the widget tiles of SPEC §8 as vector tiles in one
+/// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
+/// tile lists exactly the JSON tile's cells with the same values.
+enum GridArchive {
+    static let formatVersion = "1.0"
+
+    /// Writes the archive to `path` (inside the report's work folder, which is published whole)
+    /// and returns its size in bytes.
+    @discardableResult
+    static func write(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
+                      attribution: String, to path: String) throws -> Int64 {
+        let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution)
+        let file = try BufferedFile(path: path)
+        try file.write(bytes)
+        try file.finish()
+        return file.bytesWritten
+    }
+
+    /// The archive's bytes: a function of the tiles and parameters alone (deterministic).
+    static func archive(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
+                        attribution: String) -> [UInt8] {
+        let compressor = GzipCompressor()
+        var encoder = CellLayerEncoder()
+        var builder = PMTiles.Builder()
+        // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
+        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y), tile: $0) }.sorted { $0.id < $1.id }
+        for (id, tile) in ordered {
+            let mvt = encoder.encode(tile: tile.id, cells: tile.cells, disclosure: disclosure)
+            builder.add(tileID: id, data: compressor.compress(mvt))
+        }
+        let box = WidgetTiles.bounds(grid)
+        var header = PMTiles.Header()
+        header.minZoom = UInt8(zooms.lowerBound)
+        header.maxZoom = UInt8(zooms.upperBound)
+        header.minLonE7 = PMTiles.Header.e7(box.minLon)
+        header.minLatE7 = PMTiles.Header.e7(box.minLat)
+        header.maxLonE7 = PMTiles.Header.e7(box.maxLon)
+        header.maxLatE7 = PMTiles.Header.e7(box.maxLat)
+        header.centerZoom = UInt8(zooms.lowerBound)
+        header.centerLonE7 = PMTiles.Header.e7((box.minLon + box.maxLon) / 2)
+        header.centerLatE7 = PMTiles.Header.e7((box.minLat + box.maxLat) / 2)
+        let meta = Array(metadata(grid, zooms: zooms, disclosure: disclosure, attribution: attribution).serialized().utf8)
+        return builder.archive(metadata: meta, header: header, compressor: compressor)
+    }
+
+    /// The archive's JSON metadata: TileJSON-style `vector_layers` plus what a widget needs to
+    /// answer a location from the archive alone (as the TileJSON's `areawatch` member).
+    static func metadata(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String) -> JSONValue {
+        let p = grid.parameters
+        let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
+            switch key {
+            case .rCurrent, .rPrevious: return (key.name, .string("Number"))
+            case .geohash, .safetyClass, .change: return (key.name, .string("String"))
+            }
+        }
+        return .object([
+            ("name", .string(WidgetTiles.name)),
+            ("description", .string(WidgetTiles.description(p))),
+            ("attribution", .string(attribution)),
+            ("version", .string(formatVersion)),
+            ("type", .string("overlay")),
+            ("format", .string("pbf")),
+            ("as_of", .string(UTCTime.iso8601(p.asOf))),
+            ("vector_layers", .array([.object([
+                ("id", .string(CellLayerEncoder.layerName)),
+                ("description", .string("Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year")),
+                ("minzoom", .int(zooms.lowerBound)),
+                ("maxzoom", .int(zooms.upperBound)),
+                ("fields", .object(fields)),
+            ])])),
+            ("areawatch", .object([
+                ("precision", .int(grid.precision)),
+                ("radius_m", .number(p.radius)),
+                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                ("min_cell_count", .int(disclosure.minCellCount)),
+            ])),
+        ])
+    }
+}
+
+/// Timing of grid.pmtiles alone (for `make bench`: the archive's share of the report stage).
+public enum GridArchiveTiming {
+    /// Builds the tiles and the archive of `grid` for `zooms` in memory; returns the wall and CPU
+    /// seconds of this thread (CPU time is what a loaded machine does not distort) and the size.
+    public static func measure(_ grid: GridResult, zooms: ClosedRange<Int>) -> (wall: Double, cpu: Double, bytes: Int) {
+        let wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_THREAD_CPUTIME_ID)
+        let tiles = WidgetTiles.build(grid, zooms: zooms)
+        let bytes = GridArchive.archive(tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark")
+        return (now(CLOCK_MONOTONIC) - wall0, now(CLOCK_THREAD_CPUTIME_ID) - cpu0, bytes.count)
+    }
+
+    /// CPU seconds of the whole process (every thread) so far.
+    public static func processCPU() -> Double { now(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func now(_ clock: clockid_t) -> Double {
+        var ts = timespec()
+        clock_gettime(clock, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,161 @@
+import AreaWatchCore
+import AreaWatchReport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which report folder generation DIR names: DIR's device and inode, and its marker's inode and
+/// modification time. A report published in DIR's place (renamed over it) changes the first two.
+public struct FolderIdentity: Sendable, Hashable, CustomStringConvertible {
+    var device: UInt64, inode: UInt64, markerInode: UInt64, markerModified: Int64
+
+    /// DIR's identity as the path names it now; nil when DIR or its marker cannot be seen.
+    static func current(_ path: String) -> FolderIdentity? {
+        var dir = stat(), marker = stat()
+        guard stat(path, &dir) == 0, stat(path + "/" + ReportFolder.markerName, &marker) == 0 else { return nil }
+        return FolderIdentity(dir, marker)
+    }
+
+    init(_ dir: stat, _ marker: stat) {
+        device = UInt64(dir.st_dev); inode = UInt64(dir.st_ino); markerInode = UInt64(marker.st_ino)
+        markerModified = Int64(marker.st_mtim.tv_sec) * 1_000_000_000 + Int64(marker.st_mtim.tv_nsec)
+    }
+
+    public var description: String { String(format: "%llx-%llx-%llx", inode, markerInode, markerModified) }
+}
+
+public struct SnapshotError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+/// One report folder generation, read whole into memory, never changed afterwards: every
+/// request is answered from one snapshot, so never from a mixture of two folders (SPEC §14).
+public final class ReportSnapshot: Sendable {
+    public let identity: FolderIdentity
+    /// `identity` as text, the first part of every ETag (formatted once, not per request).
+    let generation: String
+    /// The widget tiles' parameters; nil when the report was written without tiles.
+    public let meta: TileSetMeta?
+    public let minZoom: Int
+    /// The report's `tiles/tilejson.json` members (sorted by name).
+    public let tileJSON: [String: JSONValue]
+    /// Every JSON tile's bytes, by z/x/y.
+    let jsonTiles: [TileID: [UInt8]]
+    /// The cells of the highest zoom's tiles, for lookups.
+    let cells: [TileID: [String: TileCell]]
+    public let archive: PMTilesArchive?
+    let reportHTML: [UInt8]?
+    let ehsa: [UInt8]?
+    let summary: [UInt8]?
+
+    /// Reads DIR through one open descriptor, so every file comes from the same folder even if
+    /// another is renamed into DIR's place meanwhile; `FolderIdentity` then tells the caller whether
+    /// that happened (load again) before this snapshot is used.
+    public init(folder path: String) throws {
+        let dirFD = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFD >= 0 else { throw SnapshotError(path: path, message: "cannot open the report folder: \(String(cString: strerror(errno)))") }
+        defer { close(dirFD) }
+        var dirStat = stat(), markerStat = stat()
+        guard fstat(dirFD, &dirStat) == 0, fstatat(dirFD, ReportFolder.markerName, &markerStat, 0) == 0 else {
+            throw SnapshotError(path: path, message: "not a report folder areawatch wrote (no \(ReportFolder.markerName) marker)")
+        }
+        identity = FolderIdentity(dirStat, markerStat)
+        generation = identity.description
+        let folder = FolderFiles(fd: dirFD, path: path)
+        reportHTML = try folder.read("report.html")
+        ehsa = try folder.read("ehsa.geojson")
+        summary = try folder.read("summary.json")
+        if let bytes = try folder.read("grid.pmtiles") {
+            do { archive = try PMTilesArchive(bytes: bytes, path: path + "/grid.pmtiles") } catch let e as PMTilesArchive.Failure {
+                throw SnapshotError(path: e.path, message: e.message)
+            }
+        } else {
+            archive = nil
+        }
+        guard let tileJSONBytes = try folder.read("tiles/tilejson.json") else {
+            meta = nil; minZoom = 0; tileJSON = [:]; jsonTiles = [:]; cells = [:]
+            return
+        }
+        let meta = try TileSetMeta(tileJSON: Data(tileJSONBytes), path: path + "/tiles/tilejson.json")
+        self.meta = meta
+        let object = (try? JSONSerialization.jsonObject(with: Data(tileJSONBytes))) as? [String: Any] ?? [:]
+        minZoom = min((object["minzoom"] as? Int) ?? meta.maxZoom, meta.maxZoom)
+        tileJSON = object.compactMapValues { JSONValue(foundation: $0) }
+        var tiles: [TileID: [UInt8]] = [:]
+        var cells: [TileID: [String: TileCell]] = [:]
+        for z in minZoom...meta.maxZoom {
+            for xName in folder.names("tiles/\(z)") {
+                guard let x = Int(xName), x >= 0, x < 1 << z else { continue }
+                for yName in folder.names("tiles/\(z)/\(xName)") where yName.hasSuffix(".json") {
+                    guard let y = Int(yName.dropLast(5)), y >= 0, y < 1 << z,
+                          let bytes = try folder.read("tiles/\(z)/\(xName)/\(yName)") else { continue }
+                    let tile = TileID(z: z, x: x, y: y)
+                    tiles[tile] = bytes
+                    if z == meta.maxZoom {
+                        cells[tile] = try TileLookup.cells(ofTile: Data(bytes), path: "\(path)/tiles/\(tile).json")
+                    }
+                }
+            }
+        }
+        jsonTiles = tiles
+        self.cells = cells
+    }
+
+    /// The `lookup` answer for a location, from memory (the same code as `areawatch lookup`).
+    public func answer(lat: Double, lon: Double) -> TileAnswer? {
+        guard let meta else { return nil }
+        return TileLookup.answer(meta: meta, lat: lat, lon: lon) { tile, geohash in cells[tile]?[geohash] }
+    }
+
+    public var asOf: String? { meta?.asOf }
+}
+
+/// Files of one folder read relative to its open descriptor (`openat`), never through its path.
+struct FolderFiles {
+    let fd: Int32
+    let path: String
+    /// A report file larger than this is refused rather than read into memory.
+    static let maxFileBytes = 1 << 30
+
+    /// The file's bytes; nil when it does not exist.
+    func read(_ relative: String) throws -> [UInt8]? {
+        let f = openat(fd, relative, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard f >= 0 else {
+            if errno == ENOENT { return nil }
+            throw SnapshotError(path: path + "/" + relative, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(f) }
+        var info = stat()
+        guard fstat(f, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SnapshotError(path: path + "/" + relative, message: "not a regular file")
+        }
+        guard Int(info.st_size) <= Self.maxFileBytes else {
+            throw SnapshotError(path: path + "/" + relative, message: "larger than \(Self.maxFileBytes) bytes")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(f, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw SnapshotError(path: path + "/" + relative, message: "read cut short at byte \(done)") }
+            done += n
+        }
+        return bytes
+    }
+
+    /// The entry names of a subfolder (empty when absent).
+    func names(_ relative: String) -> [String] {
+        let sub = openat(fd, relative, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        guard sub >= 0, let dir = fdopendir(sub) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

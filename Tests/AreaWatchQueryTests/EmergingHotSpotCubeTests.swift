@@ -1,0 +1,41 @@
+import AreaWatchCore
+import AreaWatchQuery
+import Testing
+
+@Suite struct EmergingHotSpotCubeTests {
+    /// The cube from the index against a direct count: geohash strings per incident, the step by
+    /// scanning the N month bounds, the query filters, nothing after the as-of.
+    @Test(arguments: DataKind.synthetic)
+    func cubeCountsEveryIncidentOnce(_ kind: DataKind) {
+        let incidents = TestData.synthetic(kind)
+        for (precision, steps, category) in [(6, 24, nil), (5, 10, "Burglary"), (7, 30, nil)] as [(Int, Int, String?)] {
+            let parameters = QueryParameters(asOf: TestData.asOf, categories: category.map { [$0] } ?? [])
+            let columns = incidents.columns
+            let index = IncidentIndex(columns: columns, parameters: parameters)
+            let ehsa = EmergingHotSpotParameters(precision: precision, steps: steps)
+            let cube = HotSpotCube(index: index, time: columns.time, parameters: ehsa)
+
+            let bounds = (0...steps).map { UTCTime.subtractingMonths(steps - $0, from: TestData.asOf) }
+            var expected: [String: [Int32]] = [:]
+            for i in incidents where category == nil || i.category == category {
+                guard let s = (1...steps).first(where: { i.time > bounds[$0 - 1] && i.time <= bounds[$0] }) else { continue }
+                let cell = Geohash.encode(lat: i.lat, lon: i.lon, precision: precision)
+                expected[cell, default: [Int32](repeating: 0, count: steps)][s - 1] += 1
+            }
+            let names = cube.cells.map { GeohashCell(prefix: $0, precision: precision).string }
+            #expect(names == expected.keys.sorted(), "\(kind) p\(precision)")
+            for (l, name) in names.enumerated() {
+                #expect(Array(cube.counts[(l * steps)..<(l * steps + steps)]) == expected[name], "\(kind) \(name)")
+            }
+            #expect(cube.counts.reduce(0) { $0 + Int($1) } == expected.values.reduce(0) { $0 + Int($1.reduce(0, +)) })
+        }
+    }
+
+    @Test func parametersAreChecked() {
+        #expect(EmergingHotSpotParameters().problem == nil)
+        #expect(EmergingHotSpotParameters(steps: 9).problem?.contains("--ehsa-steps") == true)
+        #expect(EmergingHotSpotParameters(precision: 13).problem?.contains("--ehsa-precision") == true)
+        #expect(EmergingHotSpotParameters(alpha: 0).problem?.contains("--ehsa-alpha") == true)
+        #expect(EmergingHotSpotParameters(alpha: .nan).problem != nil)
+    }
+}

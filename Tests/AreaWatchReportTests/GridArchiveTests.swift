@@ -1,0 +1,182 @@
+import AreaWatchCore
+import AreaWatchQuery
+import AreaWatchTestSupport
+@testable import AreaWatchReport
+import Foundation
+import Testing
+
+/// grid.pmtiles against the JSON tiles of the same report folder (SPEC §14: decoded, every tile
+/// lists exactly the cells of the JSON tile with the same values).
+@Suite("grid.pmtiles", .serialized)
+struct GridArchiveTests {
+    /// A city of 30,000 incidents around Leeds: skewed Gaussian hotspots of 80 m to 2 km over a
+    /// uniform background, times over three years, so cells range from 1 to hundreds of incidents
+    /// and lower zooms merge many cells.
+    static func city() -> ReportContent {
+        var rng = SplitMix64(seed: 0xC17)
+        let asOf = UTCTime.epochSeconds(CivilTime(year: 2024, month: 6, day: 30, hour: 12))
+        var columns = IncidentColumns()
+        let hotspots = (0..<25).map { _ in
+            (lat: 53.80 + (rng.unit() - 0.5) * 0.2, lon: -1.55 + (rng.unit() - 0.5) * 0.34,
+             sigma: 0.0008 + rng.unit() * rng.unit() * 0.018, weight: rng.unit() * rng.unit())
+        }
+        let total = hotspots.reduce(0) { $0 + $1.weight }
+        func normal() -> Double { (-2 * log(max(rng.unit(), 1e-300))).squareRoot() * cos(2 * Double.pi * rng.unit()) }
+        for _ in 0..<30_000 {
+            var lat = 53.80 + (rng.unit() - 0.5) * 0.24, lon = -1.55 + (rng.unit() - 0.5) * 0.4
+            if rng.unit() < 0.85 {
+                var pick = rng.unit() * total
+                var h = hotspots[0]
+                for candidate in hotspots {
+                    h = candidate
+                    pick -= candidate.weight
+                    if pick <= 0 { break }
+                }
+                lat = h.lat + h.sigma * 0.6 * normal()
+                lon = h.lon + h.sigma * normal()
+            }
+            columns.append(lat: lat, lon: lon, time: asOf - Int64(rng.unit() * 3 * 365 * 86_400), handled: nil, category: nil)
+        }
+        let parameters = QueryParameters(asOf: asOf, radius: 500)
+        let index = IncidentIndex(columns: columns, parameters: parameters)
+        return ReportContent(parameters: parameters, grid: index.grid(precision: 7), totals: index.totals(), tileZooms: 8...14,
+                             disclosure: Disclosure(), areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "files",
+                             sourcePath: nil, inputs: [], timings: [], attribution: "Test data", engineVersion: "9.9.9-test")
+    }
+
+    static func readTile(_ path: String) throws -> [String: [Any]] {
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(object["cells"] as? [String: [Any]])
+    }
+
+    /// Every JSON tile of a report folder by tile id (computed with the tests' own Hilbert curve).
+    static func jsonTiles(_ folder: String) throws -> [UInt64: (z: Int, x: Int, y: Int, path: String)] {
+        var out: [UInt64: (Int, Int, Int, String)] = [:]
+        let root = folder + "/tiles"
+        for z in try FileManager.default.contentsOfDirectory(atPath: root) where Int(z) != nil {
+            for x in try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(z)") {
+                for name in try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(z)/\(x)") {
+                    let y = try #require(Int(name.dropLast(5)))
+                    out[PMTilesTests.slowTileID(Int(z)!, Int(x)!, y)] = (Int(z)!, Int(x)!, y, "\(root)/\(z)/\(x)/\(name)")
+                }
+            }
+        }
+        return out
+    }
+
+    /// Decodes the archive of `folder` and compares it with the JSON tiles; returns the cells seen.
+    static func compare(_ folder: String, minCellCount: Int) throws -> Int {
+        let archive = try DecodedArchive(Array(try #require(FileManager.default.contents(atPath: folder + "/grid.pmtiles"))))
+        let h = archive.header
+        #expect(h.clustered == 1 && h.internalCompression == 2 && h.tileCompression == 2 && h.tileType == 1)
+        #expect(h.minZoom == 8 && h.maxZoom == 14 && h.centerZoom == 8)
+        #expect(h.rootOffset == 127 && h.metadataOffset == h.rootOffset + h.rootLength
+                && h.leafOffset == h.metadataOffset + h.metadataLength && h.tileDataOffset == h.leafOffset + h.leafLength
+                && h.tileDataOffset + h.tileDataLength == archive.bytes.count)
+        #expect(h.bounds[0] < h.center[0] && h.center[0] < h.bounds[2] && h.bounds[1] < h.center[1] && h.center[1] < h.bounds[3])
+        #expect(archive.metadata["as_of"] as? String == "2024-06-30T12:00:00Z")
+        #expect(archive.metadata["type"] as? String == "overlay" && archive.metadata["version"] as? String == "1.0")
+        let layers = try #require(archive.metadata["vector_layers"] as? [[String: Any]])
+        #expect(layers.count == 1 && layers[0]["id"] as? String == "cells" && layers[0]["minzoom"] as? Int == 8)
+        #expect(layers[0]["fields"] as? [String: String] == ["geohash": "String", "r_current": "Number", "r_previous": "Number",
+                                                             "class": "String", "change": "String"])
+        // Entries ascend and the counts of the header agree with the directories.
+        #expect(zip(archive.entries, archive.entries.dropFirst()).allSatisfy { $0.tileID + $0.runLength <= $1.tileID })
+        #expect(h.fields[8] == archive.entries.reduce(0) { $0 + $1.runLength } && h.fields[9] == UInt64(archive.entries.count))
+
+        let json = try jsonTiles(folder)
+        let tiles = archive.tiles()
+        #expect(Set(tiles.map(\.id)) == Set(json.keys), "tile sets differ")
+        var cells = 0
+        for (id, stored) in tiles {
+            let t = try #require(json[id])
+            let expected = try readTile(t.path)
+            let layer = try #require(try decodeTile(try gunzip(stored)).first)
+            #expect(layer.name == "cells" && layer.extent == 4096 && layer.version == 2)
+            var got: [String] = []
+            for f in layer.features {
+                guard case .string(let geohash)? = f.properties["geohash"] else { Issue.record("no geohash"); continue }
+                got.append(geohash)
+                let entry = try #require(expected[geohash], "\(t.z)/\(t.x)/\(t.y): \(geohash) not in the JSON tile")
+                func count(_ name: String) -> Int? {
+                    if case .uint(let v)? = f.properties[name] { return Int(v) }
+                    return nil
+                }
+                #expect(count("r_current") == (entry[0] as? NSNumber)?.intValue, "\(geohash)")
+                #expect(count("r_previous") == (entry[1] as? NSNumber)?.intValue, "\(geohash)")
+                #expect(f.properties["class"] == .string(entry[2] as! String))
+                #expect(f.properties["change"] == .string("none"))
+                // Withheld means absent, never a small count.
+                for name in ["r_current", "r_previous"] { if let v = count(name) { #expect(v == 0 || v >= minCellCount) } }
+                #expect(f.type == 3 && f.rings.count == 1 && f.rings[0].count == 4 && doubledArea(f.rings[0]) > 0)
+                // The ring is the cell's rectangle: its centre projects into the tile.
+                let b = try #require(GeohashCell(geohash)).bounds
+                let ring = f.rings[0]
+                #expect(ring[0].y == ring[1].y && ring[1].x == ring[2].x && ring[2].y == ring[3].y && ring[3].x == ring[0].x)
+                let tile = TileID(z: t.z, x: t.x, y: t.y)
+                #expect(TileID(lat: (b.minLat + b.maxLat) / 2, lon: (b.minLon + b.maxLon) / 2, zoom: t.z) == tile)
+            }
+            #expect(got == expected.keys.sorted(), "\(t.z)/\(t.x)/\(t.y): cells differ from the JSON tile")
+            cells += got.count
+        }
+        return cells
+    }
+
+    @Test("every tile decodes to exactly the JSON tile's cells and values (30,000 incidents, zooms 8–14)")
+    func matchesJSONTiles() throws {
+        let tmp = try TempDir()
+        let content = Self.city()
+        _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
+        let cells = try Self.compare(tmp.path + "/report", minCellCount: 1)
+        #expect(cells > 10_000, "a realistic grid has many cells at every zoom: \(cells)")
+        // Deterministic: the same content gives the same bytes.
+        let tiles = WidgetTiles.build(content.grid, zooms: 8...14)
+        let again = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data")
+        #expect(again == Array(try #require(FileManager.default.contents(atPath: tmp.path + "/report/grid.pmtiles"))))
+    }
+
+    @Test("--min-cell-count 3: withheld counts are absent where the JSON tile has null")
+    func disclosure() throws {
+        let tmp = try TempDir()
+        var content = Self.city()
+        content.disclosure = Disclosure(minCellCount: 3)
+        _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
+        _ = try Self.compare(tmp.path + "/report", minCellCount: 3)
+        var withheld = 0
+        for (_, t) in try Self.jsonTiles(tmp.path + "/report") {
+            withheld += try Self.readTile(t.path).values.filter { $0[0] is NSNull || $0[1] is NSNull }.count
+        }
+        #expect(withheld > 0, "the city has cells with 1 or 2 incidents")
+    }
+
+    @Test("Python's pmtiles reader and mapbox-vector-tile decoder read the same cells as the JSON tiles")
+    func pythonReaders() throws {
+        guard let script = Bundle.module.path(forResource: "check_pmtiles", ofType: "py", inDirectory: "Fixtures") else {
+            Issue.record("check_pmtiles.py not bundled")
+            return
+        }
+        let tmp = try TempDir()
+        var content = Self.city()
+        content.disclosure = Disclosure(minCellCount: 2)
+        _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, tmp.path + "/report"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do { try process.run() } catch {
+            print("skipped: python3 is not available (\(error))")
+            return
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == 3 || process.terminationStatus == 127 {
+            print("skipped: python3 with pmtiles and mapbox-vector-tile is not available (make test-deps installs them): \(output)")
+            return
+        }
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.hasPrefix("ok: "), "\(output)")
+    }
+}
