@@ -95,7 +95,7 @@ def sampled(cmd, env):
 
 
 def same_outputs(a, b):
-    for name in ("grid.csv", "grid.geojson"):
+    for name in ("grid.csv", "grid.geojson") + (("grid.pmtiles",) if os.path.exists(os.path.join(a, "grid.pmtiles")) else ()):
         if not filecmp.cmp(os.path.join(a, name), os.path.join(b, name), shallow=False):
             return False
     left = sorted(os.path.relpath(p, a) for p in glob.glob(os.path.join(a, "tiles", "**", "*.json"), recursive=True))

@@ -65,7 +65,10 @@ def single_machine(files, out, query, report):
 
 def assert_identical(expected, actual):
     """Every file of the report folder byte for byte, but summary.json's timings."""
-    for name in ("grid.csv", "grid.csvt", "grid.geojson", "report.html"):
+    names = ["grid.csv", "grid.csvt", "grid.geojson", "report.html"]
+    names += [n for n in ("grid.pmtiles",) if os.path.exists(os.path.join(expected, n))]
+    assert sorted(os.listdir(expected)) == sorted(os.listdir(actual))
+    for name in names:
         assert filecmp.cmp(os.path.join(expected, name), os.path.join(actual, name), shallow=False), name
     compared = filecmp.dircmp(os.path.join(expected, "tiles"), os.path.join(actual, "tiles"))
 
