@@ -9,7 +9,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run serve web test bench bench-e2e bench-serve bench-deps fuzz hostile hostile-rss screenshot deps test-deps clean
+.PHONY: all build run serve web test bench bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss screenshot deps test-deps clean
 
 all: build
 
@@ -58,10 +58,21 @@ run: build
 	$(RELEASE_BIN) run --config areawatch.toml
 
 # The end-to-end tests run the debug `areawatch` binary: build it explicitly, then the tests.
-test: test-deps
+# Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
+# status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
+test: test-deps spark-deps
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	python3 -m pytest spark/tests -q -p no:cacheprovider; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+# The scale-out job's runtime: a Java runtime from Debian (when there is no `java`), pyspark and
+# pytest from PyPI.
+spark-deps:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "installing system packages: default-jre-headless" >&2; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q default-jre-headless; }
+	@python3 -c "import pyspark, pytest" 2>/dev/null || python3 -m pip install -q pyspark pytest
 
 bench: build bench-deps
 	python3 Benchmarks/bench.py
@@ -73,6 +84,12 @@ bench-serve: build bench-deps
 
 bench-e2e: build bench-deps
 	python3 Benchmarks/bench_e2e.py
+
+# The scale-out job on local[2] against one machine at 1M, 10M and 50M incidents, and the halo's
+# copies per incident by shard precision (docs/SCALE-OUT.md). AREAWATCH_SPARK_SIZES picks sizes.
+bench-spark: build spark-deps
+	$(call ensure_packages,time)
+	python3 Benchmarks/bench_spark.py
 
 # Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI; SciPy,
 # statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py).

@@ -1,0 +1,82 @@
+import ArgumentParser
+import AreaWatchCore
+import AreaWatchJobs
+
+/// The engine steps of the scale-out job (SPEC §15), run by the Python glue in `spark/` on its
+/// executors; hidden from `--help` because they read and write the machine exchange files of
+/// docs/FORMATS.md, not anything an analyst opens.
+extension AreaWatch {
+    struct Canonical: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Scale-out step 1: one input file → canonical records by key bucket, and its ingest report.",
+            shouldDisplay: false)
+
+        @Argument(help: "The input file.") var file: String
+        @Option(help: "The file's name in the summary and messages (its URI when this is a local copy).") var name: String?
+        @Option(help: "Its position among the job's input files (later files win).") var fileIndex: Int
+        @Option(help: "Key buckets to spread the records over.") var keyBuckets = 1
+        @Option(help: "The folder to write k#####.awr and input.awi into.") var out: String
+        @OptionGroup var reading: ReadingSettings
+
+        func run() throws {
+            let report = try ScaleOutJobs.canonical(path: file, name: name, fileIndex: fileIndex, buckets: keyBuckets,
+                                                    options: reading.ingestOptions, folder: out)
+            print("\(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
+        }
+    }
+
+    struct Dedup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Scale-out step 2: one key bucket of every file → the winning records by shard, with the halo.",
+            shouldDisplay: false)
+
+        @Argument(help: "AWREC files of one key bucket.") var files: [String] = []
+        @Option(help: "Geohash precision of the shards.") var shardPrecision = 4
+        @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
+        @Option(help: "The query radius in metres (the halo's width).") var radius = Decimal(1000)
+        @Option(help: "The folder to write <shard>.awr and counts.awn into.") var out: String
+
+        func run() throws {
+            let o = try ScaleOutJobs.dedup(recordFiles: files, shardPrecision: shardPrecision, gridPrecision: precision,
+                                         radius: radius.value, folder: out)
+            print("\(o.records) records, \(o.keys) keys, \(o.copies) copies in \(o.shards) shards")
+        }
+    }
+
+    struct ShardGrid: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "shard-grid",
+            abstract: "Scale-out step 3: each shard's records (own and halo) → the grid cells it owns.",
+            shouldDisplay: false)
+
+        @Option(name: .customLong("in"), help: "The folder of <shard>.<part>.awr files.") var input: String
+        @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
+        @OptionGroup var query: QuerySettings
+        @Option(help: "Worker threads.") var threads = 1
+        @Option(help: "The AWCEL file to write.") var out: String
+
+        func run() throws {
+            let (shards, cells) = try ScaleOutJobs.shardGrid(folder: input, precision: precision, query: query,
+                                                              threads: max(1, threads), out: out)
+            print("\(cells) cells in \(shards) shards")
+        }
+    }
+
+    struct MergeReport: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge-report",
+            abstract: "Scale-out step 4: every shard's cells → the report folder, as `report --input` writes it.",
+            shouldDisplay: false)
+
+        @Option(help: "The folder holding the *.awi, *.awn and *.awc files.") var parts: String
+        @OptionGroup var query: QuerySettings
+        @OptionGroup var report: ReportSettings
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let result = try ScaleOutJobs.mergeReport(parts: parts, query: query, report: report,
+                                                      progress: ProgressReporter(quiet: output.quiet))
+            print(ReportOutput.text(result, out: report.out))
+        }
+    }
+}

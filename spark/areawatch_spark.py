@@ -1,0 +1,288 @@
+"""areawatch on Apache Spark (SPEC §15): the job of `areawatch report --input FILE…`, with the
+engine's own steps run on the executors and the report written by the engine on the driver.
+
+    python -m spark.areawatch_spark --out reports/spark --as-of 2018-07-31T23:59:59Z FILE…
+    spark-submit spark/areawatch_spark.py --engine .build/release/areawatch --out … FILE…
+
+The Python side is glue: it never looks inside a record. Every step is one engine process per
+task, reading and writing the exchange files of docs/FORMATS.md, and Spark only moves those
+files (as byte blobs) between tasks:
+
+1. one task per input file: `areawatch canonical` → its records by key bucket + its ingest report;
+2. a shuffle by key bucket, one `areawatch dedup` per partition → the winning record of each key,
+   copied to its shard and to every shard within the radius (the halo);
+3. a shuffle by shard, one `areawatch shard-grid` per partition → the cells each shard owns;
+4. the cells collected on the driver, `areawatch merge-report` → the report folder.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+# Tags of the shuffled items: records of a key bucket, records of a shard, or a finished part
+# (ingest reports, write counts, shard cells) on its way to the driver.
+BUCKET, SHARD, PART = "b", "s", "p"
+
+
+def _engine(name):
+    """The engine binary on this executor: shipped with SparkContext.addFile / --files."""
+    from pyspark import SparkFiles
+
+    path = SparkFiles.get(name)
+    if not os.access(path, os.X_OK):
+        # Shipped files may lose their mode bits; a private executable copy fixes that.
+        copy = os.path.join(tempfile.mkdtemp(prefix="areawatch-engine-"), name)
+        shutil.copyfile(path, copy)
+        os.chmod(copy, stat.S_IRWXU)
+        path = copy
+    return path
+
+
+def _run(args):
+    """Runs one engine step; its stdout, or an error carrying the engine's message. With
+    AREAWATCH_SPARK_STATS set (a folder), appends the step's wall time and peak RSS there (the
+    benchmark's per-executor memory figures)."""
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(args, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if child.returncode != 0:
+        message = stderr.decode("utf-8", "replace").strip() or "exit status %d" % child.returncode
+        raise RuntimeError("areawatch-engine-failed[%d]: %s" % (child.returncode, message))
+    stats = os.environ.get("AREAWATCH_SPARK_STATS")
+    if stats:
+        line = {"step": args[1], "wall_s": round(time.monotonic() - started, 3), "engine_rss_mb": usage.ru_maxrss / 1024,
+                "python_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "stdout": stdout.decode("utf-8", "replace").strip()}
+        with open(os.path.join(stats, "steps-%d.jsonl" % os.getpid()), "a") as f:
+            f.write(json.dumps(line) + "\n")
+    return stdout.decode("utf-8", "replace")
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _partition(key):
+    """Deterministic partitioning (independent of PYTHONHASHSEED): key buckets go round-robin,
+    shards and parts by CRC-32 of their name."""
+    tag, value = key
+    if tag == BUCKET:
+        return value
+    return zlib.crc32(("%s:%s" % (tag, value)).encode("utf-8"))
+
+
+def canonical_task(engine_name, buckets, reading_args):
+    """Step 1 for one input: (index, path, None) for a path every executor can open, or
+    (index, uri, bytes) for a file Spark read from object storage (`binaryFiles`), which is
+    written to a local copy first and named by its URI."""
+    def run(item):
+        index, path, content = item
+        with tempfile.TemporaryDirectory(prefix="areawatch-canonical-") as work:
+            out = os.path.join(work, "out")
+            args = [_engine(engine_name), "canonical", path, "--file-index", str(index), "--key-buckets", str(buckets),
+                    "--out", out]
+            if content is not None:
+                # Keep the name's suffix: `.gz` decides decompression.
+                local = os.path.join(work, "input-" + re.sub(r"[^A-Za-z0-9._-]", "_", path.rsplit("/", 1)[-1]))
+                with open(local, "wb") as f:
+                    f.write(content)
+                args[2:3] = [local, "--name", path]
+            _run(args + reading_args)
+            for name in sorted(os.listdir(out)):
+                data = _read(os.path.join(out, name))
+                if name.endswith(".awr"):
+                    yield (BUCKET, int(name[1:6])), ("%06d" % index, data)
+                else:
+                    yield (PART, "input-%06d.awi" % index), ("", data)
+    return run
+
+
+def _is_uri(path):
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
+
+
+def dedup_task(engine_name, shard_precision, precision, radius):
+    def run(items):
+        with tempfile.TemporaryDirectory(prefix="areawatch-dedup-") as work:
+            files = []
+            for (tag, value), (sub, data) in items:
+                if tag == PART:
+                    yield (tag, value), (sub, data)
+                    continue
+                path = os.path.join(work, "b%05d-f%s.awr" % (value, sub))
+                with open(path, "wb") as f:
+                    f.write(data)
+                files.append(path)
+            if not files:
+                return
+            out = os.path.join(work, "out")
+            _run([_engine(engine_name), "dedup", "--shard-precision", str(shard_precision), "--precision", str(precision),
+                  "--radius", radius, "--out", out] + files)
+            tag = "%08x" % zlib.crc32(os.path.basename(files[0]).encode())
+            for name in sorted(os.listdir(out)):
+                data = _read(os.path.join(out, name))
+                if name.endswith(".awr"):
+                    yield (SHARD, name[:-4]), (tag, data)
+                else:
+                    yield (PART, "counts-%s.awn" % tag), ("", data)
+    return run
+
+
+def shard_task(engine_name, precision, query_args):
+    def run(items):
+        with tempfile.TemporaryDirectory(prefix="areawatch-shard-") as work:
+            shards = os.path.join(work, "in")
+            os.mkdir(shards)
+            count = 0
+            for (tag, value), (sub, data) in items:
+                if tag == PART:
+                    yield value, data
+                    continue
+                with open(os.path.join(shards, "%s.%s-%d.awr" % (value, sub, count)), "wb") as f:
+                    f.write(data)
+                count += 1
+            if not count:
+                return
+            out = os.path.join(work, "cells.awc")
+            _run([_engine(engine_name), "shard-grid", "--in", shards, "--precision", str(precision), "--out", out]
+                 + query_args)
+            first = min(os.listdir(shards))
+            yield "cells-%08x.awc" % zlib.crc32(first.encode()), _read(out)
+    return run
+
+
+def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, precision=7, reading_args=(),
+            query_args=(), report_args=(), radius="1000", keep_parts=None):
+    """Runs the whole job; returns the merge's stdout. `query_args` must hold an explicit --as-of
+    (every task must see the same T)."""
+    if "--as-of" not in query_args:
+        raise ValueError("query_args must hold --as-of")
+    sc = spark.sparkContext
+    engine = os.path.abspath(engine)
+    engine_name = os.path.basename(engine)
+    sc.addFile(engine)
+    partitions = max(1, int(partitions))
+    # A shard coarser than the grid's cells would split no cell; finer than them is meaningless.
+    shard_precision = min(int(shard_precision), int(precision))
+    query_args = list(query_args) + ["--radius", radius]
+    # Paths go to the engine as given (summary.json names them so): on a cluster, give paths or
+    # URIs every executor can open.
+    local = [(k, f, None) for k, f in enumerate(files) if not _is_uri(f)]
+    inputs = sc.parallelize(local, max(1, min(len(local), partitions))) if local else sc.emptyRDD()
+    # URIs (s3a://, gs://, hdfs://, file://): Spark's own file systems read them, one RDD per
+    # file so that each keeps its position.
+    for k, uri in ((k, f) for k, f in enumerate(files) if _is_uri(f)):
+        inputs = inputs.union(sc.binaryFiles(uri, 1).map(lambda kv, k=k, uri=uri: (k, uri, kv[1])))
+    records = inputs.flatMap(canonical_task(engine_name, partitions, list(reading_args)))
+    shards = records.partitionBy(partitions, _partition) \
+        .mapPartitions(dedup_task(engine_name, shard_precision, precision, radius))
+    parts = shards.partitionBy(partitions, _partition) \
+        .mapPartitions(shard_task(engine_name, precision, query_args)) \
+        .collect()
+
+    work = keep_parts or tempfile.mkdtemp(prefix="areawatch-merge-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        for name, data in parts:
+            with open(os.path.join(work, name), "wb") as f:
+                f.write(data)
+        return _run([engine, "merge-report", "--parts", work, "--precision", str(precision), "--out", out]
+                    + query_args + list(report_args))
+    finally:
+        if not keep_parts:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def engine_message(error):
+    """The engine's own one-line message inside a Spark failure, when there is one."""
+    found = re.search(r"areawatch-engine-failed\[\d+\]: ([^\n]*)", str(error))
+    return found.group(1) if found else None
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="areawatch-spark", description=__doc__.split("\n\n")[0])
+    p.add_argument("files", nargs="+", help="input files, in ingest order (later files win)")
+    p.add_argument("--out", required=True, help="the report folder")
+    p.add_argument("--engine", default=os.environ.get("AREAWATCH_ENGINE", ".build/release/areawatch"),
+                   help="the areawatch binary, shipped to the executors")
+    p.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[2])")
+    p.add_argument("--partitions", type=int, default=2, help="partitions of each shuffle (and key buckets)")
+    p.add_argument("--shard-precision", type=int, default=4, help="geohash precision of the shards")
+    # The options of `areawatch report` the scale-out job takes, passed through unchanged.
+    p.add_argument("--as-of", help="ISO 8601; default: now, truncated to the second, fixed once for all tasks")
+    p.add_argument("--radius", default="1000")
+    p.add_argument("--thresholds")
+    p.add_argument("--category", action="append", default=[])
+    p.add_argument("--handled")
+    p.add_argument("--precision", type=int, default=7)
+    p.add_argument("--tile-zooms")
+    p.add_argument("--min-cell-count")
+    p.add_argument("--attribution")
+    p.add_argument("--format")
+    p.add_argument("--column", action="append", default=[])
+    p.add_argument("--delimiter")
+    p.add_argument("--source")
+    p.add_argument("--idless")
+    return p.parse_args(argv)
+
+
+def _options(args, names):
+    out = []
+    for name in names:
+        value = getattr(args, name.replace("-", "_"))
+        for v in value if isinstance(value, list) else [value]:
+            if v is not None:
+                out += ["--" + name, str(v)]
+    return out
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.as_of is None:
+        args.as_of = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("areawatch").config("spark.ui.showConsoleProgress", "false")
+    if args.master:
+        builder = builder.master(args.master)
+    elif not SparkConf().contains("spark.master"):  # spark-submit sets it; `python -m` does not
+        builder = builder.master("local[2]")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        text = run_job(spark, args.files, args.out, args.engine, partitions=args.partitions,
+                       shard_precision=args.shard_precision, precision=args.precision, radius=args.radius,
+                       reading_args=_options(args, ["format", "column", "delimiter", "source", "idless"]),
+                       query_args=_options(args, ["as-of", "thresholds", "category", "handled"]),
+                       report_args=_options(args, ["tile-zooms", "min-cell-count", "attribution"]))
+        print(text, end="")
+        return 0
+    except Exception as error:  # a failed task: show the engine's message, not a JVM trace
+        message = engine_message(error)
+        if message is None:
+            raise
+        print("areawatch-spark: " + message, file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
