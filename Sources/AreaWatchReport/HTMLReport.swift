@@ -22,6 +22,7 @@ enum HTMLReport {
         out += "<style>\n\(HTMLStyle.css)</style>\n</head>\n<body>\n<main>\n"
         out += header(content, asOf: asOf)
         out += HTMLSummary.section(content)
+        if let ehsa = content.ehsa { out += HTMLEHSA.section(ehsa, asOf: content.parameters.asOf) }
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
         out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure)
@@ -37,6 +38,7 @@ enum HTMLReport {
     /// Title and a table of contents listing only the sections this report has.
     static func header(_ c: ReportContent, asOf: String) -> String {
         var links = [("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"), ("trend", "Trend")]
+        if c.ehsa != nil { links.insert(("ehsa", "Emerging hot spots"), at: 1) }
         if c.breakdown != nil { links.append(("breakdown", "Breakdown")) }
         if c.areas != nil { links.append(("areas", "Areas")) }
         if c.pointsOfInterest != nil { links.append(("poi", "Points of interest")) }

@@ -64,6 +64,8 @@ public struct ReportContent: Sendable {
     public var timings: [(String, Double)]
     public var attribution: String
     public var engineVersion: String
+    /// Emerging hot spots (`--ehsa`, SPEC §13); nil when not asked for.
+    public var ehsa: EHSAReport? = nil
 
     public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
                 disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,
