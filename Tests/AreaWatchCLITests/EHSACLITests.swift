@@ -83,14 +83,20 @@ struct EHSACLITests {
             tile_zooms = "none"
             ehsa = true
             ehsa_steps = 12
-            ehsa_precision = 5
+            ehsa_precision = 7
+            ehsa_alpha = 0.01
+            min_cell_count = 3
             """)
         try areawatchOK(["run", "--config", config, "--quiet"])
         let summary = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
-        #expect(summary["ehsa"]?["steps"]?.int == 12 && summary["ehsa"]?["precision"]?.int == 5, "\(summary)")
+        #expect(summary["ehsa"]?["steps"]?.int == 12 && summary["ehsa"]?["precision"]?.int == 7
+                && summary["ehsa"]?["alpha"]?.double == 0.01, "\(summary)")
         let csv = StrictCSV.parse(try readBytes(tmp.sub("out/ehsa.csv")))
         #expect(csv.header.last == "wkt" && csv.header[csv.header.count - 2] == "z12")
-        #expect(csv.records.allSatisfy { $0.fields[0].count == 5 })
+        #expect(csv.records.allSatisfy { $0.fields[0].count == 7 })
+        // Locations with fewer than 3 incidents are computed (counted in `locations`) but not written.
+        let written = try #require(summary["ehsa"]?["written"]?.int)
+        #expect(csv.records.count == written && written < summary["ehsa"]?["locations"]?.int ?? 0, "\(summary)")
 
         for bad in [["--ehsa-steps", "9"], ["--ehsa-precision", "13"], ["--ehsa-alpha", "1"]] {
             let r = try areawatch(["report", "--input", input, "--out", tmp.sub("bad"), "--ehsa"] + bad)

@@ -151,4 +151,27 @@ struct EHSAWriterTests {
             #expect(label.rawValue.hasSuffix("hot spot") ? r > b : b > r, "\(label)")
         }
     }
+
+    @Test func pageParsesWithTheSectionAfterTheSummary() throws {
+        let fixture = Fixture.self
+        var content = fixture.content(minCellCount: 3)
+        content.ehsa = Self.report()
+        let page = HTMLReport.render(content)
+        let root = try XMLTree.parse(page)
+        let sections = root.descendants("section").compactMap { $0.attributes["id"] }
+        #expect(Array(sections.prefix(3)) == ["summary", "ehsa", "heatmap"], "\(sections)")
+        let section = try #require(root.descendants("section").first { $0.attributes["id"] == "ehsa" })
+        let public_ = Disclosure(minCellCount: 3).publicEHSA(Self.report())
+        // Map: one rect per written location (K = 3 leaves the smaller ones out).
+        let map = try #require(section.descendants("svg").first)
+        #expect(map.attributes["data-cells"] == String(public_.locations.count))
+        #expect(map.descendants("rect").filter { $0.attributes["width"] == "1" }.count == public_.locations.count)
+        // Tables: one per label present, rows ordered by incidents.
+        let tables = section.descendants("table")
+        #expect(tables.count == public_.labelCounts.filter { $0.1 > 0 }.count)
+        for table in tables {
+            let incidents = table.descendants("tr").dropFirst().map { Int($0.children[3].text.replacingOccurrences(of: ",", with: ""))! }
+            #expect(incidents == incidents.sorted(by: >) && incidents.allSatisfy { $0 >= 3 } && incidents.count <= HTMLEHSA.maxRows)
+        }
+    }
 }
