@@ -2,7 +2,7 @@ import ArgumentParser
 import AreaWatchCore
 import AreaWatchQuery
 
-/// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10): each option
+/// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10, §13): each option
 /// is declared once, here, with its default, help and validation. The command line parses it
 /// directly and the TOML config is turned into the same arguments (ConfigArguments), so a new
 /// option is one property here and one line in docs/CONFIG.md.
