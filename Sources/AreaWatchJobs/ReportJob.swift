@@ -43,6 +43,9 @@ public enum ReportJob {
     public static func run(_ request: ReportRequest, progress: ProgressReporter, priorTimings: [(String, Double)] = []) throws -> ReportRun {
         let settings = request.report
         let parameters = request.query.parameters()
+        // The command line and the config validate the settings; a request built in code is
+        // checked here too, before any work (the cube refuses bad parameters by trapping).
+        if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         var timings = priorTimings
         var clock = ProgressReporter.now()
@@ -75,6 +78,15 @@ public enum ReportJob {
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         let totals = index.totals()
         lap("queries")
+        var ehsa: EHSAReport?
+        if settings.ehsa {
+            let ehsaParameters = settings.ehsaParameters
+            progress.log("emerging hot spots: geohash-\(ehsaParameters.precision) cells × \(ehsaParameters.steps) months")
+            let cube = HotSpotCube(index: index, time: loaded.columns.time, parameters: ehsaParameters)
+            let result = EmergingHotSpots.analyse(cube, alpha: ehsaParameters.alpha)
+            ehsa = EHSAReport(parameters: ehsaParameters, locations: result.locations, summary: result.summary)
+            lap("ehsa")
+        }
 
         var content = ReportContent(
             parameters: parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms.zooms,
@@ -82,6 +94,7 @@ public enum ReportJob {
             breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
+        content.ehsa = ehsa
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(content, to: settings.out, protecting: request.protectedPaths,
                                              clock: ProgressReporter.now)

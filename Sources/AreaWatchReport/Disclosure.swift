@@ -104,6 +104,7 @@ public struct Disclosure: Sendable, Equatable {
     public func publicContent(_ content: ReportContent) -> ReportContent {
         guard isActive else { return content }
         var out = content
+        out.ehsa = content.ehsa.map(publicEHSA)
         out.grid = publicGrid(content.grid)
         out.totals = publicTotals(content.totals)
         out.breakdown = content.breakdown.map(publicBreakdown)

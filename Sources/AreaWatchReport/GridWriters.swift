@@ -31,22 +31,9 @@ enum GridGeoJSON {
         let geohash = c.cell.string
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         out.append(contentsOf: geohash.utf8)
-        appendLiteral("\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[", &out)
-        // The exterior ring counter-clockwise and closed, without an array per cell.
-        func corner(_ lon: Double, _ lat: Double, first: Bool = false) {
-            if !first { out.append(44) }
-            out.append(91)
-            NumberFormat.appendFixed(lon, decimals: 6, to: &out)
-            out.append(44)
-            NumberFormat.appendFixed(lat, decimals: 6, to: &out)
-            out.append(93)
-        }
-        corner(b.minLon, b.minLat, first: true)
-        corner(b.maxLon, b.minLat)
-        corner(b.maxLon, b.maxLat)
-        corner(b.minLon, b.maxLat)
-        corner(b.minLon, b.minLat)
-        appendLiteral("]]},\"properties\":{\"geohash\":\"", &out)
+        appendLiteral("\",\"geometry\":", &out)
+        appendPolygon(b, to: &out)
+        appendLiteral(",\"properties\":{\"geohash\":\"", &out)
         out.append(contentsOf: geohash.utf8)
         let centre = c.cell.centre
         appendLiteral("\",\"lat\":", &out)
@@ -79,6 +66,27 @@ enum GridGeoJSON {
             NumberFormat.appendInteger(shownCount, to: &out)
         }
         appendLiteral("}}}", &out)
+    }
+
+    /// The cell as a GeoJSON Polygon: one exterior ring, counter-clockwise and closed, `[lon, lat]`
+    /// with 6 decimals, without an array per cell (grid.geojson and ehsa.geojson).
+    @inline(__always)
+    static func appendPolygon(_ b: GeoBox, to out: inout [UInt8]) {
+        appendLiteral("{\"type\":\"Polygon\",\"coordinates\":[[", &out)
+        func corner(_ lon: Double, _ lat: Double, first: Bool = false) {
+            if !first { out.append(44) }
+            out.append(91)
+            NumberFormat.appendFixed(lon, decimals: 6, to: &out)
+            out.append(44)
+            NumberFormat.appendFixed(lat, decimals: 6, to: &out)
+            out.append(93)
+        }
+        corner(b.minLon, b.minLat, first: true)
+        corner(b.maxLon, b.minLat)
+        corner(b.maxLon, b.maxLat)
+        corner(b.minLon, b.maxLat)
+        corner(b.minLon, b.minLat)
+        appendLiteral("]]}", &out)
     }
 
     /// Appends literal text straight from the binary's bytes (no String transcoding per cell).

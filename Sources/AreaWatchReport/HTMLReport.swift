@@ -23,6 +23,7 @@ enum HTMLReport {
         out += header(content, asOf: asOf)
         out += HTMLChanges.section(content)
         out += HTMLSummary.section(content)
+        if let ehsa = content.ehsa { out += HTMLEHSA.section(ehsa, asOf: content.parameters.asOf) }
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
         out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure)
@@ -38,6 +39,7 @@ enum HTMLReport {
     /// Title and a table of contents listing only the sections this report has.
     static func header(_ c: ReportContent, asOf: String) -> String {
         var links = [("changes", "What changed"), ("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"), ("trend", "Trend")]
+        if c.ehsa != nil { links.insert(("ehsa", "Emerging hot spots"), at: 2) }
         if c.breakdown != nil { links.append(("breakdown", "Breakdown")) }
         if c.areas != nil { links.append(("areas", "Areas")) }
         if c.pointsOfInterest != nil { links.append(("poi", "Points of interest")) }

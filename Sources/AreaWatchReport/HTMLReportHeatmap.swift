@@ -22,11 +22,16 @@ struct HeatmapFrame {
     static let maxW = 820.0, maxH = 640.0
 
     init(grid: GridResult, areas: [NamedArea]) {
-        precision = grid.precision
+        self.init(precision: grid.precision, cells: grid.cells.map(\.cell), areas: areas)
+    }
+
+    /// The frame around cells of one precision (the emerging-hot-spot map uses it too).
+    init(precision: Int, cells: [GeohashCell], areas: [NamedArea]) {
+        self.precision = precision
         let lonSpan = GeohashCell.lonSpan(precision), latSpan = GeohashCell.latSpan(precision)
         var minCol = Int64.max, maxCol = Int64.min, minRow = Int64.max, maxRow = Int64.min
-        for c in grid.cells {
-            let col = Int64(c.cell.lonIndex), row = Int64(c.cell.latIndex)
+        for cell in cells {
+            let col = Int64(cell.lonIndex), row = Int64(cell.latIndex)
             minCol = min(minCol, col); maxCol = max(maxCol, col)
             minRow = min(minRow, row); maxRow = max(maxRow, row)
         }

@@ -68,6 +68,8 @@ public struct ReportContent: Sendable {
     public var fdr = 0.05
     /// SPEC §12 per output row; the report writer fills it from the public content.
     public var changes: ReportChanges?
+    /// Emerging hot spots (`--ehsa`, SPEC §13); nil when not asked for.
+    public var ehsa: EHSAReport? = nil
 
     public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
                 disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,

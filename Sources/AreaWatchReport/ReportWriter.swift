@@ -54,6 +54,11 @@ public enum ReportWriter {
                                                 to: try directory.file("breakdown.csv"))
                 record("breakdown.csv")
             }
+            if let ehsa = content.ehsa {
+                try EHSAFiles.write(ehsa, asOf: content.parameters.asOf, into: directory)
+                record("ehsa.csv")
+                record("ehsa.geojson")
+            }
             var archive: BackgroundWrite?
             defer { archive?.wait() }
             if let zooms = content.tileZooms {
@@ -179,6 +184,7 @@ enum Summary {
             ])))
         }
         if let poi = c.pointsOfInterest { members.append(("points_of_interest", .int(poi.count))) }
+        if let ehsa = c.ehsa { members.append(("ehsa", EHSAFiles.summary(ehsa, disclosure: c.disclosure))) }
         if let breakdown = c.breakdown { members.append(("breakdown", .object([("field", .string(breakdown.field)), ("values", .int(breakdown.rows.count))]))) }
         members.append(("tiles", .int(tiles)))
         members.append(("files", .object(files.map { ($0.0, .int(Int($0.1))) })))

@@ -2,7 +2,7 @@ import ArgumentParser
 import AreaWatchCore
 import AreaWatchQuery
 
-/// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10): each option
+/// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10, §13): each option
 /// is declared once, here, with its default, help and validation. The command line parses it
 /// directly and the TOML config is turned into the same arguments (ConfigArguments), so a new
 /// option is one property here and one line in docs/CONFIG.md.
@@ -46,6 +46,18 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "Grid algorithm: scatter (default) or rtree (an R-tree count per cell centre).")
     public var gridStrategy: GridStrategy = .scatter
 
+    @Flag(help: "Emerging hot spot analysis (SPEC §13): ehsa.csv, ehsa.geojson and a map in report.html.")
+    public var ehsa = false
+
+    @Option(help: "Geohash precision of the emerging-hot-spot cells (1…12).")
+    public var ehsaPrecision = 6
+
+    @Option(help: "Monthly steps of the emerging-hot-spot cube (10…1200).")
+    public var ehsaSteps = 24
+
+    @Option(help: "Benjamini–Hochberg level at which a bin is a hot or cold spot, in (0, 1).")
+    public var ehsaAlpha = Decimal(0.05)
+
     public init() {}
 
     public func validate() throws {
@@ -57,6 +69,13 @@ public struct ReportSettings: ParsableArguments, Sendable {
         guard maxCells >= 1 else { throw ValidationError("--max-cells must be at least 1") }
         guard fdr.value > 0, fdr.value < 1 else { throw ValidationError("--fdr must be within (0, 1)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let problem = ehsaParameters.problem { throw ValidationError(problem) }
+    }
+
+    /// `--ehsa-precision`, `--ehsa-steps` and `--ehsa-alpha` (checked even without `--ehsa`, so
+    /// a bad value in the config fails the day it is written, not the day the flag is turned on).
+    public var ehsaParameters: EmergingHotSpotParameters {
+        EmergingHotSpotParameters(precision: ehsaPrecision, steps: ehsaSteps, alpha: ehsaAlpha.value)
     }
 
     /// Grid worker threads: `--threads`, or every core.

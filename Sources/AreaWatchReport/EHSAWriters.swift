@@ -1,0 +1,178 @@
+import AreaWatchCore
+import AreaWatchQuery
+
+/// The emerging hot spot analysis of a report (SPEC §13): its parameters and every location.
+public struct EHSAReport: Sendable {
+    public var parameters: EmergingHotSpotParameters
+    /// Sorted by geohash (the cube's cells are ascending prefixes, which is geohash order).
+    public var locations: [HotSpotLocation]
+    public var summary: HotSpotSummary
+
+    public init(parameters: EmergingHotSpotParameters, locations: [HotSpotLocation], summary: HotSpotSummary) {
+        self.parameters = parameters
+        self.locations = locations
+        self.summary = summary
+    }
+
+    /// Locations per label, every label listed, in SPEC order.
+    public var labelCounts: [(HotSpotLabel, Int)] {
+        var counts = [HotSpotLabel: Int]()
+        for l in locations { counts[l.label, default: 0] += 1 }
+        return HotSpotLabel.allCases.map { ($0, counts[$0] ?? 0) }
+    }
+}
+
+extension Disclosure {
+    /// The locations public outputs show: those with at least `--min-cell-count` incidents in
+    /// the cube (SPEC §13). The others still counted in n, x̄ and S; only their rows go. With
+    /// K = 1 every location qualifies (a location has at least one incident).
+    public func publicEHSA(_ report: EHSAReport) -> EHSAReport {
+        var out = report
+        out.locations = report.locations.filter { $0.incidents >= minCellCount }
+        return out
+    }
+}
+
+/// ehsa.csv (SPEC §13): one row per location, sorted by geohash; statistics in their shortest
+/// round-trip form (≥ 7 significant digits, exact), coordinates with 6 decimals.
+enum EHSACSV {
+    static func header(steps: Int) -> String {
+        let width = max(2, String(steps).count)
+        let zs = (1...steps).map { s in "z" + String(repeating: "0", count: width - String(s).count) + String(s) }
+        return (["geohash", "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps", "cold_steps", "z_last", "q_last"]
+            + zs + ["wkt"]).joined(separator: ",") + "\n"
+    }
+
+    static func write(_ report: EHSAReport, to path: String) throws {
+        let file = try BufferedFile(path: path)
+        try file.write(header(steps: report.parameters.steps))
+        for location in report.locations {
+            try file.append { out in appendRow(location, to: &out) }
+        }
+        try file.finish()
+    }
+
+    static func appendRow(_ l: HotSpotLocation, to out: inout [UInt8]) {
+        let centre = l.cell.centre
+        out.append(contentsOf: l.cell.string.utf8)
+        out.append(44)
+        NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
+        out.append(44)
+        NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
+        out.append(44)
+        out.append(contentsOf: l.label.rawValue.utf8)
+        for v in [l.trend.z, l.trend.p, l.trend.tau] {
+            out.append(44)
+            NumberFormat.appendShortest(v, to: &out)
+        }
+        out.append(44)
+        NumberFormat.appendInteger(l.hotSteps, to: &out)
+        out.append(44)
+        NumberFormat.appendInteger(l.coldSteps, to: &out)
+        for v in [l.zLast, l.qLast] + l.z {
+            out.append(44)
+            NumberFormat.appendShortest(v, to: &out)
+        }
+        out.append(contentsOf: ",\"".utf8)
+        GridCSV.appendWKT(l.cell.bounds, to: &out)
+        out.append(contentsOf: "\"\n".utf8)
+    }
+}
+
+/// ehsa.geojson (SPEC §13): the rows of ehsa.csv as an RFC 7946 FeatureCollection, each cell a
+/// Polygon written as grid.geojson writes its cells; `z` is an array of the N step values.
+enum EHSAGeoJSON {
+    static func write(_ report: EHSAReport, asOf: Int64, to path: String) throws {
+        let file = try BufferedFile(path: path)
+        let header: JSONValue = .object([
+            ("as_of", .string(UTCTime.iso8601(asOf))),
+            ("precision", .int(report.parameters.precision)),
+            ("steps", .int(report.parameters.steps)),
+            ("alpha", .number(report.parameters.alpha)),
+        ])
+        var head = header.serialized()
+        head.removeLast()  // "}"
+        try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
+        for (k, location) in report.locations.enumerated() {
+            try file.append { out in
+                if k > 0 { out.append(contentsOf: ",\n".utf8) }
+                appendFeature(location, to: &out)
+            }
+        }
+        try file.write("\n]}\n")
+        try file.finish()
+    }
+
+    static func appendFeature(_ l: HotSpotLocation, to out: inout [UInt8]) {
+        let geohash = l.cell.string
+        GridGeoJSON.appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
+        out.append(contentsOf: geohash.utf8)
+        GridGeoJSON.appendLiteral("\",\"geometry\":", &out)
+        GridGeoJSON.appendPolygon(l.cell.bounds, to: &out)
+        GridGeoJSON.appendLiteral(",\"properties\":{\"geohash\":\"", &out)
+        out.append(contentsOf: geohash.utf8)
+        let centre = l.cell.centre
+        GridGeoJSON.appendLiteral("\",\"lat\":", &out)
+        NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
+        GridGeoJSON.appendLiteral(",\"lon\":", &out)
+        NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
+        GridGeoJSON.appendLiteral(",\"label\":\"", &out)
+        out.append(contentsOf: l.label.rawValue.utf8)
+        out.append(34)
+        number("trend_z", l.trend.z, &out)
+        number("trend_p", l.trend.p, &out)
+        number("tau", l.trend.tau, &out)
+        GridGeoJSON.appendMember("hot_steps", l.hotSteps, &out)
+        GridGeoJSON.appendMember("cold_steps", l.coldSteps, &out)
+        number("z_last", l.zLast, &out)
+        number("q_last", l.qLast, &out)
+        GridGeoJSON.appendLiteral(",\"z\":[", &out)
+        for (s, v) in l.z.enumerated() {
+            if s > 0 { out.append(44) }
+            appendJSONNumber(v, &out)
+        }
+        GridGeoJSON.appendLiteral("]}}", &out)
+    }
+
+    private static func number(_ name: StaticString, _ v: Double, _ out: inout [UInt8]) {
+        out.append(44)
+        out.append(34)
+        GridGeoJSON.appendLiteral(name, &out)
+        GridGeoJSON.appendLiteral("\":", &out)
+        appendJSONNumber(v, &out)
+    }
+
+    /// The shortest round-trip text, which is valid JSON for finite values (`1e-05`, `0.0`);
+    /// z, p and tau are always finite, null guards the impossible rest.
+    private static func appendJSONNumber(_ v: Double, _ out: inout [UInt8]) {
+        if v.isFinite { NumberFormat.appendShortest(v, to: &out) } else { GridGeoJSON.appendLiteral("null", &out) }
+    }
+}
+
+/// The report folder's emerging-hot-spot files and their summary.json member.
+enum EHSAFiles {
+    /// `report` is the public one (locations below `--min-cell-count` already left out).
+    static func write(_ report: EHSAReport, asOf: Int64, into directory: AtomicDirectory) throws {
+        try EHSACSV.write(report, to: try directory.file("ehsa.csv"))
+        try EHSAGeoJSON.write(report, asOf: asOf, to: try directory.file("ehsa.geojson"))
+    }
+
+    /// summary.json's `ehsa` member, from the exact analysis: every location computed, how many
+    /// the public files hold, the cube's numbers and the locations per label.
+    static func summary(_ exact: EHSAReport, disclosure: Disclosure) -> JSONValue {
+        let p = exact.parameters, s = exact.summary
+        return .object([
+            ("precision", .int(p.precision)),
+            ("steps", .int(p.steps)),
+            ("alpha", .number(p.alpha)),
+            ("locations", .int(exact.locations.count)),
+            ("written", .int(disclosure.publicEHSA(exact).locations.count)),
+            ("bins", .int(s.bins)),
+            ("mean", .number(s.mean)),
+            ("sd", .number(s.standardDeviation)),
+            ("hot_bins", .int(s.hotBins)),
+            ("cold_bins", .int(s.coldBins)),
+            ("labels", .object(exact.labelCounts.map { ($0.0.rawValue, .int($0.1)) })),
+        ])
+    }
+}
