@@ -47,6 +47,8 @@ enum HTMLTable {
 /// The section tables: top cells, breakdown, named areas and points of interest.
 enum HTMLTables {
     static let topCount = 20
+    /// Rows a table of user-supplied places shows at most; the CSV files hold them all.
+    static let tableRowLimit = 500
 
     static func topCellsSection(_ c: ReportContent) -> String {
         let cells = c.grid.cells
@@ -138,7 +140,9 @@ enum HTMLTables {
         let columns = [HTMLTable.Column("name"), HTMLTable.Column("current", numeric: true),
                        HTMLTable.Column("previous", numeric: true), HTMLTable.Column("delta", numeric: true),
                        HTMLTable.Column("pct", numeric: true), HTMLTable.Column("class"), HTMLTable.Column("text")]
-        let rows = answers.map { poi, a in
+        // A POI file can hold a million points: the page lists the first `tableRowLimit` in input
+        // order and points to poi.csv for the rest (a 226 MB report.html before).
+        let rows = answers.prefix(tableRowLimit).map { poi, a in
             let complete = disclosure.showsComparison(current: a.current, previous: a.previous)
             // The app's sentence states the delta, so it is withheld with the counts.
             return [HTMLTable.value(poi.name)]
@@ -147,7 +151,11 @@ enum HTMLTables {
         }
         var out = "<section id=\"poi\">\n<h2>Points of interest</h2>\n"
         out += "<p class=\"note\">The widget answer at each place: incidents within the radius, current and previous year.</p>\n"
-        out += answers.isEmpty ? "<p class=\"none\">No points of interest.</p>\n" : HTMLTable.render(columns, rows: rows)
+        out += answers.isEmpty ? "<p class=\"none\">No points of interest.</p>\n" : HTMLTable.render(columns, rows: Array(rows))
+        if answers.count > tableRowLimit {
+            out += "<p class=\"note\">The first \(tableRowLimit) of \(HTMLText.grouped(answers.count)) points of interest; "
+            out += "every one is in poi.csv.</p>\n"
+        }
         return out + "</section>\n"
     }
 }

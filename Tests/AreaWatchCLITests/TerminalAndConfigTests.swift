@@ -56,3 +56,24 @@ struct TerminalAndConfigTests {
         #expect(!exists(tmp.sub("out/tiles")))
     }
 }
+
+/// The safety review: a POI file of 1M points gave a 226 MB report.html. The page lists at most
+/// 500 and points to poi.csv, which holds every one.
+@Suite("report.html stays small for large POI files", .timeLimit(.minutes(3)))
+struct LargePOITests {
+    @Test("2,000 points of interest: 500 rows in the page, all 2,000 in poi.csv")
+    func capped() throws {
+        let tmp = try TempDir()
+        let input = try tmp.file("in.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\n")
+        var poi = "name,lat,lon\n"
+        for k in 0..<2000 { poi += "p\(k),\(53.7 + Double(k % 50) * 0.001),\(-1.86 + Double(k / 50) * 0.001)\n" }
+        let poiPath = try tmp.file("poi.csv", poi)
+        try areawatchOK(["report", "--input", input, "--poi", poiPath, "--out", tmp.sub("out"), "--as-of", Datasets.asOf,
+                         "--tile-zooms", "none", "--quiet"])
+        let html = try readText(tmp.sub("out/report.html"))
+        let section = html.components(separatedBy: "<section id=\"poi\">")[1].components(separatedBy: "</section>")[0]
+        #expect(section.components(separatedBy: "<tr>").count - 2 == 500)
+        #expect(section.contains("The first 500 of 2,000 points of interest"))
+        #expect(try readText(tmp.sub("out/poi.csv")).split(separator: "\n").count == 2001)
+    }
+}
