@@ -69,9 +69,7 @@ enum HTMLEHSA {
         out += "aria-label=\"Emerging hot spots as of \(UTCTime.iso8601(asOf))\" class=\"ehsa-map\" data-cells=\"\(locations.count)\">\n"
         out += "<text x=\"\(f(frame.mapX))\" y=\"24\" font-size=\"15\" font-weight=\"600\">"
         out += "Emerging hot spots by geohash-\(report.parameters.precision) cell · \(report.parameters.steps) months to \(UTCTime.iso8601(asOf))</text>\n"
-        out += "<svg x=\"\(f(frame.mapX))\" y=\"\(f(frame.mapY))\" width=\"\(f(frame.mapW))\" height=\"\(f(frame.mapH))\" "
-        out += "viewBox=\"0 0 \(frame.cols) \(frame.rows)\" preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n"
-        out += "<rect x=\"0\" y=\"0\" width=\"\(frame.cols)\" height=\"\(frame.rows)\" fill=\"\(HTMLStyle.emptyMap)\" />\n"
+        out += frame.mapOpening
         for (label, count) in counts {
             out += "<g class=\"cells \(slug(label))\" fill=\"\(colour(label))\" data-cells=\"\(count)\">\n"
             if detailed {
@@ -89,9 +87,7 @@ enum HTMLEHSA {
             }
             out += "</g>\n"
         }
-        out += "</svg>\n"
-        out += "<rect x=\"\(f(frame.mapX))\" y=\"\(f(frame.mapY))\" width=\"\(f(frame.mapW))\" height=\"\(f(frame.mapH))\" "
-        out += "fill=\"none\" stroke=\"#9aa5b1\" stroke-width=\"1\" />\n"
+        out += frame.mapClosing
         out += HeatmapOverlay.scaleBar(frame: frame)
         out += "<g class=\"legend\" font-size=\"12\">\n<text x=\"\(f(legendX))\" y=\"\(f(frame.mapY + 8))\" font-weight=\"600\">Label (cells)</text>\n"
         for (k, (label, count)) in counts.enumerated() {

@@ -70,6 +70,19 @@ struct HeatmapFrame {
     var metresPerUnit: Double {
         GeohashCell.latSpan(precision) * Haversine.earthRadius * Haversine.radiansPerDegree / unitH
     }
+
+    /// Opens the map's inner SVG (one unit per cell) on the empty-map background; the cells follow.
+    var mapOpening: String {
+        "<svg x=\"\(HTMLHeatmap.f(mapX))\" y=\"\(HTMLHeatmap.f(mapY))\" width=\"\(HTMLHeatmap.f(mapW))\" height=\"\(HTMLHeatmap.f(mapH))\" "
+            + "viewBox=\"0 0 \(cols) \(rows)\" preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n"
+            + "<rect x=\"0\" y=\"0\" width=\"\(cols)\" height=\"\(rows)\" fill=\"\(HTMLStyle.emptyMap)\" />\n"
+    }
+
+    /// Closes the inner SVG and draws the map's border.
+    var mapClosing: String {
+        "</svg>\n<rect x=\"\(HTMLHeatmap.f(mapX))\" y=\"\(HTMLHeatmap.f(mapY))\" width=\"\(HTMLHeatmap.f(mapW))\" "
+            + "height=\"\(HTMLHeatmap.f(mapH))\" fill=\"none\" stroke=\"#9aa5b1\" stroke-width=\"1\" />\n"
+    }
 }
 
 /// The grid heatmap: every reported cell at its geohash bounds, coloured by class.
@@ -102,13 +115,9 @@ enum HTMLHeatmap {
         out += "aria-label=\"Grid heatmap as of \(asOf)\" class=\"heatmap\" data-cells=\"\(c.grid.cells.count)\">\n"
         out += "<text x=\"\(f(frame.mapX))\" y=\"24\" font-size=\"15\" font-weight=\"600\">"
         out += "Area danger by geohash-\(c.grid.precision) cell · radius \(NumberFormat.compact(c.parameters.radius)) m · as of \(asOf)</text>\n"
-        out += "<svg x=\"\(f(frame.mapX))\" y=\"\(f(frame.mapY))\" width=\"\(f(frame.mapW))\" height=\"\(f(frame.mapH))\" "
-        out += "viewBox=\"0 0 \(frame.cols) \(frame.rows)\" preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n"
-        out += "<rect x=\"0\" y=\"0\" width=\"\(frame.cols)\" height=\"\(frame.rows)\" fill=\"\(HTMLStyle.emptyMap)\" />\n"
+        out += frame.mapOpening
         out += detailed ? cellRects(c.grid, frame: frame, disclosure: c.disclosure) : cellRuns(c.grid, frame: frame)
-        out += "</svg>\n"
-        out += "<rect x=\"\(f(frame.mapX))\" y=\"\(f(frame.mapY))\" width=\"\(f(frame.mapW))\" height=\"\(f(frame.mapH))\" "
-        out += "fill=\"none\" stroke=\"#9aa5b1\" stroke-width=\"1\" />\n"
+        out += frame.mapClosing
         out += HeatmapOverlay.areaOutlines(areas, frame: frame)
         out += HeatmapOverlay.scaleBar(frame: frame)
         out += legend.render()

@@ -43,11 +43,11 @@ public struct TileSetMeta: Sendable, Equatable {
     public var thresholds: Thresholds
     /// Disclosure control of the report (`--min-cell-count`): above 1, no cell means "fewer than K".
     public var minCellCount: Int
-    /// Lengths in days of the current and previous windows (the E-test's exposures).
-    public var windowDays: (current: Double, previous: Double) {
-        let seconds = TimeParser.parse(asOf)?.seconds ?? 0
-        return TimeWindows(asOf: seconds).windowDays
-    }
+    /// Lengths in days of the current and previous windows (the E-test's exposures), read once
+    /// with the TileJSON (the server answers every lookup from one `TileSetMeta`).
+    public var windowDays: (current: Double, previous: Double) { (currentWindowDays, previousWindowDays) }
+    private var currentWindowDays: Double
+    private var previousWindowDays: Double
 
     public init(tileJSON data: Data, path: String) throws {
         guard let meta = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -61,6 +61,7 @@ public struct TileSetMeta: Sendable, Equatable {
         self.precision = precision
         self.asOf = asOf
         minCellCount = (areawatch["min_cell_count"] as? Int) ?? 1
+        (currentWindowDays, previousWindowDays) = TimeWindows(asOf: TimeParser.parse(asOf)?.seconds ?? 0).windowDays
         radius = (areawatch["radius_m"] as? NSNumber)?.doubleValue ?? 1000
         thresholds = (areawatch["thresholds"] as? [NSNumber]).flatMap {
             $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
