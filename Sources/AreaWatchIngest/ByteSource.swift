@@ -19,6 +19,8 @@ public final class ByteSource {
     /// give them).
     private let readLimit: Int
     private var inflater: Inflater?
+    /// Read after `memory` is used up: the rest of a file whose beginning is in `memory`.
+    private let continuation: ByteSource?
 
     public convenience init(path: String) throws(InputError) {
         try self.init(path: path, decompress: true)
@@ -48,6 +50,7 @@ public final class ByteSource {
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
+        continuation = nil
         memory = []
         readLimit = .max
         fileSize = Int64(info.st_size)
@@ -72,11 +75,24 @@ public final class ByteSource {
                 gzipGraceBytes: Int64 = GzipExpansion.graceBytes) {
         path = name
         fd = -1
+        continuation = nil
         memory = bytes
         self.readLimit = max(1, readLimit)
         fileSize = Int64(bytes.count)
         isCompressed = decompress && ((bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) || name.hasSuffix(".gz"))
         if isCompressed { inflater = try? Inflater(graceBytes: gzipGraceBytes) }
+    }
+
+    /// `prefix` (content already read and decompressed), then the rest of `source`: a reader can
+    /// go back to streaming a file from a position another reader had reached.
+    init(prefix: [UInt8], then source: ByteSource) {
+        path = source.path
+        fd = -1
+        memory = prefix
+        readLimit = .max
+        continuation = source
+        fileSize = source.fileSize
+        isCompressed = source.isCompressed
     }
 
     deinit {
@@ -85,6 +101,12 @@ public final class ByteSource {
 
     /// Fills up to `capacity` bytes of decompressed content; 0 at the end of the content.
     public func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
+        if let continuation {
+            let n = memoryOffset < memory.count
+                ? try readRaw(into: buffer, capacity: capacity) : try continuation.read(into: buffer, capacity: capacity)
+            fileBytesRead = continuation.fileBytesRead
+            return n
+        }
         guard let inflater else { return try readRaw(into: buffer, capacity: capacity) }
         return try inflater.inflate(into: buffer, capacity: capacity, path: path) { [self] raw, n throws(InputError) in
             try readRaw(into: raw, capacity: n)

@@ -1,13 +1,25 @@
 import AreaWatchCore
 import Glibc
 
+/// What a CSV file's header decided, shared by every reader of the file's records: the parallel
+/// parse (`ParallelCSVIngest`) starts one reader per block of records with the same layout.
+struct CSVLayout: @unchecked Sendable {
+    let path: String
+    let delimiter: UInt8
+    let header: [String]
+    let options: ReaderOptions
+    let slotColumns: [Int]
+    let attributeColumns: [(column: Int, name: [UInt8])]
+    let timePartColumn: Int
+    let pointColumn: Int
+}
+
 /// Records of a CSV file (SPEC §2.2): header row required, delimiter `,` `;` or tab detected
 /// from the header unless given, every unmatched column kept as an attribute.
 final class CSVRecordSource: RecordSource {
-    private let scanner: CSVScanner
-    private let path: String
+    let scanner: CSVScanner
+    let layout: CSVLayout
     private let header: [String]
-    private let assignment: FieldAssignment
     private let slotColumns: [Int]
     private let attributeColumns: [(column: Int, name: [UInt8])]
     private var attributes = AttributeWriter()
@@ -16,13 +28,13 @@ final class CSVRecordSource: RecordSource {
     private let timePartColumn: Int
     private let pointColumn: Int
 
-    /// `firstLine`: the line number of the buffer's first byte (blank lines before it were skipped).
-    init(buffer: ChunkBuffer, options: ReaderOptions, firstLine: Int = 1) throws(InputError) {
-        path = buffer.source.path
+    /// Reads the header at the buffer's start. `firstLine`: the line number of the buffer's first
+    /// byte (blank lines before it were skipped).
+    convenience init(buffer: ChunkBuffer, options: ReaderOptions, firstLine: Int = 1) throws(InputError) {
+        let path = buffer.source.path
         let delimiter: UInt8
         if let given = options.delimiter { delimiter = given } else { delimiter = try CSVRecordSource.detectDelimiter(buffer) }
         let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes, firstLine: firstLine)
-        self.scanner = scanner
         guard try scanner.next() else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
         }
@@ -33,9 +45,7 @@ final class CSVRecordSource: RecordSource {
                              message: "not a CSV or JSON file (the first line is not a readable CSV header)")
         }
         let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
-        self.header = header
         let assignment = FieldAssignment(names: header, overrides: options.columns)
-        self.assignment = assignment
         if let point = options.columns.names[.point], assignment.column(.point) < 0 {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "CSV header has no column '\(point.prefix(80))' for --column point= (columns: \(CSVRecordSource.listing(header)))")
@@ -48,11 +58,32 @@ final class CSVRecordSource: RecordSource {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "CSV header has no column '\(missing.prefix(80))' for --column time=DATE+TIME (columns: \(CSVRecordSource.listing(header)))")
         }
-        times = TimeReader(options: options)
-        timePartColumn = assignment.timePartColumn
-        pointColumn = assignment.column(.point)
-        slotColumns = IncidentField.allCases.map { assignment.column($0) }
-        attributeColumns = assignment.attributeColumns.map { ($0, Array(header[$0].utf8)) }
+        let layout = CSVLayout(
+            path: path, delimiter: delimiter, header: header, options: options,
+            slotColumns: IncidentField.allCases.map { assignment.column($0) },
+            attributeColumns: assignment.attributeColumns.map { ($0, Array(header[$0].utf8)) },
+            timePartColumn: assignment.timePartColumn, pointColumn: assignment.column(.point))
+        self.init(layout: layout, scanner: scanner)
+    }
+
+    /// A reader of records only (no header) with a known layout: `buffer` starts at a record
+    /// boundary on line `firstLine`. `times` may be one reused from an earlier block (its zone
+    /// cache stays warm); it must not be in use by another thread.
+    convenience init(layout: CSVLayout, buffer: ChunkBuffer, firstLine: Int, times: TimeReader? = nil) {
+        self.init(layout: layout, scanner: CSVScanner(buffer: buffer, delimiter: layout.delimiter,
+                                                      maxRecordBytes: layout.options.maxRecordBytes, firstLine: firstLine),
+                  times: times)
+    }
+
+    private init(layout: CSVLayout, scanner: CSVScanner, times: TimeReader? = nil) {
+        self.layout = layout
+        self.scanner = scanner
+        header = layout.header
+        slotColumns = layout.slotColumns
+        attributeColumns = layout.attributeColumns
+        timePartColumn = layout.timePartColumn
+        pointColumn = layout.pointColumn
+        self.times = times ?? TimeReader(options: layout.options)
     }
 
     /// The first column names, each cut short, for a one-line message of bounded length.

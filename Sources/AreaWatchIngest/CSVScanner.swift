@@ -24,7 +24,8 @@ final class CSVScanner {
     /// The record's first bytes, for reject excerpts of oversized records.
     private let oversizedHead = ByteBuffer(capacity: 1024)
 
-    private var nextLine = 1
+    /// 1-based line of the byte after the current record (every LF scanned so far counted once).
+    private(set) var nextLine = 1
     private var firstFieldQuoted = false
     private var recordStart = 0
     private var scan = 0
@@ -316,6 +317,10 @@ final class CSVScanner {
         fieldEnds[0] = 0
         fieldEscaped[0] = false
     }
+
+    /// The buffer position just after the current record: where the next record's bytes start.
+    /// After this, the buffer may be read by someone else (the parallel parse takes it over).
+    var endOfRecord: Int { recordStart + recordLength }
 
     /// The raw bytes of the record (its head only when oversized), for reject excerpts.
     var rawRecord: UnsafeBufferPointer<UInt8> {

@@ -15,16 +15,30 @@ final class ChunkBuffer {
     /// Content offset of `storage[0]` (decompressed bytes before it).
     private(set) var baseOffset: Int64 = 0
     private let chunkSize: Int
+    private let ownsStorage: Bool
 
     init(source: ByteSource, chunkSize: Int = 1 << 20) {
         self.source = source
         self.chunkSize = max(1, chunkSize)
         capacity = self.chunkSize * 2
         storage = .allocate(capacity: capacity)
+        ownsStorage = true
+    }
+
+    /// The whole input already in memory (one block of a parallel parse), read in place: no
+    /// refill, no copy. `bytes` must outlive the buffer; `source` names the file in messages.
+    init(borrowing bytes: UnsafeMutableBufferPointer<UInt8>, source: ByteSource) {
+        self.source = source
+        chunkSize = max(1, bytes.count)
+        capacity = bytes.count
+        storage = bytes.baseAddress ?? .allocate(capacity: 1)
+        end = bytes.count
+        atEOF = true
+        ownsStorage = bytes.baseAddress == nil
     }
 
     deinit {
-        storage.deallocate()
+        if ownsStorage { storage.deallocate() }
     }
 
     /// Reads more content, keeping `storage[start..<end]`; returns false at the end of the input.

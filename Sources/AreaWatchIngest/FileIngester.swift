@@ -7,8 +7,14 @@ public struct IngestOptions: Sendable {
     /// `--source`: namespaces the keys of the file.
     public var source: String?
     public var idless = IdlessMode.snapshot
-    /// Parse on a second thread while the calling thread writes (same results either way).
+    /// Parse on other threads while the calling thread writes (same results either way).
     public var pipelined = Concurrency.processorCount > 1
+    /// Threads parsing blocks of a CSV file at once when `pipelined` (SPEC §4 keys, ordinals,
+    /// rejects and order are those of one thread; see `ParallelCSVIngest`). 1: one parsing thread.
+    public var parseThreads = Concurrency.processorCount
+    /// Target size of one block of a parallel CSV parse (tests make it small to cut files into
+    /// many blocks).
+    public var parallelBlockBytes = 2 << 20
     /// A file whose every record is rejected is an input error (SPEC §2.5). The fuzz models,
     /// which check one record's reject at a time, turn it off.
     public var allRejectedIsError = true
@@ -95,6 +101,20 @@ public enum FileIngester {
             report.duplicates = written.duplicates
             return report
         }
+        if options.parseThreads > 1, let csv = records as? CSVRecordSource {
+            var accounting = RecordAccounting(path: path, options: options, fileSHA256: sha256, rejects: rejects,
+                                              byteSource: byteSource, progress: progress)
+            var written = report
+            try ParallelCSVIngest.ingest(csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
+                                         accounting: &accounting, report: &report) { incident in
+                written.count(try sink.write(incident))
+            }
+            try accounting.finish(&report)
+            report.inserted = written.inserted
+            report.updated = written.updated
+            report.duplicates = written.duplicates
+            return report
+        }
         // Parse on another thread while this one writes; batches keep file order.
         let channel = IncidentChannel()
         let task = ParsingTask(report: report) { task in
@@ -142,28 +162,88 @@ public enum FileIngester {
         report: inout FileIngestReport, rejects: RejectsWriter?, progress: IngestProgress?,
         emit: (consuming Incident) throws -> Void
     ) throws {
-        var keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: report.sha256)
-        var examples: [RejectReason: String] = [:]
+        var accounting = RecordAccounting(path: path, options: options, fileSHA256: report.sha256, rejects: rejects,
+                                          byteSource: byteSource, progress: progress)
+        try accounting.read(records, into: &report, emit: emit)
+        try accounting.finish(&report)
+    }
+}
+
+/// The file-order bookkeeping of an ingest, the same for every way of parsing: counts, SPEC §4
+/// keys, reject lines and their first examples, progress.
+struct RecordAccounting {
+    let path: String
+    let options: IngestOptions
+    let rejects: RejectsWriter?
+    let byteSource: ByteSource
+    let progress: IngestProgress?
+    private var keyer: IncidentKeyer
+    /// The first value of each reject reason while nothing is accepted: an all-rejected file's message.
+    private var examples: [RejectReason: String] = [:]
+
+    init(path: String, options: IngestOptions, fileSHA256: String, rejects: RejectsWriter?, byteSource: ByteSource,
+         progress: IngestProgress?) {
+        self.path = path
+        self.options = options
+        self.rejects = rejects
+        self.byteSource = byteSource
+        self.progress = progress
+        keyer = IncidentKeyer(source: options.source, mode: options.idless, fileSHA256: fileSHA256)
+    }
+
+    /// Every record of `records`, in order.
+    mutating func read(_ records: RecordSource, into report: inout FileIngestReport,
+                       emit: (consuming Incident) throws -> Void) throws {
         try records.forEachRecord { record in
-            report.records += 1
             switch consume record {
             case .accepted(var incident):
                 keyer.assignKey(&incident)
-                try emit(consume incident)
-                report.accepted += 1
+                try accept(consume incident, report: &report, emit: emit)
             case .rejected(let reason, let location, let idHint):
-                report.rejected += 1
-                report.rejectsByReason[reason, default: 0] += 1
-                if report.accepted == 0 && examples[reason] == nil {
-                    examples[reason] = records.currentValue(for: reason) ?? records.currentExcerpt()
-                }
-                try rejects?.add(source: path, record: location.description, id: idHint,
-                                 reason: reason, excerpt: records.currentExcerpt())
-            }
-            if let progress, report.records & 0xFFFF == 0 {
-                progress(byteSource.fileBytesRead, byteSource.fileSize, report.records)
+                try reject(reason, location: location, idHint: idHint, report: &report,
+                           example: { records.currentValue(for: reason) ?? records.currentExcerpt() },
+                           excerpt: { records.currentExcerpt() })
             }
         }
+    }
+
+    /// An accepted incident whose content digest was computed by the thread that parsed it.
+    @inline(__always)
+    mutating func accept(_ incident: consuming Incident, digest: UInt64, report: inout FileIngestReport,
+                         emit: (consuming Incident) throws -> Void) throws {
+        var incident = incident
+        keyer.assignKey(&incident, digest: digest)
+        try accept(consume incident, report: &report, emit: emit)
+    }
+
+    @inline(__always)
+    private mutating func accept(_ incident: consuming Incident, report: inout FileIngestReport,
+                                 emit: (consuming Incident) throws -> Void) throws {
+        report.records += 1
+        try emit(incident)
+        report.accepted += 1
+        reportProgress(report)
+    }
+
+    mutating func reject(_ reason: RejectReason, location: RecordLocation, idHint: String?, report: inout FileIngestReport,
+                         example: () -> String, excerpt: () -> String) throws {
+        report.records += 1
+        report.rejected += 1
+        report.rejectsByReason[reason, default: 0] += 1
+        if report.accepted == 0 && examples[reason] == nil { examples[reason] = example() }
+        try rejects?.add(source: path, record: location.description, id: idHint, reason: reason, excerpt: excerpt())
+        reportProgress(report)
+    }
+
+    @inline(__always)
+    private func reportProgress(_ report: FileIngestReport) {
+        if let progress, report.records & 0xFFFF == 0 {
+            progress(byteSource.fileBytesRead, byteSource.fileSize, report.records)
+        }
+    }
+
+    /// The end of the file: the last progress, and the error of a file without one accepted record.
+    func finish(_ report: inout FileIngestReport) throws {
         progress?(byteSource.fileSize, byteSource.fileSize, report.records)
         if options.allRejectedIsError && report.records > 0 && report.accepted == 0 {
             throw AllRejected.error(file: path, report: report, examples: examples, options: options.reader)

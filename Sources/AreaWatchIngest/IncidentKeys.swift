@@ -38,11 +38,16 @@ struct IncidentKeyer {
     /// id-less record (empty key) `h:<16 hex>:<n>` (`:<file digest prefix>` in append mode),
     /// each behind `SOURCE:` when a source is given.
     mutating func assignKey(_ incident: inout Incident) {
+        assignKey(&incident, digest: incident.key.isEmpty ? IncidentKeyer.contentDigest(incident, scratch: &scratch) : 0)
+    }
+
+    /// `assignKey` with the content digest of an id-less incident computed beforehand (on the
+    /// thread that parsed it); `digest` is ignored when the incident has an id.
+    mutating func assignKey(_ incident: inout Incident, digest: UInt64) {
         if !incident.key.isEmpty {
             if !prefix.isEmpty { incident.key = prefix + incident.key }
             return
         }
-        let digest = contentDigest(incident)
         let n = ordinals.increment(digest)
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: prefix.utf8)
@@ -61,8 +66,8 @@ struct IncidentKeyer {
         incident.key = String(decoding: scratch, as: UTF8.self)
     }
 
-    /// First 8 bytes of SHA-256 over `time|lat|lon|category` (SPEC §4).
-    mutating func contentDigest(_ incident: Incident) -> UInt64 {
+    /// First 8 bytes of SHA-256 over `time|lat|lon|category` (SPEC §4); `scratch` is reused.
+    static func contentDigest(_ incident: Incident, scratch: inout [UInt8]) -> UInt64 {
         scratch.removeAll(keepingCapacity: true)
         NumberFormat.appendInteger(Int(incident.time), to: &scratch)
         scratch.append(124)
