@@ -8,6 +8,13 @@ public enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
+
+    /// CPU seconds of the calling thread: one-core work measured on a busy machine.
+    public static func threadCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 }
 
 /// Cores the process may use: the default of every thread setting.

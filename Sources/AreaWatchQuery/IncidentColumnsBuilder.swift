@@ -3,11 +3,11 @@ import AreaWatchCore
 /// The ad-hoc path's sink (`report --input`, `query --input`): incidents straight from files into
 /// query columns, with the same key semantics as the store (SPEC §4, §6).
 ///
-/// Keys are remembered as 128-bit hashes and contents as 64-bit hashes (≈ 35 bytes an incident
-/// instead of the key strings), which is what lets 10M incidents fit the memory goal.
+/// Keys are remembered as 128-bit hashes (`KeyTable`) and contents as 64-bit hashes (≈ 35 bytes
+/// an incident instead of the key strings), which is what lets 10M incidents fit the memory goal.
 public struct IncidentColumnsBuilder: IncidentSink {
     public private(set) var columns = IncidentColumns()
-    private var rowOfKey: [KeyHash: Int32] = [:]
+    private var keys: KeyTable
     private var contentHash: [Int] = []
     private let groupBy: String?
     private let keepKeys: Bool
@@ -24,7 +24,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
     public init(groupBy: BreakdownField? = nil, keepKeys: Bool = false, expectedCount: Int = 0) {
         self.groupBy = groupBy?.attribute
         self.keepKeys = keepKeys
-        rowOfKey.reserveCapacity(expectedCount)
+        keys = KeyTable(expected: expectedCount)
         contentHash.reserveCapacity(expectedCount)
         columns.reserveCapacity(expectedCount)
     }
@@ -33,15 +33,13 @@ public struct IncidentColumnsBuilder: IncidentSink {
         let key = IncidentColumnsBuilder.hash(incident.key)
         let content = IncidentColumnsBuilder.contentHash(incident)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.attributes) }
-        if let row = rowOfKey[key] {
-            let i = Int(row)
+        if let i = keys.rowOrInsert(a: key.a, b: key.b) {
             if contentHash[i] == content { return .duplicate }
             contentHash[i] = content
             columns.replace(at: i, lat: incident.lat, lon: incident.lon, time: incident.time,
                             handled: incident.handled, category: incident.category, group: group)
             return .updated
         }
-        rowOfKey[key] = Int32(columns.count)
         contentHash.append(content)
         columns.append(lat: incident.lat, lon: incident.lon, time: incident.time, handled: incident.handled,
                        category: incident.category, group: group, key: keepKeys ? incident.key : nil)

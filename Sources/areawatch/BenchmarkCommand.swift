@@ -6,14 +6,14 @@ extension AreaWatch {
     /// Stage measurements for `make bench`; not part of the user-facing interface.
     struct Benchmark: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Measure parse, index, point query, grid and report stages (prints JSON).",
+            abstract: "Measure parse, index, point query, grid, report and E-test stages (prints JSON).",
             shouldDisplay: false)
 
         enum Stage: String, ExpressibleByArgument {
-            case parse, query
+            case parse, query, etest
         }
 
-        @Argument(help: "parse or query")
+        @Argument(help: "parse, query or etest")
         var stage: Stage
 
         @OptionGroup var source: SourceOptions
@@ -36,6 +36,8 @@ extension AreaWatch {
                                              points: points, threads: threads, compareStrategies: compareStrategies,
                                              reportFolder: reportFolder, progress: progress).serialized(pretty: true),
                       terminator: "")
+            case .etest:
+                print(BenchmarkJob.eTest().serialized(pretty: true), terminator: "")
             }
         }
     }

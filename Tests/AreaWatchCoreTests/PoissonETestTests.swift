@@ -162,6 +162,22 @@ private let scipyValues: [(Int, Int, Double, Double, Double)] = [
         }
     }
 
+    /// Skipping the x1 whose terms are exactly zero changes no bit of the p-value: every scale
+    /// from village counts to 10,000, close and far pairs, equal and unequal windows.
+    @Test func skippingZeroTermsIsBitExact() {
+        var rng = SplitMix64(seed: testSeed(0x5C1F))
+        for _ in 0..<3000 {
+            let scale = rng.pick([20, 100, 400, 900, 3000, 10_000])
+            let k1 = rng.int(0...scale)
+            let k2 = rng.bool(0.3) ? max(0, k1 + rng.int(-40...40)) : rng.int(0...scale)
+            let n1: Double = rng.pick([365, 366, 30, 731]), n2: Double = rng.pick([365, 366, 31])
+            let fast = PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2, skipZeroTerms: true)
+            let full = PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2, skipZeroTerms: false)
+            #expect(fast.bitPattern == full.bitPattern,
+                    "seed \(testSeed(0x5C1F)) k1=\(k1) k2=\(k2) n1=\(n1) n2=\(n2): \(fast) vs \(full)")
+        }
+    }
+
     /// Swapping the counts together with the exposures is the same test.
     @Test func symmetric() {
         for (k1, k2) in [(0, 7), (13, 40), (250, 180), (999, 1001)] {

@@ -17,6 +17,11 @@ import Darwin
 public enum PoissonETest {
     /// The p-value; 1 when k1 + k2 = 0. Exposures n1, n2 > 0 (days), counts ≥ 0.
     public static func pValue(k1: Int, n1: Double, k2: Int, n2: Double) -> Double {
+        pValue(k1: k1, n1: n1, k2: k2, n2: n2, skipZeroTerms: true)
+    }
+
+    /// `skipZeroTerms` false only in tests, which check that skipping the zero terms changes no bit.
+    static func pValue(k1: Int, n1: Double, k2: Int, n2: Double, skipZeroTerms: Bool) -> Double {
         precondition(k1 >= 0 && k2 >= 0 && n1 > 0 && n2 > 0, "E-test: counts ≥ 0 and exposures > 0")
         // λ̂ = (k1 + k2) / (n1 + n2); SciPy returns p = 1 when it is ≤ 0.
         let lambda = Double(k1 + k2) / (n1 + n2)
@@ -26,9 +31,11 @@ public enum PoissonETest {
         let mu1 = n1 * lambda, mu2 = n2 * lambda
         return TruncatedPoisson.with(mean: mu1) { lower1, p1 in
             // Equal windows give one distribution twice.
-            if mu2 == mu1 { return tailSums(p1: p1, lower1: lower1, p2: p1, lower2: lower1, n1: n1, n2: n2, c: c) }
+            if mu2 == mu1 {
+                return tailSums(p1: p1, lower1: lower1, p2: p1, lower2: lower1, n1: n1, n2: n2, c: c, skipZeroTerms: skipZeroTerms)
+            }
             return TruncatedPoisson.with(mean: mu2) { lower2, p2 in
-                tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: c)
+                tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: c, skipZeroTerms: skipZeroTerms)
             }
         }
     }
@@ -63,50 +70,107 @@ public enum PoissonETest {
         return (a - b) / (a / n1 + b / n2).squareRoot()
     }
 
+    /// The last index of `range` where `holds` is true, or `range.lowerBound - 1`, for a
+    /// predicate true on a prefix of the range.
+    @inline(__always)
+    static func lastIndex(in range: ClosedRange<Int>, where holds: (Int) -> Bool) -> Int {
+        var low = range.lowerBound - 1, high = range.upperBound  // holds(low) (or before), answer ≤ high
+        if holds(high) { return high }
+        while high - low > 1 {
+            let middle = low + (high - low) / 2
+            if holds(middle) { low = middle } else { high = middle }
+        }
+        return low
+    }
+
     private static func tailSums(p1: UnsafeBufferPointer<Double>, lower1: Int,
                                  p2: UnsafeBufferPointer<Double>, lower2: Int,
-                                 n1: Double, n2: Double, c: Double) -> Double {
-        let count2 = p2.count
-        // prefix[i] = Σ p2[0..<i], suffix[i] = Σ p2[i...]: both tails summed without cancellation.
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
-            let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
-            // Running sums in registers: through memory, each step would wait on the last store.
-            var run = 0.0
-            for i in 0..<count2 { prefix[i] = run; run += p2[i] }
-            prefix[count2] = run
-            let all = run
-            run = 0
-            suffix[count2] = 0
-            for i in stride(from: count2 - 1, through: 0, by: -1) { run += p2[i]; suffix[i] = run }
-
-            // With a = x1/n1, b = x2/n2 and h = c²/(2·n2): t = ±c ⇔ (a − b)² = c²·(a/n1 + b/n2)
-            // ⇔ b = a + h ∓ √(α·a + h²), α = c²/n1 + c²/n2. The roots only locate the bounds (SciPy's
-            // pivot decides within 1e-6 of an integer), so a reciprocal stands in for x1/n1.
-            let c2 = c * c, h = c2 / n2 / 2, alpha = c2 / n1 + c2 / n2, h2 = h * h, inverseN1 = 1 / n1
-            // Kept at x1: x2 ≤ low or x2 ≥ high; the tails meet when c = 0 (every x2 kept).
-            @inline(__always) func mass(_ low: Int, _ high: Int) -> Double {
-                if high <= low + 1 { return all }
-                return prefix[min(count2, max(0, low - lower2 + 1))] + suffix[max(0, min(count2, high - lower2))]
-            }
-            var total = 0.0
+                                 n1: Double, n2: Double, c: Double, skipZeroTerms: Bool = true) -> Double {
+        let count2 = p2.count, count1 = p1.count
+        // With a = x1/n1, b = x2/n2 and h = c²/(2·n2): t = ±c ⇔ (a − b)² = c²·(a/n1 + b/n2)
+        // ⇔ b = a + h ∓ √(α·a + h²), α = c²/n1 + c²/n2. The roots only locate the bounds (SciPy's
+        // pivot decides within 1e-6 of an integer), so a reciprocal stands in for x1/n1.
+        let c2 = c * c, h = c2 / n2 / 2, alpha = c2 / n1 + c2 / n2, h2 = h * h, inverseN1 = 1 / n1
+        @inline(__always) func bounds(_ x1: Int) -> (low: Int, high: Int) {
+            let a = Double(x1) * inverseN1
+            let root = (alpha * a + h2).squareRoot()
+            return (bound(x1, n2 * (a + h - root), n1: n1, n2: n2, c: c, upper: false),
+                    bound(x1, n2 * (a + h + root), n1: n1, n2: n2, c: c, upper: true))
+        }
+        // Kept at x1: x2 ≤ low or x2 ≥ high, the mass Σ p2 over both tails: prefix[lowIndex] +
+        // suffix[highIndex] with prefix[i] = Σ p2[0..<i], suffix[i] = Σ p2[i...] (both tails summed
+        // without cancellation), or all of p2 where the tails meet (c near 0).
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count1) { indices in
+            let lowIndex = indices.baseAddress!, highIndex = lowIndex + count1
+            let meet = -1
             var first = 0
             if lower1 == 0 {
                 // t(0, x2) = −√x2 for x2 > 0 and NaN at (0, 0), never kept: only an upper tail.
                 let high = max(1, bound(0, n2 * (2 * h), n1: n1, n2: n2, c: c, upper: true))
-                total = p1[0] * mass(lower2 - 1, high)
+                lowIndex[0] = 0
+                highIndex[0] = max(0, min(count2, high - lower2))
                 first = 1
             }
-            for i in first..<p1.count {
-                let x1 = lower1 + i
-                let a = Double(x1) * inverseN1
-                let root = (alpha * a + h2).squareRoot()
-                let high = bound(x1, n2 * (a + h + root), n1: n1, n2: n2, c: c, upper: true)
-                let low = bound(x1, n2 * (a + h - root), n1: n1, n2: n2, c: c, upper: false)
-                total += p1[i] * mass(low, high)
+            let last = count1 - 1
+            // Where both kept tails of x2 lie outside the table, the term is exactly 0 (prefix[0] +
+            // suffix[count2]): skipping those x1 leaves the sum bit for bit the same. The upper
+            // root grows with x1 and the lower one, past its dip below 0, too, so the zero terms
+            // are one run (upperEnd, lowerStart): found by bisection, then widened while a
+            // neighbour still has a term (a rounding blip at the edge cannot drop one).
+            var upperEnd = last, lowerStart = first
+            if skipZeroTerms && last - first > 16 {
+                let upper2 = lower2 + count2 - 1
+                upperEnd = PoissonETest.lastIndex(in: first...last) { bounds(lower1 + $0).high <= upper2 }
+                while upperEnd < last && bounds(lower1 + upperEnd + 1).high <= upper2 { upperEnd += 1 }
+                lowerStart = PoissonETest.lastIndex(in: first...last) { bounds(lower1 + $0).low < lower2 } + 1
+                while lowerStart > first && bounds(lower1 + lowerStart - 1).low >= lower2 { lowerStart -= 1 }
+                if lowerStart <= upperEnd + 1 { upperEnd = last }  // no gap
             }
-            // SciPy's sum can pass 1 by rounding (1 + 3e-15 where every pair is kept); a p-value
-            // is at most 1, and the cap moves it by far less than the 1e-9 it must agree to.
-            return min(total, 1)
+            let terms = upperEnd < last ? [first..<(upperEnd + 1), lowerStart..<(last + 1)] : [first..<(last + 1)]
+            // The bounds first; then only the prefix and suffix sums they reach are added up (far
+            // apart counts reach a few entries at the ends of p2, not all of it).
+            var prefixEnd = 0, suffixStart = count2, needsAll = false
+            if first == 1 { suffixStart = highIndex[0] }
+            for range in terms {
+                for i in range {
+                    let (low, high) = bounds(lower1 + i)
+                    if high <= low + 1 {
+                        lowIndex[i] = meet
+                        needsAll = true
+                        continue
+                    }
+                    lowIndex[i] = min(count2, max(0, low - lower2 + 1))
+                    highIndex[i] = max(0, min(count2, high - lower2))
+                    prefixEnd = max(prefixEnd, lowIndex[i])
+                    suffixStart = min(suffixStart, highIndex[i])
+                }
+            }
+            if needsAll { prefixEnd = count2 }
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
+                let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
+                // Running sums in registers: through memory, each step would wait on the last store.
+                var run = 0.0
+                for i in 0..<prefixEnd { prefix[i] = run; run += p2[i] }
+                prefix[prefixEnd] = run
+                let all = run  // read only when needsAll, and then prefixEnd = count2
+                run = 0
+                suffix[count2] = 0
+                var i = count2 - 1
+                while i >= suffixStart { run += p2[i]; suffix[i] = run; i -= 1 }
+
+                var total = 0.0
+                if first == 1 { total = p1[0] * (prefix[0] + suffix[highIndex[0]]) }
+                for range in terms {
+                    for i in range {
+                        let low = lowIndex[i]
+                        total += p1[i] * (low == meet ? all : prefix[low] + suffix[highIndex[i]])
+                    }
+                }
+                // SciPy's sum can pass 1 by rounding (1 + 3e-15 where every pair is kept); a
+                // p-value is at most 1, and the cap moves it by far less than the 1e-9 it must
+                // agree to.
+                return min(total, 1)
+            }
         }
     }
 
