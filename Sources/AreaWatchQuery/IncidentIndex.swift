@@ -72,23 +72,48 @@ public struct IncidentIndex: Sendable {
         parts = []
         RadixSort.sort(keys: &sortedCodes, values: &order)
 
+        // Gather the columns into geohash order on every core: a random read per incident and
+        // column, which at 10M incidents waits on memory more than it computes (one core spent
+        // ~2 s here). Each chunk keeps its windowed incidents in order; chunks join in order.
         let n = order.count
         var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n), membership = [UInt8](repeating: 0, count: n)
         var handled = [Int8](repeating: 0, count: n), year = [Int16](repeating: 0, count: n)
-        var windowedLat: [Double] = [], windowedLon: [Double] = [], windowedBase: [UInt32] = []
-        for k in 0..<n {
-            let i = Int(order[k])
-            lat[k] = columns.lat[i]
-            lon[k] = columns.lon[i]
-            let m = windows.membership(columns.time[i])
-            membership[k] = m.rawValue
-            handled[k] = columns.handled[i]
-            year[k] = Int16(UTCTime.year(of: columns.time[i]))
-            if m == .current || m == .previous {
-                windowedLat.append(lat[k]); windowedLon.append(lon[k]); windowedBase.append(UInt32(k))
+        let gatherChunks = IncidentIndex.chunks(n, threads)
+        var windowedParts = [(lat: [Double], lon: [Double], base: [UInt32])](repeating: ([], [], []), count: gatherChunks.count)
+        lat.withUnsafeMutableBufferPointer { latOut in
+        lon.withUnsafeMutableBufferPointer { lonOut in
+        membership.withUnsafeMutableBufferPointer { membershipOut in
+        handled.withUnsafeMutableBufferPointer { handledOut in
+        year.withUnsafeMutableBufferPointer { yearOut in
+        windowedParts.withUnsafeMutableBufferPointer { partsOut in
+            let (latOut, lonOut) = (UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut))
+            let (membershipOut, handledOut) = (UnsafeMutableSendableBuffer(membershipOut), UnsafeMutableSendableBuffer(handledOut))
+            let (yearOut, partsOut) = (UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(partsOut))
+            let order = order
+            do {
+                DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
+                    var part = (lat: [Double](), lon: [Double](), base: [UInt32]())
+                    for k in gatherChunks[c] {
+                        let i = Int(order[k])
+                        let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
+                        latOut[k] = y
+                        lonOut[k] = x
+                        let m = windows.membership(t)
+                        membershipOut[k] = m.rawValue
+                        handledOut[k] = columns.handled[i]
+                        yearOut[k] = Int16(UTCTime.year(of: t))
+                        if m == .current || m == .previous {
+                            part.lat.append(y); part.lon.append(x); part.base.append(UInt32(k))
+                        }
+                    }
+                    partsOut[c] = part
+                }
             }
-        }
+        }}}}}}
+        let windowedLat = windowedParts.flatMap(\.lat), windowedLon = windowedParts.flatMap(\.lon)
+        let windowedBase = windowedParts.flatMap(\.base)
+        windowedParts = []
         codes = sortedCodes; self.lat = lat; self.lon = lon; self.membership = membership
         self.handled = handled; self.year = year; sourceIndex = order
 
