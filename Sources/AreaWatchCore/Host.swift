@@ -17,6 +17,15 @@ public enum MonotonicClock {
     }
 }
 
+/// The process's peak resident memory so far (Linux `ru_maxrss`), in bytes.
+public enum PeakMemory {
+    public static var bytes: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}
+
 /// Cores the process may use: the default of every thread setting.
 public enum Concurrency {
     public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

@@ -11,8 +11,10 @@ public struct IncidentColumns: Sendable {
     /// Index into `categories`, -1 when absent.
     public private(set) var category: [Int32] = []
     public private(set) var categories: [String] = []
-    /// Index into `groupValues` of the `--group-by` attribute (when it is not `category`), -1 when absent.
+    /// Index into `groupValues` of the `--group-by` attribute (when it is not `category`), -1 when
+    /// absent; empty unless the columns keep groups (4 bytes an incident otherwise spent on -1).
     public private(set) var group: [Int32] = []
+    public let keepsGroups: Bool
     public private(set) var groupValues: [String] = []
     /// Keys, kept only when a caller lists incidents (`query --list`); otherwise empty.
     public private(set) var keys: [String] = []
@@ -20,13 +22,17 @@ public struct IncidentColumns: Sendable {
     private var categoryIndex: [String: Int32] = [:]
     private var groupIndex: [String: Int32] = [:]
 
-    public init() {}
+    /// `keepsGroups`: false when no `--group-by` attribute is loaded (the `group` column stays empty).
+    public init(keepsGroups: Bool = true) {
+        self.keepsGroups = keepsGroups
+    }
 
     public var count: Int { lat.count }
 
     public mutating func reserveCapacity(_ n: Int) {
         lat.reserveCapacity(n); lon.reserveCapacity(n); time.reserveCapacity(n)
         handled.reserveCapacity(n); category.reserveCapacity(n)
+        if keepsGroups { group.reserveCapacity(n) }
     }
 
     /// Appends one incident; `group` is the value of the group-by attribute, if one is loaded.
@@ -46,7 +52,7 @@ public struct IncidentColumns: Sendable {
         self.time.append(time)
         self.handled.append(IncidentColumns.code(handled))
         self.category.append(categoryID)
-        self.group.append(IncidentColumns.intern(group, in: &groupValues, index: &groupIndex))
+        if keepsGroups { self.group.append(IncidentColumns.intern(group, in: &groupValues, index: &groupIndex)) }
     }
 
     /// The index of a category in `categories`, added when new; -1 for none.
@@ -62,7 +68,7 @@ public struct IncidentColumns: Sendable {
         self.time[i] = time
         self.handled[i] = IncidentColumns.code(handled)
         self.category[i] = IncidentColumns.intern(category, in: &categories, index: &categoryIndex)
-        self.group[i] = IncidentColumns.intern(group, in: &groupValues, index: &groupIndex)
+        if keepsGroups { self.group[i] = IncidentColumns.intern(group, in: &groupValues, index: &groupIndex) }
     }
 
     public static func code(_ handled: Bool?) -> Int8 {
@@ -79,5 +85,5 @@ public struct IncidentColumns: Sendable {
     }
 
     /// Bytes held by the columns.
-    public var memoryBytes: Int { count * (8 + 8 + 8 + 1 + 4 + 4) }
+    public var memoryBytes: Int { count * (8 + 8 + 8 + 1 + 4 + (keepsGroups ? 4 : 0)) }
 }

@@ -18,7 +18,7 @@ import AreaWatchCore
 /// stays bounded by the blocks in flight.
 enum ParallelCSVIngest {
     /// How many times a block may double while looking for a cut before the rest is streamed.
-    static let maxGrowth = 4
+    static let maxGrowth = 2
 
     static func ingest(
         csv: CSVRecordSource, byteSource: ByteSource, threads: Int, options: IngestOptions,

@@ -3,10 +3,10 @@ import AreaWatchCore
 /// The ad-hoc path's sink (`report --input`, `query --input`): incidents straight from files into
 /// query columns, with the same key semantics as the store (SPEC §4, §6).
 ///
-/// Keys are remembered as 128-bit hashes (`KeyTable`) and contents as 64-bit hashes (≈ 35 bytes
+/// Keys are remembered as 96-bit hashes (`KeyTable`) and contents as 64-bit hashes (≈ 32 bytes
 /// an incident instead of the key strings), which is what lets 10M incidents fit the memory goal.
 public struct IncidentColumnsBuilder: IncidentSink {
-    public private(set) var columns = IncidentColumns()
+    public private(set) var columns: IncidentColumns
     private var keys: KeyTable
     private var contentHash: [Int] = []
     private let groupBy: String?
@@ -23,6 +23,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
     ///   - expectedCount: a guess of the number of incidents, to size the tables once.
     public init(groupBy: BreakdownField? = nil, keepKeys: Bool = false, expectedCount: Int = 0) {
         self.groupBy = groupBy?.attribute
+        columns = IncidentColumns(keepsGroups: groupBy?.attribute != nil)
         self.keepKeys = keepKeys
         keys = KeyTable(expected: expectedCount)
         contentHash.reserveCapacity(expectedCount)
@@ -33,7 +34,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
         let key = IncidentColumnsBuilder.hash(incident.key)
         let content = IncidentColumnsBuilder.contentHash(incident)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.attributes) }
-        if let i = keys.rowOrInsert(a: key.a, b: key.b) {
+        if let i = keys.rowOrInsert(a: key.a, b: UInt32(truncatingIfNeeded: key.b)) {
             if contentHash[i] == content { return .duplicate }
             contentHash[i] = content
             columns.replace(at: i, lat: incident.lat, lon: incident.lon, time: incident.time,

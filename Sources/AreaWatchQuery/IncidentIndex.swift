@@ -43,10 +43,63 @@ public struct IncidentIndex: Sendable {
     public var count: Int { codes.count }
 
     /// - Parameter threads: cores for the per-incident work (results do not depend on it).
-    public init(columns: IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16, threads: Int = 2) {
+    /// - Parameter columns: released once gathered, before the R-tree is built, when the caller
+    ///   holds no other copy (the 10M job's peak memory).
+    public init(columns: consuming IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16, threads: Int = 2) {
         self.parameters = parameters
         let windows = parameters.windows
         self.windows = windows
+        // The columns are read only while gathering: the caller's copy (if it gave it up) is freed
+        // before the R-tree is built.
+        var gathered = IncidentIndex.gather(columns, parameters: parameters, threads: threads)
+        columns = IncidentColumns()
+        excludedFuture = gathered.excludedFuture
+        codes = gathered.codes; lat = gathered.lat; lon = gathered.lon; membership = gathered.membership
+        handled = gathered.handled; year = gathered.year; sourceIndex = gathered.order
+        gathered = Gathered()
+        let (lat, lon, membership, handled) = (self.lat, self.lon, self.membership, self.handled)
+        let n = lat.count
+        // The two windows' incidents for the R-tree, in the same order: a sequential pass into
+        // arrays of their exact size (per-chunk lists joined afterwards held them twice).
+        let current = WindowMembership.current.rawValue, previous = WindowMembership.previous.rawValue
+        let windowedCount = membership.reduce(0) { $0 + ($1 == current || $1 == previous ? 1 : 0) }
+        var windowedLat = [Double](), windowedLon = [Double](), windowedBase = [UInt32]()
+        windowedLat.reserveCapacity(windowedCount)
+        windowedLon.reserveCapacity(windowedCount)
+        windowedBase.reserveCapacity(windowedCount)
+        for k in 0..<n where membership[k] == current || membership[k] == previous {
+            windowedLat.append(lat[k]); windowedLon.append(lon[k]); windowedBase.append(UInt32(k))
+        }
+
+        let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
+        var flags = [LeafFlags](repeating: [], count: tree.count)
+        var leafBase = [UInt32](repeating: 0, count: tree.count)
+        var cumCurrent = [UInt32](repeating: 0, count: tree.count + 1)
+        var cumHandled = [UInt32](repeating: 0, count: tree.count + 1)
+        for p in 0..<tree.count {
+            let b = Int(windowedBase[Int(tree.leafIndex[p])])
+            leafBase[p] = UInt32(b)
+            let f = LeafFlags(current: membership[b] == WindowMembership.current.rawValue, handled: handled[b])
+            flags[p] = f
+            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f.currentCount)
+            cumHandled[p + 1] = cumHandled[p] + UInt32(f.handledCount)
+        }
+        rtree = tree
+        leafFlags = flags
+        self.leafBase = leafBase
+        self.cumCurrent = cumCurrent
+        self.cumHandled = cumHandled
+    }
+
+    /// The filtered incidents in geohash order.
+    private struct Gathered {
+        var excludedFuture = 0
+        var codes: [UInt64] = [], order: [UInt32] = [], lat: [Double] = [], lon: [Double] = []
+        var membership: [UInt8] = [], handled: [Int8] = [], year: [Int16] = []
+    }
+
+    private static func gather(_ columns: IncidentColumns, parameters: QueryParameters, threads: Int) -> Gathered {
+        let windows = parameters.windows
         let allowed = parameters.allowedCategories(in: columns)
 
         // Keep what passes the filters and is not in the future, sorted by geohash code. The
@@ -67,33 +120,30 @@ public struct IncidentIndex: Sendable {
                 output[c] = (codes, order, future)
             }
         }
-        excludedFuture = parts.reduce(0) { $0 + $1.future }
+        let excludedFuture = parts.reduce(0) { $0 + $1.future }
         var sortedCodes = parts.flatMap(\.codes), order = parts.flatMap(\.order)
         parts = []
         RadixSort.sort(keys: &sortedCodes, values: &order)
 
         // Gather the columns into geohash order on every core: a random read per incident and
         // column, which at 10M incidents waits on memory more than it computes (one core spent
-        // ~2 s here). Each chunk keeps its windowed incidents in order; chunks join in order.
+        // ~2 s here). Chunks write disjoint ranges.
         let n = order.count
         var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n), membership = [UInt8](repeating: 0, count: n)
         var handled = [Int8](repeating: 0, count: n), year = [Int16](repeating: 0, count: n)
         let gatherChunks = IncidentIndex.chunks(n, threads)
-        var windowedParts = [(lat: [Double], lon: [Double], base: [UInt32])](repeating: ([], [], []), count: gatherChunks.count)
         lat.withUnsafeMutableBufferPointer { latOut in
         lon.withUnsafeMutableBufferPointer { lonOut in
         membership.withUnsafeMutableBufferPointer { membershipOut in
         handled.withUnsafeMutableBufferPointer { handledOut in
         year.withUnsafeMutableBufferPointer { yearOut in
-        windowedParts.withUnsafeMutableBufferPointer { partsOut in
             let (latOut, lonOut) = (UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut))
             let (membershipOut, handledOut) = (UnsafeMutableSendableBuffer(membershipOut), UnsafeMutableSendableBuffer(handledOut))
-            let (yearOut, partsOut) = (UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(partsOut))
+            let yearOut = UnsafeMutableSendableBuffer(yearOut)
             let order = order
             do {
                 DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
-                    var part = (lat: [Double](), lon: [Double](), base: [UInt32]())
                     for k in gatherChunks[c] {
                         let i = Int(order[k])
                         let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
@@ -103,38 +153,13 @@ public struct IncidentIndex: Sendable {
                         membershipOut[k] = m.rawValue
                         handledOut[k] = columns.handled[i]
                         yearOut[k] = Int16(UTCTime.year(of: t))
-                        if m == .current || m == .previous {
-                            part.lat.append(y); part.lon.append(x); part.base.append(UInt32(k))
-                        }
                     }
-                    partsOut[c] = part
                 }
             }
-        }}}}}}
-        let windowedLat = windowedParts.flatMap(\.lat), windowedLon = windowedParts.flatMap(\.lon)
-        let windowedBase = windowedParts.flatMap(\.base)
-        windowedParts = []
-        codes = sortedCodes; self.lat = lat; self.lon = lon; self.membership = membership
-        self.handled = handled; self.year = year; sourceIndex = order
+        }}}}}
+        return Gathered(excludedFuture: excludedFuture, codes: sortedCodes, order: order, lat: lat, lon: lon,
+                        membership: membership, handled: handled, year: year)
 
-        let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
-        var flags = [LeafFlags](repeating: [], count: tree.count)
-        var leafBase = [UInt32](repeating: 0, count: tree.count)
-        var cumCurrent = [UInt32](repeating: 0, count: tree.count + 1)
-        var cumHandled = [UInt32](repeating: 0, count: tree.count + 1)
-        for p in 0..<tree.count {
-            let b = Int(windowedBase[Int(tree.leafIndex[p])])
-            leafBase[p] = UInt32(b)
-            let f = LeafFlags(current: membership[b] == WindowMembership.current.rawValue, handled: handled[b])
-            flags[p] = f
-            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f.currentCount)
-            cumHandled[p + 1] = cumHandled[p] + UInt32(f.handledCount)
-        }
-        rtree = tree
-        leafFlags = flags
-        self.leafBase = leafBase
-        self.cumCurrent = cumCurrent
-        self.cumHandled = cumHandled
     }
 
     /// `n` items split into at most `threads` contiguous ranges.

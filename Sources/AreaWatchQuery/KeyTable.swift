@@ -1,9 +1,11 @@
 import Glibc
 
-/// The rows of the ad-hoc path's keys: 128-bit key hash → row, for SPEC §4 de-duplication.
+/// The rows of the ad-hoc path's keys: 96-bit key hash → row, for SPEC §4 de-duplication (two
+/// different keys merge with probability ~n²/2⁹⁷: 6·10⁻¹⁶ at 10M keys).
 ///
 /// Open addressing with linear probing over one flat table of 8-byte slots (the high 32 bits of
-/// the hash's first half as a fingerprint, the row + 1 below), the full hashes kept per row.
+/// the hash's first half as a fingerprint, the row + 1 below), the full hashes kept per row
+/// (12 bytes a row).
 /// Measured at 10M incidents: Swift's `Dictionary<KeyHash, Int32>` took ~3 cache misses and a
 /// SipHash of the 16-byte key per lookup, and 335 MB; this takes one miss per lookup (a probe run
 /// shares a cache line), the key's hash is its own slot hash (it is already a seeded SipHash, so
@@ -12,14 +14,14 @@ import Glibc
 struct KeyTable {
     private var storage: Slots
     private(set) var a: [UInt64] = []
-    private(set) var b: [UInt64] = []
-    static let maxLoad = 0.7
+    private(set) var b: [UInt32] = []
+    static let maxLoad = 0.75
 
-    /// Sized for `expected` keys (it grows when more arrive).
+    /// Sized for `expected` keys (it grows when more arrive). Any size, not a power of two: the
+    /// home slot is the hash scaled to the table (multiply-shift), so 10M keys take 107 MB of
+    /// slots, not the 134 MB of the next power of two.
     init(expected: Int) {
-        var capacity = 1024
-        while Double(capacity) * KeyTable.maxLoad < Double(expected) { capacity *= 2 }
-        storage = Slots(count: capacity)
+        storage = Slots(count: max(1024, Int((Double(expected) / KeyTable.maxLoad).rounded(.up))))
         a.reserveCapacity(expected)
         b.reserveCapacity(expected)
     }
@@ -27,13 +29,13 @@ struct KeyTable {
     var count: Int { a.count }
 
     /// The row of the key, or nil after adding it as row `count`.
-    mutating func rowOrInsert(a keyA: UInt64, b keyB: UInt64) -> Int? {
+    mutating func rowOrInsert(a keyA: UInt64, b keyB: UInt32) -> Int? {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         if Double(a.count + 1) > Double(storage.count) * KeyTable.maxLoad { grow() }
         let slots = storage.base
-        let mask = storage.count - 1
+        let capacity = storage.count
         let fingerprint = keyA >> 32
-        var i = Int(truncatingIfNeeded: keyA) & mask
+        var i = KeyTable.home(keyA, capacity)
         while true {
             let slot = slots[i]
             if slot == 0 {
@@ -46,18 +48,28 @@ struct KeyTable {
                 let row = Int(slot & 0xFFFF_FFFF) - 1
                 if a[row] == keyA && b[row] == keyB { return row }
             }
-            i = (i + 1) & mask
+            i += 1
+            if i == capacity { i = 0 }
         }
+    }
+
+    /// The low 32 bits of the hash scaled to `capacity` (the high 32 are the fingerprint).
+    @inline(__always)
+    static func home(_ keyA: UInt64, _ capacity: Int) -> Int {
+        Int(((keyA & 0xFFFF_FFFF) &* UInt64(capacity)) >> 32)
     }
 
     private mutating func grow() {
         let grown = Slots(count: storage.count * 2)
-        let mask = grown.count - 1
+        let capacity = grown.count
         for j in 0..<storage.count {
             let slot = storage.base[j]
             guard slot != 0 else { continue }
-            var i = Int(truncatingIfNeeded: a[Int(slot & 0xFFFF_FFFF) - 1]) & mask
-            while grown.base[i] != 0 { i = (i + 1) & mask }
+            var i = KeyTable.home(a[Int(slot & 0xFFFF_FFFF) - 1], capacity)
+            while grown.base[i] != 0 {
+                i += 1
+                if i == capacity { i = 0 }
+            }
             grown.base[i] = slot
         }
         storage = grown
