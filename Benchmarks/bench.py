@@ -12,7 +12,7 @@ tools, on one machine in one run, medians of alternating runs.
   areas    named areas of 10k, 100k and 1M vertices (and a spiky 1M, the worst case) against the
            1M incidents: `report --areas` minus the same report without areas (p5, no tiles).
 
-Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas] [--json OUT]
+Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas,statistics] [--json OUT]
 Data is generated once into Benchmarks/work/ (seeded) and reused.
 """
 
@@ -108,7 +108,8 @@ def ingest_section(runs, results):
         p = out[f"parse_{name}"]
         print(f"parse+validate+key, one core, {name}: {p['records_per_s']:,} records/s, {p['mb_per_s']} MB/s "
               f"(median of {p['runs']} runs, {p['records_per_s_min']:,}–{p['records_per_s_max']:,}; "
-              f"{p['records_per_s_with_file_sha256']:,} records/s with the file's SHA-256)")
+              f"{p['records_per_s_with_file_sha256']:,} records/s with the file's SHA-256); "
+              f"all {p['threads']} cores: {p['records_per_s_all_cores']:,} records/s")
     print(b.table(rows, ["job", "wall s", "rows/s", "MB/s", "peak RSS MB"]))
     print(f"areawatch vs spatialite CLI: {b.ratio(sl, aw)} faster; vs DuckDB load (no geometry, no index, "
           f"no validation): {b.ratio(dk, aw)}")
@@ -248,11 +249,55 @@ def areas_section(results):
     results["areas"] = out
 
 
+def statistics_section(runs, results):
+    """SPEC §12's E-test (p-values per CPU second of one core) and its cost on the 1M grid, and
+    SPEC §13's emerging hot spots at 1M (precision 6 and 7, 24 steps) against esda + pymannkendall."""
+    out = {}
+    rs = [b.timed([b.BIN, "benchmark", "etest"]).json() for _ in range(runs)]
+    rates = {k: b.median([r[k] for r in rs]) for k in rs[0] if k.endswith("_per_s")}
+    out["etest"] = rates
+    print("\n== SPEC §12 E-test, p-values per CPU second of one core (median of %d runs) ==" % runs)
+    print(b.table([[k[:-6].replace("counts_", "counts ").replace("_", " "), f"{v:,.0f}"] for k, v in rates.items()],
+                  ["counts, windows (days)", "p-values/s"]))
+
+    csv = b.dataset(1_000_000)
+    q = b.timed([b.BIN, "benchmark", "query", "--input", csv, "--as-of", b.AS_OF, "--precision", "7",
+                 "--radius", "1000", "--points", "1000"]).json()
+    out["grid_1m"] = {k: q[k] for k in ("grid_cells", "grid_scatter_s", "grid_scatter_1_thread_s",
+                                        "change_significance_s", "change_significance_1_thread_s")}
+    print(f"1M grid p7: {q['grid_cells']:,} cells; grid scatter {q['grid_scatter_s']} s on 2 threads "
+          f"({q['grid_scatter_1_thread_s']} s on one); SPEC §12 columns {q['change_significance_s']} s "
+          f"({q['change_significance_1_thread_s']} s on one core): "
+          f"{100 * float(q['change_significance_s']) / float(q['grid_scatter_s']):.0f} % of the grid")
+
+    rows = []
+    for precision in (6, 7):
+        folder = os.path.join(b.WORK, f"ehsa-p{precision}")
+        walls = []
+        for _ in range(runs):
+            r = b.timed([b.BIN, "report", "--input", csv, "--out", folder, "--as-of", b.AS_OF, "--precision", "7",
+                         "--tile-zooms", "none", "--ehsa", "--ehsa-precision", str(precision), "--ehsa-steps", "24",
+                         "--quiet"])
+            with open(os.path.join(folder, "summary.json")) as f:
+                walls.append(json.load(f)["timings_s"]["ehsa"])
+        ours = b.median(walls)
+        peer = b.timed([sys.executable, os.path.join(b.PEERS, "stats_peers.py"), "ehsa", csv, "--as-of", b.AS_OF,
+                        "--precision", str(precision), "--steps", "24",
+                        "--compare", os.path.join(folder, "ehsa.csv")], check=False)
+        same = peer.code == 0
+        rows.append([str(precision), f"{ours:.3f}", f"{peer.wall:.1f}", b.ratio(peer.wall, ours), "same" if same else "DIFFERENT"])
+        out[f"ehsa_p{precision}"] = {"areawatch_s": ours, "peer_wall_s": peer.wall, "same_answers": same}
+    print("\n== SPEC §13 emerging hot spots, 1M incidents, 24 monthly steps (areawatch: stage `ehsa`, median; "
+          "peer: esda + pymannkendall script, one run, wall) ==")
+    print(b.table(rows, ["precision", "areawatch s", "peer s", "peer / areawatch", "answers"]))
+    results["statistics"] = out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--sizes", default="1000000,5000000")
-    p.add_argument("--only", default="ingest,query,report,areas")
+    p.add_argument("--only", default="ingest,query,report,areas,statistics")
     p.add_argument("--json", default=os.path.join(b.WORK, "bench-results.json"))
     a = p.parse_args()
     if not os.path.exists(b.BIN):
@@ -268,6 +313,8 @@ def main():
         report_section(results)
     if "areas" in only:
         areas_section(results)
+    if "statistics" in only:
+        statistics_section(a.runs, results)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(results, f, indent=2, default=str)

@@ -134,6 +134,14 @@ public enum BenchmarkJob {
             _ = index.grid(precision: precision, strategy: .scatter, threads: 1)
             stages.append(("grid_scatter_1_thread_s", .fixed(lap(), decimals: 3)))
         }
+        // SPEC §12 on every grid row (one E-test per distinct pair, BH), on one core and on all:
+        // the cost the §12 columns add to a report's grid.
+        let rows = (current: grid.cells.map(\.rCurrent), previous: grid.cells.map(\.rPrevious))
+        _ = lap()
+        _ = parameters.changeSignificance(current: rows.current, previous: rows.previous, alpha: 0.05, threads: 1)
+        stages.append(("change_significance_1_thread_s", .fixed(lap(), decimals: 3)))
+        _ = parameters.changeSignificance(current: rows.current, previous: rows.previous, alpha: 0.05, threads: threads)
+        stages.append(("change_significance_s", .fixed(lap(), decimals: 3)))
         if compareStrategies {
             let other = index.grid(precision: precision, strategy: .rtreePerCell, threads: threads)
             stages.append(("grid_rtree_per_cell_s", .fixed(lap(), decimals: 3)))
