@@ -178,6 +178,22 @@ private let scipyValues: [(Int, Int, Double, Double, Double)] = [
         }
     }
 
+    /// The batch of one total (shared Poisson tables and tail sums, what grids use) gives every
+    /// pair the bits of its own `pValue`.
+    @Test func batchOfOneTotalIsBitExact() {
+        var rng = SplitMix64(seed: testSeed(0xBA7C))
+        for _ in 0..<200 {
+            let total = rng.int(0...rng.pick([30, 400, 2000, 12_000]))
+            let firsts = (0..<rng.int(1...12)).map { _ in rng.int(0...total) }
+            let n1: Double = rng.pick([365, 366]), n2: Double = rng.pick([365, 366])
+            let batch = PoissonETest.pValues(total: total, firsts: firsts, n1: n1, n2: n2)
+            for (k1, p) in zip(firsts, batch) {
+                let single = PoissonETest.pValue(k1: k1, n1: n1, k2: total - k1, n2: n2)
+                #expect(p.bitPattern == single.bitPattern, "total \(total) k1 \(k1) n1 \(n1) n2 \(n2): \(p) vs \(single)")
+            }
+        }
+    }
+
     /// Swapping the counts together with the exposures is the same test.
     @Test func symmetric() {
         for (k1, k2) in [(0, 7), (13, 40), (250, 180), (999, 1001)] {

@@ -53,13 +53,19 @@ public enum PoissonETest {
             return abs((Double(k1) / n1 - Double(k2) / n2) / variance.squareRoot())
         }
         let mu1 = n1 * lambda, mu2 = n2 * lambda
+        // Pairs of one total share p2, so its prefix and suffix sums too (the same bits as summed
+        // per pair): built once when several pairs will read them.
+        func each(_ p1: UnsafeBufferPointer<Double>, _ lower1: Int, _ p2: UnsafeBufferPointer<Double>, _ lower2: Int) -> [Double] {
+            guard firsts.count > 1 else {
+                return firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: observed($0)) }
+            }
+            return TailSums.with(p2) { sums in
+                firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: observed($0), shared: sums) }
+            }
+        }
         return TruncatedPoisson.with(mean: mu1) { lower1, p1 in
-            if mu2 == mu1 {
-                return firsts.map { tailSums(p1: p1, lower1: lower1, p2: p1, lower2: lower1, n1: n1, n2: n2, c: observed($0)) }
-            }
-            return TruncatedPoisson.with(mean: mu2) { lower2, p2 in
-                firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, n1: n1, n2: n2, c: observed($0)) }
-            }
+            if mu2 == mu1 { return each(p1, lower1, p1, lower1) }
+            return TruncatedPoisson.with(mean: mu2) { lower2, p2 in each(p1, lower1, p2, lower2) }
         }
     }
 
@@ -85,7 +91,8 @@ public enum PoissonETest {
 
     private static func tailSums(p1: UnsafeBufferPointer<Double>, lower1: Int,
                                  p2: UnsafeBufferPointer<Double>, lower2: Int,
-                                 n1: Double, n2: Double, c: Double, skipZeroTerms: Bool = true) -> Double {
+                                 n1: Double, n2: Double, c: Double, skipZeroTerms: Bool = true,
+                                 shared: TailSums? = nil) -> Double {
         let count2 = p2.count, count1 = p1.count
         // With a = x1/n1, b = x2/n2 and h = c²/(2·n2): t = ±c ⇔ (a − b)² = c²·(a/n1 + b/n2)
         // ⇔ b = a + h ∓ √(α·a + h²), α = c²/n1 + c²/n2. The roots only locate the bounds (SciPy's
@@ -146,30 +153,26 @@ public enum PoissonETest {
                 }
             }
             if needsAll { prefixEnd = count2 }
-            return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
-                let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
-                // Running sums in registers: through memory, each step would wait on the last store.
-                var run = 0.0
-                for i in 0..<prefixEnd { prefix[i] = run; run += p2[i] }
-                prefix[prefixEnd] = run
-                let all = run  // read only when needsAll, and then prefixEnd = count2
-                run = 0
-                suffix[count2] = 0
-                var i = count2 - 1
-                while i >= suffixStart { run += p2[i]; suffix[i] = run; i -= 1 }
-
+            @inline(__always) func sum(prefix: UnsafePointer<Double>, suffix: UnsafePointer<Double>) -> Double {
                 var total = 0.0
                 if first == 1 { total = p1[0] * (prefix[0] + suffix[highIndex[0]]) }
                 for range in terms {
                     for i in range {
                         let low = lowIndex[i]
-                        total += p1[i] * (low == meet ? all : prefix[low] + suffix[highIndex[i]])
+                        // prefix[count2] (all of p2) is only summed when needsAll made prefixEnd = count2.
+                        total += p1[i] * (low == meet ? prefix[count2] : prefix[low] + suffix[highIndex[i]])
                     }
                 }
                 // SciPy's sum can pass 1 by rounding (1 + 3e-15 where every pair is kept); a
                 // p-value is at most 1, and the cap moves it by far less than the 1e-9 it must
                 // agree to.
                 return min(total, 1)
+            }
+            if let shared { return sum(prefix: shared.prefix, suffix: shared.suffix) }
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
+                let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
+                TailSums.fill(prefix: prefix, upTo: prefixEnd, suffix: suffix, downTo: suffixStart, p2)
+                return sum(prefix: prefix, suffix: suffix)
             }
         }
     }
@@ -187,6 +190,36 @@ public enum PoissonETest {
         let m = fraction < 0.5 ? down : down + 1
         if upper { return pivot(x1, m, n1, n2) <= -c ? m : m + 1 }
         return pivot(x1, m, n1, n2) >= c ? m : m - 1
+    }
+}
+
+/// prefix[i] = Σ p[0..<i] and suffix[i] = Σ p[i...] of a Poisson table, summed in one order
+/// (both tails without cancellation) whoever builds them.
+struct TailSums {
+    let prefix: UnsafePointer<Double>
+    let suffix: UnsafePointer<Double>
+
+    /// The whole sums of `p`, valid inside `body`.
+    static func with<R>(_ p: UnsafeBufferPointer<Double>, _ body: (TailSums) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (p.count + 1)) { sums in
+            let prefix = sums.baseAddress!, suffix = prefix + (p.count + 1)
+            fill(prefix: prefix, upTo: p.count, suffix: suffix, downTo: 0, p)
+            return body(TailSums(prefix: prefix, suffix: suffix))
+        }
+    }
+
+    /// prefix[0...prefixEnd] and suffix[suffixStart...count].
+    @inline(__always)
+    static func fill(prefix: UnsafeMutablePointer<Double>, upTo prefixEnd: Int, suffix: UnsafeMutablePointer<Double>,
+                     downTo suffixStart: Int, _ p: UnsafeBufferPointer<Double>) {
+        // Running sums in registers: through memory, each step would wait on the last store.
+        var run = 0.0
+        for i in 0..<prefixEnd { prefix[i] = run; run += p[i] }
+        prefix[prefixEnd] = run
+        run = 0
+        suffix[p.count] = 0
+        var i = p.count - 1
+        while i >= suffixStart { run += p[i]; suffix[i] = run; i -= 1 }
     }
 }
 
