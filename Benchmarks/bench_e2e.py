@@ -40,8 +40,9 @@ def adhoc(sizes, runs, peers_max, lines, results):
         aw_dir = os.path.join(b.WORK, f"e2e-aw-{n}")
         duck = os.path.join(b.WORK, f"e2e-duckdb-{n}")
         geo = os.path.join(b.WORK, f"e2e-geopandas-{n}")
+        # Not --quiet: the stage lines carry each stage's peak memory (stderr, parsed below).
         jobs = [("areawatch", None, [b.BIN, "report", "--input", csv, "--out", aw_dir, "--as-of", b.AS_OF,
-                                      "--precision", "7", "--radius", "1000", "--tile-zooms", "10-14", "--quiet"])]
+                                      "--precision", "7", "--radius", "1000", "--tile-zooms", "10-14"])]
         if n <= peers_max:
             jobs.append(("DuckDB", None, [sys.executable, os.path.join(b.PEERS, "grid_duckdb.py"), "--input", csv,
                                           "--as-of", b.AS_OF, "--precision", "7", "--radius", "1000",
@@ -60,18 +61,26 @@ def adhoc(sizes, runs, peers_max, lines, results):
             rows.append([f"{n:,}", name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
                          "1.0x" if name == "areawatch" else b.ratio(wall, aw),
                          "" if name == "areawatch" else ("identical" if identical.get(name) else "DIFFERENT")])
-        # The parse share: the same file read, validated and keyed on one core, nothing else.
-        parse = b.timed([b.BIN, "benchmark", "parse", "--input", csv]).json()["seconds"]
+        # The parse share: the same file read, validated and keyed on one core (and on all), nothing else.
+        parsed = b.timed([b.BIN, "benchmark", "parse", "--input", csv]).json()
+        parse = parsed["seconds"]
         with open(os.path.join(aw_dir, "summary.json")) as f:
             t = json.load(f)["timings_s"]
         after = sum(v for k, v in t.items() if k != "ingest")
-        parse_share.append([f"{n:,}", f"{parse:.2f}", f"{t.get('ingest', 0):.2f}", f"{t.get('index', 0):.2f}",
-                            f"{t.get('grid', 0):.2f}", f"{t.get('report', 0):.2f}", f"{after / parse:.2f}"])
+        # Peak memory per incident after each stage, from the last run's stage lines.
+        per_incident = dict(re.findall(r"areawatch: (\w+): [\d.]+ s, peak memory \d+ MB \((\d+) bytes per incident\)",
+                                       timed["areawatch"][-1].stderr))
+        parse_share.append([f"{n:,}", f"{parse:.2f}", f"{parsed['all_cores_seconds']:.2f}", f"{t.get('ingest', 0):.2f}",
+                            f"{t.get('index', 0):.2f}", f"{t.get('grid', 0):.2f}", f"{t.get('report', 0):.2f}",
+                            f"{after / parse:.2f}",
+                            " / ".join(per_incident.get(k, "-") for k in ("ingest", "index", "grid"))])
         results[f"adhoc_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}
     lines.append(md_table(rows, ["incidents", "tool", "wall s (median)", "peak RSS MB", "tool / areawatch", "grid"]))
-    lines.append("\nareawatch stages (last run, from summary.json; `parse` is `areawatch benchmark parse`, one core):\n")
-    lines.append(md_table(parse_share, ["incidents", "parse only s", "ingest s", "index s", "grid s", "report s",
-                                        "(index+grid+queries+report) / parse"]))
+    lines.append("\nareawatch stages (last run, from summary.json; `parse` is `areawatch benchmark parse`, on one core "
+                 "and on all; peak memory is the process's peak RSS after the stage over the incidents):\n")
+    lines.append(md_table(parse_share, ["incidents", "parse only s (1 core)", "parse only s (all cores)", "ingest s",
+                                        "index s", "grid s", "report s", "(index+grid+queries+report) / parse",
+                                        "peak bytes per incident after ingest / index / grid"]))
 
 
 def bulk_load(sizes, runs, lines, results):
