@@ -7,12 +7,14 @@ final class JSONRecordMapper {
     private let overrides: [(field: Int, name: String)]
     /// Member name bytes → (field slot, rank) or nil; a record's few names repeat in every
     /// record, so a short list compared byte-wise beats hashing a String per member.
-    private var resolved: [(name: [UInt8], slot: Int, rank: Int)] = []
-    private var attributes = AttributeWriter()
-    private var attributeMembers: [(key: Int, value: Int)] = []
+    // Unchecked exclusivity: one reader owns its mapper, and the checks were a fifth of the
+    // WatchMe parse profile (`swift_beginAccess` per member of every record).
+    @exclusivity(unchecked) private var resolved: [(name: [UInt8], slot: Int, rank: Int)] = []
+    @exclusivity(unchecked) private var attributes = AttributeWriter()
+    @exclusivity(unchecked) private var attributeMembers: [(key: Int, value: Int)] = []
     /// One slot per field, then the TIME member of `--column time=DATE+TIME`.
-    private var slotNode = [Int](repeating: -1, count: JSONRecordMapper.slotCount)
-    private var slotRank = [Int](repeating: .max, count: JSONRecordMapper.slotCount)
+    @exclusivity(unchecked) private var slotNode = [Int](repeating: -1, count: JSONRecordMapper.slotCount)
+    @exclusivity(unchecked) private var slotRank = [Int](repeating: .max, count: JSONRecordMapper.slotCount)
     private let idSlot = 3
     private static let pointSlot = IncidentField.allCases.firstIndex(of: .point)!
     private static let timePartSlot = IncidentField.allCases.count
