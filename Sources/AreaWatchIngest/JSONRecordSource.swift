@@ -172,17 +172,14 @@ final class JSONRecordSource: RecordSource {
 
     /// The record of the object on the tape.
     private func mapped(location: RecordLocation, memberID: String?) -> SourceRecord {
-        let result: (Result<Incident, RejectReason>, idHint: String?)
         if shape == .featureCollection {
             let properties = JSONRecordMapper.member(tape, of: 0, named: "properties")
                 .flatMap { tape.node($0).kind == .object ? $0 : nil }
             let featureID = JSONRecordMapper.member(tape, of: 0, named: "id").map { JSONRecordMapper.rawValue(tape, $0) }
-            result = mapper.map(tape, object: properties, memberID: nil,
-                                coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
-        } else {
-            result = mapper.map(tape, object: 0, memberID: memberID)
+            return mapper.map(tape, object: properties, memberID: nil, location: location,
+                              coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
         }
-        return SourceRecord(outcome: result.0, location: location, idHint: result.idHint)
+        return mapper.map(tape, object: 0, memberID: memberID, location: location)
     }
 
     /// NDJSON: one record per line; a line that does not parse is `malformed_record`, a cut-off
@@ -255,8 +252,7 @@ final class JSONRecordSource: RecordSource {
                                          message: "the file ends inside a JSON record (truncated last line)")
                     }
                     if failure == nil && tape.node(0).kind == .object {
-                        let result = mapper.map(tape, object: 0, memberID: nil)
-                        try body(SourceRecord(outcome: result.0, location: .line(line), idHint: result.idHint))
+                        try body(mapper.map(tape, object: 0, memberID: nil, location: .line(line)))
                     } else {
                         try body(.rejected(.malformedRecord, location: .line(line), idHint: nil))
                     }
