@@ -217,7 +217,9 @@ final class JSONStream {
     /// the caller captures the value (`captureValue`), which handles every other case.
     func parseObjectInPlace(_ tape: JSONTape, maxBytes: Int, maxDepth: Int) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
         guard !reference, try peek() == ASCII.openBrace else { return nil }
-        let rest = buffer.slice(i, buffer.end)
+        // At most the record limit is parsed, so the tape holds no more than it does for a
+        // captured record (a longer one fails here and is rejected by the capture).
+        let rest = buffer.slice(i, min(buffer.end, i + max(0, maxBytes)))
         guard tape.parse(rest, maxDepth: maxDepth, prefix: true) == nil, tape.valueEnd <= maxBytes else { return nil }
         if tape.newlines > 0 {
             line += tape.newlines

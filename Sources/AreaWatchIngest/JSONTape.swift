@@ -104,7 +104,8 @@ final class JSONTape {
         let n = input.count
         var lineFeeds = 0, lastLineFeed = -1
         @inline(__always) func skipSpace() {
-            while i < n, input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab {
+            // One compare passes the usual next byte (a token); blanks are rare in exports.
+            while i < n, input[i] <= ASCII.space, input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab {
                 if input[i] == ASCII.lf { lineFeeds += 1; lastLineFeed = i }
                 i += 1
             }
