@@ -2,9 +2,11 @@ import AreaWatchCore
 /// A streaming walk over the structure of a JSON document, for the levels above the records:
 /// the top-level object or array, the `posts` map, the `features` array.
 ///
-/// It never builds values. A record's bytes are copied out whole (`captureValue`) for
-/// `JSONTape` to parse; values nobody reads (`users`, `timeline`, …) are skipped with a depth
-/// counter, so neither size nor nesting depth of what is skipped costs memory or stack.
+/// It never builds values. A record is parsed onto a `JSONTape` where it lies in the read buffer
+/// (`parseObjectInPlace`); one that is cut by the buffer's end, too large or invalid is copied
+/// out whole (`captureValue`) and parsed from the copy. Values nobody reads (`users`,
+/// `timeline`, …) are skipped with a depth counter, eight bytes a step, so neither size nor
+/// nesting depth of what is skipped costs memory or stack.
 /// Structural errors (unbalanced brackets, a missing comma, the end of the file inside a
 /// value) are input errors naming line and column.
 final class JSONStream {
