@@ -7,12 +7,16 @@ final class JSONRecordMapper {
     private let overrides: [(field: Int, name: String)]
     /// Member name bytes → (field slot, rank) or nil; a record's few names repeat in every
     /// record, so a short list compared byte-wise beats hashing a String per member.
-    private var resolved: [(name: [UInt8], slot: Int, rank: Int)] = []
-    private var attributes = AttributeWriter()
-    private var attributeMembers: [(key: Int, value: Int)] = []
+    // Unchecked exclusivity: one reader owns its mapper, and the checks were a fifth of the
+    // WatchMe parse profile (`swift_beginAccess` per member of every record).
+    @exclusivity(unchecked) private var resolved: [(name: [UInt8], slot: Int, rank: Int)] = []
+    @exclusivity(unchecked) private var lastAtPosition: [Int] = []
+    @exclusivity(unchecked) private var attributes = AttributeWriter()
+    @exclusivity(unchecked) private var attributeMembers: [(key: Int, value: Int)] = []
     /// One slot per field, then the TIME member of `--column time=DATE+TIME`.
-    private var slotNode = [Int](repeating: -1, count: JSONRecordMapper.slotCount)
-    private var slotRank = [Int](repeating: .max, count: JSONRecordMapper.slotCount)
+    /// (Fixed size, so plain memory: an Array's uniqueness check per write was 3 % of NDJSON.)
+    private let slotNode = UnsafeMutablePointer<Int>.allocate(capacity: JSONRecordMapper.slotCount)
+    private let slotRank = UnsafeMutablePointer<Int>.allocate(capacity: JSONRecordMapper.slotCount)
     private let idSlot = 3
     private static let pointSlot = IncidentField.allCases.firstIndex(of: .point)!
     private static let timePartSlot = IncidentField.allCases.count
@@ -21,6 +25,11 @@ final class JSONRecordMapper {
     private let pointGiven: Bool
     private let categories = TextInterner()
     private let times: TimeReader
+
+    deinit {
+        slotNode.deallocate()
+        slotRank.deallocate()
+    }
 
     init(options: ReaderOptions) {
         let overrides = options.columns
@@ -38,8 +47,17 @@ final class JSONRecordMapper {
     }
 
     /// The field slot and rank of a member name (rank -1 for an explicit `--column`).
-    private func resolve(_ name: UnsafeBufferPointer<UInt8>) -> (slot: Int, rank: Int) {
-        for entry in resolved where Bytes.equal(entry.name, name) {
+    /// `position`: the member's place in its record. Records of one file list their members in
+    /// the same order, so the entry found at this place last time is tried first.
+    private func resolve(_ name: UnsafeBufferPointer<UInt8>, position: Int) -> (slot: Int, rank: Int) {
+        if position < lastAtPosition.count {
+            let entry = resolved[lastAtPosition[position]]
+            if Bytes.equal(entry.name, name) { return (entry.slot, entry.rank) }
+        }
+        for (k, entry) in resolved.enumerated() where Bytes.equal(entry.name, name) {
+            if position < 64 {
+                if position < lastAtPosition.count { lastAtPosition[position] = k } else if position == lastAtPosition.count { lastAtPosition.append(k) }
+            }
             return (entry.slot, entry.rank)
         }
         let normalized = normalizedName(name)
@@ -52,7 +70,12 @@ final class JSONRecordMapper {
                 if let rank = field.aliases.firstIndex(of: normalized) { result = (slot, rank); break }
             }
         }
-        if resolved.count < 256 { resolved.append((Array(name), result.slot, result.rank)) }
+        if resolved.count < 256 {
+            resolved.append((Array(name), result.slot, result.rank))
+            if position < 64 {
+                if position < lastAtPosition.count { lastAtPosition[position] = resolved.count - 1 } else if position == lastAtPosition.count { lastAtPosition.append(resolved.count - 1) }
+            }
+        }
         return result
     }
 
@@ -70,16 +93,19 @@ final class JSONRecordMapper {
 
     /// Builds a record from an incident object (forms 1–4). `memberID` is the key of an
     /// id → post map, which is the record's id; `coordinates` replaces lat/lon (GeoJSON).
-    func map(_ tape: JSONTape, object: Int?, memberID: String?,
+    func map(_ tape: JSONTape, object: Int?, memberID: String?, location: RecordLocation,
              coordinates: Result<(lat: RawValue, lon: RawValue), RejectReason>? = nil,
-             featureID: RawValue? = nil) -> (Result<Incident, RejectReason>, idHint: String?) {
-        for s in slotNode.indices { slotNode[s] = -1; slotRank[s] = .max }
+             featureID: RawValue? = nil) -> SourceRecord {
+        slotNode.update(repeating: -1, count: JSONRecordMapper.slotCount)
+        slotRank.update(repeating: .max, count: JSONRecordMapper.slotCount)
         attributeMembers.removeAll(keepingCapacity: true)
         var k = object.map { $0 + 1 } ?? 0
         let end = object.map { Int(tape.node($0).next) } ?? 0
+        var position = 0
         while k < end {
             let v = k + 1
-            let (slot, rank) = resolve(tape.string(k))
+            let (slot, rank) = resolve(tape.string(k), position: position)
+            position += 1
             let usable = slot >= 0 && !(coordinates != nil && slot <= 1) && !(memberID != nil && slot == idSlot)
             if usable && rank < slotRank[slot] {
                 if slotNode[slot] >= 0 { attributeMembers.append((slotNode[slot] - 1, slotNode[slot])) }
@@ -99,7 +125,7 @@ final class JSONRecordMapper {
         if let coordinates {
             switch coordinates {
             case .success(let c): lat = c.lat; lon = c.lon
-            case .failure(let reason): return (.failure(reason), idText(tape, memberID: memberID, featureID: featureID))
+            case .failure(let reason): return .rejected(reason, location: location, idHint: idText(tape, memberID: memberID, featureID: featureID))
             }
         }
         var idValue = value(idSlot)
@@ -107,14 +133,24 @@ final class JSONRecordMapper {
         let outcome = RecordBuilder.build(
             lat: lat, lon: lon, time: timeValue(tape), id: idValue, category: value(4), handled: value(5),
             description: value(6), user: value(7), attributes: attributeText, categories: categories, times: times)
-        switch outcome {
-        case .success(var incident):
+        // Consumed into the record, not copied: a copy and a destroy of every incident were 7 % of
+        // reading NDJSON.
+        switch consume outcome {
+        case .success(let incident):
             // A member name is the record's id unless it is empty or blank: then no id, as for fields.
-            if var memberID, !memberID.withUTF8({ RawValue(kind: .text, bytes: $0).isEmpty }) { incident.key = memberID }
-            return (.success(incident), nil)
-        case .failure:
-            return (outcome, memberID ?? RecordBuilder.nonEmptyText(idValue))
+            if var memberID, !memberID.withUTF8({ RawValue(kind: .text, bytes: $0).isEmpty }) {
+                return .accepted(JSONRecordMapper.keyed(incident, memberID))
+            }
+            return .accepted(consume incident)
+        case .failure(let reason):
+            return .rejected(reason, location: location, idHint: memberID ?? RecordBuilder.nonEmptyText(idValue))
         }
+    }
+
+    private static func keyed(_ incident: consuming Incident, _ key: String) -> Incident {
+        var moved = incident
+        moved.key = key
+        return moved
     }
 
     private func slotValue(_ tape: JSONTape, _ slot: Int) -> RawValue {
@@ -172,38 +208,50 @@ final class JSONRecordMapper {
 
     /// Coordinates of a GeoJSON feature's geometry: null/absent → missing, not a Point with two
     /// numbers → invalid (SPEC §2.1 form 5).
+    /// `Point`, from static memory.
+    private static var point: UnsafeBufferPointer<UInt8> {
+        let text: StaticString = "Point"
+        return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
     static func pointCoordinates(_ tape: JSONTape, feature: Int) -> Result<(lat: RawValue, lon: RawValue), RejectReason> {
         guard let geometry = member(tape, of: feature, named: "geometry"), tape.node(geometry).kind != .null else {
             return .failure(.missingCoordinates)
         }
         guard tape.node(geometry).kind == .object,
               let type = member(tape, of: geometry, named: "type"), tape.node(type).kind == .string,
-              Array(tape.string(type)) == Array("Point".utf8) else {
+              Bytes.equal(tape.string(type), point) else {
             return .failure(.invalidCoordinates)
         }
         guard let coords = member(tape, of: geometry, named: "coordinates"), tape.node(coords).kind == .array else {
             return .failure(.missingCoordinates)
         }
-        let items = tape.elements(of: coords)
-        guard items.count >= 2 else { return items.isEmpty ? .failure(.missingCoordinates) : .failure(.invalidCoordinates) }
-        let lon = rawValue(tape, items[0]), lat = rawValue(tape, items[1])
+        // The first two elements, without an array of all of them.
+        let end = Int(tape.node(coords).next)
+        let first = coords + 1
+        guard first < end else { return .failure(.missingCoordinates) }
+        let second = Int(tape.node(first).next)
+        guard second < end else { return .failure(.invalidCoordinates) }
+        let lon = rawValue(tape, first), lat = rawValue(tape, second)
         guard lon.kind == .number || lon.kind == .text, lat.kind == .number || lat.kind == .text else {
             return .failure(lon.kind == .null || lat.kind == .null ? .missingCoordinates : .invalidCoordinates)
         }
         return .success((lat, lon))
     }
 
-    /// The first member of an object with this exact name.
+    /// The first member of an object with this exact name (no allocation: called a few times
+    /// per GeoJSON feature).
     static func member(_ tape: JSONTape, of object: Int, named name: String) -> Int? {
-        let wanted = Array(name.utf8)
+        var name = name
+        return name.withUTF8 { member(tape, of: object, bytes: $0) }
+    }
+
+    static func member(_ tape: JSONTape, of object: Int, bytes wanted: UnsafeBufferPointer<UInt8>) -> Int? {
         var k = object + 1
         let end = Int(tape.node(object).next)
         while k < end {
             let v = k + 1
-            let key = tape.string(k)
-            if Bytes.equal(wanted, key) {
-                return v
-            }
+            if Bytes.equal(wanted, tape.string(k)) { return v }
             k = Int(tape.node(v).next)
         }
         return nil

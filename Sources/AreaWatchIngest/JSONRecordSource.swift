@@ -23,9 +23,12 @@ final class JSONRecordSource: RecordSource {
     private let mapper: JSONRecordMapper
     private let captured = ByteBuffer(capacity: 1 << 16)
     private var capturedWhole = true
+    /// The bytes of the record last delivered: `captured`, or the record in the read buffer.
+    private var current = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
-    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0) {
-        stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart)
+    /// `reference`: the stream without its fast paths (for the property tests).
+    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0, reference: Bool = false) {
+        stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart, reference: reference)
         self.shape = shape
         self.options = options
         mapper = JSONRecordMapper(options: options)
@@ -102,7 +105,7 @@ final class JSONRecordSource: RecordSource {
     }
 
     func currentExcerpt() -> String {
-        Excerpt.make(captured.bytes)
+        Excerpt.make(current)
     }
 
     func currentValue(for reason: RejectReason) -> String? {
@@ -124,6 +127,7 @@ final class JSONRecordSource: RecordSource {
                 let shown = String(id.prefix(64)) + "…"
                 captured.removeAll()
                 captured.append(Array("(member name longer than \(options.maxRecordBytes) bytes) \(shown)".utf8))
+                current = captured.bytes
                 try body(.rejected(.malformedRecord, location: .member(path: path, name: shown), idHint: nil))
                 continue
             }
@@ -142,9 +146,16 @@ final class JSONRecordSource: RecordSource {
 
     /// Captures the next value and hands its record to `body`.
     private func readRecord(location: RecordLocation, memberID: String?, _ body: (consuming SourceRecord) throws -> Void) throws {
+        if let bytes = try stream.parseObjectInPlace(tape, maxBytes: options.maxRecordBytes, maxDepth: options.maxJSONDepth) {
+            current = bytes
+            try body(mapped(location: location, memberID: memberID))
+            return
+        }
         capturedWhole = try stream.captureValue(into: captured, maxBytes: options.maxRecordBytes)
+        current = captured.bytes
         guard capturedWhole else {
             captured.append(Array("(record larger than \(options.maxRecordBytes) bytes)".utf8))
+            current = captured.bytes
             try body(.rejected(.malformedRecord, location: location, idHint: memberID))
             return
         }
@@ -156,17 +167,19 @@ final class JSONRecordSource: RecordSource {
         guard failure == nil, tape.node(0).kind == .object else {
             return .rejected(.malformedRecord, location: location, idHint: memberID)
         }
-        let result: (Result<Incident, RejectReason>, idHint: String?)
+        return mapped(location: location, memberID: memberID)
+    }
+
+    /// The record of the object on the tape.
+    private func mapped(location: RecordLocation, memberID: String?) -> SourceRecord {
         if shape == .featureCollection {
             let properties = JSONRecordMapper.member(tape, of: 0, named: "properties")
                 .flatMap { tape.node($0).kind == .object ? $0 : nil }
             let featureID = JSONRecordMapper.member(tape, of: 0, named: "id").map { JSONRecordMapper.rawValue(tape, $0) }
-            result = mapper.map(tape, object: properties, memberID: nil,
-                                coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
-        } else {
-            result = mapper.map(tape, object: 0, memberID: memberID)
+            return mapper.map(tape, object: properties, memberID: nil, location: location,
+                              coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
         }
-        return SourceRecord(outcome: result.0, location: location, idHint: result.idHint)
+        return mapper.map(tape, object: 0, memberID: memberID, location: location)
     }
 
     /// NDJSON: one record per line; a line that does not parse is `malformed_record`, a cut-off
@@ -227,19 +240,19 @@ final class JSONRecordSource: RecordSource {
             if tooLong {
                 captured.removeAll()
                 captured.append(head)
+                current = captured.bytes
                 try body(.rejected(.malformedRecord, location: .line(line), idHint: nil))
             } else {
-                captured.removeAll()
-                captured.append(buffer.slice(lineStart, end))
-                if !captured.bytes.allSatisfy({ $0 == ASCII.space || $0 == ASCII.tab || $0 == ASCII.cr }) {
-                    let failure = tape.parse(captured.bytes, maxDepth: options.maxJSONDepth)
+                // Parsed where it lies: the buffer does not move before the next line.
+                current = buffer.slice(lineStart, end)
+                if !current.allSatisfy({ $0 == ASCII.space || $0 == ASCII.tab || $0 == ASCII.cr }) {
+                    let failure = tape.parse(current, maxDepth: options.maxJSONDepth)
                     if failure == .truncated && newline < 0 {
                         throw InputError(file: stream.path, position: "line \(line)",
                                          message: "the file ends inside a JSON record (truncated last line)")
                     }
                     if failure == nil && tape.node(0).kind == .object {
-                        let result = mapper.map(tape, object: 0, memberID: nil)
-                        try body(SourceRecord(outcome: result.0, location: .line(line), idHint: result.idHint))
+                        try body(mapper.map(tape, object: 0, memberID: nil, location: .line(line)))
                     } else {
                         try body(.rejected(.malformedRecord, location: .line(line), idHint: nil))
                     }

@@ -2,22 +2,29 @@ import AreaWatchCore
 /// A streaming walk over the structure of a JSON document, for the levels above the records:
 /// the top-level object or array, the `posts` map, the `features` array.
 ///
-/// It never builds values. A record's bytes are copied out whole (`captureValue`) for
-/// `JSONTape` to parse; values nobody reads (`users`, `timeline`, …) are skipped with a depth
-/// counter, so neither size nor nesting depth of what is skipped costs memory or stack.
+/// It never builds values. A record is parsed onto a `JSONTape` where it lies in the read buffer
+/// (`parseObjectInPlace`); one that is cut by the buffer's end, too large or invalid is copied
+/// out whole (`captureValue`) and parsed from the copy. Values nobody reads (`users`,
+/// `timeline`, …) are skipped with a depth counter, eight bytes a step, so neither size nor
+/// nesting depth of what is skipped costs memory or stack.
 /// Structural errors (unbalanced brackets, a missing comma, the end of the file inside a
 /// value) are input errors naming line and column.
 final class JSONStream {
     let buffer: ChunkBuffer
-    private var i: Int
-    private var line = 1
+    let reference: Bool
+    // Unchecked exclusivity: a stream belongs to one reader; the checks cost a call per byte.
+    @exclusivity(unchecked) private var i: Int
+    @exclusivity(unchecked) private var line = 1
     /// Content offset of the first byte of the current line (for columns).
-    private var lineStart: Int64 = 0
+    @exclusivity(unchecked) private var lineStart: Int64 = 0
 
     /// `line` and `lineStart`: the line number of the buffer's first byte and the content offset
     /// where that line starts (whitespace before it may have been released).
-    init(buffer: ChunkBuffer, line: Int = 1, lineStart: Int64 = 0) {
+    /// `reference`: none of the fast paths (in-place records, the eight-byte skip, names from the
+    /// buffer): the plain byte-by-byte reader the property tests compare the fast one with.
+    init(buffer: ChunkBuffer, line: Int = 1, lineStart: Int64 = 0, reference: Bool = false) {
         self.buffer = buffer
+        self.reference = reference
         i = buffer.start
         self.line = line
         self.lineStart = lineStart
@@ -96,6 +103,18 @@ final class JSONStream {
     /// longer than `maxBytes` is consumed all the same, but only its first `maxBytes` are kept
     /// and `whole` is false: memory does not grow with a hostile name.
     func readString(maxBytes: Int = 1 << 20) throws(InputError) -> (text: String, whole: Bool) {
+        // The usual name: no escape, no newline, whole in the buffer, short: one String made
+        // straight from the buffer (the general path below builds it through two arrays).
+        if !reference, try peek() == ASCII.quote {
+            let p = buffer.storage, end = buffer.end
+            var k = i + 1
+            while k < end, p[k] != ASCII.quote, p[k] != ASCII.backslash, p[k] != ASCII.lf { k += 1 }
+            if k < end, p[k] == ASCII.quote, k - (i + 1) <= maxBytes {
+                let text = String(decoding: UnsafeBufferPointer(start: p + i + 1, count: k - (i + 1)), as: UTF8.self)
+                i = k + 1
+                return (text, true)
+            }
+        }
         try expect(ASCII.quote, "a string")
         var raw: [UInt8] = []
         var whole = true
@@ -194,6 +213,24 @@ final class JSONStream {
         }
     }
 
+    /// Parses the next value onto `tape` where it lies in the buffer when it is an object that is
+    /// valid, lies whole in the buffer and has at most `maxBytes` bytes, consumes it and returns
+    /// its bytes (valid until the stream reads on). Otherwise consumes nothing and returns nil:
+    /// the caller captures the value (`captureValue`), which handles every other case.
+    func parseObjectInPlace(_ tape: JSONTape, maxBytes: Int, maxDepth: Int) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
+        guard !reference, try peek() == ASCII.openBrace else { return nil }
+        // At most the record limit is parsed, so the tape holds no more than it does for a
+        // captured record (a longer one fails here and is rejected by the capture).
+        let rest = buffer.slice(i, min(buffer.end, i + max(0, maxBytes)))
+        guard tape.parse(rest, maxDepth: maxDepth, prefix: true) == nil, tape.valueEnd <= maxBytes else { return nil }
+        if tape.newlines > 0 {
+            line += tape.newlines
+            lineStart = buffer.baseOffset + Int64(i + tape.lastNewline + 1)
+        }
+        i += tape.valueEnd
+        return UnsafeBufferPointer(rebasing: rest[0..<tape.valueEnd])
+    }
+
     private func finishCapture(_ out: ByteBuffer, keeping: Bool, maxBytes: Int) -> Bool {
         if !keeping || out.count > maxBytes {
             out.removeAll()
@@ -204,7 +241,85 @@ final class JSONStream {
 
     /// Skips the next value of any size and depth.
     func skipValue() throws(InputError) {
-        _ = try captureValue(into: skipped, maxBytes: -1)
+        guard let b = try peek() else { throw error("the file ends where a value was expected (truncated JSON)") }
+        guard !reference, b == ASCII.openBrace || b == ASCII.openBracket else {
+            _ = try captureValue(into: skipped, maxBytes: -1)
+            return
+        }
+        try skipContainer()
+    }
+
+    /// Skips an object or array at `i` exactly as `captureValue` would delimit it (strings and
+    /// escapes respected, nothing else checked; a newline counts as a line wherever it is), eight
+    /// bytes a step: with no backslash in a block, the in-string lanes are the prefix XOR of its
+    /// quotes, and a block whose closers cannot bring the depth to zero is passed whole.
+    private func skipContainer() throws(InputError) {
+        let startLine = line
+        var depth = 1
+        var inString = false
+        var escaped = false
+        i += 1
+        while true {
+            let p = buffer.storage, end = buffer.end
+            var k = i
+            var line = self.line
+            var lineStart = self.lineStart
+            let base = buffer.baseOffset
+            var done = false
+            scan: while k < end {
+                if !escaped && k + 8 <= end {
+                    let x = JSONSWAR.load(p + k)
+                    if JSONSWAR.equal(x, ASCII.backslash) == 0 {
+                        let quotes = JSONSWAR.equal(x, ASCII.quote)
+                        let strings = JSONSWAR.prefixXor(quotes) ^ (inString ? JSONSWAR.high : 0)
+                        let folded = x | (JSONSWAR.ones &* 0x20)
+                        // `{` 0x7B and `[` 0x5B (`}` 0x7D and `]` 0x5D) differ only in bit 0x20.
+                        let opens = JSONSWAR.equal(folded, ASCII.openBrace) & ~strings
+                        let closes = JSONSWAR.equal(folded, ASCII.closeBrace) & ~strings
+                        let closing = JSONSWAR.count(closes)
+                        if closing < depth {
+                            depth += JSONSWAR.count(opens) - closing
+                            inString = strings >> 63 != 0
+                            let lfs = JSONSWAR.equal(x, ASCII.lf)
+                            if lfs != 0 {
+                                line += JSONSWAR.count(lfs)
+                                lineStart = base + Int64(k + JSONSWAR.last(lfs) + 1)
+                            }
+                            k += 8
+                            continue
+                        }
+                    }
+                }
+                // One byte at a time: a backslash, a block that may close the value, the tail.
+                let stop = min(k + 8, end)
+                while k < stop {
+                    let b = p[k]
+                    k += 1
+                    if inString {
+                        if escaped { escaped = false } else if b == ASCII.backslash { escaped = true } else if b == ASCII.quote { inString = false }
+                        else if b == ASCII.lf { line += 1; lineStart = base + Int64(k) }
+                        continue
+                    }
+                    switch b {
+                    case ASCII.lf: line += 1; lineStart = base + Int64(k)
+                    case ASCII.quote: inString = true
+                    case ASCII.openBrace, ASCII.openBracket: depth += 1
+                    case ASCII.closeBrace, ASCII.closeBracket:
+                        depth -= 1
+                        if depth == 0 { done = true; break scan }
+                    default: break
+                    }
+                }
+            }
+            i = k
+            self.line = line
+            self.lineStart = lineStart
+            if done { return }
+            guard try refill() else {
+                throw InputError(file: path, position: position,
+                                 message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
+            }
+        }
     }
 
     private let skipped = ByteBuffer(capacity: 16)

@@ -44,7 +44,7 @@ enum JSONEscapes {
 final class JSONTape {
     enum Kind: UInt8 { case object, array, string, number, trueValue, falseValue, null }
 
-    struct Node {
+    struct Node: BitwiseCopyable {
         var kind: Kind
         /// Byte range of the token (string content without quotes).
         var start: Int32
@@ -59,31 +59,41 @@ final class JSONTape {
 
     enum Failure: Error { case invalid, truncated, tooDeep }
 
-    private(set) var nodes: [Node] = []
-    private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    private var openStack: [Int] = []
+    // Unchecked exclusivity: a tape belongs to one reader; the checks cost a call per node.
+    @exclusivity(unchecked) private var nodes = UnsafeStack<Node>(capacity: 64)
+    @exclusivity(unchecked) private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    @exclusivity(unchecked) private var openStack = UnsafeStack<Int>(capacity: 16)
     /// Decoded strings of the current value. Decoding never lengthens a string, so an arena as
     /// large as the input never moves while the value is read.
-    private var arena: UnsafeMutablePointer<UInt8>
-    private var arenaCapacity = 4096
-    private var arenaUsed = 0
-    private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var arena: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var arenaCapacity = 4096
+    @exclusivity(unchecked) private var arenaUsed = 0
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
 
     init() {
-        nodes.reserveCapacity(64)
-        openStack.reserveCapacity(16)
         arena = .allocate(capacity: arenaCapacity)
     }
 
     deinit {
         arena.deallocate()
+        nodes.free()
+        openStack.free()
     }
 
+    /// With `prefix`, where the object or array that was parsed ends (bytes read).
+    private(set) var valueEnd = 0
+    /// With `prefix`, the line feeds inside the value and the index of the last one.
+    private(set) var newlines = 0
+    private(set) var lastNewline = -1
+
     /// Parses one complete value; surrounding whitespace allowed, anything else is a failure.
-    func parse(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Failure? {
+    /// With `prefix`, an object or array at the start is parsed up to its closing bracket and
+    /// whatever follows is not read (`valueEnd` tells where it stopped): a record parsed where
+    /// it lies in the read buffer.
+    func parse(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, prefix: Bool = false) -> Failure? {
         bytes = input
-        nodes.removeAll(keepingCapacity: true)
-        openStack.removeAll(keepingCapacity: true)
+        nodes.removeAll()
+        openStack.removeAll()
         arenaUsed = 0
         if arenaCapacity < input.count {
             arena.deallocate()
@@ -92,8 +102,20 @@ final class JSONTape {
         }
         var i = 0
         let n = input.count
+        var lineFeeds = 0, lastLineFeed = -1
         @inline(__always) func skipSpace() {
-            while i < n, input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab { i += 1 }
+            // One compare passes the usual next byte (a token); blanks are rare in exports.
+            while i < n, input[i] <= ASCII.space, input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab {
+                if input[i] == ASCII.lf { lineFeeds += 1; lastLineFeed = i }
+                i += 1
+            }
+        }
+        @inline(__always) func rootClosed() -> Bool {
+            guard prefix && openStack.isEmpty else { return false }
+            valueEnd = i
+            newlines = lineFeeds
+            lastNewline = lastLineFeed
+            return true
         }
         // Expecting: a value (after '[' ',' ':' or at the start), or a key, or ',' / closer.
         var expectValue = true
@@ -116,6 +138,7 @@ final class JSONTape {
                         i += 1
                         close(index, at: i)
                         openStack.removeLast()
+                        if rootClosed() { return nil }
                         expectValue = false
                     } else if b == ASCII.openBrace {
                         expectKey = true
@@ -172,6 +195,7 @@ final class JSONTape {
             } else if b == (isObject ? ASCII.closeBrace : ASCII.closeBracket) {
                 close(open, at: i)
                 openStack.removeLast()
+                if rootClosed() { return nil }
             } else {
                 return .invalid
             }
@@ -188,7 +212,16 @@ final class JSONTape {
     private func scanString(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (Int, Bool)? {
         var i = from
         var escaped = false
+        let p = s.baseAddress!
         while i < s.count {
+            // Eight bytes a step to the next quote, backslash or control byte.
+            while i + 8 <= s.count {
+                let x = JSONSWAR.load(p + i)
+                let stops = JSONSWAR.equal(x, ASCII.quote) | JSONSWAR.equal(x, ASCII.backslash) | JSONSWAR.control(x)
+                if stops != 0 { i += JSONSWAR.first(stops); break }
+                i += 8
+            }
+            guard i < s.count else { break }
             let b = s[i]
             if b == ASCII.quote { return (i, escaped) }
             if b < 32 { return nil }

@@ -57,6 +57,26 @@ struct DecimalParsingTests {
         #expect(checked > 25_000)
     }
 
+    @Test("16 to 19 significant digits with up to 22 decimals (the exact-quotient path) equal Double(String)")
+    func longMantissas() {
+        let seed = testSeed(0xDEC_0016)
+        var rng = SplitMix64(seed: seed)
+        for i in 0..<40_000 {
+            let digits = rng.int(16...19)
+            let decimals = rng.int(0...min(22, digits))
+            var body = randomDigits(&rng, digits)
+            if i % 3 == 0 { body = String(rng.int(1...9)) + body.dropFirst() }
+            let intPart = String(body.prefix(digits - decimals))
+            let text = (rng.bool() ? "-" : "") + (intPart.isEmpty ? "0" : intPart) + (decimals > 0 ? "." + body.suffix(decimals) : "")
+            let r = agrees(text)
+            #expect(r.ok, "seed \(seed): \"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))")
+        }
+        // A quotient exactly halfway between two doubles rounds to the even one.
+        for w: UInt64 in [9_007_199_254_740_993, 9_007_199_254_740_995, 18_014_398_509_481_990, 18_014_398_509_481_986] {
+            #expect(DecimalParsing.exactQuotient(w, 0) == Double("\(w)"), "\(w)")
+        }
+    }
+
     @Test("hard and boundary cases equal Double(String)", arguments: [
         "0", "-0.0", "0.1", "0.3", "1", "9007199254740992", "9007199254740993", "9007199254740993.0000000001",
         "123456789012345", "1234567890123456", "123456789012345e22", "123456789012345e-22", "123456789012345e23",
