@@ -65,12 +65,14 @@ CASES = [
     ("json-array-huge-record", "huge-record.json", lambda f: (
         f.write(b'[' + POST + b', {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "d": "'),
         repeat(f, b"x", SIZE), f.write(b'"}, ' + POST + b"]")), 0, "malformed_record=1, 2 kept"),
-    ("json-nested-100000", "deep.json", lambda f: nested(f, 100_000), 0, "malformed_record=1"),
+    # A file whose only record is rejected is an input error (exit 2, SPEC §2.5), as it should be.
+    ("json-nested-100000", "deep.json", lambda f: nested(f, 100_000), 2, "malformed_record=1, every record rejected"),
     ("json-nested-in-skipped-member", "deep-skipped.json", lambda f: (
         f.write(b'{"timeline": '), nested(f, SIZE // 2, b"[", b"]"), f.write(b', "posts": {"p": ' + POST + b"}}")),
      0, "1 kept"),
     ("json-posts-nested-to-the-size", "deep-posts.json", lambda f: (
-        f.write(b'{"posts": {"p": '), nested(f, SIZE // 2, b"[", b"]"), f.write(b"}}")), 0, "malformed_record=1"),
+        f.write(b'{"posts": {"p": '), nested(f, SIZE // 2, b"[", b"]"), f.write(b"}}")), 2,
+     "malformed_record=1, every record rejected"),
     ("json-huge-member-name", "huge-name.json", lambda f: (
         f.write(b'{"posts": {"'), repeat(f, b"k", SIZE), f.write(b'": ' + POST + b', "p2": ' + POST + b"}}")),
      0, "malformed_record=1, 1 kept"),
