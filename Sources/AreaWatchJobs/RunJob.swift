@@ -17,7 +17,7 @@ public enum RunJob {
     public static func run(_ config: RunConfig, progress: ProgressReporter) throws -> Result {
         // The report folder is checked before anything is ingested: a config whose `out` holds
         // the store, the inbox or the rejects file must change nothing.
-        let request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
+        var request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
                                     protected: [config.inboxFolder, config.rejectsPath])
         try ReportFolder.checkReplaceable(config.out, protecting: request.protectedPaths)
         let lock = try StoreLock(storePath: config.storePath)
@@ -32,6 +32,8 @@ public enum RunJob {
                            rejectsPath: config.rejectsPath, optionsForFile: { optionsByFile[$0] }),
             store: store, progress: progress)
         let ingestSeconds = ProgressReporter.now() - started
+        // Under the lock: the report stage may write the snapshot when it has to read the store.
+        request.snapshot = SnapshotUse(read: true, rebuild: true, known: ingest.snapshot)
         let report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
         return Result(ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
     }
