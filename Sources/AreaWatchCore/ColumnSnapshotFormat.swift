@@ -113,6 +113,13 @@ public enum ColumnSnapshotFormat {
         }
     }
 
+    /// The CRC-32 a whole file in memory should carry: of its header before the checksum field,
+    /// then of everything after the header.
+    public static func fileChecksum(_ bytes: UnsafeRawBufferPointer, _ checksum: Checksum) -> UInt32 {
+        let head = checksum(0, UnsafeRawBufferPointer(rebasing: bytes[0..<checksumOffset]))
+        return checksum(head, UnsafeRawBufferPointer(rebasing: bytes[headerSize...]))
+    }
+
     /// The array's bytes little-endian: the array itself on a little-endian host.
     private static func littleEndian<T: FixedWidthInteger, R>(_ values: [T], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         #if _endian(little)
