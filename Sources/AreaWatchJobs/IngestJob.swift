@@ -85,13 +85,15 @@ public enum IngestJob {
                        store: store, progress: progress)
     }
 
-    /// Ingests into a store whose lock the caller holds.
-    static func run(_ settings: IngestSettings, store: IncidentStore, progress: ProgressReporter) throws -> IngestOutcome {
+    /// Ingests into a store whose lock the caller holds. With `keeper` the caller writes the
+    /// column snapshot (`finish`); without, it is written before returning.
+    static func run(_ settings: IngestSettings, store: IncidentStore, keeper: ColumnSnapshotKeeper? = nil,
+                    progress: ProgressReporter) throws -> IngestOutcome {
         var outcome = IngestOutcome(rejectsPath: settings.rejectsPath)
         let rejects = try RejectsWriter(path: settings.rejectsPath)
-        let snapshot = ColumnSnapshotKeeper(store: store)
+        let snapshot = keeper ?? ColumnSnapshotKeeper(store: store)
         // Also when a store error ends the job: the files committed before it are in the snapshot.
-        defer { finish(snapshot, progress: progress) }
+        defer { if keeper == nil { finish(snapshot, progress: progress) } }
         for path in settings.files {
             do {
                 let (sha, bytes) = try FileDigest.sha256(path: path)
@@ -114,13 +116,13 @@ public enum IngestJob {
         }
         try rejects.commit()
         outcome.rejectsWritten = rejects.count
-        outcome.snapshot = finish(snapshot, progress: progress)
+        outcome.snapshot = keeper == nil ? finish(snapshot, progress: progress) : snapshot.current
         return outcome
     }
 
     /// Writes the column snapshot if the ingest changed it and logs what happened to it.
     @discardableResult
-    private static func finish(_ snapshot: ColumnSnapshotKeeper, progress: ProgressReporter) -> ColumnSnapshot? {
+    static func finish(_ snapshot: ColumnSnapshotKeeper, progress: ProgressReporter) -> ColumnSnapshot? {
         let started = MonotonicClock.now()
         let wrote = snapshot.hasUnsavedChanges
         let saved = snapshot.save()
