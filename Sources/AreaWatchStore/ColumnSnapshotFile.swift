@@ -53,6 +53,11 @@ public enum ColumnSnapshotFile {
         guard header.stamp == stamp else {
             return .invalid("stale: taken at \(header.stamp), the store is at \(stamp)")
         }
+        // Rowids are distinct and at most the last one: more rows than that is no snapshot of
+        // this store (and would have it allocate for them).
+        guard header.rows <= max(stamp.lastIncidentRowid, 0) else {
+            return .invalid("\(header.rows) rows, more than the store's last rowid \(stamp.lastIncidentRowid)")
+        }
         guard header.fileLength == size else {
             return .invalid("\(size) bytes where the header says \(header.fileLength) (truncated or extended)")
         }

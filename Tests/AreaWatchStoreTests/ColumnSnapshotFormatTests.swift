@@ -155,5 +155,15 @@ struct ColumnSnapshotFormatTests {
         other.generation += 1
         guard case .invalid(let reason) = ColumnSnapshotFile.read(path: path, expecting: other) else { Issue.record("stale read"); return }
         #expect(reason.contains("stale"))
+
+        // More rows than the store has rowids: refused before anything is allocated for them.
+        var oversized = snapshot
+        oversized.rowidsAreDense = false
+        oversized.stamp.lastIncidentRowid = 10
+        try ColumnSnapshotFile.write(oversized, to: path)
+        guard case .invalid(let tooMany) = ColumnSnapshotFile.read(path: path, expecting: oversized.stamp) else {
+            Issue.record("5000 rows taken for a store whose last rowid is 10"); return
+        }
+        #expect(tooMany.contains("more than the store's last rowid"))
     }
 }
