@@ -1,3 +1,4 @@
+import Dispatch
 import AreaWatchCore
 
 /// Keeps the column snapshot in step with an ingest (docs/DECISIONS.md, "column snapshot").
@@ -38,40 +39,59 @@ public final class ColumnSnapshotKeeper {
     }
 
     private var fileRead = false
+    /// The file being read on another thread, while the first file's rows go in.
+    private var reading: BackgroundRead?
+    /// The stamp the transaction started at.
+    private var startStamp: StoreStamp?
+    private var baseSettled = true
 
-    /// The snapshot beside the store, if it matches `stamp` (read once, at the first file).
-    private func readFile(expecting stamp: StoreStamp) {
-        guard !fileRead else { return }
-        fileRead = true
-        switch ColumnSnapshotFile.read(path: path, expecting: stamp) {
-        case .valid(let snapshot): current = snapshot
-        case .missing: notes.append("no column snapshot yet")
-        case .invalid(let reason): notes.append("column snapshot not used: \(reason)")
-        }
-    }
-
-    /// Inside a file's transaction, before its first write.
+    /// Inside a file's transaction, before its first write. The snapshot file (read once, at
+    /// the first file) is read beside the inserts and compared with the starting stamp when the
+    /// transaction ends.
     public func begin() {
         base = nil
         pending = nil
+        startStamp = nil
+        baseSettled = false
         do {
             guard let stamp = try store.stamp() else { return }
-            readFile(expecting: stamp)
-            if let current, current.stamp == stamp {
-                base = current
-            } else if stamp.lastIncidentRowid == 0 {
-                base = ColumnSnapshot(stamp: stamp)  // an empty store: nothing to read
+            startStamp = stamp
+            if !fileRead && current == nil {
+                fileRead = true
+                reading = BackgroundRead(path: path, expecting: stamp)
             }
-            // The base is moved, not copied, into the next snapshot.
-            current = nil
         } catch {
             notes.append("column snapshot dropped: \(error)")
         }
     }
 
+    /// The snapshot of the transaction's starting state, if one is known (once per transaction).
+    private func settleBase() {
+        guard !baseSettled else { return }
+        baseSettled = true
+        if let reading {
+            self.reading = nil
+            switch reading.outcome() {
+            case .valid(let snapshot): current = snapshot
+            case .missing: notes.append("no column snapshot yet")
+            case .invalid(let reason): notes.append("column snapshot not used: \(reason)")
+            }
+        }
+        if let start = startStamp {
+            if let current, current.stamp == start {
+                base = current
+            } else if start.lastIncidentRowid == 0 {
+                base = ColumnSnapshot(stamp: start)  // an empty store: nothing to read
+            }
+        }
+        // The base is moved, not copied, into the next snapshot.
+        current = nil
+    }
+
     /// Inside the transaction, after its last write (the ingests row and the stamp's advance
     /// included), before COMMIT. `updatedRowids`: rows the file updated.
     public func prepareCommit(updatedRowids: [Int64]) {
+        settleBase()
         do {
             guard let stamp = try store.stamp() else { base = nil; return }
             if var next = base.take(), next.rowidsAreDense {
@@ -111,7 +131,8 @@ public final class ColumnSnapshotKeeper {
 
     /// After a rollback: the store is at the transaction's starting state again.
     public func rolledBack() {
-        current = base ?? current
+        settleBase()
+        current = base
         base = nil
         pending = nil
     }
@@ -158,5 +179,24 @@ extension IncidentStore {
     private static func snapshotRow(_ s: Statement, from c: Int32) -> ColumnSnapshot.Row {
         ColumnSnapshot.Row(lat: s.double(c), lon: s.double(c + 1), time: s.int64(c + 2),
                            handled: s.isNull(c + 3) ? nil : s.int64(c + 3) != 0, category: s.string(c + 4))
+    }
+}
+
+/// `ColumnSnapshotFile.read` on another thread; `outcome()` waits for it.
+private final class BackgroundRead: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: ColumnSnapshotFile.Outcome = .missing
+    private var waited = false
+
+    init(path: String, expecting stamp: StoreStamp) {
+        DispatchQueue.global().async { [self] in
+            result = ColumnSnapshotFile.read(path: path, expecting: stamp)
+            done.signal()
+        }
+    }
+
+    func outcome() -> ColumnSnapshotFile.Outcome {
+        if !waited { done.wait(); waited = true }
+        return result
     }
 }
