@@ -55,6 +55,19 @@ public struct IncidentColumns: Sendable {
         if keepsGroups { self.group.append(IncidentColumns.intern(group, in: &groupValues, index: &groupIndex)) }
     }
 
+    /// Takes whole columns at once (a column snapshot's, `category` already numbered by
+    /// `internCategory`); no group attribute, no keys. The columns must have equal lengths.
+    public mutating func adopt(lat: [Double], lon: [Double], time: [Int64], handled: [Int8], category: [Int32]) {
+        precondition(lon.count == lat.count && time.count == lat.count && handled.count == lat.count
+                     && category.count == lat.count && count == 0, "columns of unequal lengths")
+        self.lat = lat
+        self.lon = lon
+        self.time = time
+        self.handled = handled
+        self.category = category
+        group = [Int32](repeating: -1, count: lat.count)
+    }
+
     /// The index of a category in `categories`, added when new; -1 for none.
     public mutating func internCategory(_ value: String?) -> Int32 {
         IncidentColumns.intern(value, in: &categories, index: &categoryIndex)

@@ -21,22 +21,46 @@ public struct LoadedIncidents: Sendable {
     public var sourcePath: String?
 }
 
+/// How a load from the store uses the column snapshot beside it (docs/DECISIONS.md).
+public struct SnapshotUse: Sendable {
+    /// Read the snapshot when it matches the store.
+    public var read: Bool
+    /// Write a new snapshot when the store had to be read instead: only for a caller holding
+    /// the store's lock (the nightly job), so read-only commands write nothing.
+    public var rebuild: Bool
+    /// A snapshot already in memory (the nightly job's ingest just wrote it); used when its
+    /// stamp is the store's.
+    public var known: ColumnSnapshot?
+
+    public init(read: Bool, rebuild: Bool = false, known: ColumnSnapshot? = nil) {
+        self.read = read
+        self.rebuild = rebuild
+        self.known = known
+    }
+
+    /// `query` and `report`: read it, never write it.
+    public static let readOnly = SnapshotUse(read: true)
+    /// Always read the store itself.
+    public static let ignore = SnapshotUse(read: false)
+}
+
 public enum IncidentLoading {
     public static func load(_ source: IncidentSource, groupBy: BreakdownField?, keepKeys: Bool,
-                            progress: ProgressReporter) throws -> LoadedIncidents {
+                            snapshot: SnapshotUse = .readOnly, progress: ProgressReporter) throws -> LoadedIncidents {
         switch source {
         case .store(let path):
             let store = try IncidentStore(path: path, mode: .readOnly)
-            let columns = try store.loadColumns(groupBy: groupBy, keepKeys: keepKeys) { n in
-                progress.update("load", done: Double(n), total: Double(max(n, 1)), detail: "\(n) incidents")
+            // One read transaction: the stamp, the incidents and the ingest log of one state.
+            return try store.reading {
+                let columns = try loadColumns(store, groupBy: groupBy, keepKeys: keepKeys, snapshot: snapshot, progress: progress)
+                let inputs = try store.stats(categories: false).ingests.map { entry in
+                    InputSummary(path: entry.file, sha256: entry.sha256, format: entry.format, records: entry.records,
+                                 accepted: entry.accepted, inserted: entry.inserted, updated: entry.updated,
+                                 duplicates: entry.duplicates, rejected: entry.rejected,
+                                 rejectsByReason: entry.rejectsByReason, skipped: false)
+                }
+                return LoadedIncidents(columns: columns, inputs: inputs, sourceKind: "store", sourcePath: path)
             }
-            let inputs = try store.stats(categories: false).ingests.map { entry in
-                InputSummary(path: entry.file, sha256: entry.sha256, format: entry.format, records: entry.records,
-                             accepted: entry.accepted, inserted: entry.inserted, updated: entry.updated,
-                             duplicates: entry.duplicates, rejected: entry.rejected,
-                             rejectsByReason: entry.rejectsByReason, skipped: false)
-            }
-            return LoadedIncidents(columns: columns, inputs: inputs, sourceKind: "store", sourcePath: path)
         case .files(let paths, let options):
             let expected = paths.reduce(0) { total, path in
                 var info = stat()
@@ -59,6 +83,43 @@ public enum IncidentLoading {
             }
             return LoadedIncidents(columns: builder.columns, inputs: inputs, sourceKind: "files", sourcePath: nil)
         }
+    }
+}
+
+extension IncidentLoading {
+    /// The store's incidents from the column snapshot when it holds what is asked for (no
+    /// attribute to group by, no keys) and matches the store; otherwise by reading the store.
+    static func loadColumns(_ store: IncidentStore, groupBy: BreakdownField?, keepKeys: Bool, snapshot use: SnapshotUse,
+                            progress: ProgressReporter) throws -> IncidentColumns {
+        let path = ColumnSnapshotFile.path(forStore: store.path)
+        let usable = use.read && groupBy?.attribute == nil && !keepKeys
+        let stamp = usable ? try store.stamp() : nil
+        if let stamp {
+            if let known = use.known, known.stamp == stamp {
+                return known.incidentColumns()
+            }
+            switch ColumnSnapshotFile.read(path: path, expecting: stamp) {
+            case .valid(let snapshot):
+                progress.log("column snapshot: \(snapshot.count) incidents")
+                return snapshot.incidentColumns()
+            case .missing:
+                progress.log("no column snapshot: reading the store")
+            case .invalid(let reason):
+                progress.log("column snapshot not used (\(reason)): reading the store")
+            }
+        }
+        let (columns, dense) = try store.scanColumns(groupBy: groupBy, keepKeys: keepKeys) { n in
+            progress.update("load", done: Double(n), total: Double(max(n, 1)), detail: "\(n) incidents")
+        }
+        if let stamp, use.rebuild {
+            do {
+                try ColumnSnapshotFile.write(ColumnSnapshot(columns: columns, stamp: stamp, rowidsAreDense: dense), to: path)
+                progress.log("column snapshot rebuilt: \(columns.count) incidents")
+            } catch {
+                progress.log("column snapshot not written: \(error)")
+            }
+        }
+        return columns
     }
 }
 

@@ -43,6 +43,9 @@ public struct IngestOutcome: Sendable {
     public var failures: [InputError] = []
     public var rejectsPath: String
     public var rejectsWritten = 0
+    /// The column snapshot of the store as this ingest left it (nil when none is known), for
+    /// the nightly job's report stage.
+    public var snapshot: ColumnSnapshot?
 
     public var records: Int { reports.reduce(0) { $0 + $1.records } }
     public var rejected: Int { reports.reduce(0) { $0 + $1.rejected } }
@@ -82,10 +85,15 @@ public enum IngestJob {
                        store: store, progress: progress)
     }
 
-    /// Ingests into a store whose lock the caller holds.
-    static func run(_ settings: IngestSettings, store: IncidentStore, progress: ProgressReporter) throws -> IngestOutcome {
+    /// Ingests into a store whose lock the caller holds. With `keeper` the caller writes the
+    /// column snapshot (`finish`); without, it is written before returning.
+    static func run(_ settings: IngestSettings, store: IncidentStore, keeper: ColumnSnapshotKeeper? = nil,
+                    progress: ProgressReporter) throws -> IngestOutcome {
         var outcome = IngestOutcome(rejectsPath: settings.rejectsPath)
         let rejects = try RejectsWriter(path: settings.rejectsPath)
+        let snapshot = keeper ?? ColumnSnapshotKeeper(store: store)
+        // Also when a store error ends the job: the files committed before it are in the snapshot.
+        defer { if keeper == nil { finish(snapshot, progress: progress) } }
         for path in settings.files {
             do {
                 let (sha, bytes) = try FileDigest.sha256(path: path)
@@ -97,7 +105,7 @@ public enum IngestJob {
                     continue
                 }
                 let report = try ingestFile(path, sha256: sha, bytes: bytes, settings: settings, store: store,
-                                            rejects: rejects, progress: progress)
+                                            rejects: rejects, snapshot: snapshot, progress: progress)
                 outcome.reports.append(report)
                 progress.log("\(path): \(report.records) records, \(report.inserted) new, \(report.updated) updated, "
                              + "\(report.duplicates) unchanged, \(report.rejected) rejected")
@@ -108,16 +116,33 @@ public enum IngestJob {
         }
         try rejects.commit()
         outcome.rejectsWritten = rejects.count
+        outcome.snapshot = keeper == nil ? finish(snapshot, progress: progress) : snapshot.current
         return outcome
     }
 
+    /// Writes the column snapshot if the ingest changed it and logs what happened to it.
+    @discardableResult
+    static func finish(_ snapshot: ColumnSnapshotKeeper, progress: ProgressReporter) -> ColumnSnapshot? {
+        let started = MonotonicClock.now()
+        let wrote = snapshot.hasUnsavedChanges
+        let saved = snapshot.save()
+        for note in snapshot.takeNotes() { progress.log(note) }
+        if wrote, let saved {
+            progress.log("column snapshot: \(saved.count) incidents written in \(seconds(MonotonicClock.now() - started)) s")
+        }
+        return saved
+    }
+
     private static func ingestFile(_ path: String, sha256: String, bytes: Int64, settings: IngestSettings,
-                                   store: IncidentStore, rejects: RejectsWriter, progress: ProgressReporter) throws -> FileIngestReport {
+                                   store: IncidentStore, rejects: RejectsWriter, snapshot: ColumnSnapshotKeeper,
+                                   progress: ProgressReporter) throws -> FileIngestReport {
         let started = UTCTime.now()
         let options = settings.options(for: path)
         let transaction = try FileTransaction(store: store, source: options.source ?? baseName(path),
                                               expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
                                                                                    bytesPerRecord: RecordEstimate.largeRecordBytes))
+        snapshot.begin()
+        transaction.beforeCommit = { snapshot.prepareCommit(updatedRowids: $0.updatedRowids) }
         do {
             var sink = transaction
             let readStart = MonotonicClock.now()
@@ -135,6 +160,7 @@ public enum IngestJob {
                 finishedAt: UTCTime.now(), inserted: report.inserted, format: report.format,
                 rejectsByReason: JSONValue.object(report.rejectsByReason.sorted { $0.key < $1.key }
                     .map { ($0.key.rawValue, .int($0.value)) }).serialized()))
+            snapshot.committed()
             try rejects.endFile()
             // Where the time goes (docs/PERFORMANCE.md): reading + inserting, then the commit with
             // the index rebuild of a bulk load.
@@ -145,6 +171,7 @@ public enum IngestJob {
             return report
         } catch {
             transaction.rollback()
+            snapshot.rolledBack()
             rejects.discardFile()
             throw error
         }

@@ -11,6 +11,8 @@ public struct ReportRequest: Sendable {
     public var report: ReportSettings
     /// More paths the report folder must not hold (the nightly job's inbox and rejects file).
     public var protected: [String]
+    /// How a store's column snapshot is used.
+    public var snapshot: SnapshotUse = .readOnly
 
     public init(source: IncidentSource, query: QuerySettings, report: ReportSettings, protected: [String] = []) {
         self.source = source
@@ -65,7 +67,8 @@ public enum ReportJob {
         let pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
 
         progress.log("loading incidents")
-        var loaded = try IncidentLoading.load(request.source, groupBy: settings.groupBy, keepKeys: false, progress: progress)
+        var loaded = try IncidentLoading.load(request.source, groupBy: settings.groupBy, keepKeys: false,
+                                              snapshot: request.snapshot, progress: progress)
         incidents = loaded.columns.count
         lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")

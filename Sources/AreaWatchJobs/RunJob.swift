@@ -1,3 +1,4 @@
+import Dispatch
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
@@ -17,22 +18,76 @@ public enum RunJob {
     public static func run(_ config: RunConfig, progress: ProgressReporter) throws -> Result {
         // The report folder is checked before anything is ingested: a config whose `out` holds
         // the store, the inbox or the rejects file must change nothing.
-        let request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
+        var request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
                                     protected: [config.inboxFolder, config.rejectsPath])
         try ReportFolder.checkReplaceable(config.out, protecting: request.protectedPaths)
         let lock = try StoreLock(storePath: config.storePath)
         defer { withExtendedLifetime(lock) {} }
         let started = ProgressReporter.now()
         let store = try IncidentStore(path: config.storePath, create: true)
+        // The WAL checkpoint (every page the ingest changed, copied into the store file) and the
+        // column snapshot file are written beside the report stage, which reads neither: the
+        // report takes the snapshot from memory. Both are done before the job returns.
+        try store.deferCheckpoints()
+        let keeper = ColumnSnapshotKeeper(store: store)
         let files = try config.inboxFiles()
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
         let optionsByFile = Dictionary(uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
-        let ingest = try IngestJob.run(
-            IngestSettings(files: files, options: config.reading.ingestOptions, force: config.policy.force,
-                           rejectsPath: config.rejectsPath, optionsForFile: { optionsByFile[$0] }),
-            store: store, progress: progress)
+        let ingest: IngestOutcome
+        do {
+            ingest = try IngestJob.run(
+                IngestSettings(files: files, options: config.reading.ingestOptions, force: config.policy.force,
+                               rejectsPath: config.rejectsPath, optionsForFile: { optionsByFile[$0] }),
+                store: store, keeper: keeper, progress: progress)
+        } catch {
+            IngestJob.finish(keeper, progress: progress)
+            throw error
+        }
         let ingestSeconds = ProgressReporter.now() - started
-        let report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
+        // Under the lock: the report stage may write the snapshot when it has to read the store.
+        request.snapshot = SnapshotUse(read: true, rebuild: true, known: keeper.current)
+        let tail = Beside(Unchecked((store, keeper))) { parts in
+            let (store, keeper) = parts.value
+            let saving = keeper.hasUnsavedChanges
+            keeper.save()
+            let notes = keeper.takeNotes() + (saving && keeper.current != nil ? ["column snapshot written"] : [])
+            do { try store.checkpoint() } catch { return notes + ["checkpoint deferred to the next open: \(error)"] }
+            return notes
+        }
+        let report: ReportRun
+        do {
+            report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
+        } catch {
+            _ = tail.wait()
+            throw error
+        }
+        for note in tail.wait() { progress.log(note) }
         return Result(ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
+    }
+}
+
+/// A value handed to another thread that only that thread uses meanwhile.
+final class Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Work on another thread; `wait()` returns its notes.
+final class Beside<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var notes: [String] = []
+
+    init(_ input: Unchecked<T>, _ work: @escaping @Sendable (Unchecked<T>) -> [String]) {
+        DispatchQueue.global().async { [self] in
+            notes = work(input)
+            done.signal()
+        }
+    }
+
+    private var waited = false
+
+    func wait() -> [String] {
+        if !waited { done.wait(); waited = true }
+        return notes
     }
 }

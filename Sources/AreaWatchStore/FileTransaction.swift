@@ -54,6 +54,12 @@ public final class FileTransaction: IncidentSink {
     public private(set) var bulkRebuildSeconds: [(part: String, seconds: Double)] = []
     private var savedTriggers: [String] = []
     private var finished = false
+    private var rowidOfKey: Statement?
+    /// Rowids of the incidents this file updated (kept for the column snapshot).
+    public private(set) var updatedRowids: [Int64] = []
+    /// Runs inside the transaction after its last write, just before COMMIT (the column
+    /// snapshot reads back what the file changed). Must not throw: nothing there may fail a file.
+    public var beforeCommit: ((FileTransaction) -> Void)?
 
     /// Starts the transaction. `expectedRows` is a guess of the file's records (from its size).
     public init(store: IncidentStore, source: String, expectedRows: Int) throws {
@@ -96,7 +102,17 @@ public final class FileTransaction: IncidentSink {
         if store.db.changes == 1 { return .inserted }
         bindAll(update, incident)
         try update.run()
-        return store.db.changes == 1 ? .updated : .duplicate
+        guard store.db.changes == 1 else { return .duplicate }
+        try recordUpdate(key: incident.key)
+        return .updated
+    }
+
+    private func recordUpdate(key: String) throws {
+        if rowidOfKey == nil { rowidOfKey = try store.db.prepare("SELECT rowid FROM incidents WHERE key = ?") }
+        guard let statement = rowidOfKey else { return }
+        statement.bind(1, key)
+        defer { statement.reset() }
+        if try statement.step() { updatedRowids.append(statement.int64(0)) }
     }
 
     private func bindAll(_ s: Statement, _ i: Incident) {
@@ -129,6 +145,8 @@ public final class FileTransaction: IncidentSink {
                       .text(UTCTime.iso8601(entry.finishedAt)), .integer(Int64(entry.inserted)), .text(entry.format),
                       .text(entry.rejectsByReason)])
         try log.run()
+        try store.advanceStamp()
+        beforeCommit?(self)
         try db.execute("COMMIT")
         finished = true
     }

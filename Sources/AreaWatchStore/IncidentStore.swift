@@ -55,6 +55,7 @@ public final class IncidentStore {
             } else if try db.integer("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')") != 2 {
                 throw StoreError(path: path, code: .error, message: "not an areawatch store (no incidents/ingests tables)")
             }
+            if mode != .readOnly { try ensureStamp() }
         } catch let error as StoreError {
             switch error.code {
             case .notadb, .corrupt:

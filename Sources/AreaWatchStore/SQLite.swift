@@ -266,6 +266,14 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column's bytes when it holds a blob.
+    public func blob(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(handle, column) == SQLITE_BLOB else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     /// The column's text bytes, valid until the next step or reset.
     public func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }

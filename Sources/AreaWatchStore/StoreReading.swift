@@ -74,11 +74,18 @@ extension IncidentStore {
     /// Every incident as query columns, in store order. `groupBy` loads one attribute too
     /// (the category is always loaded).
     public func loadColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
+        try scanColumns(groupBy: groupBy, keepKeys: keepKeys, progress: progress).columns
+    }
+
+    /// `loadColumns`, and whether the rows are rowids 1…n (what a column snapshot records).
+    /// Rowid order is the table's own: the scan reads the table's B-tree front to back.
+    public func scanColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false,
+                            progress: ((Int) -> Void)? = nil) throws -> (columns: IncidentColumns, denseRowids: Bool) {
         var columns = IncidentColumns()
         columns.reserveCapacity(try approximateCount())
         let attribute = groupBy?.attribute
         let select = "SELECT lat, lon, time, handled, category, " + (keepKeys ? "key" : "NULL")
-            + (attribute == nil ? "" : ", json_extract(attrs, ?)") + " FROM incidents"
+            + (attribute == nil ? ", NULL" : ", json_extract(attrs, ?)") + ", rowid FROM incidents ORDER BY rowid"
         let statement = try db.prepare(select)
         if let attribute { statement.bind(1, "$.\"" + attribute.replacingQuotes() + "\"") }
         // Categories repeat on every row: each distinct one becomes a String and a column index
@@ -86,6 +93,7 @@ extension IncidentStore {
         let categoryTexts = TextInterner()
         var categoryIDs: [Int32] = []
         var n = 0
+        var dense = true
         while try statement.step() {
             let handled: Bool? = statement.isNull(3) ? nil : statement.int64(3) != 0
             var categoryID: Int32 = -1
@@ -103,9 +111,18 @@ extension IncidentStore {
                            handled: handled, categoryID: categoryID,
                            group: attribute == nil ? nil : statement.string(6), key: keepKeys ? statement.string(5) : nil)
             n += 1
+            if dense && statement.int64(7) != Int64(n) { dense = false }
             if let progress, n & 0x3FFFF == 0 { progress(n) }
         }
-        return columns
+        return (columns, dense)
+    }
+
+    /// Runs `body` in one read transaction: everything it reads comes from the same state of the
+    /// store, even when an ingest commits meanwhile.
+    public func reading<T>(_ body: () throws -> T) throws -> T {
+        try db.execute("BEGIN")
+        defer { try? db.execute("COMMIT") }
+        return try body()
     }
 
     /// SQLite's integrity check, SpatiaLite's spatial index check and a point-in-box check of every

@@ -1,0 +1,202 @@
+import Dispatch
+import AreaWatchCore
+
+/// Keeps the column snapshot in step with an ingest (docs/DECISIONS.md, "column snapshot").
+///
+/// Holds the snapshot of the store's last committed state in memory. Each file's transaction
+/// checks, inside the transaction, that the store is still at the snapshot's stamp; just before
+/// its COMMIT it reads back, inside the same transaction, the rows the file added (rowids past
+/// the snapshot's last) and the rows it updated, and stamps the result with the state being
+/// committed. Without a usable snapshot at the start (none yet, stale, damaged, rowids with
+/// gaps) the whole table is read instead, once. `save()` writes the file after the last commit.
+///
+/// Nothing here can fail an ingest: a problem drops the snapshot (a note says why) and the next
+/// reader falls back to the store.
+public final class ColumnSnapshotKeeper {
+    private let store: IncidentStore
+    public let path: String
+    /// The snapshot of the state last seen (committed); nil when none is known to be valid.
+    public private(set) var current: ColumnSnapshot?
+    private var pending: ColumnSnapshot?
+    /// Set at `begin`: the snapshot matches the transaction's starting state.
+    private var base: ColumnSnapshot?
+    private var unsaved = false
+    /// What happened, for the log.
+    private var notes: [String] = []
+
+    /// The notes since the last call.
+    public func takeNotes() -> [String] {
+        defer { notes = [] }
+        return notes
+    }
+
+    /// A commit changed the snapshot since the last `save()`.
+    public var hasUnsavedChanges: Bool { unsaved }
+
+    public init(store: IncidentStore) {
+        self.store = store
+        path = ColumnSnapshotFile.path(forStore: store.path)
+    }
+
+    private var fileRead = false
+    /// The file being read on another thread, while the first file's rows go in.
+    private var reading: BackgroundRead?
+    /// The stamp the transaction started at.
+    private var startStamp: StoreStamp?
+    private var baseSettled = true
+
+    /// Inside a file's transaction, before its first write. The snapshot file (read once, at
+    /// the first file) is read beside the inserts and compared with the starting stamp when the
+    /// transaction ends.
+    public func begin() {
+        base = nil
+        pending = nil
+        startStamp = nil
+        baseSettled = false
+        do {
+            guard let stamp = try store.stamp() else { return }
+            startStamp = stamp
+            if !fileRead && current == nil {
+                fileRead = true
+                reading = BackgroundRead(path: path, expecting: stamp)
+            }
+        } catch {
+            notes.append("column snapshot dropped: \(error)")
+        }
+    }
+
+    /// The snapshot of the transaction's starting state, if one is known (once per transaction).
+    private func settleBase() {
+        guard !baseSettled else { return }
+        baseSettled = true
+        if let reading {
+            self.reading = nil
+            switch reading.outcome() {
+            case .valid(let snapshot): current = snapshot
+            case .missing: notes.append("no column snapshot yet")
+            case .invalid(let reason): notes.append("column snapshot not used: \(reason)")
+            }
+        }
+        if let start = startStamp {
+            if let current, current.stamp == start {
+                base = current
+            } else if start.lastIncidentRowid == 0 {
+                base = ColumnSnapshot(stamp: start)  // an empty store: nothing to read
+            }
+        }
+        // The base is moved, not copied, into the next snapshot.
+        current = nil
+    }
+
+    /// Inside the transaction, after its last write (the ingests row and the stamp's advance
+    /// included), before COMMIT. `updatedRowids`: rows the file updated.
+    public func prepareCommit(updatedRowids: [Int64]) {
+        settleBase()
+        do {
+            guard let stamp = try store.stamp() else { base = nil; return }
+            if var next = base.take(), next.rowidsAreDense {
+                let previousLast = next.stamp.lastIncidentRowid
+                next.reserveCapacity(next.count + Int(max(0, stamp.lastIncidentRowid - previousLast)))
+                guard try store.appendRows(after: previousLast, to: &next) else {
+                    return try rebuild(stamp: stamp)
+                }
+                for rowid in updatedRowids where rowid <= previousLast {
+                    guard rowid >= 1, let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }
+                    next.replace(at: Int(rowid - 1), with: row)
+                }
+                next.stamp = stamp
+                pending = next
+            } else {
+                try rebuild(stamp: stamp)
+            }
+        } catch {
+            pending = nil
+            notes.append("column snapshot dropped: \(error)")
+        }
+    }
+
+    private func rebuild(stamp: StoreStamp) throws {
+        let (columns, dense) = try store.scanColumns()
+        pending = ColumnSnapshot(columns: columns, stamp: stamp, rowidsAreDense: dense)
+        notes.append("column snapshot rebuilt from the store (\(columns.count) incidents)")
+    }
+
+    /// After COMMIT succeeded.
+    public func committed() {
+        guard let pending else { return }
+        current = pending
+        self.pending = nil
+        unsaved = true
+    }
+
+    /// After a rollback: the store is at the transaction's starting state again.
+    public func rolledBack() {
+        settleBase()
+        current = base
+        base = nil
+        pending = nil
+    }
+
+    /// Writes the snapshot when a commit changed it. Returns the snapshot of the store's state
+    /// (nil when none is known).
+    @discardableResult
+    public func save() -> ColumnSnapshot? {
+        guard unsaved, let current else { return current }
+        do {
+            try ColumnSnapshotFile.write(current, to: path)
+            unsaved = false
+        } catch {
+            unsaved = false
+            notes.append("column snapshot not written: \(error)")
+            ColumnSnapshotFile.remove(path: path)
+        }
+        return current
+    }
+}
+
+extension IncidentStore {
+    /// Appends the rows after `rowid`, in rowid order; false when their rowids do not continue
+    /// `rowid + 1, rowid + 2, …` (the snapshot's positions would no longer be rowids).
+    func appendRows(after rowid: Int64, to snapshot: inout ColumnSnapshot) throws -> Bool {
+        let statement = try db.prepare("SELECT rowid, lat, lon, time, handled, category FROM incidents WHERE rowid > ? ORDER BY rowid")
+        statement.bind(1, rowid)
+        var expected = rowid + 1
+        while try statement.step() {
+            guard statement.int64(0) == expected else { return false }
+            snapshot.append(IncidentStore.snapshotRow(statement, from: 1))
+            expected += 1
+        }
+        return true
+    }
+
+    /// One row by rowid.
+    func row(rowid: Int64) throws -> ColumnSnapshot.Row? {
+        let statement = try db.prepare("SELECT lat, lon, time, handled, category FROM incidents WHERE rowid = ?")
+        statement.bind(1, rowid)
+        return try statement.step() ? IncidentStore.snapshotRow(statement, from: 0) : nil
+    }
+
+    private static func snapshotRow(_ s: Statement, from c: Int32) -> ColumnSnapshot.Row {
+        ColumnSnapshot.Row(lat: s.double(c), lon: s.double(c + 1), time: s.int64(c + 2),
+                           handled: s.isNull(c + 3) ? nil : s.int64(c + 3) != 0, category: s.string(c + 4))
+    }
+}
+
+/// `ColumnSnapshotFile.read` on another thread; `outcome()` waits for it.
+private final class BackgroundRead: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: ColumnSnapshotFile.Outcome = .missing
+    private var waited = false
+
+    init(path: String, expecting stamp: StoreStamp) {
+        DispatchQueue.global().async { [self] in
+            result = ColumnSnapshotFile.read(path: path, expecting: stamp)
+            done.signal()
+        }
+    }
+
+    func outcome() -> ColumnSnapshotFile.Outcome {
+        if !waited { done.wait(); waited = true }
+        return result
+    }
+}
