@@ -23,7 +23,7 @@ public enum RunJob {
         let lock = try StoreLock(storePath: config.storePath)
         defer { withExtendedLifetime(lock) {} }
         let started = ProgressReporter.now()
-        let store = try IncidentStore(path: config.storePath, create: true)
+        let store = try IncidentStore(path: config.storePath, mode: .create, staged: true)
         let files = try config.inboxFiles()
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
         let optionsByFile = Dictionary(uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
