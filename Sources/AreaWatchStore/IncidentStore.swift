@@ -126,9 +126,15 @@ public final class IncidentStore {
             }
             close(fd)
             // link() fails when `path` exists: a store made there meanwhile is never replaced.
-            guard link(building, path) == 0 else {
-                let message = errno == EEXIST ? "a file appeared at the store's path while the store was being built"
-                    : String(cString: strerror(errno))
+            // Where the file system has no hard links, rename() after checking the path is free
+            // (writers hold the store's lock, so nothing of ours races it).
+            var failure: Int32 = link(building, path) == 0 ? 0 : errno
+            if failure != 0 && failure != EEXIST && access(path, F_OK) != 0 {
+                failure = rename(building, path) == 0 ? 0 : errno
+            }
+            guard failure == 0 else {
+                let message = failure == EEXIST || access(path, F_OK) == 0
+                    ? "a file appeared at the store's path while the store was being built" : String(cString: strerror(failure))
                 throw StoreError(path: path, code: .cantopen, message: "cannot put the new store \(building) in place: \(message)")
             }
         } catch {
@@ -137,7 +143,7 @@ public final class IncidentStore {
             throw error
         }
         stagingPath = nil
-        unlink(building)
+        unlink(building)  // after a link; after a rename there is nothing left to remove
         IncidentStore.syncFolder(of: path)
         db = try SQLiteDatabase(path: path, create: false)
         try db.execute(IncidentStore.writablePragmas)
