@@ -79,7 +79,7 @@ public enum IngestJob {
     public static func run(_ request: IngestRequest, progress: ProgressReporter) throws -> IngestOutcome {
         let lock = try StoreLock(storePath: request.storePath)
         defer { withExtendedLifetime(lock) {} }
-        let store = try IncidentStore(path: request.storePath, create: true)
+        let store = try IncidentStore(path: request.storePath, mode: .create, staged: true)
         return try run(IngestSettings(files: request.files, options: request.reading.ingestOptions,
                                       force: request.policy.force, rejectsPath: request.policy.rejectsPath(storePath: request.storePath)),
                        store: store, progress: progress)
@@ -116,6 +116,8 @@ public enum IngestJob {
         }
         try rejects.commit()
         outcome.rejectsWritten = rejects.count
+        // A new store into which no file went (all failed or skipped) is still put in place.
+        try store.publishIfStaged()
         outcome.snapshot = keeper == nil ? finish(snapshot, progress: progress) : snapshot.current
         return outcome
     }

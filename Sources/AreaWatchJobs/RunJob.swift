@@ -24,7 +24,7 @@ public enum RunJob {
         let lock = try StoreLock(storePath: config.storePath)
         defer { withExtendedLifetime(lock) {} }
         let started = ProgressReporter.now()
-        let store = try IncidentStore(path: config.storePath, create: true)
+        let store = try IncidentStore(path: config.storePath, mode: .create, staged: true)
         // The WAL checkpoint (every page the ingest changed, copied into the store file) and the
         // column snapshot file are written beside the report stage, which reads neither: the
         // report takes the snapshot from memory. Both are done before the job returns.

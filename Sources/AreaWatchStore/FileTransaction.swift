@@ -37,7 +37,8 @@ public struct IngestLogEntry: Sendable {
 }
 
 /// One input file's ingest: a single SQLite transaction (SPEC §5), so after a crash the file is
-/// wholly in the store or wholly absent.
+/// wholly in the store or wholly absent. The first commit into a staged new store puts the
+/// store in place (`IncidentStore.publishIfStaged`).
 ///
 /// Bulk mode: when the file is expected to add at least half as many rows as the store holds,
 /// the geohash, time and spatial indexes are dropped at the start and rebuilt once at the end,
@@ -46,13 +47,19 @@ public struct IngestLogEntry: Sendable {
 /// file is large next to the store.
 public final class FileTransaction: IncidentSink {
     private let store: IncidentStore
-    private let insert: Statement
-    private let update: Statement
-    private let source: String
+    /// The row statements; released at commit, before a staged store is published.
+    private var statements: RowStatements?
     public let bulk: Bool
     /// After a bulk `commit`: seconds spent rebuilding each index (where the time goes).
     public private(set) var bulkRebuildSeconds: [(part: String, seconds: Double)] = []
     private var savedTriggers: [String] = []
+    /// Bulk mode: the rows this file inserted (rowid, point), so that the spatial index is built
+    /// without reading them back; and the largest rowid before the file.
+    private let inserted = InsertedRows()
+    private var rowidBefore: Int64 = 0
+    private var updatedAny = false
+    /// Bulk mode into a store that held no incidents: new keys go in sorted chunks.
+    private var chunks: SortedChunkInserter?
     private var finished = false
     private var rowidOfKey: Statement?
     /// Rowids of the incidents this file updated (kept for the column snapshot).
@@ -61,31 +68,77 @@ public final class FileTransaction: IncidentSink {
     /// snapshot reads back what the file changed). Must not throw: nothing there may fail a file.
     public var beforeCommit: ((FileTransaction) -> Void)?
 
-    /// Starts the transaction. `expectedRows` is a guess of the file's records (from its size).
-    public init(store: IncidentStore, source: String, expectedRows: Int) throws {
-        self.store = store
-        self.source = source
-        let db = store.db
-        try db.execute("BEGIN IMMEDIATE")
-        do {
-            let existing = try store.approximateCount()
-            bulk = expectedRows >= 10_000 && existing <= expectedRows * 2
-            if bulk { savedTriggers = try store.beginBulkLoad() }
+    /// Rows a bulk load inserted, in rowid order (shared with the chunk inserter's thread,
+    /// which appends only while this side waits for it).
+    final class InsertedRows: @unchecked Sendable {
+        var rows = IncidentStore.PointRows()
+    }
+
+    final class RowStatements: @unchecked Sendable {
+        let insert: Statement
+        let update: Statement
+
+        init(_ db: SQLiteDatabase, source: String) throws {
             insert = try db.prepare("""
                 INSERT INTO incidents(key, time, time_precision, lat, lon, geohash, category, handled,
                                       description, user, attrs, source, geom)
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, MakePoint(?5, ?4, 4326))
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 ON CONFLICT(key) DO NOTHING
                 """)
             // "Same content" is every stored field but the key and source (SPEC §4).
             update = try db.prepare("""
                 UPDATE incidents SET time = ?2, time_precision = ?3, lat = ?4, lon = ?5, geohash = ?6,
                     category = ?7, handled = ?8, description = ?9, user = ?10, attrs = ?11, source = ?12,
-                    geom = MakePoint(?5, ?4, 4326)
+                    geom = ?13
                 WHERE key = ?1 AND (time IS NOT ?2 OR time_precision IS NOT ?3 OR lat IS NOT ?4
                     OR lon IS NOT ?5 OR category IS NOT ?7 OR handled IS NOT ?8 OR description IS NOT ?9
                     OR user IS NOT ?10 OR attrs IS NOT ?11)
                 """)
+            // Bindings outlive `reset`: the file's source is bound once.
+            insert.bind(12, source)
+            update.bind(12, source)
+        }
+
+        /// Binds every column but the source (12) and the geometry (13).
+        func bindAll(_ s: Statement, _ i: Incident) {
+            s.bind(1, i.key)
+            s.bind(2, i.time)
+            s.bind(3, i.precision.rawValue)
+            s.bind(4, i.lat)
+            s.bind(5, i.lon)
+            s.bind(6, Geohash.encode(lat: i.lat, lon: i.lon, precision: 12))
+            s.bind(7, i.category)
+            if let h = i.handled { s.bind(8, Int64(h ? 1 : 0)) } else { s.bindNull(8) }
+            s.bind(9, i.description)
+            s.bind(10, i.user)
+            s.bind(11, i.attributes)
+        }
+    }
+
+    /// Starts the transaction. `expectedRows` is a guess of the file's records (from its size).
+    public convenience init(store: IncidentStore, source: String, expectedRows: Int) throws {
+        try self.init(store: store, source: source, expectedRows: expectedRows, chunkSize: SortedChunkInserter.defaultChunkSize)
+    }
+
+    /// `chunkSize`: rows per sorted chunk of a bulk load into an empty store (tests make it small).
+    init(store: IncidentStore, source: String, expectedRows: Int, chunkSize: Int) throws {
+        self.store = store
+        let db = store.db
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let existing = try store.approximateCount()
+            bulk = expectedRows >= 10_000 && existing <= expectedRows * 2
+            let statements = try RowStatements(db, source: source)
+            if bulk {
+                savedTriggers = try store.beginBulkLoad()
+                rowidBefore = Int64(existing)
+                inserted.rows.reserveCapacity(expectedRows)
+                if existing == 0 {
+                    chunks = SortedChunkInserter(db: db, statements: statements, collected: inserted, expectedRows: expectedRows,
+                                                 chunkSize: chunkSize)
+                }
+            }
+            self.statements = statements
         } catch {
             try? db.execute("ROLLBACK")
             throw error
@@ -93,16 +146,34 @@ public final class FileTransaction: IncidentSink {
     }
 
     deinit {
+        chunks?.abandon()
         if !finished { try? store.db.execute("ROLLBACK") }
     }
 
     public func write(_ incident: Incident) throws -> WriteOutcome {
-        bindAll(insert, incident)
-        try insert.run()
-        if store.db.changes == 1 { return .inserted }
-        bindAll(update, incident)
-        try update.run()
-        guard store.db.changes == 1 else { return .duplicate }
+        if let chunks {
+            if try chunks.add(incident) { return .inserted }
+            // A key this file may have shown before: everything before it goes in first.
+            try chunks.drain()
+        }
+        let statements = statements!
+        statements.bindAll(statements.insert, incident)
+        try PointBlob.with(lat: incident.lat, lon: incident.lon) { blob in
+            statements.insert.bind(13, blob: blob)
+            try statements.insert.run()
+        }
+        let db = store.db
+        if db.changes == 1 {
+            if bulk { inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon) }
+            return .inserted
+        }
+        statements.bindAll(statements.update, incident)
+        try PointBlob.with(lat: incident.lat, lon: incident.lon) { blob in
+            statements.update.bind(13, blob: blob)
+            try statements.update.run()
+        }
+        guard db.changes == 1 else { return .duplicate }
+        updatedAny = true
         try recordUpdate(key: incident.key)
         return .updated
     }
@@ -115,45 +186,46 @@ public final class FileTransaction: IncidentSink {
         if try statement.step() { updatedRowids.append(statement.int64(0)) }
     }
 
-    private func bindAll(_ s: Statement, _ i: Incident) {
-        s.bind(1, i.key)
-        s.bind(2, i.time)
-        s.bind(3, i.precision.rawValue)
-        s.bind(4, i.lat)
-        s.bind(5, i.lon)
-        s.bind(6, Geohash.encode(lat: i.lat, lon: i.lon, precision: 12))
-        s.bind(7, i.category)
-        if let h = i.handled { s.bind(8, Int64(h ? 1 : 0)) } else { s.bindNull(8) }
-        s.bind(9, i.description)
-        s.bind(10, i.user)
-        s.bind(11, i.attributes)
-        s.bind(12, source)
-    }
-
     /// Rebuilds what bulk mode dropped, logs the file and commits.
     public func commit(_ entry: IngestLogEntry) throws {
         let db = store.db
-        if bulk { bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers) }
-        let log = try db.prepare("""
-            INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at,
-                                inserted, format, rejects_by_reason)
-            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try log.bind([.text(entry.file), .text(entry.sha256), .integer(entry.bytes), .integer(Int64(entry.records)),
-                      .integer(Int64(entry.accepted)), .integer(Int64(entry.updated)), .integer(Int64(entry.duplicates)),
-                      .integer(Int64(entry.rejected)), .text(UTCTime.iso8601(entry.startedAt)),
-                      .text(UTCTime.iso8601(entry.finishedAt)), .integer(Int64(entry.inserted)), .text(entry.format),
-                      .text(entry.rejectsByReason)])
-        try log.run()
+        if let chunks {
+            try chunks.drain()
+            self.chunks = nil
+        }
+        if bulk {
+            // An update may have moved a row this file inserted: then every row is read back.
+            bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
+                                                       after: rowidBefore)
+            inserted.rows = IncidentStore.PointRows()
+        }
+        do {
+            let log = try db.prepare("""
+                INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at,
+                                    inserted, format, rejects_by_reason)
+                VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            try log.bind([.text(entry.file), .text(entry.sha256), .integer(entry.bytes), .integer(Int64(entry.records)),
+                          .integer(Int64(entry.accepted)), .integer(Int64(entry.updated)), .integer(Int64(entry.duplicates)),
+                          .integer(Int64(entry.rejected)), .text(UTCTime.iso8601(entry.startedAt)),
+                          .text(UTCTime.iso8601(entry.finishedAt)), .integer(Int64(entry.inserted)), .text(entry.format),
+                          .text(entry.rejectsByReason)])
+            try log.run()
+        }
         try store.advanceStamp()
         beforeCommit?(self)
         try db.execute("COMMIT")
         finished = true
+        // Statements finalized first: publishing closes the connection and opens the store in place.
+        statements = nil
+        rowidOfKey = nil
+        try store.publishIfStaged()
     }
 
     /// Abandons the file: the store is left exactly as it was.
     public func rollback() {
         guard !finished else { return }
+        chunks?.abandon()
         try? store.db.execute("ROLLBACK")
         finished = true
     }

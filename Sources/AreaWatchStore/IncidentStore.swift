@@ -6,8 +6,14 @@ import CSQLite
 /// POINT geometry and spatial index, and the `ingests` log. See docs/SCHEMA.md.
 public final class IncidentStore {
     public let path: String
-    let db: SQLiteDatabase
+    /// The connection; replaced once when a staged store is published (`publishIfStaged`).
+    private(set) var db: SQLiteDatabase
     public let mode: Mode
+    /// While a new store is built beside its path (`staged`), the file being built; nil once
+    /// it is in place, and for every store opened where it already was.
+    public private(set) var stagingPath: String?
+    /// `deferCheckpoints()` was asked for (re-applied to the connection a publish opens).
+    var checkpointsDeferred = false
 
     static let schemaVersion: Int64 = 1
 
@@ -30,7 +36,14 @@ public final class IncidentStore {
 
     /// Opens a store. A missing file (unless `.create`), a file that is not an SQLite database, or
     /// not an areawatch store, is a `StoreError`.
-    public init(path: String, mode: Mode) throws {
+    ///
+    /// `staged` (`.create` only; the caller holds the store's lock): a store that does not exist
+    /// yet is built as `<path>.new`, without a journal on disk and without syncs, and renamed into
+    /// place by `publishIfStaged` once its first file is committed (`FileTransaction.commit`).
+    /// Measured need (docs/PERFORMANCE.md): in WAL mode a bulk load writes every page twice (log,
+    /// then checkpoint) with two syncs; a crash while building leaves only `<path>.new`, which
+    /// the next writer removes, never a partial store under `path`.
+    public init(path: String, mode: Mode, staged: Bool = false) throws {
         self.path = path
         self.mode = mode
         let exists = access(path, F_OK) == 0
@@ -41,11 +54,18 @@ public final class IncidentStore {
         do {
             if mode == .readOnly {
                 db = try IncidentStore.openReadOnly(path: path)
+            } else if staged && !exists {
+                let building = path + ".new"
+                IncidentStore.removeStaging(building)
+                db = try IncidentStore.openStaging(building)
+                stagingPath = building
             } else {
+                // A link left by a build killed right after it was put in place.
+                if staged { IncidentStore.removeStaging(path + ".new") }
                 db = try SQLiteDatabase(path: path, create: mode == .create)
-                try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL")
+                try db.execute(IncidentStore.writablePragmas)
             }
-            try db.execute("PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY")
+            try db.execute(IncidentStore.cachePragmas)
             let tables = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
             if tables == 0 {
                 guard mode == .create else {
@@ -66,6 +86,79 @@ public final class IncidentStore {
                 throw error
             }
         }
+    }
+
+    static let writablePragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
+    static let cachePragmas = "PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY"
+
+    deinit {
+        // A store never published (its first file failed with a store error) is not left behind.
+        if let stagingPath { IncidentStore.removeStaging(stagingPath) }
+    }
+
+    /// A connection to a store being built. A rollback journal in memory still undoes a failed
+    /// file (pages a file appends are not even journaled); nothing is synced until `publishIfStaged`.
+    private static func openStaging(_ building: String) throws -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: building, create: true)
+        try db.execute("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF")
+        try db.execute(IncidentStore.cachePragmas)
+        return db
+    }
+
+    /// Removes a staged store file and its journal (left by a killed build; under the lock).
+    private static func removeStaging(_ building: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(building + suffix) }
+    }
+
+    /// Puts a staged store in place: rollback journal mode, connection closed, file synced,
+    /// linked under `path` (which must still be free) and the staging name removed, folder
+    /// synced; then reopened in WAL mode as any store. Nothing to do for a store in place.
+    public func publishIfStaged() throws {
+        guard let building = stagingPath else { return }
+        guard !db.isInTransaction else {
+            throw StoreError(path: path, code: .misuse, message: "cannot publish a store inside a transaction")
+        }
+        try db.execute("PRAGMA journal_mode=DELETE")
+        db.close()
+        do {
+            let fd = open(building, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0, fsync(fd) == 0 else {
+                let message = String(cString: strerror(errno))
+                if fd >= 0 { close(fd) }
+                throw StoreError(path: path, code: .ioerr, message: "cannot sync the new store \(building): \(message)")
+            }
+            close(fd)
+            // link() fails when `path` exists: a store made there meanwhile is never replaced.
+            // Where the file system has no hard links, rename() after checking the path is free
+            // (writers hold the store's lock, so nothing of ours races it).
+            var failure: Int32 = link(building, path) == 0 ? 0 : errno
+            if failure != 0 && failure != EEXIST && access(path, F_OK) != 0 {
+                failure = rename(building, path) == 0 ? 0 : errno
+            }
+            guard failure == 0 else {
+                let message = failure == EEXIST || access(path, F_OK) == 0
+                    ? "a file appeared at the store's path while the store was being built" : String(cString: strerror(failure))
+                throw StoreError(path: path, code: .cantopen, message: "cannot put the new store \(building) in place: \(message)")
+            }
+        } catch {
+            // Still staged, and usable as before.
+            db = try IncidentStore.openStaging(building)
+            throw error
+        }
+        stagingPath = nil
+        unlink(building)  // after a link; after a rename there is nothing left to remove
+        IncidentStore.syncFolder(of: path)
+        db = try SQLiteDatabase(path: path, create: false)
+        try db.execute(IncidentStore.writablePragmas)
+        try db.execute(IncidentStore.cachePragmas)
+        if checkpointsDeferred { try deferCheckpoints() }
+    }
+
+    /// Makes a rename or link in the folder of `path` durable.
+    private static func syncFolder(of path: String) {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
     }
 
     /// A read-only connection. In WAL mode even a reader needs the `-shm` file beside the store;
@@ -170,26 +263,76 @@ public final class IncidentStore {
         return triggers
     }
 
+    /// Rowids and points of rows, in rowid order: what the spatial index is built from.
+    struct PointRows {
+        var rowids: [Int64] = []
+        var lats: [Double] = []
+        var lons: [Double] = []
+
+        mutating func reserveCapacity(_ n: Int) {
+            rowids.reserveCapacity(n); lats.reserveCapacity(n); lons.reserveCapacity(n)
+        }
+
+        @inline(__always)
+        mutating func append(rowid: Int64, lat: Double, lon: Double) {
+            rowids.append(rowid); lats.append(lat); lons.append(lon)
+        }
+    }
+
     /// Ends a bulk load: rebuilds the indexes, rebuilds the R*Tree as a packed tree in Hilbert
-    /// order (`RTreeBulkLoader`) and restores the triggers.
+    /// order (`RTreeBulkLoader`) and restores the triggers. `inserted`: the rows the load
+    /// appended after rowid `after`, unchanged since (nil: every row is read from the table);
+    /// emptied.
     /// Returns the seconds of each part, for the ingest log.
-    func endBulkLoad(triggers: [String]) throws -> [(part: String, seconds: Double)] {
+    func endBulkLoad(triggers: [String], inserted: FileTransaction.InsertedRows?, after: Int64) throws -> [(part: String, seconds: Double)] {
         var lap = MonotonicClock.now()
         func elapsed() -> Double {
             let now = MonotonicClock.now()
             defer { lap = now }
             return now - lap
         }
-        try db.execute(IncidentStore.secondaryIndexSQL)
+        try createSecondaryIndexesInBulk()
         let indexes = elapsed()
         try db.execute("""
             DROP TABLE IF EXISTS idx_incidents_geom;
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)
-        let rows = try db.prepare("SELECT rowid, lat, lon FROM incidents ORDER BY rowid")
-        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", rows: rows)
+        var points = PointRows()
+        if let inserted, after == 0 {
+            swap(&points, &inserted.rows)  // moved, not copied
+        } else {
+            let read = try db.prepare("SELECT rowid, lat, lon FROM incidents WHERE rowid <= ? ORDER BY rowid")
+            read.bind(1, inserted == nil ? Int64.max : after)
+            if let inserted { points.reserveCapacity(Int(after) + inserted.rows.rowids.count) }
+            while try read.step() {
+                points.append(rowid: read.int64(0), lat: read.double(1), lon: read.double(2))
+            }
+            if let inserted {
+                points.rowids += inserted.rows.rowids
+                points.lats += inserted.rows.lats
+                points.lons += inserted.rows.lons
+                inserted.rows = PointRows()
+            }
+        }
+        try RTreeBulkLoader.load(db, table: "idx_incidents_geom", rows: &points)
         for sql in triggers { try db.execute(sql) }
         return [("geohash and time indexes", indexes), ("spatial index", elapsed())]
+    }
+
+    /// The geohash and time indexes made by `CREATE INDEX`, which sorts the keys with SQLite's
+    /// sorter. Measured (docs/PERFORMANCE.md): with temporary storage in memory, or a cache
+    /// large enough to hold every key, the sorter sorts all keys in one list, out of the CPU
+    /// caches; in runs of a few megabytes merged from temporary files it needs under half the
+    /// CPU time. Where no temporary file can be made, the in-memory sort is the fallback.
+    private func createSecondaryIndexesInBulk() throws {
+        defer { try? db.execute(IncidentStore.cachePragmas) }
+        do {
+            try db.execute("PRAGMA temp_store=FILE; PRAGMA cache_size=-2048")
+            try db.execute(IncidentStore.secondaryIndexSQL)
+        } catch {
+            try db.execute(IncidentStore.cachePragmas)
+            try db.execute(IncidentStore.secondaryIndexSQL)
+        }
     }
 
     /// A new store may be named in a folder that does not exist yet (a fresh checkout's

@@ -8,7 +8,8 @@ import CSQLite
 /// by one took 26 s — most of an ingest into an empty store, and what the `spatialite` CLI pays in
 /// `CreateSpatialIndex`. Writing a packed tree takes about a second.
 ///
-/// The rows are read in table order (one sequential scan) and packed in Hilbert order
+/// The rows come in rowid order (those a bulk load inserted as it inserted them, the others from
+/// one sequential scan of the table) and are packed in Hilbert order
 /// (`PackedHilbertRTree.hilbertOrder`), so consecutive points make compact leaves; the leaf of
 /// each row is remembered and `_rowid` written at the end in rowid order. Measured need: reading
 /// the rows through the geohash index instead (random access into the table) and filling
@@ -43,29 +44,41 @@ final class RTreeBulkLoader {
     private var pending: [[Entry]]
     private var groupIndex: [Int]
     private var nextNodeNumber: Int64 = 2
-    private var blob: [UInt8]
-    /// The leaf node of each row (by its position in rowid order), and the positions of the
-    /// entries of the unfinished leaf.
-    private var leafOfRow: [UInt32]
-    private var pendingRows: [Int] = []
+    /// The leaf node of each entry, in Hilbert order (the order entries are added).
+    private var leafByPosition: [UInt32] = []
     private let insertNode, insertParent, insertRowid: Statement
 
-    /// Rebuilds the (freshly created, empty) rtree `table` from `SELECT rowid, lat, lon` rows in
-    /// rowid order.
-    static func load(_ db: SQLiteDatabase, table: String, rows: Statement) throws {
-        var rowids: [Int64] = [], lats: [Double] = [], lons: [Double] = []
-        while try rows.step() {
-            rowids.append(rows.int64(0)); lats.append(rows.double(1)); lons.append(rows.double(2))
+    /// Rebuilds the (freshly created, empty) rtree `table` from rows in rowid order.
+    static func load(_ db: SQLiteDatabase, table: String, rows: inout IncidentStore.PointRows) throws {
+        let n = rows.rowids.count
+        guard n > 0 else { return }
+        let loader = try RTreeBulkLoader(db: db, table: table, count: n)
+        let order = PackedHilbertRTree.hilbertOrder(latitudes: rows.lats, longitudes: rows.lons)
+        // The rows are read in Hilbert order, at random places: gathered in a loop that does
+        // nothing else, so the processor overlaps the cache misses (measured: most of the
+        // build's time went to these reads when each was followed by the node work).
+        var entries: [Entry] = []
+        entries.reserveCapacity(n)
+        rows.rowids.withUnsafeBufferPointer { rowids in
+            rows.lats.withUnsafeBufferPointer { lats in
+                rows.lons.withUnsafeBufferPointer { lons in
+                    for i in order {
+                        let i = Int(i), lat = lats[i], lon = lons[i]
+                        entries.append(Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
+                    }
+                }
+            }
         }
-        guard !rowids.isEmpty else { return }
-        let loader = try RTreeBulkLoader(db: db, table: table, count: rowids.count)
-        for i in PackedHilbertRTree.hilbertOrder(latitudes: lats, longitudes: lons).lazy.map(Int.init) {
-            let lat = lats[i], lon = lons[i]
-            try loader.add(Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)), level: 0, row: i)
+        rows.lats = []
+        rows.lons = []
+        for entry in entries { try loader.add(entry, level: 0) }
+        var leafOfRow = [UInt32](repeating: 0, count: n)
+        leafOfRow.withUnsafeMutableBufferPointer { leafOfRow in
+            for (k, i) in order.enumerated() { leafOfRow[Int(i)] = loader.leafByPosition[k] }
         }
-        for (i, rowid) in rowids.enumerated() {
+        for (i, rowid) in rows.rowids.enumerated() {
             loader.insertRowid.bind(1, rowid)
-            loader.insertRowid.bind(2, Int64(loader.leafOfRow[i]))
+            loader.insertRowid.bind(2, Int64(leafOfRow[i]))
             try loader.insertRowid.run()
         }
     }
@@ -91,19 +104,16 @@ final class RTreeBulkLoader {
         self.plan = plan
         pending = Array(repeating: [], count: plan.count)
         groupIndex = Array(repeating: 0, count: plan.count)
-        blob = [UInt8](repeating: 0, count: nodeSize)
-        leafOfRow = [UInt32](repeating: 0, count: count)
+        leafByPosition.reserveCapacity(count)
         try db.execute("DELETE FROM \"\(table)_node\"; DELETE FROM \"\(table)_parent\"; DELETE FROM \"\(table)_rowid\"")
         insertNode = try db.prepare("INSERT INTO \"\(table)_node\"(nodeno, data) VALUES(?, ?)")
         insertParent = try db.prepare("INSERT INTO \"\(table)_parent\"(nodeno, parentnode) VALUES(?, ?)")
         insertRowid = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES(?, ?)")
     }
 
-    /// Adds an entry to a level (a leaf entry with its row's position in rowid order); writes the
-    /// level's node when its group is complete.
-    private func add(_ entry: Entry, level: Int, row: Int? = nil) throws {
+    /// Adds an entry to a level; writes the level's node when its group is complete.
+    private func add(_ entry: Entry, level: Int) throws {
         pending[level].append(entry)
-        if let row { pendingRows.append(row) }
         guard pending[level].count == plan[level][groupIndex[level]] else { return }
         let entries = pending[level]
         pending[level].removeAll(keepingCapacity: true)
@@ -113,8 +123,7 @@ final class RTreeBulkLoader {
         if !isRoot { nextNodeNumber += 1 }
         try writeNode(number, entries: entries, depth: isRoot ? level : nil)
         if level == 0 {
-            for row in pendingRows { leafOfRow[row] = UInt32(number) }
-            pendingRows.removeAll(keepingCapacity: true)
+            for _ in entries { leafByPosition.append(UInt32(number)) }
         } else {
             for e in entries {
                 insertParent.bind(1, e.id)
@@ -126,20 +135,24 @@ final class RTreeBulkLoader {
     }
 
     private func writeNode(_ number: Int64, entries: [Entry], depth: Int?) throws {
-        for k in blob.indices { blob[k] = 0 }
-        if let depth { writeBigEndian(UInt16(depth), at: 0) }
-        writeBigEndian(UInt16(entries.count), at: 2)
-        for (c, e) in entries.enumerated() {
-            let at = 4 + 24 * c
-            writeBigEndian(UInt64(bitPattern: e.id), at: at)
-            writeBigEndian(e.xmin.bitPattern, at: at + 8)
-            writeBigEndian(e.xmax.bitPattern, at: at + 12)
-            writeBigEndian(e.ymin.bitPattern, at: at + 16)
-            writeBigEndian(e.ymax.bitPattern, at: at + 20)
+        // Filled through a raw buffer: byte-wise writes into an array property cost an
+        // exclusivity check each, most of the time of the whole build (measured).
+        try withUnsafeTemporaryAllocation(byteCount: nodeSize, alignment: 8) { raw in
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            if let depth { raw.storeBytes(of: UInt16(depth).bigEndian, toByteOffset: 0, as: UInt16.self) }
+            raw.storeBytes(of: UInt16(entries.count).bigEndian, toByteOffset: 2, as: UInt16.self)
+            for (c, e) in entries.enumerated() {
+                let at = 4 + 24 * c
+                raw.storeBytes(of: UInt64(bitPattern: e.id).bigEndian, toByteOffset: at, as: UInt64.self)
+                raw.storeBytes(of: e.xmin.bitPattern.bigEndian, toByteOffset: at + 8, as: UInt32.self)
+                raw.storeBytes(of: e.xmax.bitPattern.bigEndian, toByteOffset: at + 12, as: UInt32.self)
+                raw.storeBytes(of: e.ymin.bitPattern.bigEndian, toByteOffset: at + 16, as: UInt32.self)
+                raw.storeBytes(of: e.ymax.bitPattern.bigEndian, toByteOffset: at + 20, as: UInt32.self)
+            }
+            insertNode.bind(1, number)
+            insertNode.bind(2, blob: UnsafeRawBufferPointer(raw))
+            try insertNode.run()
         }
-        insertNode.bind(1, number)
-        blob.withUnsafeBytes { insertNode.bind(2, blob: $0) }
-        try insertNode.run()
     }
 
     /// Sizes of consecutive groups of at most `fanout` covering `n` items, differing by at most
@@ -177,10 +190,4 @@ final class RTreeBulkLoader {
         return f
     }
 
-    private func writeBigEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-        var v = value.bigEndian
-        withUnsafeBytes(of: &v) { raw in
-            for k in 0..<raw.count { blob[offset + k] = raw[k] }
-        }
-    }
 }

@@ -20,6 +20,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let cantopen = ResultCode(rawValue: SQLITE_CANTOPEN)
     public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
     public static let notadb = ResultCode(rawValue: SQLITE_NOTADB)
+    public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
     // Extended codes (sqlite3.h's macros of them do not reach Swift).
     public static let busySnapshot = ResultCode(rawValue: SQLITE_BUSY | 2 << 8)
     public static let readonlyCantInit = ResultCode(rawValue: SQLITE_READONLY | 5 << 8)
@@ -105,6 +106,7 @@ public final class SQLiteDatabase {
     /// Opens (or creates, when `create`) a database file. `immutable` (read-only only) promises
     /// SQLite that nothing changes the file: no locks, no `-shm`, for read-only media.
     public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
+        _ = SQLiteDatabase.configured
         self.path = path
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
@@ -125,7 +127,18 @@ public final class SQLiteDatabase {
         spatialiteCache = cache
     }
 
-    deinit {
+    private var closed = false
+
+    /// Process-wide settings, made once before the first connection opens.
+    private static let configured: Int32 = areawatch_sqlite3_disable_memstatus()
+
+    deinit { close() }
+
+    /// Closes the connection (its statements must be finalized first, else SQLite keeps the
+    /// file open until they are). Nothing may use the connection afterwards.
+    func close() {
+        guard !closed else { return }
+        closed = true
         sqlite3_close_v2(handle)
         if let spatialiteCache { spatialite_cleanup_ex(spatialiteCache) }
     }
@@ -179,6 +192,9 @@ public final class SQLiteDatabase {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the last row inserted.
+    public var lastInsertRowid: Int64 { sqlite3_last_insert_rowid(handle) }
 
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 }
