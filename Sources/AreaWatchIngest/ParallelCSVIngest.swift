@@ -47,7 +47,7 @@ enum ParallelCSVIngest {
             let block = inFlight[head]
             block.waitUntilParsed()
             guard !block.failed else { break }
-            for item in block.records {
+            while let item = block.takeNext() {
                 switch consume item {
                 case .accepted(let incident, let digest):
                     try accounting.accept(incident, digest: digest, report: &report, emit: emit)
@@ -96,7 +96,13 @@ final class ParsedBlock: @unchecked Sendable {
     }
 
     private(set) var bytes: UnsafeMutableBufferPointer<UInt8>
-    var records: [Record] = []
+    /// The records, appended by the worker and moved out one by one by the reading thread: an
+    /// array would copy each out (retaining its strings, the categories shared with the workers)
+    /// and release them all again when dropped.
+    private var records: UnsafeMutablePointer<Record>?
+    private var recordCount = 0
+    private var recordCapacity = 0
+    private var taken = 0
     /// Line feeds in the block: the next block starts this many lines further.
     var lineFeeds = 0
     /// The scan did not end on a record boundary: the block is read again by the streaming reader.
@@ -108,8 +114,45 @@ final class ParsedBlock: @unchecked Sendable {
         self.bytes = bytes
     }
 
-    deinit { bytes.deallocate() }  // a no-op once released
+    deinit {
+        bytes.deallocate()  // a no-op once released
+        dropRecords()
+    }
 
+    /// Worker side: one more record.
+    func append(_ record: consuming Record) {
+        if recordCount == recordCapacity {
+            let capacity = max(1024, bytes.count / 80, recordCapacity * 2)  // ~80 bytes a CSV row
+            let grown = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
+            if let records {
+                grown.moveInitialize(from: records, count: recordCount)
+                records.deallocate()
+            }
+            records = grown
+            recordCapacity = capacity
+        }
+        (records! + recordCount).initialize(to: record)
+        recordCount += 1
+    }
+
+    /// Reading side: the next record, moved out; nil after the last.
+    func takeNext() -> Record? {
+        guard taken < recordCount, let records else { return nil }
+        taken += 1
+        return (records + taken - 1).move()
+    }
+
+    /// The records not taken are destroyed, the storage freed.
+    func dropRecords() {
+        if let records {
+            (records + taken).deinitialize(count: recordCount - taken)
+            records.deallocate()
+        }
+        records = nil
+        recordCount = 0
+        recordCapacity = 0
+        taken = 0
+    }
     func markParsed() { parsed.signal() }
 
     /// Waits for the worker; only the thread that made the block calls it (any number of times).
@@ -121,7 +164,7 @@ final class ParsedBlock: @unchecked Sendable {
 
     /// Frees the bytes and records once consumed.
     func release() {
-        records = []
+        dropRecords()
         bytes.deallocate()
         bytes = UnsafeMutableBufferPointer(start: nil, count: 0)
     }
@@ -167,8 +210,6 @@ private final class WorkerState: @unchecked Sendable {
         defer { giveBack(times) }
         let source = CSVRecordSource(layout: layout, buffer: ChunkBuffer(borrowing: block.bytes, source: name),
                                      firstLine: 1, times: times)
-        var records: [ParsedBlock.Record] = []
-        records.reserveCapacity(block.bytes.count / 64)
         var scratch: [UInt8] = []
         var accepted = 0
         var exampled = Set<RejectReason>()
@@ -177,7 +218,7 @@ private final class WorkerState: @unchecked Sendable {
                 switch consume record {
                 case .accepted(let incident):
                     let digest = incident.key.isEmpty ? IncidentKeyer.contentDigest(incident, scratch: &scratch) : 0
-                    records.append(.accepted(incident, digest: digest))
+                    block.append(.accepted(incident, digest: digest))
                     accepted += 1
                 case .rejected(let reason, let location, let idHint):
                     guard case .line(let line) = location else { preconditionFailure("a CSV reject is located by line") }
@@ -185,14 +226,14 @@ private final class WorkerState: @unchecked Sendable {
                     if accepted == 0 && exampled.insert(reason).inserted {
                         example = source.currentValue(for: reason) ?? source.currentExcerpt()
                     }
-                    records.append(.rejected(ParsedBlock.Reject(
+                    block.append(.rejected(ParsedBlock.Reject(
                         reason: reason, line: line, idHint: idHint,
                         excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example)))
                 }
             }
             block.lineFeeds = source.scanner.nextLine - 1
-            block.records = records
         } catch {
+            block.dropRecords()
             block.failed = true
         }
     }
