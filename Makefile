@@ -53,9 +53,12 @@ serve: run web
 build: deps
 	$(SWIFT) build -c release --product areawatch
 
-# The nightly job on the bundled datasets: ingest datasets/ into reports/areawatch.db, write reports/.
+# The nightly job on the bundled datasets: ingest datasets/ into reports/areawatch.db, write
+# reports/calderdale; then the emerging-hot-spot job on the synthetic monthly city (SPEC §13 needs
+# every month; datasets/synthetic-city/README.md), written to reports/synthetic-city.
 run: build
 	$(RELEASE_BIN) run --config areawatch.toml
+	$(RELEASE_BIN) run --config synthetic-city.toml
 
 # The end-to-end tests run the debug `areawatch` binary: build it explicitly, then the tests.
 # Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
