@@ -19,11 +19,7 @@ struct StoreBulkLoadTests {
         var sink = transaction
         let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
                                              into: &sink, rejects: nil)
-        try transaction.commit(IngestLogEntry(
-            file: path, sha256: digest.hex, bytes: digest.bytes, records: report.records, accepted: report.accepted,
-            updated: report.updated, duplicates: report.duplicates, rejected: report.rejected,
-            startedAt: 1_600_000_000, finishedAt: 1_600_000_001, inserted: report.inserted, format: report.format,
-            rejectsByReason: "{}"))
+        try transaction.commit(testLogEntry(path, digest, report))
         return report
     }
 

@@ -78,16 +78,22 @@ func ingestFile(_ path: String, into store: IncidentStore, options: IngestOption
                                              into: &sink, rejects: nil)
         let reasons = report.rejectsByReason.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\"\($0.key.rawValue)\":\($0.value)" }.joined(separator: ",")
-        try transaction.commit(IngestLogEntry(
-            file: path, sha256: digest.hex, bytes: digest.bytes, records: report.records, accepted: report.accepted,
-            updated: report.updated, duplicates: report.duplicates, rejected: report.rejected,
-            startedAt: 1_600_000_000, finishedAt: 1_600_000_001, inserted: report.inserted, format: report.format,
-            rejectsByReason: "{" + reasons + "}"))
+        try transaction.commit(testLogEntry(path, digest, report, rejectsByReason: "{" + reasons + "}"))
         return (report, transaction.bulk)
     } catch {
         transaction.rollback()
         throw error
     }
+}
+
+/// The `ingests` row of a test ingest of `path` (fixed start and finish times).
+func testLogEntry(_ path: String, _ digest: (hex: String, bytes: Int64), _ report: FileIngestReport,
+                  rejectsByReason: String = "{}") -> IngestLogEntry {
+    IngestLogEntry(
+        file: path, sha256: digest.hex, bytes: digest.bytes, records: report.records, accepted: report.accepted,
+        updated: report.updated, duplicates: report.duplicates, rejected: report.rejected,
+        startedAt: 1_600_000_000, finishedAt: 1_600_000_001, inserted: report.inserted, format: report.format,
+        rejectsByReason: rejectsByReason)
 }
 
 /// All rows of a query (its first `columns` columns) as SQL values.
