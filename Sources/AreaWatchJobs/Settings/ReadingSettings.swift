@@ -41,8 +41,8 @@ public struct ReadingSettings: ParsableArguments, Sendable {
         do {
             if let timeFormat { _ = try TimeFormat.compile(timeFormat) }
             if let timezone { _ = try LocalTimeZone(named: timezone) }
-        } catch let error as TimeFormatError {
-            throw ValidationError(error.message)
+        } catch {
+            throw ValidationError(error.message)  // both throw TimeFormatError (typed throws)
         }
     }
 
