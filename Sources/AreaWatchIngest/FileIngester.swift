@@ -14,7 +14,7 @@ public struct IngestOptions: Sendable {
     public var parseThreads = Concurrency.processorCount
     /// Target size of one block of a parallel CSV parse (tests make it small to cut files into
     /// many blocks).
-    public var parallelBlockBytes = 2 << 20
+    public var parallelBlockBytes = 1 << 20
     /// A file whose every record is rejected is an input error (SPEC §2.5). The fuzz models,
     /// which check one record's reject at a time, turn it off.
     public var allRejectedIsError = true

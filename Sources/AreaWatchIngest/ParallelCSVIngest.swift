@@ -122,7 +122,7 @@ final class ParsedBlock: @unchecked Sendable {
     /// Worker side: one more record.
     func append(_ record: consuming Record) {
         if recordCount == recordCapacity {
-            let capacity = max(1024, bytes.count / 80, recordCapacity * 2)  // ~80 bytes a CSV row
+            let capacity = max(1024, bytes.count / 60, recordCapacity * 2)  // rows of 60+ bytes: no regrowth
             let grown = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
             if let records {
                 grown.moveInitialize(from: records, count: recordCount)
