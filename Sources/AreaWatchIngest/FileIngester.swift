@@ -96,9 +96,7 @@ public enum FileIngester {
                       rejects: rejects, progress: progress) { incident in
                 written.count(try sink.write(incident))
             }
-            report.inserted = written.inserted
-            report.updated = written.updated
-            report.duplicates = written.duplicates
+            report.takeOutcomes(of: written)
             return report
         }
         if options.parseThreads > 1, let csv = records as? CSVRecordSource {
@@ -110,9 +108,7 @@ public enum FileIngester {
                 written.count(try sink.write(incident))
             }
             try accounting.finish(&report)
-            report.inserted = written.inserted
-            report.updated = written.updated
-            report.duplicates = written.duplicates
+            report.takeOutcomes(of: written)
             return report
         }
         // Parse on another thread while this one writes; batches keep file order.
@@ -149,9 +145,7 @@ public enum FileIngester {
         task.wait()
         if let error = task.error { throw error }
         report = task.report
-        report.inserted = written.inserted
-        report.updated = written.updated
-        report.duplicates = written.duplicates
+        report.takeOutcomes(of: written)
         return report
     }
 
@@ -252,6 +246,13 @@ struct RecordAccounting {
 }
 
 extension FileIngestReport {
+    /// The sink's outcomes, counted on the writing side (`count`), into the parsing side's report.
+    mutating func takeOutcomes(of written: FileIngestReport) {
+        inserted = written.inserted
+        updated = written.updated
+        duplicates = written.duplicates
+    }
+
     mutating func count(_ outcome: WriteOutcome) {
         switch outcome {
         case .inserted: inserted += 1

@@ -5,11 +5,7 @@ import Darwin
 #endif
 import AreaWatchCore
 import AreaWatchIngest
-
-/// `write(2)`, named apart from `ExchangeFile.write`.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
-}
+import AreaWatchReport
 
 /// `read(2)`, named apart from `ExchangeFile.read`.
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
@@ -37,16 +33,7 @@ enum ExchangeFile {
     }
 
     static func write(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw JobError(.inputOrStore, "\(path): cannot create (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw JobError(.inputOrStore, "\(path): write failed") }
-            done += n
-        }
+        try BufferedFile.write(bytes, to: path)
     }
 
     static func makeDirectory(_ path: String) throws {

@@ -62,14 +62,8 @@ public struct Disclosure: Sendable, Equatable {
     /// from the incidents), and only the years in which some area shows a count.
     public func publicAreas(_ result: AreaResult) -> AreaResult {
         guard isActive else { return result }
-        let kept = result.years.indices.filter { y in result.areas.contains { $0.yearCounts[y] >= minCellCount } }
         var out = result
-        out.years = kept.map { result.years[$0] }
-        out.areas = result.areas.map { a in
-            var copy = a
-            copy.yearCounts = kept.map { a.yearCounts[$0] }
-            return copy
-        }
+        (out.years, out.areas) = yearsShown(result.years, rows: result.areas, counts: \.yearCounts)
         return out
     }
 
@@ -78,15 +72,20 @@ public struct Disclosure: Sendable, Equatable {
     public func publicBreakdown(_ b: BreakdownResult) -> BreakdownResult {
         guard isActive else { return b }
         let rows = b.rows.filter { r in ([r.current, r.previous] + r.yearCounts).contains { $0 >= minCellCount } }
-        let kept = b.years.indices.filter { y in rows.contains { $0.yearCounts[y] >= minCellCount } }
         var out = b
-        out.years = kept.map { b.years[$0] }
-        out.rows = rows.map { r in
-            var copy = r
-            copy.yearCounts = kept.map { r.yearCounts[$0] }
+        (out.years, out.rows) = yearsShown(b.years, rows: rows, counts: \.yearCounts)
+        return out
+    }
+
+    /// The years in which some row shows a count, and the rows' year counts cut to those years.
+    private func yearsShown<Row>(_ years: [Int], rows: [Row], counts: WritableKeyPath<Row, [Int]>) -> ([Int], [Row]) {
+        let kept = years.indices.filter { y in rows.contains { $0[keyPath: counts][y] >= minCellCount } }
+        let cut = rows.map { row in
+            var copy = row
+            copy[keyPath: counts] = kept.map { row[keyPath: counts][$0] }
             return copy
         }
-        return out
+        return (kept.map { years[$0] }, cut)
     }
 
     /// The calendar-year totals as the report's trend shows them: years below K are left out.

@@ -61,17 +61,22 @@ public final class BufferedFile {
     }
 
     public func flush() throws {
+        try buffer.withUnsafeBytes { try BufferedFile.writeAll($0, to: fd, path: path) }
+        bytesWritten += Int64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// `write(2)` until every byte is written (short writes and EINTR retried).
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {
         var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ReportError.errno(path, "cannot write")
             }
             offset += n
         }
-        bytesWritten += Int64(buffer.count)
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes; durability comes from one `syncfs` when the folder is published.
@@ -84,6 +89,12 @@ public final class BufferedFile {
         let file = try BufferedFile(path: path)
         try file.write(text)
         try file.finish()
+    }
+
+    /// Writes bytes already whole in memory straight to a new file (no copy into a buffer).
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let file = try BufferedFile(path: path, capacity: 0)
+        try bytes.withUnsafeBytes { try writeAll($0, to: file.fd, path: path) }
     }
 }
 
