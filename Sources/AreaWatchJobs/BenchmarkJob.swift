@@ -79,6 +79,20 @@ public enum BenchmarkJob {
                 fields.append(("\(name)_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
             }
         }
+        // The same kind of cells as the report computes them (`ChangeSignificance.of` on one
+        // thread: pairs of one total share their Poisson tables, BH and directions included).
+        for (n1, n2) in [(365.0, 366.0), (365.0, 365.0)] {
+            var rng = SplitMix64(seed: 42)
+            let current = (0..<pairs).map { _ in 100 + Int(rng.next() % 801) }
+            let previous = (0..<pairs).map { _ in 100 + Int(rng.next() % 801) }
+            let start = MonotonicClock.threadCPU()
+            let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: n1, previousDays: n2,
+                                             alpha: 0.05, threads: 1)
+            let seconds = MonotonicClock.threadCPU() - start
+            fields.append(("cells_100_900_\(Int(n1))_\(Int(n2))_report_path_per_s", .int(Int(Double(pairs) / seconds))))
+            fields.append(("cells_100_900_\(Int(n1))_\(Int(n2))_report_path_checksum",
+                           .fixed(rows.reduce(0) { $0 + $1.p }, decimals: 6)))
+        }
         return .object(fields)
     }
 

@@ -1,0 +1,202 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// prefix[i] = Σ p[0..<i] and suffix[i] = Σ p[i...] of a Poisson table, summed in one order
+/// (both tails without cancellation) whoever builds them.
+struct TailSums {
+    let prefix: UnsafePointer<Double>
+    let suffix: UnsafePointer<Double>
+
+    /// The whole sums of `p`, valid inside `body`.
+    static func with<R>(_ p: UnsafeBufferPointer<Double>, _ body: (TailSums) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (p.count + 1)) { sums in
+            let prefix = sums.baseAddress!, suffix = prefix + (p.count + 1)
+            fill(prefix: prefix, upTo: p.count, suffix: suffix, downTo: 0, p)
+            return body(TailSums(prefix: prefix, suffix: suffix))
+        }
+    }
+
+    /// prefix[0...prefixEnd] and suffix[suffixStart...count].
+    @inline(__always)
+    static func fill(prefix: UnsafeMutablePointer<Double>, upTo prefixEnd: Int, suffix: UnsafeMutablePointer<Double>,
+                     downTo suffixStart: Int, _ p: UnsafeBufferPointer<Double>) {
+        // Running sums in registers: through memory, each step would wait on the last store.
+        var run = 0.0
+        for i in 0..<prefixEnd { prefix[i] = run; run += p[i] }
+        prefix[prefixEnd] = run
+        run = 0
+        suffix[p.count] = 0
+        var i = p.count - 1
+        while i >= suffixStart { run += p[i]; suffix[i] = run; i -= 1 }
+    }
+}
+
+/// Poisson probabilities over SciPy's truncated range ppf(1e-10) … ppf(1 − 1e-16) of a mean μ,
+/// computed from the mode outward by the recurrence P(x ± 1) = P(x)·(μ/(x+1) or x/μ), the mode's
+/// term in log space.
+///
+/// Each walk from the mode, and each tail sum that then finds the range's ends, is a chain of
+/// dependent multiplications or additions. The steps of the chains are interleaved (both walks of
+/// one table, and of two tables when a pair of means is built), so the processor runs several
+/// chains at once; every chain keeps its own operations in its own order, so the same bits.
+struct TruncatedPoisson {
+    /// SciPy's bounds: the smallest x with CDF ≥ 1e-10, and the smallest x with CDF ≥ the double
+    /// nearest 1 − 1e-16 (1 − 2⁻⁵³; a computed CDF 1 − SF rounds up to it while SF ≤ 1.5·2⁻⁵³).
+    static let lowerQuantile = 1e-10
+    static let upperSurvival = 1.5 * 0x1p-53
+
+    /// Calls `body` with the range's first x and P(X = x) for x = lower, lower + 1, ….
+    static func with<R>(mean mu: Double, _ body: (Int, UnsafeBufferPointer<Double>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity(mean: mu)) { buffer in
+            var table = TruncatedPoisson(mean: mu, buffer: buffer.baseAddress!)
+            var down = table.canWalkDown, up = table.canWalkUp
+            while down && up { down = table.stepDown(); up = table.stepUp() }
+            while down { down = table.stepDown() }
+            while up { up = table.stepUp() }
+            table.beginSums()
+            var lower = table.canSumLower, upper = table.canSumUpper
+            while lower && upper { lower = table.stepLower(); upper = table.stepUpper() }
+            while lower { lower = table.stepLower() }
+            while upper { upper = table.stepUpper() }
+            return body(table.lower, table.probabilities)
+        }
+    }
+
+    /// The tables of two means, built side by side.
+    static func with<R>(means mu1: Double, _ mu2: Double,
+                        _ body: (Int, UnsafeBufferPointer<Double>, Int, UnsafeBufferPointer<Double>) -> R) -> R {
+        let capacity1 = capacity(mean: mu1)
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity1 + capacity(mean: mu2)) { buffer in
+            var first = TruncatedPoisson(mean: mu1, buffer: buffer.baseAddress!)
+            var second = TruncatedPoisson(mean: mu2, buffer: buffer.baseAddress! + capacity1)
+            var down1 = first.canWalkDown, up1 = first.canWalkUp, down2 = second.canWalkDown, up2 = second.canWalkUp
+            while down1 && up1 && down2 && up2 {
+                down1 = first.stepDown(); up1 = first.stepUp(); down2 = second.stepDown(); up2 = second.stepUp()
+            }
+            while down1 { down1 = first.stepDown() }
+            while up1 { up1 = first.stepUp() }
+            while down2 { down2 = second.stepDown() }
+            while up2 { up2 = second.stepUp() }
+            first.beginSums()
+            second.beginSums()
+            var lower1 = first.canSumLower, upper1 = first.canSumUpper, lower2 = second.canSumLower, upper2 = second.canSumUpper
+            while lower1 && upper1 && lower2 && upper2 {
+                lower1 = first.stepLower(); upper1 = first.stepUpper(); lower2 = second.stepLower(); upper2 = second.stepUpper()
+            }
+            while lower1 { lower1 = first.stepLower() }
+            while upper1 { upper1 = first.stepUpper() }
+            while lower2 { lower2 = second.stepLower() }
+            while upper2 { upper2 = second.stepUpper() }
+            return body(first.lower, first.probabilities, second.lower, second.probabilities)
+        }
+    }
+
+    /// Walk lengths (Chernoff / Bernstein tail bounds): the walks stop well before them.
+    private static func reach(mean mu: Double) -> (below: Int, above: Int) {
+        let spread = mu.squareRoot()
+        return (min(Int(mu), Int(10 * spread) + 2), Int(14 * spread) + 64)
+    }
+
+    private static func capacity(mean mu: Double) -> Int {
+        let (below, above) = reach(mean: mu)
+        return below + above + 1
+    }
+
+    private let mu: Double, inverseMu: Double
+    private let mode: Int, base: Int, top: Int
+    /// p[x − base] = P(X = x).
+    private let p: UnsafeMutablePointer<Double>
+    // The walks' ends so far and their terms; x as a Double too (exact), for the ratios.
+    private var down: Int, downX: Double, downTerm: Double
+    private var up: Int, upNextX: Double, upTerm: Double
+    // The tail sums'.
+    private(set) var lower = 0
+    private var upper = 0, next = 0, cdf = 0.0, survival = 0.0
+
+    private init(mean mu: Double, buffer: UnsafeMutablePointer<Double>) {
+        self.mu = mu
+        inverseMu = 1 / mu
+        mode = Int(mu)  // floor: μ > 0
+        let (below, above) = Self.reach(mean: mu)
+        base = mode - below
+        top = mode + above
+        p = buffer
+        let logMode = mode == 0 ? -mu : Double(mode) * log(mu) - lgamma(Double(mode + 1)) - mu
+        p[below] = exp(logMode)
+        down = mode; downX = Double(mode); downTerm = p[below]
+        up = mode; upNextX = Double(mode + 1); upTerm = p[below]
+    }
+
+    var canWalkDown: Bool { down > base }
+    var canWalkUp: Bool { up < top }
+
+    /// One step downward, false when the walk ends: the rest of the lower tail is negligible next
+    /// to 1e-10.
+    @inline(__always)
+    mutating func stepDown() -> Bool {
+        let r = downX * inverseMu
+        let term = downTerm * r
+        // Below x the terms fall at least geometrically with ratio x/μ: the rest is below
+        // term·r/(1 − r); stop when it is under 1e-8 of the quantile.
+        if term * r < 1e-18 * (1 - r) { return false }
+        downTerm = term
+        downX -= 1
+        down &-= 1
+        p[down &- base] = term
+        return down > base
+    }
+
+    /// One step upward, false when the walk ends: the rest of the upper tail is far below 2⁻⁵³.
+    @inline(__always)
+    mutating func stepUp() -> Bool {
+        let x = upNextX
+        let term = upTerm * (mu / x)
+        // Beyond the mode the ratio μ/(x+1) < 1 keeps falling: the rest is below
+        // term·r/(1 − r) < term·(x+1)/(x+1−μ); stop far below 2⁻⁵³.
+        if x > mu && term * x < 1e-22 * (x - mu) { return false }
+        upTerm = term
+        upNextX += 1
+        up &+= 1
+        p[up &- base] = term
+        return up < top
+    }
+
+    /// After the walks: the CDF from the far end of the lower walk up to 1e-10, and the smallest x
+    /// with SF(x) = Σ_{j>x} P(j) ≤ the bound, walking down from the far end of the upper walk.
+    mutating func beginSums() {
+        lower = mode
+        next = down
+        upper = up
+    }
+
+    var canSumLower: Bool { next <= mode }
+    var canSumUpper: Bool { upper > mode }
+
+    /// One step of the CDF, false when it has found `lower`.
+    @inline(__always)
+    mutating func stepLower() -> Bool {
+        cdf += p[next &- base]
+        if cdf >= Self.lowerQuantile {
+            lower = next
+            return false
+        }
+        next &+= 1
+        return next <= mode
+    }
+
+    /// One step of the survival function, false when it has found `upper`.
+    @inline(__always)
+    mutating func stepUpper() -> Bool {
+        survival += p[upper &- base]  // now SF(upper − 1)
+        if survival > Self.upperSurvival { return false }
+        upper &-= 1
+        return upper > mode
+    }
+
+    var probabilities: UnsafeBufferPointer<Double> {
+        UnsafeBufferPointer(start: p + (lower - base), count: upper - lower + 1)
+    }
+}
