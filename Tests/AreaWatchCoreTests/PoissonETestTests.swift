@@ -179,6 +179,66 @@ private let scipyValues: [(Int, Int, Double, Double, Double)] = [
         }
     }
 
+    /// Golden bits: p-values of seeded pairs at every scale, as the straightforward implementation
+    /// (every x1 with both bounds, one Poisson walk after another) computed them. The faster
+    /// paths (runs with one bound each, interleaved walks in blocks of four) must not move a bit.
+    @Test func bitsArePinned() {
+        let golden: [(Int, Int, Double, Double, UInt64)] = [
+            (1, 2, 30, 365, 0x3feb5d7053dc54b7),
+            (3, 0, 365, 31, 0x3fda705aa335eed0),
+            (1, 2, 366, 31, 0x3fe38a10f5222fbb),
+            (1, 3, 731, 366, 0x3fd16e7eb7f3cacd),
+            (2, 2, 30, 31, 0x3fed11f3e5a67a44),
+            (5, 0, 365, 366, 0x3f943b10d2c3131a),
+            (4, 14, 731, 31, 0x3fd91db5c90eb94b),
+            (5, 2, 30, 366, 0x3fdd1bf6042505da),
+            (1, 3, 365, 31, 0x3fe0b0b39ac16a0f),
+            (21, 9, 30, 366, 0x3fb8fb27b386412a),
+            (10, 25, 30, 366, 0x3fb25eac6261007f),
+            (27, 33, 366, 31, 0x3f82e7c95d2dbbe6),
+            (18, 13, 366, 365, 0x3fd84c2b7343c327),
+            (25, 34, 366, 366, 0x3fcf6e317f111c2e),
+            (26, 25, 30, 366, 0x3f957ebb70db7696),
+            (28, 28, 731, 365, 0x3f93d6d952420b01),
+            (165, 9, 731, 366, 0x3b1c6597483fd094),
+            (142, 141, 30, 366, 0x3e51aeb7c884023b),
+            (187, 40, 366, 31, 0x3f633a6126a13812),
+            (91, 101, 365, 366, 0x3fdeeadefc201359),
+            (178, 169, 365, 366, 0x3fe39946ef305c0f),
+            (28, 12, 365, 366, 0x3f8613c3c348770f),
+            (24, 183, 731, 31, 0x3f2a0448a0a0999a),
+            (27, 96, 365, 31, 0x3f10f338fca17ec5),
+            (289, 756, 365, 365, 0x0),
+            (49, 706, 30, 365, 0x3fcc2ba48accf22f),
+            (240, 240, 30, 365, 0x3ab5069f88fb6628),
+            (39, 766, 365, 365, 0x0),
+            (838, 844, 365, 31, 0x0),
+            (527, 878, 365, 31, 0x0),
+            (255, 501, 365, 31, 0x0),
+            (591, 551, 366, 366, 0x3fce4e2a1e2d393c),
+            (1311, 1301, 365, 31, 0x0),
+            (920, 459, 30, 31, 0x0),
+            (390, 399, 366, 365, 0x3fe6fe71ece4c87e),
+            (936, 1343, 30, 365, 0x0),
+            (398, 2543, 366, 365, 0x0),
+            (936, 408, 365, 365, 0x0),
+            (1039, 1047, 30, 366, 0x0),
+            (1920, 2213, 365, 365, 0x3ed58abd96381c5b),
+            (4407, 4414, 366, 365, 0x3fead7414b3592ef),
+            (5758, 5759, 30, 31, 0x3fb4859e4ca41edf),
+            (9620, 9630, 731, 366, 0x0),
+            (4908, 7326, 365, 366, 0x0),
+            (887, 5012, 731, 366, 0x0),
+            (7341, 662, 365, 365, 0x0),
+            (3344, 8255, 30, 366, 0x0),
+            (1071, 1061, 30, 31, 0x3fd5267950c02fa6),
+        ]
+        for (k1, k2, n1, n2, bits) in golden {
+            let p = PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2)
+            #expect(p.bitPattern == bits, "k1=\(k1) k2=\(k2) n1=\(n1) n2=\(n2): \(p) vs \(Double(bitPattern: bits))")
+        }
+    }
+
     /// The batch of one total (shared Poisson tables and tail sums, what grids use) gives every
     /// pair the bits of its own `pValue`.
     @Test func batchOfOneTotalIsBitExact() {

@@ -53,6 +53,7 @@ struct TruncatedPoisson {
         withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity(mean: mu)) { buffer in
             var table = TruncatedPoisson(mean: mu, buffer: buffer.baseAddress!)
             var down = table.canWalkDown, up = table.canWalkUp
+            while down && up && table.hasRoomForFourSteps { down = table.stepDown4(); up = table.stepUp4() }
             while down && up { down = table.stepDown(); up = table.stepUp() }
             while down { down = table.stepDown() }
             while up { up = table.stepUp() }
@@ -73,8 +74,8 @@ struct TruncatedPoisson {
             var first = TruncatedPoisson(mean: mu1, buffer: buffer.baseAddress!)
             var second = TruncatedPoisson(mean: mu2, buffer: buffer.baseAddress! + capacity1)
             var down1 = first.canWalkDown, up1 = first.canWalkUp, down2 = second.canWalkDown, up2 = second.canWalkUp
-            while down1 && up1 && down2 && up2 {
-                down1 = first.stepDown(); up1 = first.stepUp(); down2 = second.stepDown(); up2 = second.stepUp()
+            while down1 && up1 && down2 && up2 && first.hasRoomForFourSteps && second.hasRoomForFourSteps {
+                down1 = first.stepDown4(); up1 = first.stepUp4(); down2 = second.stepDown4(); up2 = second.stepUp4()
             }
             while down1 { down1 = first.stepDown() }
             while up1 { up1 = first.stepUp() }
@@ -148,6 +149,66 @@ struct TruncatedPoisson {
         p[down &- base] = term
         return down > base
     }
+
+    /// Four steps downward at once, with room for them (`down − 4 ≥ base`); false when the walk
+    /// ended inside them, at the step `stepDown` would have ended it. Its stopping test holds
+    /// from some step on and then stays true (term·r falls, 1 − r grows), so the fourth step's
+    /// test clears all four; only a block where it holds is looked at step by step.
+    @inline(__always)
+    mutating func stepDown4() -> Bool {
+        let r0 = downX * inverseMu, r1 = (downX - 1) * inverseMu, r2 = (downX - 2) * inverseMu, r3 = (downX - 3) * inverseMu
+        let t0 = downTerm * r0, t1 = t0 * r1, t2 = t1 * r2, t3 = t2 * r3
+        let at = p + (down &- base)
+        at[-1] = t0; at[-2] = t1; at[-3] = t2; at[-4] = t3
+        if !(t3 * r3 < 1e-18 * (1 - r3)) {
+            downTerm = t3
+            downX -= 4
+            down &-= 4
+            return down > base
+        }
+        // The first step whose test holds ends the walk; the steps before it stand. What was
+        // written past the end is never read.
+        var steps = 0
+        @inline(__always) func stands(_ t: Double, _ r: Double) -> Bool {
+            guard !(t * r < 1e-18 * (1 - r)) else { return false }
+            downTerm = t
+            steps += 1
+            return true
+        }
+        _ = stands(t0, r0) && stands(t1, r1) && stands(t2, r2)
+        downX -= Double(steps)
+        down &-= steps
+        return false
+    }
+
+    /// Four steps upward at once, with room for them (`up + 4 ≤ top`); false when the walk ended
+    /// inside them, as `stepDown4`: past the mode, term·x falls and x − μ grows.
+    @inline(__always)
+    mutating func stepUp4() -> Bool {
+        let x0 = upNextX, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3
+        let t0 = upTerm * (mu / x0), t1 = t0 * (mu / x1), t2 = t1 * (mu / x2), t3 = t2 * (mu / x3)
+        let at = p + (up &- base)
+        at[1] = t0; at[2] = t1; at[3] = t2; at[4] = t3
+        if !(x3 > mu && t3 * x3 < 1e-22 * (x3 - mu)) {
+            upTerm = t3
+            upNextX += 4
+            up &+= 4
+            return up < top
+        }
+        var steps = 0
+        @inline(__always) func stands(_ t: Double, _ x: Double) -> Bool {
+            guard !(x > mu && t * x < 1e-22 * (x - mu)) else { return false }
+            upTerm = t
+            steps += 1
+            return true
+        }
+        _ = stands(t0, x0) && stands(t1, x1) && stands(t2, x2)
+        upNextX += Double(steps)
+        up &+= steps
+        return false
+    }
+
+    var hasRoomForFourSteps: Bool { down &- 4 >= base && up &+ 4 <= top }
 
     /// One step upward, false when the walk ends: the rest of the upper tail is far below 2⁻⁵³.
     @inline(__always)
