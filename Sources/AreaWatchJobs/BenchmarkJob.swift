@@ -79,19 +79,40 @@ public enum BenchmarkJob {
                 fields.append(("\(name)_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
             }
         }
-        // The same kind of cells as the report computes them (`ChangeSignificance.of` on one
-        // thread: pairs of one total share their Poisson tables, BH and directions included).
+        // Unchanged cells (k2 within 2√k1 of k1): what most cells of a real grid are, where the
+        // two kept tails come close or meet.
         for (n1, n2) in [(365.0, 366.0), (365.0, 365.0)] {
             var rng = SplitMix64(seed: 42)
-            let current = (0..<pairs).map { _ in 100 + Int(rng.next() % 801) }
-            let previous = (0..<pairs).map { _ in 100 + Int(rng.next() % 801) }
+            let cases = (0..<pairs).map { _ -> (Int, Int) in
+                let k1 = 100 + Int(rng.next() % 801), spread = Int(Double(k1).squareRoot() * 2)
+                return (k1, k1 + Int(rng.next() % UInt64(2 * spread + 1)) - spread)
+            }
+            var checksum = 0.0
             let start = MonotonicClock.threadCPU()
-            let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: n1, previousDays: n2,
-                                             alpha: 0.05, threads: 1)
+            for (k1, k2) in cases { checksum += PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2) }
             let seconds = MonotonicClock.threadCPU() - start
-            fields.append(("cells_100_900_\(Int(n1))_\(Int(n2))_report_path_per_s", .int(Int(Double(pairs) / seconds))))
-            fields.append(("cells_100_900_\(Int(n1))_\(Int(n2))_report_path_checksum",
-                           .fixed(rows.reduce(0) { $0 + $1.p }, decimals: 6)))
+            fields.append(("counts_100_900_unchanged_\(Int(n1))_\(Int(n2))_per_s", .int(Int(Double(pairs) / seconds))))
+            fields.append(("counts_100_900_unchanged_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
+        }
+        // The same kinds of cells as the report computes them (`ChangeSignificance.of` on one
+        // thread: pairs of one total share their Poisson tables, BH and directions included).
+        for (name, unchanged) in [("cells_100_900", false), ("cells_100_900_unchanged", true)] {
+            for (n1, n2) in [(365.0, 366.0), (365.0, 365.0)] {
+                var rng = SplitMix64(seed: 42)
+                var current: [Int] = [], previous: [Int] = []
+                for _ in 0..<pairs {
+                    let k1 = 100 + Int(rng.next() % 801), spread = Int(Double(k1).squareRoot() * 2)
+                    current.append(k1)
+                    previous.append(unchanged ? k1 + Int(rng.next() % UInt64(2 * spread + 1)) - spread : 100 + Int(rng.next() % 801))
+                }
+                let start = MonotonicClock.threadCPU()
+                let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: n1, previousDays: n2,
+                                                 alpha: 0.05, threads: 1)
+                let seconds = MonotonicClock.threadCPU() - start
+                fields.append(("\(name)_\(Int(n1))_\(Int(n2))_report_path_per_s", .int(Int(Double(pairs) / seconds))))
+                fields.append(("\(name)_\(Int(n1))_\(Int(n2))_report_path_checksum",
+                               .fixed(rows.reduce(0) { $0 + $1.p }, decimals: 6)))
+            }
         }
         return .object(fields)
     }

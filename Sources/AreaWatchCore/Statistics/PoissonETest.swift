@@ -114,8 +114,7 @@ public enum PoissonETest {
             lowerStart = lastIndex(in: first...last, near: tails.x1WhereLowReaches(Double(lower2)) - Double(lower1) - 1) {
                 tails.low(lower1 + $0) < lower2
             } + 1
-            if !tails.tailsCanMeet,
-               let total = sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails,
+            if let total = sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails,
                                      first: first, firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart,
                                      shared: shared) {
                 return total
@@ -204,21 +203,40 @@ public enum PoissonETest {
         func sum(prefix: UnsafePointer<Double>, suffix: UnsafePointer<Double>, suffixStart: Int, prefixEnd: Int) -> Double? {
             var total = 0.0
             if first == 1 { total = p1[0] * (prefix[0] + suffix[firstHigh]) }
+            // Where the tails meet (high ≤ low + 1) every x2 is kept: all of p2, prefix[count2].
+            // In the one-bound runs that needs the upper tail to cover the whole table (or the
+            // lower one): only then is the other bound computed.
             for i in upperOnly {
-                let high = highAt(i)
-                if high < suffixStart { return nil }
-                total += p1[i] * (prefix[0] + suffix[high])
+                let high = tails.high(lower1 &+ i)
+                let at = max(0, min(count2, high &- lower2))
+                if at < suffixStart { return nil }
+                if at == 0 && high <= tails.low(lower1 &+ i) &+ 1 {
+                    if prefixEnd < count2 { return nil }
+                    total += p1[i] * prefix[count2]
+                } else {
+                    total += p1[i] * (prefix[0] + suffix[at])
+                }
             }
             for i in both {
                 let (low, high) = tails.both(lower1 &+ i)
+                if high <= low &+ 1 {
+                    if prefixEnd < count2 { return nil }
+                    total += p1[i] * prefix[count2]
+                    continue
+                }
                 let lowAt = min(count2, max(0, low &- lower2 &+ 1)), highAt = max(0, min(count2, high &- lower2))
                 if highAt < suffixStart || lowAt > prefixEnd { return nil }
                 total += p1[i] * (prefix[lowAt] + suffix[highAt])
             }
             for i in lowerOnly {
-                let low = lowAt(i)
-                if low > prefixEnd { return nil }
-                total += p1[i] * (prefix[low] + suffix[count2])
+                let low = tails.low(lower1 &+ i)
+                let at = min(count2, max(0, low &- lower2 &+ 1))
+                if at > prefixEnd { return nil }
+                if at == count2 && tails.high(lower1 &+ i) <= low &+ 1 {
+                    total += p1[i] * prefix[count2]
+                } else {
+                    total += p1[i] * (prefix[at] + suffix[count2])
+                }
             }
             return min(total, 1)
         }
@@ -227,7 +245,8 @@ public enum PoissonETest {
         let firstWithHigh = first < min(upperEnd + 1, last + 1) ? first : nil
         let suffixStart = min(first == 1 ? firstHigh : count2, firstWithHigh.map(highAt) ?? count2)
         let lastWithLow = max(lowerStart, first) <= last ? last : nil
-        let prefixEnd = lastWithLow.map(lowAt) ?? 0
+        // Where the tails can meet, a meeting x1 needs all of p2.
+        let prefixEnd = tails.tailsCanMeet ? count2 : lastWithLow.map(lowAt) ?? 0
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
             let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
             TailSums.fill(prefix: prefix, upTo: prefixEnd, suffix: suffix, downTo: suffixStart, p2)

@@ -23,14 +23,22 @@ struct TailSums {
     @inline(__always)
     static func fill(prefix: UnsafeMutablePointer<Double>, upTo prefixEnd: Int, suffix: UnsafeMutablePointer<Double>,
                      downTo suffixStart: Int, _ p: UnsafeBufferPointer<Double>) {
-        // Running sums in registers: through memory, each step would wait on the last store.
-        var run = 0.0
-        for i in 0..<prefixEnd { prefix[i] = run; run += p[i] }
-        prefix[prefixEnd] = run
-        run = 0
+        // Running sums in registers (through memory, each step would wait on the last store),
+        // the two chains of additions side by side while both have steps to go.
+        var front = 0.0, back = 0.0
+        var i = 0, j = p.count &- 1
         suffix[p.count] = 0
-        var i = p.count - 1
-        while i >= suffixStart { run += p[i]; suffix[i] = run; i -= 1 }
+        while i < prefixEnd && j >= suffixStart {
+            prefix[i] = front
+            front += p[i]
+            back += p[j]
+            suffix[j] = back
+            i &+= 1
+            j &-= 1
+        }
+        while i < prefixEnd { prefix[i] = front; front += p[i]; i &+= 1 }
+        prefix[prefixEnd] = front
+        while j >= suffixStart { back += p[j]; suffix[j] = back; j &-= 1 }
     }
 }
 
