@@ -144,7 +144,7 @@ public enum IngestJob {
                                               expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
                                                                                    bytesPerRecord: RecordEstimate.largeRecordBytes))
         snapshot.begin()
-        transaction.beforeCommit = { snapshot.prepareCommit(updatedRowids: $0.updatedRowids) }
+        transaction.beforeCommit = { snapshot.prepareCommit($0) }
         do {
             var sink = transaction
             let readStart = MonotonicClock.now()

@@ -69,9 +69,26 @@ public final class FileTransaction: IncidentSink {
     public var beforeCommit: ((FileTransaction) -> Void)?
 
     /// Rows a bulk load inserted, in rowid order (shared with the chunk inserter's thread,
-    /// which appends only while this side waits for it).
+    /// which appends only while this side waits for it), with their column-snapshot values.
     final class InsertedRows: @unchecked Sendable {
         var rows = IncidentStore.PointRows()
+        var columns = ColumnCapture()
+
+        @inline(__always)
+        func append(rowid: Int64, _ incident: Incident) {
+            rows.append(rowid: rowid, lat: incident.lat, lon: incident.lon)
+            columns.append(incident)
+        }
+    }
+    /// After a bulk `commit`'s last write: the snapshot columns of the rows the file inserted.
+    private var insertedColumns: InsertedColumns?
+
+    /// The column-snapshot values of the rows this bulk load inserted (the values as they are
+    /// in the store, except for rows the file updated later: see `updatedRowids`), moved out;
+    /// nil when the file was not a bulk load or inserted nothing. Valid inside `beforeCommit`.
+    public func takeInsertedColumns() -> InsertedColumns? {
+        defer { insertedColumns = nil }
+        return insertedColumns
     }
 
     final class RowStatements: @unchecked Sendable {
@@ -133,6 +150,7 @@ public final class FileTransaction: IncidentSink {
                 savedTriggers = try store.beginBulkLoad()
                 rowidBefore = Int64(existing)
                 inserted.rows.reserveCapacity(expectedRows)
+                inserted.columns.reserveCapacity(expectedRows)
                 if existing == 0 {
                     chunks = SortedChunkInserter(db: db, statements: statements, collected: inserted, expectedRows: expectedRows,
                                                  chunkSize: chunkSize)
@@ -164,7 +182,7 @@ public final class FileTransaction: IncidentSink {
         }
         let db = store.db
         if db.changes == 1 {
-            if bulk { inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon) }
+            if bulk { inserted.append(rowid: db.lastInsertRowid, incident) }
             return .inserted
         }
         statements.bindAll(statements.update, incident)
@@ -194,6 +212,9 @@ public final class FileTransaction: IncidentSink {
             self.chunks = nil
         }
         if bulk {
+            // Taken before the spatial index consumes the points (the coordinate arrays are shared).
+            insertedColumns = InsertedColumns(rows: inserted.rows, capture: inserted.columns)
+            inserted.columns = ColumnCapture()
             // An update may have moved a row this file inserted: then every row is read back.
             bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
                                                        after: rowidBefore)
@@ -214,6 +235,7 @@ public final class FileTransaction: IncidentSink {
         }
         try store.advanceStamp()
         beforeCommit?(self)
+        insertedColumns = nil
         try db.execute("COMMIT")
         finished = true
         // Statements finalized first: publishing closes the connection and opens the store in place.

@@ -90,7 +90,7 @@ final class SortedChunkInserter: @unchecked Sendable {
                 throw StoreError(path: db.path, code: .constraint,
                                  message: "key \(incident.key) was already stored during a bulk load into an empty store")
             }
-            collected.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
+            collected.append(rowid: db.lastInsertRowid, incident)
         }
     }
 
