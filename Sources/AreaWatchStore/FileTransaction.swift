@@ -68,17 +68,12 @@ public final class FileTransaction: IncidentSink {
     /// snapshot reads back what the file changed). Must not throw: nothing there may fail a file.
     public var beforeCommit: ((FileTransaction) -> Void)?
 
-    /// Rows a bulk load inserted, in rowid order (shared with the chunk inserter's thread,
-    /// which appends only while this side waits for it), with their column-snapshot values.
+    /// Rows a bulk load inserted, in rowid order (`rows` shared with the chunk inserter's
+    /// thread, which appends only while this side waits for it), and their column-snapshot
+    /// values (`columns`, appended on this side only, in the order the rows go in).
     final class InsertedRows: @unchecked Sendable {
         var rows = IncidentStore.PointRows()
         var columns = ColumnCapture()
-
-        @inline(__always)
-        func append(rowid: Int64, _ incident: Incident) {
-            rows.append(rowid: rowid, lat: incident.lat, lon: incident.lon)
-            columns.append(incident)
-        }
     }
     /// After a bulk `commit`'s last write: the snapshot columns of the rows the file inserted.
     private var insertedColumns: InsertedColumns?
@@ -118,12 +113,17 @@ public final class FileTransaction: IncidentSink {
 
         /// Binds every column but the source (12) and the geometry (13).
         func bindAll(_ s: Statement, _ i: Incident) {
-            s.bind(1, i.key)
+            bindAll(s, i, geohash: Geohash.encode(lat: i.lat, lon: i.lon, precision: 12))
+        }
+
+        /// `bindAll` with the incident's geohash (precision 12) computed beforehand.
+        func bindAll(_ s: Statement, _ i: Incident, geohash: String) {
+            s.bind(1, text: i.key)
             s.bind(2, i.time)
             s.bind(3, i.precision.rawValue)
             s.bind(4, i.lat)
             s.bind(5, i.lon)
-            s.bind(6, Geohash.encode(lat: i.lat, lon: i.lon, precision: 12))
+            s.bind(6, geohash)
             s.bind(7, i.category)
             if let h = i.handled { s.bind(8, Int64(h ? 1 : 0)) } else { s.bindNull(8) }
             s.bind(9, i.description)
@@ -182,7 +182,10 @@ public final class FileTransaction: IncidentSink {
         }
         let db = store.db
         if db.changes == 1 {
-            if bulk { inserted.append(rowid: db.lastInsertRowid, incident) }
+            if bulk {
+                inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
+                inserted.columns.append(incident)
+            }
             return .inserted
         }
         statements.bindAll(statements.update, incident)

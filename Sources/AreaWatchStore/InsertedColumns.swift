@@ -29,24 +29,33 @@ final class ColumnCapture {
 
     @inline(__always)
     func append(_ incident: Incident) {
-        time.append(incident.time)
-        handled.append(IncidentColumns.code(incident.handled))
-        category.append(id(of: incident.category))
+        append(time: incident.time, handled: incident.handled, category: incident.category)
+    }
+
+    @inline(__always)
+    func append(time: Int64, handled: Bool?, category: String?) {
+        self.time.append(time)
+        self.handled.append(IncidentColumns.code(handled))
+        self.category.append(id(of: category))
     }
 
     private func id(of text: String?) -> Int32 {
-        guard var text else { return -1 }
-        return text.withUTF8 { bytes in
-            if let entry = interner.entry(bytes) {
-                if entry == entryIDs.count { entryIDs.append(newText(bytes)) }
-                return entryIDs[entry]
-            }
-            let key = Array(bytes)
-            if let id = others[key] { return id }
-            let id = newText(bytes)
-            others[key] = id
-            return id
+        guard let text else { return -1 }
+        if let id = text.utf8.withContiguousStorageIfAvailable({ id(ofBytes: $0) }) { return id }
+        var copy = text
+        return copy.withUTF8 { id(ofBytes: $0) }
+    }
+
+    private func id(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if let entry = interner.entry(bytes) {
+            if entry == entryIDs.count { entryIDs.append(newText(bytes)) }
+            return entryIDs[entry]
         }
+        let key = Array(bytes)
+        if let id = others[key] { return id }
+        let id = newText(bytes)
+        others[key] = id
+        return id
     }
 
     private func newText(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
