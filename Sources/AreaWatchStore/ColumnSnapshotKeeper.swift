@@ -103,25 +103,26 @@ public final class ColumnSnapshotKeeper {
             guard let stamp = try store.stamp() else { base = nil; return }
             if var next = base.take(), next.rowidsAreDense {
                 let previousLast = next.stamp.lastIncidentRowid
-                // The file's rows are known when they are exactly the rowids after the snapshot's.
-                // Rows read back after their last write need no update (`rereadUpTo`).
-                let rereadUpTo: Int64
-                if let inserted, inserted.firstRowid == previousLast + 1,
+                // The file's rows are known when they are exactly the rowids after the snapshot's;
+                // those it updated after inserting them are read back.
+                if var inserted, inserted.firstRowid == previousLast + 1,
                    previousLast + Int64(inserted.count) == stamp.lastIncidentRowid {
+                    var updates: [(rowid: Int64, row: ColumnSnapshot.Row)] = []
+                    for rowid in updatedRowids where rowid > previousLast {
+                        guard let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }
+                        updates.append((rowid, row))
+                    }
+                    inserted.apply(updates: updates)
                     next.append(lat: inserted.lat, lon: inserted.lon, time: inserted.time, handled: inserted.handled,
                                 category: inserted.category, categoryTexts: inserted.categoryTexts)
-                    rereadUpTo = stamp.lastIncidentRowid
                 } else {
                     next.reserveCapacity(next.count + Int(max(0, stamp.lastIncidentRowid - previousLast)))
                     guard try store.appendRows(after: previousLast, to: &next) else {
                         return try rebuild(stamp: stamp)
                     }
-                    rereadUpTo = previousLast
                 }
-                for rowid in updatedRowids where rowid <= rereadUpTo {
-                    guard rowid >= 1, rowid <= Int64(next.count), let row = try store.row(rowid: rowid) else {
-                        return try rebuild(stamp: stamp)
-                    }
+                for rowid in updatedRowids where rowid <= previousLast {
+                    guard rowid >= 1, let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }
                     next.replace(at: Int(rowid - 1), with: row)
                 }
                 next.stamp = stamp

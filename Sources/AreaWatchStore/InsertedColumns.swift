@@ -7,7 +7,9 @@ import AreaWatchCore
 /// transaction to extend the snapshot took 1.4 s of a 5M-row load into an empty store.
 /// The values are those a read-back gives: SQLite stores bound integers, doubles and text
 /// unchanged, except a REAL of -0.0, which it writes as the integer 0 and reads back as +0.0
-/// (`InsertedColumns.init` turns -0.0 into +0.0).
+/// (`InsertedColumns.init` turns -0.0 into +0.0; the readers give +0.0 already, but the
+/// snapshot must not depend on that). Rows the file updated after inserting them are read
+/// back (`InsertedColumns.apply(updates:)`).
 final class ColumnCapture {
     var time: [Int64] = []
     var handled: [Int8] = []
@@ -99,6 +101,43 @@ public struct InsertedColumns: Sendable {
         handled = capture.handled
         category = capture.category
         categoryTexts = capture.texts
+    }
+
+    /// Puts in the values of rows the file updated after inserting them (read back from the
+    /// store), then numbers the categories again as a read-back in rowid order would: by first
+    /// appearance, texts no row holds any more dropped.
+    mutating func apply(updates: [(rowid: Int64, row: ColumnSnapshot.Row)]) {
+        guard !updates.isEmpty else { return }
+        var ids: [[UInt8]: Int32] = [:]
+        for (k, text) in categoryTexts.enumerated() { ids[Array(text.utf8)] = Int32(k) }
+        for (rowid, row) in updates {
+            let i = Int(rowid - firstRowid)
+            lat[i] = row.lat
+            lon[i] = row.lon
+            time[i] = row.time
+            handled[i] = IncidentColumns.code(row.handled)
+            if let text = row.category {
+                let key = Array(text.utf8)
+                if ids[key] == nil {
+                    ids[key] = Int32(categoryTexts.count)
+                    categoryTexts.append(text)
+                }
+                category[i] = ids[key]!
+            } else {
+                category[i] = -1
+            }
+        }
+        var remap = [Int32](repeating: -1, count: categoryTexts.count)
+        var texts: [String] = []
+        for i in category.indices where category[i] >= 0 {
+            let id = Int(category[i])
+            if remap[id] < 0 {
+                remap[id] = Int32(texts.count)
+                texts.append(categoryTexts[id])
+            }
+            category[i] = remap[id]
+        }
+        categoryTexts = texts
     }
 
     /// The values as SQLite reads them back from a REAL column: -0.0 becomes +0.0.
