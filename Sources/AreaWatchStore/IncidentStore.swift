@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import AreaWatchCore
 import CSQLite
@@ -292,6 +293,7 @@ public final class IncidentStore {
             return now - lap
         }
         try createSecondaryIndexesInBulk()
+        startWriteback()
         let indexes = elapsed()
         try db.execute("""
             DROP TABLE IF EXISTS idx_incidents_geom;
@@ -316,6 +318,7 @@ public final class IncidentStore {
         }
         try RTreeBulkLoader.load(db, table: "idx_incidents_geom", rows: &points)
         for sql in triggers { try db.execute(sql) }
+        startWriteback()
         return [("geohash and time indexes", indexes), ("spatial index", elapsed())]
     }
 
@@ -332,6 +335,28 @@ public final class IncidentStore {
         } catch {
             try db.execute(IncidentStore.cachePragmas)
             try db.execute(IncidentStore.secondaryIndexSQL)
+        }
+    }
+
+    /// Starts writing a staged store's pages to disk, on another thread, without waiting for it.
+    /// Measured need (docs/PERFORMANCE.md): a bulk load leaves the whole file (1.4 GB at 5M
+    /// rows) in the page cache, below the kernel's own writeback threshold, and
+    /// `publishIfStaged`'s `fsync` then wrote all of it (0.8 s at 5M) while nothing else ran;
+    /// started after each index build, the writing overlaps the work that follows. (Submitting
+    /// the writes can itself block when the disk's queue is full: hence the other thread.)
+    /// Nothing to do for a store in place.
+    func startWriteback() {
+        guard let stagingPath else { return }
+        DispatchQueue.global().async {
+            let fd = open(stagingPath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            // Linux's sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): declared only under
+            // _GNU_SOURCE, which Swift's Glibc module does not import, so looked up by name.
+            typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+            if let symbol = dlsym(nil, "sync_file_range") {
+                _ = unsafeBitCast(symbol, to: SyncFileRange.self)(fd, 0, 0, 2)
+            }
         }
     }
 
