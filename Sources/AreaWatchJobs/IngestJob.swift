@@ -144,6 +144,7 @@ public enum IngestJob {
                                               expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
                                                                                    bytesPerRecord: RecordEstimate.largeRecordBytes))
         snapshot.begin()
+        transaction.capturesColumns = snapshot.mayUseInsertedColumns
         transaction.beforeCommit = { snapshot.prepareCommit($0) }
         do {
             var sink = transaction

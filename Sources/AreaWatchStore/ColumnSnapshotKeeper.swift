@@ -1,3 +1,4 @@
+import Glibc
 import Dispatch
 import AreaWatchCore
 
@@ -63,6 +64,14 @@ public final class ColumnSnapshotKeeper {
         } catch {
             notes.append("column snapshot dropped: \(error)")
         }
+    }
+
+    /// After `begin`: whether a snapshot of the transaction's starting state may be known, so
+    /// that the columns of the rows a bulk load inserts are worth capturing (false when the
+    /// store holds rows and no snapshot is in memory or on disk: the table is read instead).
+    public var mayUseInsertedColumns: Bool {
+        guard let start = startStamp else { return false }
+        return start.lastIncidentRowid == 0 || current != nil || (reading != nil && access(path, F_OK) == 0)
     }
 
     /// The snapshot of the transaction's starting state, if one is known (once per transaction).

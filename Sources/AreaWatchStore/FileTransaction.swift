@@ -77,6 +77,10 @@ public final class FileTransaction: IncidentSink {
     }
     /// After a bulk `commit`'s last write: the snapshot columns of the rows the file inserted.
     private var insertedColumns: InsertedColumns?
+    /// Whether a bulk load into a store holding rows captures their snapshot columns; set false
+    /// when nothing will use them (`ColumnSnapshotKeeper.mayUseInsertedColumns`). A load into an
+    /// empty store always captures them (they are the whole snapshot).
+    public var capturesColumns = true
 
     /// The column-snapshot values of the rows this bulk load inserted (the values as they are
     /// in the store, except for rows the file updated later: see `updatedRowids`), moved out;
@@ -184,7 +188,7 @@ public final class FileTransaction: IncidentSink {
         if db.changes == 1 {
             if bulk {
                 inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
-                inserted.columns.append(incident)
+                if capturesColumns || rowidBefore == 0 { inserted.columns.append(incident) }
             }
             return .inserted
         }
@@ -216,7 +220,9 @@ public final class FileTransaction: IncidentSink {
         }
         if bulk {
             // Taken before the spatial index consumes the points (the coordinate arrays are shared).
-            insertedColumns = InsertedColumns(rows: inserted.rows, capture: inserted.columns)
+            if capturesColumns || rowidBefore == 0 {
+                insertedColumns = InsertedColumns(rows: inserted.rows, capture: inserted.columns)
+            }
             inserted.columns = ColumnCapture()
             // An update may have moved a row this file inserted: then every row is read back.
             bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers, inserted: updatedAny ? nil : inserted,

@@ -117,6 +117,38 @@ struct ColumnSnapshotCaptureTests {
         }
     }
 
+    @Test("captured only when a snapshot can take them: not into a store holding rows without one", arguments: [false, true])
+    func capturedOnlyWhenUsable(withSnapshot: Bool) throws {
+        let dir = try TempDir()
+        let store = try IncidentStore(path: dir.path + "/s.db", create: true)
+        let (first, rows) = Self.text(count: 600, seed: 80)
+        let firstPath = try dir.file("a.csv", first)
+        if withSnapshot { try ColumnSnapshotStoreTests.ingestAndSave(firstPath, into: store) } else { try ingestFile(firstPath, into: store) }
+        let (second, _) = Self.text(count: 900, seed: 81, editing: rows)
+        let path = try dir.file("b.csv", second)
+        let digest = try FileDigest.sha256(path: path)
+        let transaction = try FileTransaction(store: store, source: "b.csv", expectedRows: 1_000_000)
+        let keeper = ColumnSnapshotKeeper(store: store)
+        keeper.begin()
+        #expect(keeper.mayUseInsertedColumns == withSnapshot)
+        transaction.capturesColumns = keeper.mayUseInsertedColumns
+        var captured: InsertedColumns?
+        transaction.beforeCommit = { t in
+            captured = t.takeInsertedColumns()
+            keeper.prepareCommit(updatedRowids: t.updatedRowids, inserted: captured)
+        }
+        var sink = transaction
+        let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
+                                             into: &sink, rejects: nil)
+        try transaction.commit(testLogEntry(path, digest, report))
+        keeper.committed()
+        #expect(transaction.bulk && report.inserted > 0 && report.updated > 0)
+        #expect((captured != nil) == withSnapshot)
+        #expect(keeper.takeNotes().contains { $0.contains("rebuilt") } == !withSnapshot)
+        #expect(keeper.save() != nil)
+        try ColumnSnapshotStoreTests.expectSnapshotMatches(store, "with a snapshot before: \(withSnapshot)")
+    }
+
     @Test("coordinates as SQLite reads them back: -0.0 becomes +0.0, every other value unchanged, the array shared when none is -0.0")
     func asStored() {
         let values: [Double] = [-0.0, 1.5, 0, -2.25, .infinity, -0.0]
