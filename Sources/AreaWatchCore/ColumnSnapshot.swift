@@ -100,6 +100,32 @@ public struct ColumnSnapshot: Sendable, Equatable {
         category.append(id)
     }
 
+    /// Adds rows given as whole columns (the store's next rowids, in order), their categories
+    /// numbered into `texts` (distinct as bytes, numbered as first seen; -1 for none). An empty
+    /// snapshot takes the arrays as they are.
+    public mutating func append(lat: [Double], lon: [Double], time: [Int64], handled: [Int8], category: [Int32],
+                                categoryTexts texts: [String]) {
+        precondition(lon.count == lat.count && time.count == lat.count && handled.count == lat.count
+                     && category.count == lat.count, "columns of unequal lengths")
+        if count == 0 && categoryTexts.isEmpty {
+            self.lat = lat
+            self.lon = lon
+            self.time = time
+            self.handled = handled
+            self.category = category
+            categoryTexts = texts
+            textIndex = nil
+            return
+        }
+        let remap = texts.map { categoryID($0) }
+        self.lat += lat
+        self.lon += lon
+        self.time += time
+        self.handled += handled
+        self.category.reserveCapacity(self.category.count + category.count)
+        for id in category { self.category.append(id < 0 ? -1 : remap[Int(id)]) }
+    }
+
     /// Replaces row `i` (an ingest updated that incident).
     public mutating func replace(at i: Int, with row: Row) {
         let id = categoryID(row.category)

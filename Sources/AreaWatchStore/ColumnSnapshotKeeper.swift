@@ -1,3 +1,4 @@
+import Glibc
 import Dispatch
 import AreaWatchCore
 
@@ -5,9 +6,9 @@ import AreaWatchCore
 ///
 /// Holds the snapshot of the store's last committed state in memory. Each file's transaction
 /// checks, inside the transaction, that the store is still at the snapshot's stamp; just before
-/// its COMMIT it reads back, inside the same transaction, the rows the file added (rowids past
-/// the snapshot's last) and the rows it updated, and stamps the result with the state being
-/// committed. Without a usable snapshot at the start (none yet, stale, damaged, rowids with
+/// its COMMIT it adds the rows the file added (rowids past the snapshot's last: those of a bulk
+/// load as the load captured them, others read back inside the same transaction) and reads back
+/// the rows it updated, and stamps the result with the state being committed. Without a usable snapshot at the start (none yet, stale, damaged, rowids with
 /// gaps) the whole table is read instead, once. `save()` writes the file after the last commit.
 ///
 /// Nothing here can fail an ingest: a problem drops the snapshot (a note says why) and the next
@@ -65,6 +66,14 @@ public final class ColumnSnapshotKeeper {
         }
     }
 
+    /// After `begin`: whether a snapshot of the transaction's starting state may be known, so
+    /// that the columns of the rows a bulk load inserts are worth capturing (false when the
+    /// store holds rows and no snapshot is in memory or on disk: the table is read instead).
+    public var mayUseInsertedColumns: Bool {
+        guard let start = startStamp else { return false }
+        return start.lastIncidentRowid == 0 || current != nil || (reading != nil && access(path, F_OK) == 0)
+    }
+
     /// The snapshot of the transaction's starting state, if one is known (once per transaction).
     private func settleBase() {
         guard !baseSettled else { return }
@@ -89,16 +98,37 @@ public final class ColumnSnapshotKeeper {
     }
 
     /// Inside the transaction, after its last write (the ingests row and the stamp's advance
-    /// included), before COMMIT. `updatedRowids`: rows the file updated.
-    public func prepareCommit(updatedRowids: [Int64]) {
+    /// included), before COMMIT (`FileTransaction.beforeCommit`). The rows a bulk load inserted
+    /// come from the transaction (`takeInsertedColumns`), the others are read back.
+    public func prepareCommit(_ transaction: FileTransaction) {
+        prepareCommit(updatedRowids: transaction.updatedRowids, inserted: transaction.takeInsertedColumns())
+    }
+
+    /// `prepareCommit` with what the file did: `updatedRowids`, the rows it updated; `inserted`,
+    /// the columns of the rows it inserted when known (without them those rows are read back).
+    public func prepareCommit(updatedRowids: [Int64], inserted: InsertedColumns? = nil) {
         settleBase()
         do {
             guard let stamp = try store.stamp() else { base = nil; return }
             if var next = base.take(), next.rowidsAreDense {
                 let previousLast = next.stamp.lastIncidentRowid
-                next.reserveCapacity(next.count + Int(max(0, stamp.lastIncidentRowid - previousLast)))
-                guard try store.appendRows(after: previousLast, to: &next) else {
-                    return try rebuild(stamp: stamp)
+                // The file's rows are known when they are exactly the rowids after the snapshot's;
+                // those it updated after inserting them are read back.
+                if var inserted, inserted.firstRowid == previousLast + 1,
+                   previousLast + Int64(inserted.count) == stamp.lastIncidentRowid {
+                    var updates: [(rowid: Int64, row: ColumnSnapshot.Row)] = []
+                    for rowid in updatedRowids where rowid > previousLast {
+                        guard let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }
+                        updates.append((rowid, row))
+                    }
+                    inserted.apply(updates: updates)
+                    next.append(lat: inserted.lat, lon: inserted.lon, time: inserted.time, handled: inserted.handled,
+                                category: inserted.category, categoryTexts: inserted.categoryTexts)
+                } else {
+                    next.reserveCapacity(next.count + Int(max(0, stamp.lastIncidentRowid - previousLast)))
+                    guard try store.appendRows(after: previousLast, to: &next) else {
+                        return try rebuild(stamp: stamp)
+                    }
                 }
                 for rowid in updatedRowids where rowid <= previousLast {
                     guard rowid >= 1, let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }

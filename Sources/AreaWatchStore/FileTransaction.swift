@@ -68,10 +68,26 @@ public final class FileTransaction: IncidentSink {
     /// snapshot reads back what the file changed). Must not throw: nothing there may fail a file.
     public var beforeCommit: ((FileTransaction) -> Void)?
 
-    /// Rows a bulk load inserted, in rowid order (shared with the chunk inserter's thread,
-    /// which appends only while this side waits for it).
+    /// Rows a bulk load inserted, in rowid order (`rows` shared with the chunk inserter's
+    /// thread, which appends only while this side waits for it), and their column-snapshot
+    /// values (`columns`, appended on this side only, in the order the rows go in).
     final class InsertedRows: @unchecked Sendable {
         var rows = IncidentStore.PointRows()
+        var columns = ColumnCapture()
+    }
+    /// After a bulk `commit`'s last write: the snapshot columns of the rows the file inserted.
+    private var insertedColumns: InsertedColumns?
+    /// Whether a bulk load into a store holding rows captures their snapshot columns; set false
+    /// when nothing will use them (`ColumnSnapshotKeeper.mayUseInsertedColumns`). A load into an
+    /// empty store always captures them (they are the whole snapshot).
+    public var capturesColumns = true
+
+    /// The column-snapshot values of the rows this bulk load inserted (the values as they are
+    /// in the store, except for rows the file updated later: see `updatedRowids`), moved out;
+    /// nil when the file was not a bulk load or inserted nothing. Valid inside `beforeCommit`.
+    public func takeInsertedColumns() -> InsertedColumns? {
+        defer { insertedColumns = nil }
+        return insertedColumns
     }
 
     final class RowStatements: @unchecked Sendable {
@@ -101,12 +117,17 @@ public final class FileTransaction: IncidentSink {
 
         /// Binds every column but the source (12) and the geometry (13).
         func bindAll(_ s: Statement, _ i: Incident) {
-            s.bind(1, i.key)
+            bindAll(s, i, geohash: Geohash.encode(lat: i.lat, lon: i.lon, precision: 12))
+        }
+
+        /// `bindAll` with the incident's geohash (precision 12) computed beforehand.
+        func bindAll(_ s: Statement, _ i: Incident, geohash: String) {
+            s.bind(1, text: i.key)
             s.bind(2, i.time)
             s.bind(3, i.precision.rawValue)
             s.bind(4, i.lat)
             s.bind(5, i.lon)
-            s.bind(6, Geohash.encode(lat: i.lat, lon: i.lon, precision: 12))
+            s.bind(6, geohash)
             s.bind(7, i.category)
             if let h = i.handled { s.bind(8, Int64(h ? 1 : 0)) } else { s.bindNull(8) }
             s.bind(9, i.description)
@@ -133,6 +154,7 @@ public final class FileTransaction: IncidentSink {
                 savedTriggers = try store.beginBulkLoad()
                 rowidBefore = Int64(existing)
                 inserted.rows.reserveCapacity(expectedRows)
+                inserted.columns.reserveCapacity(expectedRows)
                 if existing == 0 {
                     chunks = SortedChunkInserter(db: db, statements: statements, collected: inserted, expectedRows: expectedRows,
                                                  chunkSize: chunkSize)
@@ -164,7 +186,10 @@ public final class FileTransaction: IncidentSink {
         }
         let db = store.db
         if db.changes == 1 {
-            if bulk { inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon) }
+            if bulk {
+                inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
+                if capturesColumns || rowidBefore == 0 { inserted.columns.append(incident) }
+            }
             return .inserted
         }
         statements.bindAll(statements.update, incident)
@@ -194,6 +219,11 @@ public final class FileTransaction: IncidentSink {
             self.chunks = nil
         }
         if bulk {
+            // Taken before the spatial index consumes the points (the coordinate arrays are shared).
+            if capturesColumns || rowidBefore == 0 {
+                insertedColumns = InsertedColumns(rows: inserted.rows, capture: inserted.columns)
+            }
+            inserted.columns = ColumnCapture()
             // An update may have moved a row this file inserted: then every row is read back.
             bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
                                                        after: rowidBefore)
@@ -214,6 +244,7 @@ public final class FileTransaction: IncidentSink {
         }
         try store.advanceStamp()
         beforeCommit?(self)
+        insertedColumns = nil
         try db.execute("COMMIT")
         finished = true
         // Statements finalized first: publishing closes the connection and opens the store in place.

@@ -50,33 +50,56 @@ final class RTreeBulkLoader {
 
     /// Rebuilds the (freshly created, empty) rtree `table` from rows in rowid order.
     static func load(_ db: SQLiteDatabase, table: String, rows: inout IncidentStore.PointRows) throws {
-        let n = rows.rowids.count
-        guard n > 0 else { return }
-        let loader = try RTreeBulkLoader(db: db, table: table, count: n)
-        let order = PackedHilbertRTree.hilbertOrder(latitudes: rows.lats, longitudes: rows.lons)
-        // The rows are read in Hilbert order, at random places: gathered in a loop that does
-        // nothing else, so the processor overlaps the cache misses (measured: most of the
-        // build's time went to these reads when each was followed by the node work).
-        var entries: [Entry] = []
-        entries.reserveCapacity(n)
-        rows.rowids.withUnsafeBufferPointer { rowids in
-            rows.lats.withUnsafeBufferPointer { lats in
-                rows.lons.withUnsafeBufferPointer { lons in
-                    for i in order {
-                        let i = Int(i), lat = lats[i], lon = lons[i]
-                        entries.append(Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
+        var taken = IncidentStore.PointRows()
+        swap(&taken, &rows)
+        try load(db, table: table, packing: Packing(taken))
+    }
+
+    /// The rows in Hilbert order with their leaf entries: everything of the build that needs
+    /// no database, so that it can run on another thread while the other indexes are built.
+    struct Packing: @unchecked Sendable {
+        let rowids: [Int64]
+        let order: [UInt32]
+        let entries: [Entry]
+
+        init(_ rows: consuming IncidentStore.PointRows) {
+            let n = rows.rowids.count
+            let order = PackedHilbertRTree.hilbertOrder(latitudes: rows.lats, longitudes: rows.lons)
+            // The rows are read in Hilbert order, at random places: gathered in a loop that does
+            // nothing else, so the processor overlaps the cache misses (measured: most of the
+            // build's time went to these reads when each was followed by the node work).
+            var entries: [Entry] = []
+            entries.reserveCapacity(n)
+            rows.rowids.withUnsafeBufferPointer { rowids in
+                rows.lats.withUnsafeBufferPointer { lats in
+                    rows.lons.withUnsafeBufferPointer { lons in
+                        for i in order {
+                            let i = Int(i), lat = lats[i], lon = lons[i]
+                            entries.append(Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
+                        }
                     }
                 }
             }
+            self.order = order
+            self.entries = entries
+            rowids = rows.rowids
         }
-        rows.lats = []
-        rows.lons = []
-        for entry in entries { try loader.add(entry, level: 0) }
+    }
+
+    /// Rebuilds the (freshly created, empty) rtree `table` from packed rows.
+    static func load(_ db: SQLiteDatabase, table: String, packing: consuming Packing) throws {
+        let n = packing.rowids.count
+        guard n > 0 else { return }
+        let loader = try RTreeBulkLoader(db: db, table: table, count: n)
+        for entry in packing.entries { try loader.add(entry, level: 0) }
+        let order = packing.order
+        let rowids = packing.rowids
+        packing = Packing(IncidentStore.PointRows())  // the entries freed before the last part
         var leafOfRow = [UInt32](repeating: 0, count: n)
         leafOfRow.withUnsafeMutableBufferPointer { leafOfRow in
             for (k, i) in order.enumerated() { leafOfRow[Int(i)] = loader.leafByPosition[k] }
         }
-        for (i, rowid) in rows.rowids.enumerated() {
+        for (i, rowid) in rowids.enumerated() {
             loader.insertRowid.bind(1, rowid)
             loader.insertRowid.bind(2, Int64(leafOfRow[i]))
             try loader.insertRowid.run()

@@ -229,11 +229,26 @@ public final class Statement {
     public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
 
     public func bind(_ index: Int32, _ value: String?) {
-        guard var value else { sqlite3_bind_null(handle, index); return }
-        value.withUTF8 { bytes in
-            _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                  Int32(bytes.count), Statement.transient)
+        guard let value else { sqlite3_bind_null(handle, index); return }
+        bind(index, text: value)
+    }
+
+    /// Binds the text's UTF-8 bytes where they are (a copy of the String would cost the per-row
+    /// loops an atomic retain and release per column).
+    public func bind(_ index: Int32, text value: String) {
+        let bound: Void? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            bindText(index, bytes)
         }
+        if bound == nil {
+            var copy = value
+            copy.withUTF8 { bindText(index, $0) }
+        }
+    }
+
+    private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        // A nil pointer would bind NULL, not the empty text.
+        let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
+        _ = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Statement.transient)
     }
 
     public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {

@@ -19,7 +19,7 @@ struct ColumnSnapshotStoreTests {
         let transaction = try FileTransaction(store: store, source: URL(fileURLWithPath: path).lastPathComponent,
                                               expectedRows: expectedRows ?? Int(digest.bytes / 150))
         keeper.begin()
-        transaction.beforeCommit = { keeper.prepareCommit(updatedRowids: $0.updatedRowids) }
+        transaction.beforeCommit = { keeper.prepareCommit($0) }
         do {
             var sink = transaction
             let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
