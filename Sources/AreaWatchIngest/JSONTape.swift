@@ -208,6 +208,14 @@ final class JSONTape {
                 }
                 k += 8
             }
+            // The last few bytes (an NDJSON line's last string ends here): one at a time, not
+            // the whole string again.
+            while k < n {
+                let b = p[k]
+                if b == ASCII.quote { return (k, false) }
+                if b == ASCII.backslash || b < 0x20 { break }
+                k += 1
+            }
             return scanString(input, from: from) ?? (-1, false)
         }
         /// The first byte at or after `from` that is not an ASCII digit.
