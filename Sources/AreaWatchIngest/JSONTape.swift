@@ -173,9 +173,10 @@ final class JSONTape {
     /// The fast path of `parse` for input it accepts: the same nodes, `valueEnd` and line counts
     /// from one pass that knows at each point which few bytes may come next (a member name after
     /// `{` or `,` in an object, `:` after it, a value, then `,` or the closer), with no state
-    /// flags, digit runs and string bodies eight bytes a step, `true`/`false`/`null` one compare.
-    /// Anything else (an error of any kind, a scalar at the top, nesting at the depth limit, an
-    /// exponent, an escape) returns false and `parse` starts again on the general path, which
+    /// flags, digit runs and string bodies eight bytes a step (a string with an escape or a raw
+    /// control byte goes to `scanString`, as on the general path), `true`/`false`/`null` one
+    /// compare. Anything else (an error of any kind, a scalar at the top, nesting at the depth
+    /// limit, an exponent) returns false and `parse` starts again on the general path, which
     /// alone decides failures: so the tape and every failure are the general parser's.
     private func parseValid(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, prefix: Bool) -> Bool {
         let n = input.count
