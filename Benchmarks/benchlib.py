@@ -45,6 +45,20 @@ def dataset(rows, kind="csv", seed=42):
     return path
 
 
+def json_forms(watchme_path):
+    """The export's posts as a JSON array, NDJSON and a GeoJSON FeatureCollection
+    (`json_forms.py`), written once beside it: {"json_array": …, "ndjson": …, "geojson": …}."""
+    prefix = watchme_path[:-5] + "-forms"
+    paths = {"json_array": prefix + ".array.json", "ndjson": prefix + ".ndjson", "geojson": prefix + ".geojson"}
+    if not all(os.path.exists(p) for p in paths.values()):
+        log(f"writing the JSON forms of {rel(watchme_path)}")
+        tmp = prefix + ".tmp"
+        subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "json_forms.py"), watchme_path, tmp], check=True)
+        for suffix, path in (("array.json", paths["json_array"]), ("ndjson", paths["ndjson"]), ("geojson", paths["geojson"])):
+            os.replace(f"{tmp}.{suffix}", path)
+    return paths
+
+
 def portal_dataset(csv_path):
     """The CSV with its times rewritten the way Chicago's portal writes them
     (`2017-03-04T21:15:09Z` → `03/04/2017 09:15:09 PM`); other time texts are kept."""

@@ -19,16 +19,17 @@ final class JSONRecordSource: RecordSource {
     private let stream: JSONStream
     private let shape: JSONShape
     private let options: ReaderOptions
-    private let tape = JSONTape()
+    private let tape: JSONTape
     private let mapper: JSONRecordMapper
     private let captured = ByteBuffer(capacity: 1 << 16)
     private var capturedWhole = true
     /// The bytes of the record last delivered: `captured`, or the record in the read buffer.
     private var current = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
-    /// `reference`: the stream without its fast paths (for the property tests).
+    /// `reference`: the stream and the tape without their fast paths (for the property tests).
     init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0, reference: Bool = false) {
         stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart, reference: reference)
+        tape = JSONTape(reference: reference)
         self.shape = shape
         self.options = options
         mapper = JSONRecordMapper(options: options)

@@ -29,6 +29,14 @@ enum JSONSWAR {
         equal(x & (ones &* 0xE0), 0)
     }
 
+    /// 0x80 in the lanes whose byte is not an ASCII digit: a digit is 0x3_ with a low nibble
+    /// below 10 (nibble + 6 stays below 0x10; no lane carries into the next).
+    @inline(__always)
+    static func nonDigits(_ x: UInt64) -> UInt64 {
+        let other = ((x & (ones &* 0xF0)) ^ (ones &* 0x30)) | (((x & (ones &* 0x0F)) &+ (ones &* 0x06)) & (ones &* 0x10))
+        return ~equal(other, 0) & high
+    }
+
     /// Lane k = XOR of lanes 0...k (the in-string mask from the quote mask).
     @inline(__always)
     static func prefixXor(_ m: UInt64) -> UInt64 {

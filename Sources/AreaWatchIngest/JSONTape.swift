@@ -1,43 +1,4 @@
 import AreaWatchCore
-/// JSON string escapes.
-enum JSONEscapes {
-    static func simple(_ e: UInt8) -> UInt8? {
-        switch e {
-        case ASCII.quote: return ASCII.quote
-        case ASCII.backslash: return ASCII.backslash
-        case UInt8(ascii: "/"): return UInt8(ascii: "/")
-        case UInt8(ascii: "b"): return 8
-        case UInt8(ascii: "f"): return 12
-        case UInt8(ascii: "n"): return ASCII.lf
-        case UInt8(ascii: "r"): return ASCII.cr
-        case UInt8(ascii: "t"): return ASCII.tab
-        default: return nil
-        }
-    }
-
-    static func hexValue(_ digits: some Collection<UInt8>) -> UInt32? {
-        var v: UInt32 = 0
-        for d in digits {
-            switch d {
-            case 48...57: v = v << 4 | UInt32(d - 48)
-            case 65...70: v = v << 4 | UInt32(d - 55)
-            case 97...102: v = v << 4 | UInt32(d - 87)
-            default: return nil
-            }
-        }
-        return v
-    }
-
-    /// Appends one UTF-16 code unit as UTF-8; a lone surrogate becomes U+FFFD.
-    static func appendUnit(_ unit: UInt32, pendingHigh: UInt32?, to out: inout [UInt8]) {
-        var scalar = unit
-        if let high = pendingHigh { scalar = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00) }
-        else if (0xD800...0xDFFF).contains(unit) { scalar = 0xFFFD }
-        let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-        out.append(contentsOf: Array(String(Character(s)).utf8))
-    }
-}
-
 /// One JSON value (a record) parsed into a flat array of nodes, simdjson-style: no allocation per
 /// value, strings decoded only when asked for. Containers know where their subtree ends, so a
 /// caller walks an object's members with `firstChild` / `next`.
@@ -70,7 +31,11 @@ final class JSONTape {
     @exclusivity(unchecked) private var arenaUsed = 0
     @exclusivity(unchecked) private var scratch: [UInt8] = []
 
-    init() {
+    /// `reference`: the general parser only, without `parseValid` (for the property tests).
+    let reference: Bool
+
+    init(reference: Bool = false) {
+        self.reference = reference
         arena = .allocate(capacity: arenaCapacity)
     }
 
@@ -100,6 +65,9 @@ final class JSONTape {
             arenaCapacity = max(input.count, arenaCapacity * 2)
             arena = .allocate(capacity: arenaCapacity)
         }
+        if !reference && parseValid(input, maxDepth: maxDepth, prefix: prefix) { return nil }
+        nodes.removeAll()
+        openStack.removeAll()
         var i = 0
         let n = input.count
         var lineFeeds = 0, lastLineFeed = -1
@@ -202,6 +170,182 @@ final class JSONTape {
         }
     }
 
+    /// The fast path of `parse` for input it accepts: the same nodes, `valueEnd` and line counts
+    /// from one pass that knows at each point which few bytes may come next (a member name after
+    /// `{` or `,` in an object, `:` after it, a value, then `,` or the closer), with no state
+    /// flags, digit runs and string bodies eight bytes a step (a string with an escape or a raw
+    /// control byte goes to `scanString`, as on the general path), `true`/`false`/`null` one
+    /// compare. Anything else (an error of any kind, a scalar at the top, nesting at the depth
+    /// limit, an exponent) returns false and `parse` starts again on the general path, which
+    /// alone decides failures: so the tape and every failure are the general parser's.
+    private func parseValid(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, prefix: Bool) -> Bool {
+        let n = input.count
+        // Offsets are stored as Int32: larger inputs go the general way (which traps as before).
+        guard n > 0, n < Int(Int32.max), let p = input.baseAddress else { return false }
+        var i = 0
+        var lineFeeds = 0, lastLineFeed = -1
+        @inline(__always) func skipSpace() {
+            while i < n, p[i] <= ASCII.space {
+                let b = p[i]
+                if b == ASCII.lf {
+                    lineFeeds += 1
+                    lastLineFeed = i
+                } else if b != ASCII.space && b != ASCII.cr && b != ASCII.tab {
+                    return
+                }
+                i += 1
+            }
+        }
+        /// End of the string whose body starts at `from` (its closing quote), and whether it
+        /// has escapes; -1 when it is not a valid string.
+        @inline(__always) func string(from: Int) -> (Int, Bool) {
+            var k = from
+            while k + 8 <= n {
+                let x = JSONSWAR.load(p + k)
+                let stops = JSONSWAR.equal(x, ASCII.quote) | JSONSWAR.equal(x, ASCII.backslash) | JSONSWAR.control(x)
+                if stops != 0 {
+                    k += JSONSWAR.first(stops)
+                    return p[k] == ASCII.quote ? (k, false) : (scanString(input, from: from) ?? (-1, false))
+                }
+                k += 8
+            }
+            // The last few bytes (an NDJSON line's last string ends here): one at a time, not
+            // the whole string again.
+            while k < n {
+                let b = p[k]
+                if b == ASCII.quote { return (k, false) }
+                if b == ASCII.backslash || b < 0x20 { break }
+                k += 1
+            }
+            return scanString(input, from: from) ?? (-1, false)
+        }
+        /// The first byte at or after `from` that is not an ASCII digit.
+        @inline(__always) func digits(from: Int) -> Int {
+            var k = from
+            while k + 8 <= n {
+                let other = JSONSWAR.nonDigits(JSONSWAR.load(p + k))
+                if other != 0 { return k + JSONSWAR.first(other) }
+                k += 8
+            }
+            while k < n, p[k] &- 48 < 10 { k += 1 }
+            return k
+        }
+        /// End of the number at `i` (RFC 8259 grammar, followed by a delimiter or the end), or -1.
+        @inline(__always) func number() -> Int {
+            var k = i
+            if p[k] == 45 {
+                k += 1
+                guard k < n else { return -1 }
+            }
+            let lead = p[k]
+            if lead == 48 {
+                k += 1
+            } else if lead &- 49 < 9 {
+                k = digits(from: k + 1)
+            } else {
+                return -1
+            }
+            if k < n && p[k] == 46 {
+                let fraction = digits(from: k + 1)
+                guard fraction > k + 1 else { return -1 }
+                k = fraction
+            }
+            guard k < n else { return k }
+            switch p[k] {
+            case ASCII.comma, ASCII.closeBrace, ASCII.closeBracket, ASCII.space, ASCII.lf, ASCII.cr, ASCII.tab: return k
+            default: return -1  // an exponent, or not a number
+            }
+        }
+        @inline(__always) func scalar(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) {
+            nodes.append(Node(kind: kind, start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end),
+                              next: Int32(truncatingIfNeeded: nodes.count + 1), escaped: escaped))
+        }
+
+        skipSpace()
+        guard i < n, p[i] == ASCII.openBrace || p[i] == ASCII.openBracket, maxDepth > 0 else { return false }
+        var inObject = p[i] == ASCII.openBrace
+        nodes.append(Node(kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0, escaped: false))
+        openStack.append(0)
+        i += 1
+        var first = true
+        members: while true {
+            // After `{`, `[` or `,`: a member or element, or (first only) the closer.
+            skipSpace()
+            guard i < n else { return false }
+            var b = p[i]
+            if !(first && b == (inObject ? ASCII.closeBrace : ASCII.closeBracket)) {
+                if inObject {
+                    guard b == ASCII.quote else { return false }
+                    let (end, escaped) = string(from: i + 1)
+                    guard end >= 0 else { return false }
+                    scalar(.string, i + 1, end, escaped: escaped)
+                    i = end + 1
+                    skipSpace()
+                    guard i < n, p[i] == ASCII.colon else { return false }
+                    i += 1
+                    skipSpace()
+                    guard i < n else { return false }
+                    b = p[i]
+                }
+                switch b {
+                case ASCII.quote:
+                    let (end, escaped) = string(from: i + 1)
+                    guard end >= 0 else { return false }
+                    scalar(.string, i + 1, end, escaped: escaped)
+                    i = end + 1
+                case ASCII.openBrace, ASCII.openBracket:
+                    guard openStack.count < maxDepth else { return false }
+                    openStack.append(nodes.count)
+                    inObject = b == ASCII.openBrace
+                    nodes.append(Node(kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0, escaped: false))
+                    i += 1
+                    first = true
+                    continue members
+                case 116:  // true
+                    guard i + 4 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6575_7274) else { return false }
+                    scalar(.trueValue, i, i + 4)
+                    i += 4
+                case 102:  // false
+                    guard i + 5 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x736C_6166),
+                          p[i + 4] == 101 else { return false }
+                    scalar(.falseValue, i, i + 5)
+                    i += 5
+                case 110:  // null
+                    guard i + 4 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6C6C_756E) else { return false }
+                    scalar(.null, i, i + 4)
+                    i += 4
+                default:
+                    let end = number()
+                    guard end >= 0 else { return false }
+                    scalar(.number, i, end)
+                    i = end
+                }
+            }
+            first = false
+            // After a value (or an empty container's opener): `,` or closers.
+            while true {
+                skipSpace()
+                guard i < n else { return false }
+                let c = p[i]
+                i += 1
+                if c == ASCII.comma { continue members }
+                guard c == (inObject ? ASCII.closeBrace : ASCII.closeBracket), let open = openStack.last else { return false }
+                close(open, at: i)
+                openStack.removeLast()
+                guard let outer = openStack.last else { break members }
+                inObject = nodes[outer].kind == .object
+            }
+        }
+        if prefix {
+            valueEnd = i
+            newlines = lineFeeds
+            lastNewline = lastLineFeed
+            return true
+        }
+        skipSpace()
+        return i == n
+    }
+
     private func close(_ index: Int, at end: Int) {
         nodes[index].end = Int32(end)
         nodes[index].next = Int32(nodes.count)
@@ -293,6 +437,9 @@ final class JSONTape {
 
     func node(_ index: Int) -> Node { nodes[index] }
 
+    /// Nodes on the tape (after a successful `parse`).
+    var nodeCount: Int { nodes.count }
+
     /// Raw bytes of a node's token (for containers, their compact-enough source text).
     func rawBytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let node = nodes[index]
@@ -300,10 +447,17 @@ final class JSONTape {
     }
 
     /// A string node's decoded UTF-8; valid until the next `parse`.
+    @inline(__always)
     func string(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let node = nodes[index]
+        // A node's range lies in `bytes`, so `bytes` has a base address.
+        guard node.escaped else { return UnsafeBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + Int(node.start), count: Int(node.end &- node.start)) }
+        return decoded(index)
+    }
+
+    private func decoded(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        let node = nodes[index]
         let raw = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
-        guard node.escaped else { return raw }
         if node.decodedAt < 0 {
             scratch.removeAll(keepingCapacity: true)
             JSONTape.decodeEscapes(raw, into: &scratch)
@@ -340,51 +494,5 @@ final class JSONTape {
             k = Int(nodes[k].next)
         }
         return result
-    }
-
-    static func decodeEscapes(_ raw: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        var i = 0
-        var pendingHigh: UInt32?
-        while i < raw.count {
-            let b = raw[i]
-            if b == ASCII.backslash && i + 1 < raw.count {
-                let e = raw[i + 1]
-                if e == UInt8(ascii: "u"), i + 5 < raw.count, let unit = JSONEscapes.hexValue(raw[(i + 2)...(i + 5)]) {
-                    i += 6
-                    if (0xD800...0xDBFF).contains(unit) {
-                        if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
-                        pendingHigh = unit
-                        continue
-                    }
-                    if let high = pendingHigh, (0xDC00...0xDFFF).contains(unit) {
-                        JSONEscapes.appendUnit(unit, pendingHigh: high, to: &out)
-                    } else {
-                        if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
-                        JSONEscapes.appendUnit(unit, pendingHigh: nil, to: &out)
-                    }
-                    pendingHigh = nil
-                    continue
-                }
-                if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out); pendingHigh = nil }
-                out.append(JSONEscapes.simple(e) ?? e)
-                i += 2
-                continue
-            }
-            if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out); pendingHigh = nil }
-            out.append(b)
-            i += 1
-        }
-        if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
-    }
-
-    /// Decodes a complete string literal (with quotes); nil when it is not one.
-    static func decodeStringLiteral(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
-        var lo = 0, hi = literal.count
-        while lo < hi, literal[lo] == ASCII.space || literal[lo] == ASCII.tab || literal[lo] == ASCII.lf || literal[lo] == ASCII.cr { lo += 1 }
-        while hi > lo, literal[hi - 1] == ASCII.space || literal[hi - 1] == ASCII.tab || literal[hi - 1] == ASCII.lf || literal[hi - 1] == ASCII.cr { hi -= 1 }
-        guard hi - lo >= 2, literal[lo] == ASCII.quote, literal[hi - 1] == ASCII.quote else { return nil }
-        var out: [UInt8] = []
-        decodeEscapes(UnsafeBufferPointer(rebasing: literal[(lo + 1)..<(hi - 1)]), into: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -75,6 +75,25 @@ enum RecordBuilder {
                       id: RawValue, category: RawValue, handled: RawValue,
                       description: RawValue, user: RawValue,
                       attributes: String?, categories: TextInterner, times: TimeReader) -> Result<Incident, RejectReason> {
+        switch check(lat: latValue, lon: lonValue, time: timeValue, times: times) {
+        case .failure(let reason): return .failure(reason)
+        case .success(let checked):
+            return .success(incident(checked, key: nonEmptyText(id) ?? "", category: category, handled: handled,
+                                     description: description, user: user, attributes: attributes, categories: categories))
+        }
+    }
+
+    /// What `check` found valid: plain values, so passing them on copies no reference.
+    struct Checked {
+        var lat: Double
+        var lon: Double
+        var time: ParsedTime
+    }
+
+    /// The checks of `build`, in its order, without building the incident.
+    @inline(__always)
+    static func check(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
+                      times: TimeReader) -> Result<Checked, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
               lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
@@ -87,16 +106,23 @@ enum RecordBuilder {
         if lat == 0 && lon == 0 { return .failure(.nullIsland) }
         if timeValue.isEmpty { return .failure(.missingTime) }
         guard let time = times.parse(timeValue) else { return .failure(.invalidTime) }
+        return .success(Checked(lat: lat, lon: lon, time: time))
+    }
+
+    /// The incident of a checked record, `key` its source id (empty for none).
+    @inline(__always)
+    static func incident(_ checked: Checked, key: String, category: RawValue, handled: RawValue,
+                         description: RawValue, user: RawValue, attributes: String?, categories: TextInterner) -> Incident {
         let categoryText: String?
         if category.kind == .text, !category.isEmpty {
             categoryText = categories.text(category.bytes)
         } else {
             categoryText = nonEmptyText(category)
         }
-        return .success(Incident(
-            key: nonEmptyText(id) ?? "", time: time.seconds, precision: time.precision, lat: lat, lon: lon,
+        return Incident(
+            key: key, time: checked.time.seconds, precision: checked.time.precision, lat: checked.lat, lon: checked.lon,
             category: categoryText, handled: parseHandled(handled),
-            description: nonEmptyText(description), user: nonEmptyText(user), attributes: attributes))
+            description: nonEmptyText(description), user: nonEmptyText(user), attributes: attributes)
     }
 
     static func nonEmptyText(_ v: RawValue) -> String? {

@@ -302,6 +302,32 @@ struct HostileInputTests {
         }
     }
 
+    /// Records whose member names are all different and each nearly the record limit: the
+    /// reader's cache of names seen must not keep them (it kept up to 256 names of any length:
+    /// 189 MiB peak for this file of 118 MiB).
+    @Test("128 records with distinct member names of 950 kB each: bounded memory through the CLI",
+          .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"))
+    func distinctHugeMemberNames() throws {
+        let dir = try TempDir()
+        let path = dir.path + "/names.ndjson"
+        try LargeFile.write(path) { out in
+            let fill = [UInt8](repeating: UInt8(ascii: "x"), count: 950_000)
+            for i in 0..<128 {
+                try out(Array("{\"n\(i)".utf8))
+                try out(fill)
+                try out(Array("\":1,\"timestamp\":1500000000}\n".utf8))
+            }
+            try out(Array("{\"latitude\":53.8,\"longitude\":-1.5,\"timestamp\":1500000000}\n".utf8))
+        }
+        let run = try CLI.run(["ingest", path, "--db", dir.path + "/names.db", "--quiet"], measure: true)
+        #expect(run.status == 0 && run.stdout.contains("missing_coordinates=128"), "\(run.stdout) \(run.stderr.suffix(300))")
+        let peak = try #require(run.peakRSSKiB)
+        print("peak RSS of ingesting 128 distinct 950 kB member names: \(peak / 1024) MiB")
+        #expect(peak < 100 * 1024, "peak RSS \(peak / 1024) MiB")
+        unlink(path)
+    }
+
     // MARK: Bytes
 
     @Test("invalid UTF-8: an unreadable header is an input error; in records it is repaired, in values it is invalid")

@@ -182,6 +182,48 @@ struct JSONFastPathPropertyTests {
         #expect(records > 10_000, "\(records) records")
     }
 
+    /// Everything a parse leaves on the tape, as text.
+    private static func tapeTranscript(_ bytes: [UInt8], maxDepth: Int, prefix: Bool, reference: Bool) -> String {
+        let tape = JSONTape(reference: reference)
+        return bytes.withUnsafeBufferPointer { input in
+            if let failure = tape.parse(input, maxDepth: maxDepth, prefix: prefix) { return "failure \(failure)" }
+            var text = prefix ? "end \(tape.valueEnd) lines \(tape.newlines) last \(tape.lastNewline):" : ":"
+            for k in 0..<tape.nodeCount {
+                let n = tape.node(k)
+                text += " \(n.kind)\(n.start)-\(n.end)>\(n.next)\(n.escaped ? "e" : "")"
+                if n.kind == .string { text += "=" + String(decoding: tape.string(k), as: UTF8.self) }
+            }
+            return text
+        }
+    }
+
+    @Test("the tape's one-pass parser against the general one: 20,000 random values and records, whole and as prefixes")
+    func tapeFastPathAgainstGeneral() {
+        var rng = SplitMix64(seed: 0x7A9E)
+        var accepted = 0
+        for round in 0..<20_000 {
+            var rounds = SplitMix64(seed: rng.next())
+            let text: String
+            switch round % 4 {
+            case 0: text = JSONFastPathPropertyTests.value(&rounds, depth: 0)
+            case 1: text = JSONFastPathPropertyTests.object(&rounds, depth: 0)
+            default: text = JSONFastPathPropertyTests.record(&rounds, feature: round % 4 == 3)
+            }
+            var bytes = round % 3 == 0 ? JSONFastPathPropertyTests.damage(text, &rounds) : Array(text.utf8)
+            // A record followed by more input, as it lies in a read buffer.
+            if round % 5 == 0 { bytes += Array(JSONFastPathPropertyTests.pick([",\n{\"a\":1}", " ]", "\n", "x", ""], &rounds).utf8) }
+            let maxDepth = round % 7 == 0 ? 1 + Int(rounds.next() % 4) : 64
+            for prefix in [false, true] {
+                let fast = JSONFastPathPropertyTests.tapeTranscript(bytes, maxDepth: maxDepth, prefix: prefix, reference: false)
+                let general = JSONFastPathPropertyTests.tapeTranscript(bytes, maxDepth: maxDepth, prefix: prefix, reference: true)
+                #expect(fast == general, "round \(round), prefix \(prefix), depth \(maxDepth): \(String(decoding: bytes, as: UTF8.self))")
+                if !general.hasPrefix("failure") { accepted += 1 }
+            }
+        }
+        // Both outcomes must be common, or the comparison proves little.
+        #expect(accepted > 10_000 && accepted < 38_000, "\(accepted) of 40,000 parses succeeded")
+    }
+
     @Test("the eight-byte skip counts lines and columns like the byte-by-byte one: an error after a skipped node")
     func skipPositions() throws {
         // Newlines inside and outside strings, an escaped quote and an escaped newline in a skipped
