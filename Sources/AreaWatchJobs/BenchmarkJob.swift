@@ -66,62 +66,51 @@ public enum BenchmarkJob {
 
     /// SPEC §12 E-test p-values per CPU second of one core (thread CPU time, so that a busy
     /// machine does not count against it): seeded random pairs at village (0–20),
-    /// city (100–900, "hundreds per cell") and large (1,000–10,000) counts, with the windows of a
-    /// year against a leap year and of two equal years.
+    /// city (100–900, "hundreds per cell") and large (1,000–10,000) counts, unchanged city cells
+    /// (k2 within 2√k1 of k1: most cells of a real grid, where the two kept tails come close or
+    /// meet), each with the windows of a year against a leap year and of two equal years; then
+    /// city cells as the report computes them (`ChangeSignificance.of` on one thread: pairs of
+    /// one total share their Poisson tables, BH and directions included).
     public static func eTest(pairs: Int = 200_000) -> JSONValue {
         var fields: [(String, JSONValue)] = []
-        for (name, range, count) in [("counts_0_20", 0...20, pairs), ("counts_100_900", 100...900, pairs),
-                                     ("counts_1000_10000", 1000...10_000, pairs / 8)] {
-            for (n1, n2) in [(365.0, 366.0), (365.0, 365.0)] {
-                var rng = SplitMix64(seed: 42)
-                let span = UInt64(range.count)
-                let cases = (0..<count).map { _ in
-                    (range.lowerBound + Int(rng.next() % span), range.lowerBound + Int(rng.next() % span))
-                }
+        let windows = [(365.0, 366.0), (365.0, 365.0)]
+        func record(_ name: String, _ n1: Double, _ n2: Double, count: Int, seconds: Double, checksum: Double) {
+            fields.append(("\(name)_\(Int(n1))_\(Int(n2))_per_s", .int(Int(Double(count) / seconds))))
+            fields.append(("\(name)_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
+        }
+        for (name, cases) in [("counts_0_20", eTestPairs(pairs, 0...20)), ("counts_100_900", eTestPairs(pairs, 100...900)),
+                              ("counts_1000_10000", eTestPairs(pairs / 8, 1000...10_000)),
+                              ("counts_100_900_unchanged", eTestPairs(pairs, 100...900, unchanged: true))] {
+            for (n1, n2) in windows {
                 var checksum = 0.0
                 let start = MonotonicClock.threadCPU()
                 for (k1, k2) in cases { checksum += PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2) }
-                let seconds = MonotonicClock.threadCPU() - start
-                fields.append(("\(name)_\(Int(n1))_\(Int(n2))_per_s", .int(Int(Double(count) / seconds))))
-                fields.append(("\(name)_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
+                record(name, n1, n2, count: cases.count, seconds: MonotonicClock.threadCPU() - start, checksum: checksum)
             }
         }
-        // Unchanged cells (k2 within 2√k1 of k1): what most cells of a real grid are, where the
-        // two kept tails come close or meet.
-        for (n1, n2) in [(365.0, 366.0), (365.0, 365.0)] {
-            var rng = SplitMix64(seed: 42)
-            let cases = (0..<pairs).map { _ -> (Int, Int) in
-                let k1 = 100 + Int(rng.next() % 801), spread = Int(Double(k1).squareRoot() * 2)
-                return (k1, k1 + Int(rng.next() % UInt64(2 * spread + 1)) - spread)
-            }
-            var checksum = 0.0
-            let start = MonotonicClock.threadCPU()
-            for (k1, k2) in cases { checksum += PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2) }
-            let seconds = MonotonicClock.threadCPU() - start
-            fields.append(("counts_100_900_unchanged_\(Int(n1))_\(Int(n2))_per_s", .int(Int(Double(pairs) / seconds))))
-            fields.append(("counts_100_900_unchanged_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
-        }
-        // The same kinds of cells as the report computes them (`ChangeSignificance.of` on one
-        // thread: pairs of one total share their Poisson tables, BH and directions included).
-        for (name, unchanged) in [("cells_100_900", false), ("cells_100_900_unchanged", true)] {
-            for (n1, n2) in [(365.0, 366.0), (365.0, 365.0)] {
-                var rng = SplitMix64(seed: 42)
-                var current: [Int] = [], previous: [Int] = []
-                for _ in 0..<pairs {
-                    let k1 = 100 + Int(rng.next() % 801), spread = Int(Double(k1).squareRoot() * 2)
-                    current.append(k1)
-                    previous.append(unchanged ? k1 + Int(rng.next() % UInt64(2 * spread + 1)) - spread : 100 + Int(rng.next() % 801))
-                }
+        for (name, cases) in [("cells_100_900", eTestPairs(pairs, 100...900)),
+                              ("cells_100_900_unchanged", eTestPairs(pairs, 100...900, unchanged: true))] {
+            for (n1, n2) in windows {
                 let start = MonotonicClock.threadCPU()
-                let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: n1, previousDays: n2,
-                                                 alpha: 0.05, threads: 1)
-                let seconds = MonotonicClock.threadCPU() - start
-                fields.append(("\(name)_\(Int(n1))_\(Int(n2))_report_path_per_s", .int(Int(Double(pairs) / seconds))))
-                fields.append(("\(name)_\(Int(n1))_\(Int(n2))_report_path_checksum",
-                               .fixed(rows.reduce(0) { $0 + $1.p }, decimals: 6)))
+                let rows = ChangeSignificance.of(current: cases.map(\.0), previous: cases.map(\.1), currentDays: n1,
+                                                 previousDays: n2, alpha: 0.05, threads: 1)
+                record("\(name)_report_path", n1, n2, count: cases.count, seconds: MonotonicClock.threadCPU() - start,
+                       checksum: rows.reduce(0) { $0 + $1.p })
             }
         }
         return .object(fields)
+    }
+
+    /// Seeded count pairs with k1 in `range`: k2 from the same range, or within 2√k1 of k1.
+    private static func eTestPairs(_ count: Int, _ range: ClosedRange<Int>, unchanged: Bool = false) -> [(Int, Int)] {
+        var rng = SplitMix64(seed: 42)
+        let span = UInt64(range.count)
+        return (0..<count).map { _ in
+            let k1 = range.lowerBound + Int(rng.next() % span)
+            guard unchanged else { return (k1, range.lowerBound + Int(rng.next() % span)) }
+            let spread = Int(Double(k1).squareRoot() * 2)
+            return (k1, k1 + Int(rng.next() % UInt64(2 * spread + 1)) - spread)
+        }
     }
 
     private static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
