@@ -63,30 +63,6 @@ struct KeptTails {
         return (bound(x1, n2 * (a + h - root), upper: false), bound(x1, n2 * (a + h + root), upper: true))
     }
 
-    /// Both bounds of two x1 at once: the same operations lane by lane, so the same bits as one
-    /// at a time, in about half the instructions.
-    @inline(__always)
-    func both(_ x1: Int, _ x1Next: Int) -> (low: Int, high: Int, lowNext: Int, highNext: Int) {
-        let a = SIMD2(Double(x1), Double(x1Next)) * inverseN1
-        let root = (alpha * a + h2).squareRoot()
-        let yLow = n2 * (a + h - root), yHigh = n2 * (a + h + root)
-        // One test for the four roots: all in [0, 2⁵⁰) and away from integers.
-        let shiftedLow = yLow + 0x1p52, shiftedHigh = yHigh + 0x1p52
-        let offLow = yLow - (shiftedLow - 0x1p52), offHigh = yHigh - (shiftedHigh - 0x1p52)
-        let inRange = yLow .>= 0 .& yHigh .< 0x1p50
-        let apart = (offLow .> 1e-6 .| offLow .< -1e-6) .& (offHigh .> 1e-6 .| offHigh .< -1e-6)
-        guard all(inRange .& apart) else {
-            return (bound(x1, yLow[0], upper: false), bound(x1, yHigh[0], upper: true),
-                    bound(x1Next, yLow[1], upper: false), bound(x1Next, yHigh[1], upper: true))
-        }
-        @inline(__always) func floor(_ shifted: Double, _ offset: Double) -> Int {
-            let nearest = Int(truncatingIfNeeded: shifted.bitPattern) &- Int(truncatingIfNeeded: (0x1p52 as Double).bitPattern)
-            return offset < 0 ? nearest &- 1 : nearest
-        }
-        return (floor(shiftedLow[0], offLow[0]), floor(shiftedHigh[0], offHigh[0]) &+ 1,
-                floor(shiftedLow[1], offLow[1]), floor(shiftedHigh[1], offHigh[1]) &+ 1)
-    }
-
     /// The bound from its root `y` in x2 units.
     @inline(__always)
     private func bound(_ x1: Int, _ y: Double, upper: Bool) -> Int {

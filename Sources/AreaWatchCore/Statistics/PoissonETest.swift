@@ -12,8 +12,8 @@ public enum PoissonETest {
         pValue(k1: k1, n1: n1, k2: k2, n2: n2, skipZeroTerms: true)
     }
 
-    /// `skipZeroTerms` false only in tests, which check that skipping the zero terms (and the
-    /// shortcut for separated tails) changes no bit.
+    /// `skipZeroTerms` false only in tests, which check that skipping the zero terms (and summing
+    /// the one-bound runs beside them) changes no bit.
     static func pValue(k1: Int, n1: Double, k2: Int, n2: Double, skipZeroTerms: Bool) -> Double {
         precondition(k1 >= 0 && k2 >= 0 && n1 > 0 && n2 > 0, "E-test: counts ≥ 0 and exposures > 0")
         // λ̂ = (k1 + k2) / (n1 + n2); SciPy returns p = 1 when it is ≤ 0.
@@ -88,7 +88,9 @@ public enum PoissonETest {
         return low
     }
 
-    /// Σ over x1 of P(x1)·(the mass of p2 over both kept tails of x2).
+    /// Σ over x1 of P(x1)·(the mass of p2 over both kept tails of x2): prefix[low − lower2 + 1] +
+    /// suffix[high − lower2] with prefix[i] = Σ p2[0..<i], suffix[i] = Σ p2[i...] (both tails
+    /// summed without cancellation), or all of p2, prefix[count2], where the tails meet (c near 0).
     private static func tailSums(p1: UnsafeBufferPointer<Double>, lower1: Int,
                                  p2: UnsafeBufferPointer<Double>, lower2: Int,
                                  tails: KeptTails, skipZeroTerms: Bool = true, shared: TailSums? = nil) -> Double {
@@ -114,82 +116,25 @@ public enum PoissonETest {
             lowerStart = lastIndex(in: first...last, near: tails.x1WhereLowReaches(Double(lower2)) - Double(lower1) - 1) {
                 tails.low(lower1 + $0) < lower2
             } + 1
-            if let total = sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails,
-                                     first: first, firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart,
-                                     shared: shared) {
-                return total
-            }
-            if lowerStart <= upperEnd + 1 { upperEnd = last }  // no gap
         }
-        let runs = upperEnd < last ? (first..<(upperEnd + 1), lowerStart..<(last + 1)) : (first..<(last + 1), 0..<0)
-        // Kept at x1: x2 ≤ low or x2 ≥ high, the mass Σ p2 over both tails: prefix[lowIndex] +
-        // suffix[highIndex] with prefix[i] = Σ p2[0..<i], suffix[i] = Σ p2[i...] (both tails summed
-        // without cancellation), or all of p2 where the tails meet (c near 0).
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count1) { indices in
-            let lowIndex = indices.baseAddress!, highIndex = lowIndex + count1
-            let meet = -1
-            // The bounds first; then only the prefix and suffix sums they reach are added up (far
-            // apart counts reach a few entries at the ends of p2, not all of it).
-            var prefixEnd = 0, suffixStart = first == 1 ? firstHigh : count2, needsAll = false
-            @inline(__always) func record(_ i: Int, _ low: Int, _ high: Int) {
-                if high <= low &+ 1 {
-                    lowIndex[i] = meet
-                    needsAll = true
-                    return
-                }
-                let lowAt = min(count2, max(0, low &- lower2 &+ 1)), highAt = max(0, min(count2, high &- lower2))
-                lowIndex[i] = lowAt
-                highIndex[i] = highAt
-                prefixEnd = max(prefixEnd, lowAt)
-                suffixStart = min(suffixStart, highAt)
-            }
-            @inline(__always) func record(_ run: Range<Int>) {
-                var i = run.lowerBound
-                while i < run.upperBound {
-                    // Two x1 at a time (the last one twice when the run is odd).
-                    let next = min(i &+ 1, run.upperBound &- 1)
-                    let bounds = tails.both(lower1 &+ i, lower1 &+ next)
-                    record(i, bounds.low, bounds.high)
-                    record(next, bounds.lowNext, bounds.highNext)
-                    i &+= 2
-                }
-            }
-            record(runs.0)
-            record(runs.1)
-            if needsAll { prefixEnd = count2 }
-            @inline(__always) func sum(prefix: UnsafePointer<Double>, suffix: UnsafePointer<Double>) -> Double {
-                var total = 0.0
-                if first == 1 { total = p1[0] * (prefix[0] + suffix[firstHigh]) }
-                @inline(__always) func add(_ run: Range<Int>) {
-                    for i in run {
-                        let low = lowIndex[i]
-                        // prefix[count2] (all of p2) is only summed when needsAll made prefixEnd = count2.
-                        total += p1[i] * (low == meet ? prefix[count2] : prefix[low] + suffix[highIndex[i]])
-                    }
-                }
-                add(runs.0)
-                add(runs.1)
-                // SciPy's sum can pass 1 by rounding (1 + 3e-15 where every pair is kept); a
-                // p-value is at most 1, and the cap moves it by far less than the 1e-9 it must
-                // agree to.
-                return min(total, 1)
-            }
-            if let shared { return sum(prefix: shared.prefix, suffix: shared.suffix) }
-            return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
-                let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
-                TailSums.fill(prefix: prefix, upTo: prefixEnd, suffix: suffix, downTo: suffixStart, p2)
-                return sum(prefix: prefix, suffix: suffix)
-            }
+        if let total = sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
+                                 firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: shared) {
+            return total
+        }
+        // A bound outside the sums prepared from the runs' ends: with the whole sums none is.
+        return TailSums.with(p2) { sums in
+            sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
+                      firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: sums)!
         }
     }
 
-    /// `tailSums` where the tails never meet, by the runs the bisection found: up to `lowerStart`
-    /// the lower tail of x2 lies below the table (only high(x1) is needed), past `upperEnd` the
-    /// upper tail lies above it (only low(x1)); far apart counts, most pairs at city counts, have
-    /// a gap of zero terms between the two. One root per x1 where one bound is needed, and the sum
-    /// in the same pass; the terms are added in the same order, with the same operations. nil
-    /// when a bound falls outside the tail sums prepared from the runs' ends (the bounds are
-    /// monotone in x1, so never in practice): the caller then takes the general path.
+    /// The sum by the runs of x1 the search found: up to `lowerStart` the lower tail of x2 lies
+    /// below the table (only high(x1) is needed), past `upperEnd` the upper tail lies above it
+    /// (only low(x1)), between them both bounds count; far apart counts, most pairs at city
+    /// counts, have a gap of zero terms instead. One root per x1 where one bound is needed, and
+    /// the sum in the same pass, over x1 in increasing order. nil when a bound falls outside the
+    /// tail sums prepared from the runs' ends (the bounds are monotone in x1, so never in
+    /// practice; never with `shared`, which holds the whole sums).
     private static func sumByRuns(p1: UnsafeBufferPointer<Double>, lower1: Int,
                                   p2: UnsafeBufferPointer<Double>, lower2: Int, tails: KeptTails,
                                   first: Int, firstHigh: Int, upperEnd: Int, lowerStart: Int,

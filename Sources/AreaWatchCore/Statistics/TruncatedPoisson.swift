@@ -62,14 +62,7 @@ struct TruncatedPoisson {
             var table = TruncatedPoisson(mean: mu, buffer: buffer.baseAddress!)
             var down = table.canWalkDown, up = table.canWalkUp
             while down && up && table.hasRoomForFourSteps { down = table.stepDown4(); up = table.stepUp4() }
-            while down && up { down = table.stepDown(); up = table.stepUp() }
-            while down { down = table.stepDown() }
-            while up { up = table.stepUp() }
-            table.beginSums()
-            var lower = table.canSumLower, upper = table.canSumUpper
-            while lower && upper { lower = table.stepLower(); upper = table.stepUpper() }
-            while lower { lower = table.stepLower() }
-            while upper { upper = table.stepUpper() }
+            table.finish(walkingDown: down, walkingUp: up)
             return body(table.lower, table.probabilities)
         }
     }
@@ -85,22 +78,25 @@ struct TruncatedPoisson {
             while down1 && up1 && down2 && up2 && first.hasRoomForFourSteps && second.hasRoomForFourSteps {
                 down1 = first.stepDown4(); up1 = first.stepUp4(); down2 = second.stepDown4(); up2 = second.stepUp4()
             }
-            while down1 { down1 = first.stepDown() }
-            while up1 { up1 = first.stepUp() }
-            while down2 { down2 = second.stepDown() }
-            while up2 { up2 = second.stepUp() }
-            first.beginSums()
-            second.beginSums()
-            var lower1 = first.canSumLower, upper1 = first.canSumUpper, lower2 = second.canSumLower, upper2 = second.canSumUpper
-            while lower1 && upper1 && lower2 && upper2 {
-                lower1 = first.stepLower(); upper1 = first.stepUpper(); lower2 = second.stepLower(); upper2 = second.stepUpper()
-            }
-            while lower1 { lower1 = first.stepLower() }
-            while upper1 { upper1 = first.stepUpper() }
-            while lower2 { lower2 = second.stepLower() }
-            while upper2 { upper2 = second.stepUpper() }
+            first.finish(walkingDown: down1, walkingUp: up1)
+            second.finish(walkingDown: down2, walkingUp: up2)
             return body(first.lower, first.probabilities, second.lower, second.probabilities)
         }
+    }
+
+    /// The walks still going step by step (both in turn while both go), then the tail sums that
+    /// find the range's ends.
+    @inline(__always)
+    private mutating func finish(walkingDown: Bool, walkingUp: Bool) {
+        var down = walkingDown, up = walkingUp
+        while down && up { down = stepDown(); up = stepUp() }
+        while down { down = stepDown() }
+        while up { up = stepUp() }
+        beginSums()
+        var lower = canSumLower, upper = canSumUpper
+        while lower && upper { lower = stepLower(); upper = stepUpper() }
+        while lower { lower = stepLower() }
+        while upper { upper = stepUpper() }
     }
 
     /// Walk lengths (Chernoff / Bernstein tail bounds): the walks stop well before them.
@@ -139,13 +135,13 @@ struct TruncatedPoisson {
         up = mode; upNextX = Double(mode + 1); upTerm = p[below]
     }
 
-    var canWalkDown: Bool { down > base }
-    var canWalkUp: Bool { up < top }
+    private var canWalkDown: Bool { down > base }
+    private var canWalkUp: Bool { up < top }
 
     /// One step downward, false when the walk ends: the rest of the lower tail is negligible next
     /// to 1e-10.
     @inline(__always)
-    mutating func stepDown() -> Bool {
+    private mutating func stepDown() -> Bool {
         let r = downX * inverseMu
         let term = downTerm * r
         // Below x the terms fall at least geometrically with ratio x/μ: the rest is below
@@ -163,7 +159,7 @@ struct TruncatedPoisson {
     /// from some step on and then stays true (term·r falls, 1 − r grows), so the fourth step's
     /// test clears all four; only a block where it holds is looked at step by step.
     @inline(__always)
-    mutating func stepDown4() -> Bool {
+    private mutating func stepDown4() -> Bool {
         let r0 = downX * inverseMu, r1 = (downX - 1) * inverseMu, r2 = (downX - 2) * inverseMu, r3 = (downX - 3) * inverseMu
         let t0 = downTerm * r0, t1 = t0 * r1, t2 = t1 * r2, t3 = t2 * r3
         let at = p + (down &- base)
@@ -192,7 +188,7 @@ struct TruncatedPoisson {
     /// Four steps upward at once, with room for them (`up + 4 ≤ top`); false when the walk ended
     /// inside them, as `stepDown4`: past the mode, term·x falls and x − μ grows.
     @inline(__always)
-    mutating func stepUp4() -> Bool {
+    private mutating func stepUp4() -> Bool {
         let x0 = upNextX, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3
         let t0 = upTerm * (mu / x0), t1 = t0 * (mu / x1), t2 = t1 * (mu / x2), t3 = t2 * (mu / x3)
         let at = p + (up &- base)
@@ -216,11 +212,11 @@ struct TruncatedPoisson {
         return false
     }
 
-    var hasRoomForFourSteps: Bool { down &- 4 >= base && up &+ 4 <= top }
+    private var hasRoomForFourSteps: Bool { down &- 4 >= base && up &+ 4 <= top }
 
     /// One step upward, false when the walk ends: the rest of the upper tail is far below 2⁻⁵³.
     @inline(__always)
-    mutating func stepUp() -> Bool {
+    private mutating func stepUp() -> Bool {
         let x = upNextX
         let term = upTerm * (mu / x)
         // Beyond the mode the ratio μ/(x+1) < 1 keeps falling: the rest is below
@@ -235,18 +231,18 @@ struct TruncatedPoisson {
 
     /// After the walks: the CDF from the far end of the lower walk up to 1e-10, and the smallest x
     /// with SF(x) = Σ_{j>x} P(j) ≤ the bound, walking down from the far end of the upper walk.
-    mutating func beginSums() {
+    private mutating func beginSums() {
         lower = mode
         next = down
         upper = up
     }
 
-    var canSumLower: Bool { next <= mode }
-    var canSumUpper: Bool { upper > mode }
+    private var canSumLower: Bool { next <= mode }
+    private var canSumUpper: Bool { upper > mode }
 
     /// One step of the CDF, false when it has found `lower`.
     @inline(__always)
-    mutating func stepLower() -> Bool {
+    private mutating func stepLower() -> Bool {
         cdf += p[next &- base]
         if cdf >= Self.lowerQuantile {
             lower = next
@@ -258,7 +254,7 @@ struct TruncatedPoisson {
 
     /// One step of the survival function, false when it has found `upper`.
     @inline(__always)
-    mutating func stepUpper() -> Bool {
+    private mutating func stepUpper() -> Bool {
         survival += p[upper &- base]  // now SF(upper − 1)
         if survival > Self.upperSurvival { return false }
         upper &-= 1
