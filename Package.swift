@@ -27,7 +27,7 @@ let package = Package(
             "AreaWatchCore", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CSQLite", "CZlib"]),
+        .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CSQLite", "CZlib"]),
         .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore"]),
         .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib"]),
         .target(name: "AreaWatchJobs", dependencies: [

@@ -71,13 +71,20 @@ public enum IncidentLoading {
             var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys, expectedCount: expected)
             var inputs: [InputSummary] = []
             for path in paths {
-                let (sha, bytes) = try FileDigest.sha256(path: path)
-                let report = try FileIngester.ingest(
+                // Append-mode keys embed the file's digest, so it comes first; otherwise it is
+                // only reported, and is computed on another core while this file is parsed.
+                let digest = options.idless == .append ? nil : BackgroundWork { () throws(InputError) in
+                    try FileDigest.sha256(path: path)
+                }
+                defer { digest?.wait() }
+                let (sha, bytes) = try digest == nil ? FileDigest.sha256(path: path) : ("", 0)
+                var report = try FileIngester.ingest(
                     path: path, sha256: sha, bytes: bytes, options: options, into: &builder, rejects: nil,
                     progress: { read, total, records in
                         progress.update("read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
                                         detail: "\(records) records")
                     })
+                if let digest { (report.sha256, report.bytes) = try digest.value() }
                 inputs.append(InputSummary(report))
                 progress.log("\(path): \(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
             }

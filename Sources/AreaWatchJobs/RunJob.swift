@@ -46,7 +46,8 @@ public enum RunJob {
         let ingestSeconds = ProgressReporter.now() - started
         // Under the lock: the report stage may write the snapshot when it has to read the store.
         request.snapshot = SnapshotUse(read: true, rebuild: true, known: keeper.current)
-        let tail = Beside(Unchecked((store, keeper))) { parts in
+        let parts = Unchecked((store, keeper))
+        let tail = BackgroundWork { () throws(Never) -> [String] in
             let (store, keeper) = parts.value
             let saving = keeper.hasUnsavedChanges
             keeper.save()
@@ -58,36 +59,10 @@ public enum RunJob {
         do {
             report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
         } catch {
-            _ = tail.wait()
+            tail.wait()
             throw error
         }
-        for note in tail.wait() { progress.log(note) }
+        for note in tail.value() { progress.log(note) }
         return Result(ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
-    }
-}
-
-/// A value handed to another thread that only that thread uses meanwhile.
-final class Unchecked<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// Work on another thread; `wait()` returns its notes.
-final class Beside<T>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var notes: [String] = []
-
-    init(_ input: Unchecked<T>, _ work: @escaping @Sendable (Unchecked<T>) -> [String]) {
-        DispatchQueue.global().async { [self] in
-            notes = work(input)
-            done.signal()
-        }
-    }
-
-    private var waited = false
-
-    func wait() -> [String] {
-        if !waited { done.wait(); waited = true }
-        return notes
     }
 }

@@ -54,15 +54,15 @@ public struct Totals: Sendable, Equatable {
 
 extension IncidentIndex {
     /// Calendar years present, ascending.
-    public var yearsPresent: [Int] { Array(Set(year)).sorted().map(Int.init) }
+    public var yearsPresent: [Int] { YearSlots(year).years }
 
     public func totals() -> Totals {
-        let years = yearsPresent
-        let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
+        let slot = YearSlots(year)
+        let years = slot.years
         var counts = [Int](repeating: 0, count: years.count)
         var current = 0, previous = 0
         for i in 0..<count {
-            counts[slot[Int(year[i])]!] += 1
+            counts[slot[year[i]]] += 1
             if membership[i] == WindowMembership.current.rawValue { current += 1 }
             if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
         }
@@ -72,8 +72,8 @@ extension IncidentIndex {
 
     /// Counts per named area; an incident inside several areas counts in each.
     public func areas(_ areas: [NamedArea]) -> AreaResult {
-        let years = yearsPresent
-        let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
+        let slot = YearSlots(year)
+        let years = slot.years
         var assigned = [Bool](repeating: false, count: count)
         var stats: [AreaStats] = []
         let circle = Double.pi * parameters.radius * parameters.radius
@@ -86,7 +86,7 @@ extension IncidentIndex {
             for range in coveringRanges(area.bounds) {
                 for i in range where index.contains(lat: lat[i], lon: lon[i]) {
                     assigned[i] = true
-                    s.yearCounts[slot[Int(year[i])]!] += 1
+                    s.yearCounts[slot[year[i]]] += 1
                     if membership[i] == WindowMembership.current.rawValue {
                         s.nCurrent += 1
                         if handled[i] == 1 { s.handled += 1 }
@@ -143,8 +143,8 @@ extension IncidentIndex {
     /// Current/previous and calendar-year counts per value of `category` or an attribute
     /// (the columns the index was built from must carry that attribute as their group).
     public func breakdown(columns: IncidentColumns, field: BreakdownField) -> BreakdownResult {
-        let years = yearsPresent
-        let slot = Dictionary(uniqueKeysWithValues: years.enumerated().map { ($1, $0) })
+        let slot = YearSlots(year)
+        let years = slot.years
         let byCategory = field == .category
         let values = byCategory ? columns.categories : columns.groupValues
         var rows = (values + [""]).map { BreakdownRow(value: $0, current: 0, previous: 0, yearCounts: [Int](repeating: 0, count: years.count)) }
@@ -152,7 +152,7 @@ extension IncidentIndex {
             let source = Int(sourceIndex[i])
             let g = byCategory ? columns.category[source] : columns.group[source]
             let r = g >= 0 ? Int(g) : values.count
-            rows[r].yearCounts[slot[Int(year[i])]!] += 1
+            rows[r].yearCounts[slot[year[i]]] += 1
             if membership[i] == WindowMembership.current.rawValue { rows[r].current += 1 }
             if membership[i] == WindowMembership.previous.rawValue { rows[r].previous += 1 }
         }

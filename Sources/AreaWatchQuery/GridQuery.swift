@@ -39,9 +39,16 @@ public struct GridResult: Sendable {
     }
 
     public var classCounts: [SafetyClass: Int] {
-        var counts: [SafetyClass: Int] = [.safe: 0, .medium: 0, .dangerous: 0]
-        for c in cells { counts[c.safetyClass, default: 0] += 1 }
-        return counts
+        // Counted without hashing per cell: the report reads these several times.
+        var safe = 0, medium = 0, dangerous = 0
+        for c in cells {
+            switch c.safetyClass {
+            case .safe: safe += 1
+            case .medium: medium += 1
+            case .dangerous: dangerous += 1
+            }
+        }
+        return [.safe: safe, .medium: medium, .dangerous: dangerous]
     }
 }
 
@@ -72,9 +79,7 @@ extension IncidentIndex {
     /// Merges radius counts with the in-cell and per-year counts of the geohash buckets.
     private func assembleGrid(precision: Int, radiusCells: [RadiusCell]) -> GridResult {
         let shift = UInt64(64 - 5 * precision)
-        let yearList = Array(Set(year)).sorted().map(Int.init)
-        var yearSlot = [Int: UInt16]()
-        for (k, y) in yearList.enumerated() { yearSlot[y] = UInt16(k) }
+        let yearSlots = YearSlots(year)
 
         var cells: [GridCell] = []
         cells.reserveCapacity(radiusCells.count)
@@ -95,7 +100,7 @@ extension IncidentIndex {
                 case WindowMembership.previous.rawValue: nPrevious += 1
                 default: break
                 }
-                let slot = yearSlot[Int(year[b])]!
+                let slot = UInt16(yearSlots[year[b]])
                 if let k = cellYears.firstIndex(where: { $0.year == slot }) {
                     cellYears[k].count += 1
                 } else {
@@ -117,7 +122,7 @@ extension IncidentIndex {
                 yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
             entries.append(contentsOf: cellYears)
         }
-        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearList, yearEntries: entries)
+        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
     }
 }
 

@@ -27,8 +27,11 @@ public enum ReportWriter {
                 var info = stat()
                 if stat(directory.workPath + "/" + name, &info) == 0 { outcome.files.append((name, Int64(info.st_size))) }
             }
+            // The HTML page is rendered beside the other files rather than after them.
+            let html = BackgroundWork { [content] () throws(Never) in HTMLReport.render(content) }
+            defer { html.wait() }
             // The largest file is written on a second core while this one writes the rest.
-            let geojson = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, path = try directory.file("grid.geojson")] in
+            let geojson = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, path = try directory.file("grid.geojson")] () throws(any Error) in
                 try GridGeoJSON.write(grid, changes: changes.grid, to: path, disclosure: disclosure)
             }
             defer { geojson.wait() }
@@ -59,14 +62,14 @@ public enum ReportWriter {
                 record("ehsa.csv")
                 record("ehsa.geojson")
             }
-            var archive: BackgroundWrite?
+            var archive: BackgroundWork<Void, any Error>?
             defer { archive?.wait() }
             if let zooms = content.tileZooms {
                 let tiles = WidgetTiles.build(content.grid, changes: changes.grid, zooms: zooms)
                 // The vector tiles are encoded and compressed on another thread while this one
                 // writes the JSON tiles (same tiles, SPEC §14).
-                archive = BackgroundWrite { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
-                                             path = try directory.file("grid.pmtiles")] in
+                archive = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
+                                             path = try directory.file("grid.pmtiles")] () throws(any Error) in
                     try GridArchive.write(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution, to: path)
                 }
                 let (count, bytes) = try WidgetTiles.write(tiles, grid: content.grid, zooms: zooms, disclosure: content.disclosure,
@@ -75,13 +78,12 @@ public enum ReportWriter {
                 outcome.files.append(("tiles/", bytes))
             }
             if let archive {
-                try archive.result()
+                try archive.value()
                 record("grid.pmtiles")
             }
-            try geojson.result()
+            try geojson.value()
             record("grid.geojson")
-            let html = HTMLReport.render(content)
-            try BufferedFile.write(html, to: try directory.file("report.html"))
+            try BufferedFile.write(html.value(), to: try directory.file("report.html"))
             record("report.html")
             var timings = content.timings
             timings.append(("report", clock() - started))
@@ -94,31 +96,6 @@ public enum ReportWriter {
             directory.abandon()
             throw error
         }
-    }
-}
-
-/// A write running on another thread; `result()` waits and rethrows its error.
-final class BackgroundWrite: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var error: (any Error)?
-    private var waited = false
-
-    init(_ work: @escaping @Sendable () throws -> Void) {
-        DispatchQueue.global().async { [self] in
-            do { try work() } catch { self.error = error }
-            done.signal()
-        }
-    }
-
-    func wait() {
-        guard !waited else { return }
-        done.wait()
-        waited = true
-    }
-
-    func result() throws {
-        wait()
-        if let error { throw error }
     }
 }
 

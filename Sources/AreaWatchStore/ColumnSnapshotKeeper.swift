@@ -41,7 +41,7 @@ public final class ColumnSnapshotKeeper {
 
     private var fileRead = false
     /// The file being read on another thread, while the first file's rows go in.
-    private var reading: BackgroundRead?
+    private var reading: BackgroundWork<ColumnSnapshotFile.Outcome, Never>?
     /// The stamp the transaction started at.
     private var startStamp: StoreStamp?
     private var baseSettled = true
@@ -59,7 +59,7 @@ public final class ColumnSnapshotKeeper {
             startStamp = stamp
             if !fileRead && current == nil {
                 fileRead = true
-                reading = BackgroundRead(path: path, expecting: stamp)
+                reading = BackgroundWork { [path] in ColumnSnapshotFile.read(path: path, expecting: stamp) }
             }
         } catch {
             notes.append("column snapshot dropped: \(error)")
@@ -80,7 +80,7 @@ public final class ColumnSnapshotKeeper {
         baseSettled = true
         if let reading {
             self.reading = nil
-            switch reading.outcome() {
+            switch reading.value() {
             case .valid(let snapshot): current = snapshot
             case .missing: notes.append("no column snapshot yet")
             case .invalid(let reason): notes.append("column snapshot not used: \(reason)")
@@ -209,24 +209,5 @@ extension IncidentStore {
     private static func snapshotRow(_ s: Statement, from c: Int32) -> ColumnSnapshot.Row {
         ColumnSnapshot.Row(lat: s.double(c), lon: s.double(c + 1), time: s.int64(c + 2),
                            handled: s.isNull(c + 3) ? nil : s.int64(c + 3) != 0, category: s.string(c + 4))
-    }
-}
-
-/// `ColumnSnapshotFile.read` on another thread; `outcome()` waits for it.
-private final class BackgroundRead: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: ColumnSnapshotFile.Outcome = .missing
-    private var waited = false
-
-    init(path: String, expecting stamp: StoreStamp) {
-        DispatchQueue.global().async { [self] in
-            result = ColumnSnapshotFile.read(path: path, expecting: stamp)
-            done.signal()
-        }
-    }
-
-    func outcome() -> ColumnSnapshotFile.Outcome {
-        if !waited { done.wait(); waited = true }
-        return result
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import CAreaWatchSystem
 import AreaWatchCore
 import CSQLite
 
@@ -379,12 +380,7 @@ public final class IncidentStore {
             let fd = open(stagingPath, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return }
             defer { close(fd) }
-            // Linux's sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): declared only under
-            // _GNU_SOURCE, which Swift's Glibc module does not import, so looked up by name.
-            typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
-            if let symbol = dlsym(nil, "sync_file_range") {
-                _ = unsafeBitCast(symbol, to: SyncFileRange.self)(fd, 0, 0, 2)
-            }
+            _ = aw_start_writeback(fd, 0, 0)
         }
     }
 

@@ -17,3 +17,7 @@ int aw_exchange_paths(const char *a, const char *b) {
 int aw_sync_filesystem(int fd) {
     return syncfs(fd);
 }
+
+int aw_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}

@@ -1,0 +1,34 @@
+/// The calendar years present in a year column, ascending, and each year's index among them.
+///
+/// A lookup is one array read: a `Set` of the column and a `Dictionary` lookup per incident cost
+/// ~30 ms of the 1M grid job's serial part (docs/PERFORMANCE.md).
+struct YearSlots {
+    /// Years present, ascending.
+    let years: [Int]
+    private let first: Int
+    /// `slots[year - first]`: index of the year in `years` (only years present are looked up).
+    private let slots: [UInt16]
+
+    init(_ year: [Int16]) {
+        guard let low = year.min(), let high = year.max() else {
+            years = []
+            first = 0
+            slots = []
+            return
+        }
+        first = Int(low)
+        var present = [Bool](repeating: false, count: Int(high) - first + 1)
+        for y in year { present[Int(y) - first] = true }
+        var years: [Int] = []
+        var slots = [UInt16](repeating: 0, count: present.count)
+        for (offset, isPresent) in present.enumerated() where isPresent {
+            slots[offset] = UInt16(years.count)
+            years.append(first + offset)
+        }
+        self.years = years
+        self.slots = slots
+    }
+
+    @inline(__always)
+    subscript(_ year: Int16) -> Int { Int(slots[Int(year) - first]) }
+}
