@@ -28,7 +28,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CSQLite", "CZlib"]),
-        .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore"]),
+        .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore", "CAreaWatchSystem"]),
         .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib"]),
         .target(name: "AreaWatchJobs", dependencies: [
             "AreaWatchCore", "AreaWatchIngest", "AreaWatchStore", "AreaWatchQuery", "AreaWatchReport",

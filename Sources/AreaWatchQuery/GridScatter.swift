@@ -1,6 +1,7 @@
 import Glibc
 import AreaWatchCore
 import Dispatch
+import Synchronization
 
 /// Radius counts at one lattice cell centre.
 struct RadiusCell: Sendable {
@@ -77,15 +78,21 @@ enum GridScatter {
 
         var results = [[RadiusCell]](repeating: [], count: bands.count)
         let workers = max(1, min(threads, bands.count))
+        // Largest bands first, each to whichever worker is free: dealt out in turn, a city's
+        // dense bands left one core scattering alone for the last ~20 % of the stage. Results
+        // stay in band order, so the output does not depend on the schedule.
+        let schedule = bands.indices.sorted { (bands[$0].members.count, $1) > (bands[$1].members.count, $0) }
+        let next = Atomic<Int>(0)
         results.withUnsafeMutableBufferPointer { out in
             let output = UnsafeMutableSendableBuffer(out)
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 var scratch = BandScratch()
-                var b = worker
-                while b < bands.count {
+                while true {
+                    let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard k < schedule.count else { break }
+                    let b = schedule[k]
                     output[b] = scatterBand(bands[b], points: points, lattice: lattice, test: test,
                                             rowLow: low, rowHigh: high, scratch: &scratch)
-                    b += workers
                 }
             }
         }

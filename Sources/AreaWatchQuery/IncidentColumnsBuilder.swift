@@ -32,6 +32,8 @@ public struct IncidentColumnsBuilder: IncidentSink {
 
     public mutating func write(_ incident: Incident) throws -> WriteOutcome {
         let key = IncidentColumnsBuilder.hash(incident.key)
+        // The table's slot is a cache miss at 1M keys: it loads while the content is hashed.
+        keys.prefetch(a: key.a)
         let content = IncidentColumnsBuilder.contentHash(incident)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.attributes) }
         if let i = keys.rowOrInsert(a: key.a, b: UInt32(truncatingIfNeeded: key.b)) {
@@ -47,13 +49,19 @@ public struct IncidentColumnsBuilder: IncidentSink {
         return .inserted
     }
 
+    /// The key's bytes are hashed, as the store compares keys (SQLite TEXT), not the String:
+    /// Swift's String hashing follows canonical equivalence and costs twice as much.
     static func hash(_ key: String) -> KeyHash {
-        var h1 = Hasher(), h2 = Hasher()
-        h1.combine(0x5EED_0001 as UInt64)
-        h1.combine(key)
-        h2.combine(0x5EED_0002 as UInt64)
-        h2.combine(key)
-        return KeyHash(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
+        var key = key
+        return key.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            var h1 = Hasher(), h2 = Hasher()
+            h1.combine(0x5EED_0001 as UInt64)
+            h1.combine(bytes: bytes)
+            h2.combine(0x5EED_0002 as UInt64)
+            h2.combine(bytes: bytes)
+            return KeyHash(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
+        }
     }
 
     static func contentHash(_ i: Incident) -> Int {

@@ -1,4 +1,5 @@
 import Glibc
+import CAreaWatchSystem
 
 /// The rows of the ad-hoc path's keys: 96-bit key hash → row, for SPEC §4 de-duplication (two
 /// different keys merge with probability ~n²/2⁹⁷: 6·10⁻¹⁶ at 10M keys).
@@ -27,6 +28,12 @@ struct KeyTable {
     }
 
     var count: Int { a.count }
+
+    /// Starts loading the key's home slot; `rowOrInsert` of the same key follows other work.
+    @inline(__always)
+    func prefetch(a keyA: UInt64) {
+        aw_prefetch_for_write(storage.base + KeyTable.home(keyA, storage.count))
+    }
 
     /// The row of the key, or nil after adding it as row `count`.
     mutating func rowOrInsert(a keyA: UInt64, b keyB: UInt32) -> Int? {

@@ -1,5 +1,6 @@
 import AreaWatchCore
 import AreaWatchQuery
+import Synchronization
 
 /// The widget tiles (SPEC §8): `tiles/{z}/{x}/{y}.json`, XYZ (OSM scheme), plus `tilejson.json`.
 /// See docs/FORMATS.md for the exact layout.
@@ -63,37 +64,42 @@ public enum WidgetTiles {
     /// Writes `tiles` (from `build`) as `tiles/{z}/{x}/{y}.json` plus `tiles/tilejson.json`.
     static func write(_ tiles: [Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
                       into directory: AtomicDirectory) throws -> (tiles: Int, bytes: Int64) {
-        var count = 0
-        var bytes: Int64 = 0
         let asOf = UTCTime.iso8601(grid.parameters.asOf)
         let radius = NumberFormat.compact(grid.parameters.radius)
         var folders = Set<String>()
-        for t in tiles {
-            let tile = t.id, precision = t.precision, cells = t.cells
-            let folder = "tiles/\(tile.z)/\(tile.x)"
-            if folders.insert(folder).inserted { _ = try directory.file(folder + "/.") }
-            let file = try BufferedFile(path: directory.path("\(folder)/\(tile.y).json"), capacity: 1 << 16)
-            try file.append { out in
-                out.append(contentsOf: "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(radius),\"cells\":{".utf8)
-                for (i, e) in cells.enumerated() {
-                    out.append(contentsOf: i > 0 ? ",\"".utf8 : "\"".utf8)
-                    out.append(contentsOf: e.geohash.utf8)
-                    out.append(contentsOf: "\":[".utf8)
-                    if let v = disclosure.show(e.rCurrent) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
-                    out.append(44)
-                    if let v = disclosure.show(e.rPrevious) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
-                    out.append(contentsOf: ",\"".utf8)
-                    out.append(contentsOf: e.safetyClass.rawValue.utf8)
-                    out.append(contentsOf: "\",\"".utf8)
-                    out.append(contentsOf: e.change.utf8)
-                    out.append(contentsOf: "\"]".utf8)
-                }
-                out.append(contentsOf: "}}\n".utf8)
-            }
-            try file.finish()
-            count += 1
-            bytes += file.bytesWritten
+        for t in tiles where folders.insert("tiles/\(t.id.z)/\(t.id.x)").inserted {
+            _ = try directory.file("tiles/\(t.id.z)/\(t.id.x)/.")
         }
+        let written = Mutex<Int64>(0)
+        try FileFanOut.forEachRange(tiles.count) { range in
+            var bytes: Int64 = 0
+            for t in tiles[range] {
+                let tile = t.id, precision = t.precision, cells = t.cells
+                let file = try BufferedFile(path: directory.path("tiles/\(tile.z)/\(tile.x)/\(tile.y).json"), capacity: 1 << 16)
+                try file.append { out in
+                    out.append(contentsOf: "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(radius),\"cells\":{".utf8)
+                    for (i, e) in cells.enumerated() {
+                        out.append(contentsOf: i > 0 ? ",\"".utf8 : "\"".utf8)
+                        out.append(contentsOf: e.geohash.utf8)
+                        out.append(contentsOf: "\":[".utf8)
+                        if let v = disclosure.show(e.rCurrent) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                        out.append(44)
+                        if let v = disclosure.show(e.rPrevious) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                        out.append(contentsOf: ",\"".utf8)
+                        out.append(contentsOf: e.safetyClass.rawValue.utf8)
+                        out.append(contentsOf: "\",\"".utf8)
+                        out.append(contentsOf: e.change.utf8)
+                        out.append(contentsOf: "\"]".utf8)
+                    }
+                    out.append(contentsOf: "}}\n".utf8)
+                }
+                try file.finish()
+                bytes += file.bytesWritten
+            }
+            written.withLock { $0 += bytes }
+        }
+        let count = tiles.count
+        let bytes = written.withLock { $0 }
         let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution).serialized(pretty: true)
         try BufferedFile.write(json, to: try directory.file("tiles/tilejson.json"))
         return (count, bytes + Int64(json.utf8.count))

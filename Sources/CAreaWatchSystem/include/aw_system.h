@@ -12,4 +12,10 @@ int aw_sync_filesystem(int fd);
 /// with SYNC_FILE_RANGE_WRITE; length 0 means to the end). Returns 0 or -1 with errno.
 int aw_start_writeback(int fd, long long offset, long long length);
 
+/// Asks the CPU to start loading the cache line at `p` for writing: a hash table's probe that
+/// comes after other work on the same record then finds its slot in cache.
+static inline void aw_prefetch_for_write(const void *p) {
+    __builtin_prefetch(p, 1, 3);
+}
+
 #endif
