@@ -8,7 +8,7 @@ import Glibc
 /// ≥ 200 MB/s; the fast path below is exact and falls back to `snprintf` only near a tie.
 public enum NumberFormat {
     /// 10^0 … 10^15, exact (a literal, so no lazy initialisation per use).
-    private static let powersOfTen: [Double] = [
+    fileprivate static let powersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ]
 
@@ -42,21 +42,30 @@ public enum NumberFormat {
     /// per number, then an append per digit, were most of writing grid.geojson.
     @inline(__always)
     private static func appendDigits(_ magnitude: UInt64, negative: Bool, decimals: Int, to out: inout [UInt8]) {
-        var rest = magnitude
         var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buf in
-            var at = buf.count
-            var written = 0
-            repeat {
-                if written == decimals && decimals > 0 { at -= 1; buf[at] = UInt8(ascii: ".") }
-                at -= 1
-                buf[at] = 48 + UInt8(rest % 10)
-                rest /= 10
-                written += 1
-            } while rest > 0 || written <= decimals
-            if negative { at -= 1; buf[at] = UInt8(ascii: "-") }
+            let at = writeDigits(magnitude, negative: negative, decimals: decimals, endingAt: buf)
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[at...]))
         }
+    }
+
+    /// Writes the text `appendDigits` appends so that it ends at the end of `buf` (32 bytes);
+    /// returns where it starts.
+    @inline(__always)
+    fileprivate static func writeDigits(_ magnitude: UInt64, negative: Bool, decimals: Int,
+                                        endingAt buf: UnsafeMutableRawBufferPointer) -> Int {
+        var rest = magnitude
+        var at = buf.count
+        var written = 0
+        repeat {
+            if written == decimals && decimals > 0 { at -= 1; buf[at] = UInt8(ascii: ".") }
+            at -= 1
+            buf[at] = 48 + UInt8(rest % 10)
+            rest /= 10
+            written += 1
+        } while rest > 0 || written <= decimals
+        if negative { at -= 1; buf[at] = UInt8(ascii: "-") }
+        return at
     }
 
     private static func appendViaPrintf(_ v: Double, decimals: Int, to out: inout [UInt8]) {
@@ -110,5 +119,36 @@ public enum NumberFormat {
     @inline(__always)
     public static func appendInteger(_ v: Int, to out: inout [UInt8]) {
         appendDigits(UInt64(v.magnitude), negative: v < 0, decimals: 0, to: &out)
+    }
+}
+
+/// `NumberFormat.appendFixed`'s text held on the stack, for a number written several times: a
+/// cell polygon names each edge two or three times, and formatting each once halves the number
+/// formatting of grid.geojson and grid.csv.
+public struct FixedText {
+    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var start = 0
+    /// The rare text the fast path does not produce (non-finite, huge, near a rounding tie).
+    private var other: [UInt8]?
+
+    public init(_ v: Double, decimals: Int) {
+        precondition(decimals >= 0 && decimals <= 9)
+        let scaled = v * NumberFormat.powersOfTen[decimals]
+        let rounded = scaled.rounded(.toNearestOrEven)
+        guard v.isFinite, abs(scaled) < 1e15, abs(scaled - rounded) < 0.4999 else {
+            var bytes: [UInt8] = []
+            NumberFormat.appendFixed(v, decimals: decimals, to: &bytes)
+            other = bytes
+            return
+        }
+        start = withUnsafeMutableBytes(of: &text) { buf in
+            NumberFormat.writeDigits(UInt64(abs(rounded)), negative: v.sign == .minus, decimals: decimals, endingAt: buf)
+        }
+    }
+
+    @inline(__always)
+    public func append(to out: inout [UInt8]) {
+        if let other { return out.append(contentsOf: other) }
+        withUnsafeBytes(of: text) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[start...])) }
     }
 }

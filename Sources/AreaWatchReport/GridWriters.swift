@@ -73,19 +73,15 @@ enum GridGeoJSON {
     @inline(__always)
     static func appendPolygon(_ b: GeoBox, to out: inout [UInt8]) {
         appendLiteral("{\"type\":\"Polygon\",\"coordinates\":[[", &out)
-        func corner(_ lon: Double, _ lat: Double, first: Bool = false) {
-            if !first { out.append(44) }
+        let edges = BoxEdgeTexts(b)
+        for (k, (lon, lat)) in BoxEdgeTexts.ring.enumerated() {
+            if k > 0 { out.append(44) }
             out.append(91)
-            NumberFormat.appendFixed(lon, decimals: 6, to: &out)
+            edges.append(lon, to: &out)
             out.append(44)
-            NumberFormat.appendFixed(lat, decimals: 6, to: &out)
+            edges.append(lat, to: &out)
             out.append(93)
         }
-        corner(b.minLon, b.minLat, first: true)
-        corner(b.maxLon, b.minLat)
-        corner(b.maxLon, b.maxLat)
-        corner(b.minLon, b.maxLat)
-        corner(b.minLon, b.minLat)
         appendLiteral("]]}", &out)
     }
 
@@ -158,10 +154,16 @@ enum GridCSV {
         out.append(44)
         NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
         let shown = CellFigures(c, disclosure: disclosure)
-        for v in [shown.nCurrent, shown.nPrevious, shown.rCurrent, shown.rPrevious, shown.delta] {
+        // Not a loop over an array of them: that was an allocation per row.
+        func integer(_ v: Int?) {
             out.append(44)
             if let v { NumberFormat.appendInteger(v, to: &out) }
         }
+        integer(shown.nCurrent)
+        integer(shown.nPrevious)
+        integer(shown.rCurrent)
+        integer(shown.rPrevious)
+        integer(shown.delta)
         out.append(44)
         if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) }
         out.append(44)
@@ -180,14 +182,40 @@ enum GridCSV {
 
     /// `POLYGON ((x y, …))`, counter-clockwise, closed.
     static func appendWKT(_ b: GeoBox, to out: inout [UInt8]) {
-        out.append(contentsOf: "POLYGON ((".utf8)
-        let ring = [(b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat), (b.minLon, b.minLat)]
-        for (i, p) in ring.enumerated() {
-            if i > 0 { out.append(contentsOf: ", ".utf8) }
-            NumberFormat.appendFixed(p.0, decimals: 6, to: &out)
+        GridGeoJSON.appendLiteral("POLYGON ((", &out)
+        let edges = BoxEdgeTexts(b)
+        for (k, (lon, lat)) in BoxEdgeTexts.ring.enumerated() {
+            if k > 0 { GridGeoJSON.appendLiteral(", ", &out) }
+            edges.append(lon, to: &out)
             out.append(32)
-            NumberFormat.appendFixed(p.1, decimals: 6, to: &out)
+            edges.append(lat, to: &out)
         }
-        out.append(contentsOf: "))".utf8)
+        GridGeoJSON.appendLiteral("))", &out)
+    }
+}
+
+/// A cell's four edges with 6 decimals, each formatted once for the five corners of its ring.
+struct BoxEdgeTexts {
+    enum Edge { case minLon, maxLon, minLat, maxLat }
+    /// The closed ring, counter-clockwise from the south-west corner: (lon, lat) per corner.
+    static let ring: [(Edge, Edge)] = [(.minLon, .minLat), (.maxLon, .minLat), (.maxLon, .maxLat),
+                                       (.minLon, .maxLat), (.minLon, .minLat)]
+    private let minLon, maxLon, minLat, maxLat: FixedText
+
+    init(_ b: GeoBox) {
+        minLon = FixedText(b.minLon, decimals: 6)
+        maxLon = FixedText(b.maxLon, decimals: 6)
+        minLat = FixedText(b.minLat, decimals: 6)
+        maxLat = FixedText(b.maxLat, decimals: 6)
+    }
+
+    @inline(__always)
+    func append(_ edge: Edge, to out: inout [UInt8]) {
+        switch edge {
+        case .minLon: minLon.append(to: &out)
+        case .maxLon: maxLon.append(to: &out)
+        case .minLat: minLat.append(to: &out)
+        case .maxLat: maxLat.append(to: &out)
+        }
     }
 }
