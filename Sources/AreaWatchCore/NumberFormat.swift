@@ -8,7 +8,7 @@ import Glibc
 /// ≥ 200 MB/s; the fast path below is exact and falls back to `snprintf` only near a tie.
 public enum NumberFormat {
     /// 10^0 … 10^15, exact (a literal, so no lazy initialisation per use).
-    fileprivate static let powersOfTen: [Double] = [
+    private static let powersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ]
 
@@ -26,15 +26,22 @@ public enum NumberFormat {
             out.append(contentsOf: v.isNaN ? Array("nan".utf8) : Array((v < 0 ? "-inf" : "inf").utf8))
             return
         }
-        let scaled = v * powersOfTen[decimals]
-        let rounded = scaled.rounded(.toNearestOrEven)
-        // The exact product is within half an ulp of `scaled`; unless `scaled` sits near a
-        // rounding tie, `rounded` is the correctly rounded result of the exact value.
-        guard abs(scaled) < 1e15, abs(scaled - rounded) < 0.4999 else {
+        guard let digits = fixedDigits(v, decimals: decimals) else {
             appendViaPrintf(v, decimals: decimals, to: &out)
             return
         }
-        appendDigits(UInt64(abs(rounded)), negative: v.sign == .minus, decimals: decimals, to: &out)
+        appendDigits(digits, negative: v.sign == .minus, decimals: decimals, to: &out)
+    }
+
+    /// |v|·10^decimals correctly rounded to an integer, or nil when the fast path cannot tell
+    /// (near a rounding tie, too large, not finite). The exact product is within half an ulp of
+    /// `scaled`; unless `scaled` sits near a tie, `rounded` is the correctly rounded exact value.
+    @inline(__always)
+    fileprivate static func fixedDigits(_ v: Double, decimals: Int) -> UInt64? {
+        let scaled = v * powersOfTen[decimals]
+        let rounded = scaled.rounded(.toNearestOrEven)
+        guard abs(scaled) < 1e15, abs(scaled - rounded) < 0.4999 else { return nil }
+        return UInt64(abs(rounded))
     }
 
     /// `magnitude` in decimal with a point before its last `decimals` digits (at least one digit
@@ -133,16 +140,14 @@ public struct FixedText {
 
     public init(_ v: Double, decimals: Int) {
         precondition(decimals >= 0 && decimals <= 9)
-        let scaled = v * NumberFormat.powersOfTen[decimals]
-        let rounded = scaled.rounded(.toNearestOrEven)
-        guard v.isFinite, abs(scaled) < 1e15, abs(scaled - rounded) < 0.4999 else {
+        guard let digits = NumberFormat.fixedDigits(v, decimals: decimals) else {
             var bytes: [UInt8] = []
             NumberFormat.appendFixed(v, decimals: decimals, to: &bytes)
             other = bytes
             return
         }
         start = withUnsafeMutableBytes(of: &text) { buf in
-            NumberFormat.writeDigits(UInt64(abs(rounded)), negative: v.sign == .minus, decimals: decimals, endingAt: buf)
+            NumberFormat.writeDigits(digits, negative: v.sign == .minus, decimals: decimals, endingAt: buf)
         }
     }
 

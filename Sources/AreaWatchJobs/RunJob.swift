@@ -1,4 +1,3 @@
-import Dispatch
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery

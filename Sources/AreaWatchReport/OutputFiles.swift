@@ -154,7 +154,7 @@ public struct AtomicDirectory: Sendable {
             try ReportFolder.checkReplaceable(finalPath, protecting: [])
             guard aw_exchange_paths(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot replace") }
             syncDirectory(parent)
-            try AtomicDirectory.removeTreeFanningOut(workPath)  // now holds the previous report
+            try AtomicDirectory.removeTree(workPath)  // now holds the previous report
         } else {
             guard rename(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot publish") }
             syncDirectory(parent)
@@ -187,14 +187,9 @@ public struct AtomicDirectory: Sendable {
 
     /// Work folders of earlier runs that died before publishing, unless their process still runs.
     static func removeLeftovers(parent: String, name: String) {
-        guard let dir = opendir(parent) else { return }
-        defer { closedir(dir) }
         let prefix = "." + name + ".tmp-"
         var stale: [String] = []
-        while let entry = readdir(dir) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+        for (entryName, _) in entries(of: parent) {
             guard entryName.hasPrefix(prefix), let pid = Int32(entryName.dropFirst(prefix.count)) else { continue }
             let path = parent + "/" + entryName
             guard ReportFolder.isReportWork(path) else { continue }
@@ -203,58 +198,65 @@ public struct AtomicDirectory: Sendable {
         for path in stale { try? removeTree(path) }
     }
 
-    /// Removes a folder's files on several threads, then its folders, deepest first; the marker
-    /// goes last, as in `removeTree`.
-    static func removeTreeFanningOut(_ path: String) throws {
+    /// The names in a folder (without `.` and `..`) and whether each is a folder.
+    static func entries(of folder: String) -> [(name: String, isFolder: Bool)] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var out: [(name: String, isFolder: Bool)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            guard name != "." && name != ".." else { continue }
+            var isFolder = entry.pointee.d_type == UInt8(DT_DIR)
+            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+                var info = stat()
+                isFolder = lstat(folder + "/" + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            }
+            out.append((name, isFolder))
+        }
+        return out
+    }
+
+    /// Removes a file, or a folder with everything in it: the files by several threads
+    /// (`FileFanOut`), then the folders, deepest first. The report marker goes last: a folder
+    /// whose removal is cut short stays recognisable.
+    static func removeTree(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard unlink(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
+            return
+        }
         var files: [String] = [], folders: [String] = []
+        var marker: String?
         func walk(_ folder: String) {
             folders.append(folder)
-            guard let dir = opendir(folder) else { return }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
-                guard name != "." && name != ".." else { continue }
+            for (name, isFolder) in entries(of: folder) {
                 let child = folder + "/" + name
-                if entry.pointee.d_type == UInt8(DT_DIR) { walk(child) } else if folder != path || name != ReportFolder.markerName {
+                if isFolder {
+                    walk(child)
+                } else if folder == path && name == ReportFolder.markerName {
+                    marker = child
+                } else {
                     files.append(child)
                 }
             }
         }
         walk(path)
+        @Sendable func remove(_ file: String) throws {
+            guard unlink(file) == 0 || errno == ENOENT else { throw ReportError.errno(file, "cannot remove") }
+        }
         let unlinking = files
         try FileFanOut.forEachRange(unlinking.count) { range in
-            for file in unlinking[range] where unlink(file) != 0 && errno != ENOENT && errno != EISDIR {
-                throw ReportError.errno(file, "cannot remove")
-            }
+            for file in unlinking[range] { try remove(file) }
         }
-        // Whatever the walk could not classify (no d_type) is left to the one-thread removal.
-        for folder in folders.dropFirst().reversed() { try removeTree(folder) }
-        try removeTree(path)
-    }
-
-    static func removeTree(_ path: String) throws {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            if let dir = opendir(path) {
-                var children: [String] = []
-                while let entry = readdir(dir) {
-                    let child = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-                    }
-                    if child != "." && child != ".." { children.append(path + "/" + child) }
-                }
-                closedir(dir)
-                // The marker goes last: a folder whose removal is cut short stays recognisable.
-                children.sort { !$0.hasSuffix("/" + ReportFolder.markerName) && $1.hasSuffix("/" + ReportFolder.markerName) }
-                for child in children { try removeTree(child) }
-            }
-            guard rmdir(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
-        } else {
-            guard unlink(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
+        func removeFolder(_ folder: String) throws {
+            guard rmdir(folder) == 0 else { throw ReportError.errno(folder, "cannot remove") }
         }
+        for folder in folders.dropFirst().reversed() { try removeFolder(folder) }
+        if let marker { try remove(marker) }
+        try removeFolder(path)
     }
 }
 

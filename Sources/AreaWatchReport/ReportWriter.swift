@@ -146,7 +146,7 @@ enum Summary {
             ("excluded_future", .int(c.totals.excludedFuture)),
             ("grid", .object([
                 ("cells", .int(published.cells.count)),
-                ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(published.classCounts[$0] ?? 0)) })),
+                ("classes", .object(SafetyClass.allCases.map { [classes = published.classCounts] in ($0.rawValue, .int(classes[$0] ?? 0)) })),
                 ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
                 ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
             ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),

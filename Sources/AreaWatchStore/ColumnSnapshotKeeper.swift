@@ -1,5 +1,4 @@
 import Glibc
-import Dispatch
 import AreaWatchCore
 
 /// Keeps the column snapshot in step with an ingest (docs/DECISIONS.md, "column snapshot").
