@@ -131,18 +131,18 @@ enum GridCSV {
             + ReportChanges.csvHeader + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
     }
 
-    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure) throws {
+    /// `typesPath`: the `.csvt` beside the CSV, from which GDAL/QGIS read the column types.
+    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, typesPath: String,
+                      disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years))
         for (k, c) in grid.cells.enumerated() {
             try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out) }
         }
         try file.finish()
-        // GDAL/QGIS read column types from a .csvt beside the CSV.
         let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
             + ["Real", "Real", "String"] + Array(repeating: "Integer", count: grid.years.count) + ["WKT"]
-        try BufferedFile.write(types.map { "\"\($0)\"" }.joined(separator: ",") + "\n",
-                               to: String(path.dropLast(4)) + ".csvt")
+        try BufferedFile.write(types.map { "\"\($0)\"" }.joined(separator: ",") + "\n", to: typesPath)
     }
 
     static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,

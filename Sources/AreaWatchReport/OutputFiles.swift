@@ -21,19 +21,26 @@ public struct ReportError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A file written through a 1 MiB buffer: outputs are streamed, never built whole in memory.
+/// Files are only ever written inside a report's work folder, so an existing file (one of the
+/// spare folder's, `SpareFolder`) is written over in place and cut to its new length at `finish`
+/// rather than truncated first: its inode and blocks are reused.
 public final class BufferedFile {
     public let path: String
     private let fd: Int32
     private var buffer: [UInt8] = []
     private let capacity: Int
+    /// The length the file had when opened (0 for a new one).
+    private let previousLength: Int64
     public private(set) var bytesWritten: Int64 = 0
 
     /// `capacity`: bytes buffered before a write (small for the many small tile files).
     public init(path: String, capacity: Int = 1 << 20) throws {
         self.path = path
         self.capacity = capacity
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ReportError.errno(path, "cannot create") }
+        var info = stat()
+        previousLength = fstat(fd, &info) == 0 ? Int64(info.st_size) : 0
         buffer.reserveCapacity(capacity + 4096)
     }
 
@@ -84,9 +91,17 @@ public final class BufferedFile {
         }
     }
 
-    /// Flushes; durability comes from one `syncfs` when the folder is published.
+    /// Flushes and cuts off what a longer previous content left; durability comes from one
+    /// `syncfs` when the folder is published.
     public func finish() throws {
         try flush()
+        try cutToLength()
+    }
+
+    private func cutToLength() throws {
+        if previousLength > bytesWritten && ftruncate(fd, off_t(bytesWritten)) != 0 {
+            throw ReportError.errno(path, "cannot truncate")
+        }
     }
 
     /// Writes a whole small file.
@@ -100,6 +115,8 @@ public final class BufferedFile {
     public static func write(_ bytes: [UInt8], to path: String) throws {
         let file = try BufferedFile(path: path, capacity: 0)
         try bytes.withUnsafeBytes { try writeAll($0, to: file.fd, path: path) }
+        file.bytesWritten = Int64(bytes.count)
+        try file.cutToLength()
     }
 }
 
@@ -108,12 +125,17 @@ public final class BufferedFile {
 ///
 /// New content goes to `.NAME.tmp-PID` in the same parent, marker file first; publishing swaps
 /// it with the old folder by `renameat2(RENAME_EXCHANGE)` (or renames it when there is no old
-/// folder) and then deletes the old content. Only a folder `ReportFolder` allows is replaced,
-/// checked when the work starts and again just before the swap. Leftovers of crashed runs
-/// (`.NAME.tmp-*` holding the marker) are removed first.
+/// folder). The old content is then kept as `.NAME.spare`, which the next run takes as its work
+/// folder and writes over (`SpareFolder`); it is never under the final name and may be deleted at
+/// any time. Only a folder `ReportFolder` allows is replaced, checked when the work starts and
+/// again just before the swap. Leftovers of crashed runs (`.NAME.tmp-*` holding the marker) are
+/// removed first.
 public struct AtomicDirectory: Sendable {
     public let finalPath: String
     public let workPath: String
+    private let sparePath: String
+    /// The previous report's folder being written over; nil when the work folder started empty.
+    private let spare: SpareFolder?
 
     /// - Parameter protected: paths that must not be inside the folder (store, inbox, rejects, inputs).
     public init(path: String, protecting protected: [String] = []) throws {
@@ -125,14 +147,27 @@ public struct AtomicDirectory: Sendable {
         try AtomicDirectory.makeDirectories(parent)
         AtomicDirectory.removeLeftovers(parent: parent, name: name)
         workPath = parent + "/." + name + ".tmp-\(getpid())"
+        sparePath = SpareFolder.path(parent: parent, name: name)
         try AtomicDirectory.removeTree(workPath)
-        guard mkdir(workPath, 0o755) == 0 else { throw ReportError.errno(workPath, "cannot create") }
+        spare = try AtomicDirectory.startWork(workPath, spare: sparePath)
         try ReportFolder.writeMarker(into: workPath)
     }
 
-    /// Path of a file inside the work folder; creates intermediate folders.
+    /// The spare taken as the work folder, or a new empty one.
+    private static func startWork(_ work: String, spare: String) throws -> SpareFolder? {
+        do {
+            if let taken = try SpareFolder.take(spare, as: work) { return taken }
+        } catch {
+            try removeTree(work)
+        }
+        guard mkdir(work, 0o755) == 0 else { throw ReportError.errno(work, "cannot create") }
+        return nil
+    }
+
+    /// Path of a file inside the work folder; creates intermediate folders. A relative path
+    /// ending in `/.` names a folder to create.
     public func file(_ relative: String) throws -> String {
-        let path = workPath + "/" + relative
+        let path = self.path(relative)
         let (parent, _) = AtomicDirectory.split(path)
         try AtomicDirectory.makeDirectories(parent)
         return path
@@ -140,12 +175,14 @@ public struct AtomicDirectory: Sendable {
 
     /// Path of a file in a folder of the work folder that the caller has already created.
     public func path(_ relative: String) -> String {
-        workPath + "/" + relative
+        spare?.noteWritten(relative.hasSuffix("/.") ? String(relative.dropLast(2)) : relative)
+        return workPath + "/" + relative
     }
 
     /// Publishes the work folder under the final name, once everything in it is on disk.
     public func publish() throws {
         let (parent, _) = AtomicDirectory.split(finalPath)
+        try spare?.removeUnwritten(in: workPath)
         let fd = open(workPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 { aw_sync_filesystem(fd); close(fd) }
         var info = stat()
@@ -154,11 +191,23 @@ public struct AtomicDirectory: Sendable {
             try ReportFolder.checkReplaceable(finalPath, protecting: [])
             guard aw_exchange_paths(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot replace") }
             syncDirectory(parent)
-            try AtomicDirectory.removeTree(workPath)  // now holds the previous report
+            try keepAsSpare()
         } else {
             guard rename(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot publish") }
             syncDirectory(parent)
         }
+    }
+
+    /// The work folder now holds the previous report: kept for the next run to write over when it
+    /// carries the marker and nothing takes the spare's name (an earlier spare, or anything of
+    /// the user's, is never replaced), removed otherwise.
+    private func keepAsSpare() throws {
+        var info = stat()
+        if lstat(workPath + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+           aw_rename_noreplace(workPath, sparePath) == 0 {
+            return
+        }
+        try AtomicDirectory.removeTree(workPath)
     }
 
     /// Removes the work folder (a failed run publishes nothing).

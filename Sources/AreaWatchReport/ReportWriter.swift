@@ -35,7 +35,8 @@ public enum ReportWriter {
                 try GridGeoJSON.write(grid, changes: changes.grid, to: path, disclosure: disclosure)
             }
             defer { geojson.wait() }
-            try GridCSV.write(content.grid, changes: changes.grid, to: try directory.file("grid.csv"), disclosure: content.disclosure)
+            try GridCSV.write(content.grid, changes: changes.grid, to: try directory.file("grid.csv"),
+                              typesPath: try directory.file("grid.csvt"), disclosure: content.disclosure)
             record("grid.csv")
             record("grid.csvt")
             if let areas = content.areas {

@@ -14,6 +14,15 @@ int aw_exchange_paths(const char *a, const char *b) {
 #endif
 }
 
+int aw_rename_noreplace(const char *from, const char *to) {
+#ifdef RENAME_NOREPLACE
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int aw_sync_filesystem(int fd) {
     return syncfs(fd);
 }

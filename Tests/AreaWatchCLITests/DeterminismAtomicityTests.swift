@@ -81,7 +81,8 @@ struct DeterminismAtomicityTests {
         // The next run removes every leftover work folder and publishes the complete report:
         // two uninterrupted report runs, byte-identical folders (except timings_s).
         let next = try areawatchOK(report(radius: "100", to: out))
-        #expect(listFolder(parent) == ["latest"], "\(listFolder(parent)) after \(next)")
+        // The replaced report stays beside it as the spare the next run writes over.
+        #expect(listFolder(parent) == [".latest.spare", "latest"], "\(listFolder(parent)) after \(next)")
         let again = reportDifferences(try readTree(out), new)
         #expect(again.isEmpty, "\(again)")
     }
@@ -100,6 +101,7 @@ struct DeterminismAtomicityTests {
         #expect(!exists(dead), "the dead run's work folder was not removed")
         #expect(exists(live) && exists(other), "\(listFolder(parent))")
         #expect(!exists(parent + "/latest/stale.txt"), "the report folder is replaced whole")
-        #expect(Set(listFolder(parent)) == ["latest", ".latest.tmp-\(getpid())", ".other.tmp-99999999"], "\(listFolder(parent))")
+        #expect(Set(listFolder(parent)) == ["latest", ".latest.spare", ".latest.tmp-\(getpid())", ".other.tmp-99999999"],
+                "\(listFolder(parent))")
     }
 }

@@ -5,6 +5,10 @@
 /// Returns 0 on success, -1 with errno set otherwise.
 int aw_exchange_paths(const char *a, const char *b);
 
+/// Renames `from` to `to` unless `to` exists (Linux renameat2 RENAME_NOREPLACE): never replaces
+/// anything, not even an empty folder. Returns 0 on success, -1 with errno set otherwise.
+int aw_rename_noreplace(const char *from, const char *to);
+
 /// Flushes the whole filesystem holding `fd` (Linux syncfs). Returns 0 or -1 with errno.
 int aw_sync_filesystem(int fd);
 
