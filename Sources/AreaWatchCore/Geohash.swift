@@ -173,13 +173,29 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     public var string: String {
-        var bytes = [UInt8](repeating: 0, count: precision)
+        String(unsafeUninitializedCapacity: precision) { writeCharacters(into: $0) }
+    }
+
+    /// Appends the cell's characters to `out` without a String or an array in between (the
+    /// report writers do this for every cell of every file).
+    @inline(__always)
+    public func appendCharacters(to out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: precision))
+        out.withUnsafeMutableBufferPointer { _ = writeCharacters(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+    }
+
+    /// The characters into the first `precision` bytes of `buffer`; returns `precision`.
+    @inline(__always)
+    private func writeCharacters(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var bits = prefix
-        for i in stride(from: precision - 1, through: 0, by: -1) {
-            bytes[i] = Geohash.alphabet[Int(bits & 31)]
-            bits >>= 5
+        Geohash.alphabet.withUnsafeBufferPointer { alphabet in
+            for i in stride(from: precision - 1, through: 0, by: -1) {
+                buffer[i] = alphabet[Int(bits & 31)]
+                bits >>= 5
+            }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return precision
     }
 
     public var description: String { string }

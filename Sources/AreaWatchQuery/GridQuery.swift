@@ -31,11 +31,19 @@ public struct GridResult: Sendable {
 
     /// Incidents inside a cell per calendar year of `years` (zeros included).
     public func yearCounts(of cell: GridCell) -> [Int] {
-        var counts = [Int](repeating: 0, count: years.count)
-        for k in Int(cell.yearStart)..<Int(cell.yearStart + cell.yearCount) {
-            counts[Int(yearEntries[k].year)] += Int(yearEntries[k].count)
+        withYearCounts(of: cell) { Array($0) }
+    }
+
+    /// `yearCounts(of:)` in a buffer on the stack, for the writers that visit every cell.
+    @inline(__always)
+    public func withYearCounts<R>(of cell: GridCell, _ body: (UnsafeBufferPointer<Int>) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: years.count) { counts in
+            counts.initialize(repeating: 0)
+            for k in Int(cell.yearStart)..<Int(cell.yearStart + cell.yearCount) {
+                counts[Int(yearEntries[k].year)] += Int(yearEntries[k].count)
+            }
+            return try body(UnsafeBufferPointer(counts))
         }
-        return counts
     }
 
     public var classCounts: [SafetyClass: Int] {

@@ -28,13 +28,12 @@ enum GridGeoJSON {
     static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
                               to out: inout [UInt8]) {
         let b = c.cell.bounds
-        let geohash = c.cell.string
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
-        out.append(contentsOf: geohash.utf8)
+        c.cell.appendCharacters(to: &out)
         appendLiteral("\",\"geometry\":", &out)
         appendPolygon(b, to: &out)
         appendLiteral(",\"properties\":{\"geohash\":\"", &out)
-        out.append(contentsOf: geohash.utf8)
+        c.cell.appendCharacters(to: &out)
         let centre = c.cell.centre
         appendLiteral("\",\"lat\":", &out)
         NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
@@ -56,14 +55,16 @@ enum GridGeoJSON {
         appendLiteral(",\"years\":{", &out)
         var first = true
         // Years with nothing to show are left out, as years with no incident are.
-        for (year, count) in zip(grid.years, grid.yearCounts(of: c)) where count > 0 {
-            guard let shownCount = disclosure.show(count) else { continue }
-            if !first { out.append(44) }
-            first = false
-            out.append(34)
-            NumberFormat.appendInteger(year, to: &out)
-            appendLiteral("\":", &out)
-            NumberFormat.appendInteger(shownCount, to: &out)
+        grid.withYearCounts(of: c) { counts in
+            for (year, count) in zip(grid.years, counts) where count > 0 {
+                guard let shownCount = disclosure.show(count) else { continue }
+                if !first { out.append(44) }
+                first = false
+                out.append(34)
+                NumberFormat.appendInteger(year, to: &out)
+                appendLiteral("\":", &out)
+                NumberFormat.appendInteger(shownCount, to: &out)
+            }
         }
         appendLiteral("}}}", &out)
     }
@@ -148,7 +149,7 @@ enum GridCSV {
     static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
                           to out: inout [UInt8]) {
         let centre = c.cell.centre
-        out.append(contentsOf: c.cell.string.utf8)
+        c.cell.appendCharacters(to: &out)
         out.append(44)
         NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
         out.append(44)
@@ -171,9 +172,11 @@ enum GridCSV {
         out.append(44)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
         ReportChanges.appendCSV(change, to: &out)
-        for count in grid.yearCounts(of: c) {
-            out.append(44)
-            if let v = disclosure.show(count) { NumberFormat.appendInteger(v, to: &out) }
+        grid.withYearCounts(of: c) { counts in
+            for count in counts {
+                out.append(44)
+                if let v = disclosure.show(count) { NumberFormat.appendInteger(v, to: &out) }
+            }
         }
         out.append(contentsOf: ",\"".utf8)
         appendWKT(c.cell.bounds, to: &out)
