@@ -1,4 +1,5 @@
 import AreaWatchCore
+import CAreaWatchSystem
 import Dispatch
 
 /// The query stage's in-memory index for one set of parameters (SPEC §6), built once per run.
@@ -144,7 +145,14 @@ public struct IncidentIndex: Sendable {
             let order = order
             do {
                 DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
-                    for k in gatherChunks[c] {
+                    let range = gatherChunks[c]
+                    for k in range {
+                        // The rows a few ahead start loading now: each is a cache miss in four
+                        // columns, which the loop's own work cannot hide.
+                        if k + gatherPrefetchDistance < range.upperBound {
+                            let ahead = Int(order[k + gatherPrefetchDistance])
+                            columns.prefetchRow(ahead)
+                        }
                         let i = Int(order[k])
                         let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
                         latOut[k] = y
@@ -161,6 +169,9 @@ public struct IncidentIndex: Sendable {
                         membership: membership, handled: handled, year: year)
 
     }
+
+    /// How many rows ahead of the one it copies the gather prefetches.
+    static let gatherPrefetchDistance = 16
 
     /// `n` items split into at most `threads` contiguous ranges.
     static func chunks(_ n: Int, _ threads: Int) -> [Range<Int>] {
@@ -211,5 +222,16 @@ public struct IncidentIndex: Sendable {
             if codes[mid] < code { lo = mid + 1 } else { hi = mid }
         }
         return lo
+    }
+}
+
+extension IncidentColumns {
+    /// Starts loading row `i` of the columns the index gathers.
+    @inline(__always)
+    fileprivate func prefetchRow(_ i: Int) {
+        lat.withUnsafeBufferPointer { aw_prefetch_for_read($0.baseAddress! + i) }
+        lon.withUnsafeBufferPointer { aw_prefetch_for_read($0.baseAddress! + i) }
+        time.withUnsafeBufferPointer { aw_prefetch_for_read($0.baseAddress! + i) }
+        handled.withUnsafeBufferPointer { aw_prefetch_for_read($0.baseAddress! + i) }
     }
 }
