@@ -61,4 +61,14 @@ public enum WriteOutcome: Sendable, Equatable {
 /// ad-hoc `--input` path. Both apply the same key semantics.
 public protocol IncidentSink {
     mutating func write(_ incident: Incident) throws -> WriteOutcome
+    /// Writes `incidents` in order, as many `write` calls would, handing each outcome to `outcome`.
+    /// A sink may overlap the incidents' memory accesses (the ad-hoc key table starts loading the
+    /// slots of a whole batch before it writes the first).
+    mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) throws
+}
+
+extension IncidentSink {
+    public mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) throws {
+        for incident in incidents { outcome(try write(incident)) }
+    }
 }

@@ -23,6 +23,9 @@ public struct IngestOptions: Sendable {
     /// A batch is handed over early once its text reaches this size, so that the batches in
     /// flight stay small when records are wide (thousands of attribute columns).
     static let batchBytes = 4 << 20
+    /// Incidents handed to the sink at once on the parallel CSV path: enough for the key table to
+    /// overlap its cache misses, few enough to stay in cache.
+    static let sinkBatchSize = 32
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
         self.reader = reader
@@ -103,10 +106,19 @@ public enum FileIngester {
             var accounting = RecordAccounting(path: path, options: options, fileSHA256: sha256, rejects: rejects,
                                               byteSource: byteSource, progress: progress)
             var written = report
+            // Handed to the sink in small batches (`IncidentSink.write(contentsOf:)`).
+            var pending: [Incident] = []
+            pending.reserveCapacity(IngestOptions.sinkBatchSize)
+            func flush() throws {
+                try sink.write(contentsOf: pending) { written.count($0) }
+                pending.removeAll(keepingCapacity: true)
+            }
             try ParallelCSVIngest.ingest(csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
                                          accounting: &accounting, report: &report) { incident in
-                written.count(try sink.write(incident))
+                pending.append(incident)
+                if pending.count == IngestOptions.sinkBatchSize { try flush() }
             }
+            try flush()
             try accounting.finish(&report)
             report.takeOutcomes(of: written)
             return report

@@ -34,6 +34,23 @@ public struct IncidentColumnsBuilder: IncidentSink {
         let key = IncidentColumnsBuilder.hash(incident.key)
         // The table's slot is a cache miss at 1M keys: it loads while the content is hashed.
         keys.prefetch(a: key.a)
+        return write(incident, key: key)
+    }
+
+    /// The keys of the whole batch are hashed and their slots start loading first: one slot's
+    /// miss no longer stalls each write.
+    public mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) {
+        withUnsafeTemporaryAllocation(of: KeyHash.self, capacity: incidents.count) { hashes in
+            for k in incidents.indices {
+                let key = IncidentColumnsBuilder.hash(incidents[k].key)
+                keys.prefetch(a: key.a)
+                hashes.initializeElement(at: k, to: key)
+            }
+            for k in incidents.indices { outcome(write(incidents[k], key: hashes[k])) }
+        }
+    }
+
+    private mutating func write(_ incident: borrowing Incident, key: KeyHash) -> WriteOutcome {
         let content = IncidentColumnsBuilder.contentHash(incident)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.attributes) }
         if let i = keys.rowOrInsert(a: key.a, b: UInt32(truncatingIfNeeded: key.b)) {
@@ -65,7 +82,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
         }
     }
 
-    static func contentHash(_ i: Incident) -> Int {
+    static func contentHash(_ i: borrowing Incident) -> Int {
         var h = Hasher()
         h.combine(i.time)
         h.combine(i.precision)

@@ -58,3 +58,44 @@ import AreaWatchCore
         #expect(seen.allSatisfy { $0 >= 0 && $0 < capacity })
     }
 }
+
+/// The builder's batch write (`write(contentsOf:)`, used by the parallel CSV path) against one
+/// `write` per incident: seeded incidents with repeated keys, repeated and edited contents, in
+/// batches of random sizes; the same outcomes in the same order and the same columns.
+@Suite struct IncidentColumnsBuilderBatchTests {
+    @Test func batchesWriteWhatSingleWritesDo() throws {
+        var rng = SplitMix64(seed: 0xBA7C4)
+        var incidents: [Incident] = []
+        for _ in 0..<20_000 {
+            if !incidents.isEmpty && rng.next() % 4 == 0 {
+                var again = incidents[Int(rng.next() % UInt64(incidents.count))]
+                if rng.next() % 2 == 0 { again.lat += 0.001 }  // an edit: same key, new content
+                incidents.append(again)
+                continue
+            }
+            incidents.append(Incident(key: "k\(rng.next() % 30_000)", time: 1_500_000_000 + Int64(rng.next() % 50_000_000),
+                                      precision: .second, lat: 53 + Double(rng.next() % 1000) / 1000,
+                                      lon: -2 + Double(rng.next() % 1000) / 1000,
+                                      category: ["burglary", "vehicle-crime", nil][Int(rng.next() % 3)],
+                                      handled: [true, false, nil][Int(rng.next() % 3)]))
+        }
+        var single = IncidentColumnsBuilder(), batched = IncidentColumnsBuilder()
+        var singleOutcomes: [WriteOutcome] = [], batchedOutcomes: [WriteOutcome] = []
+        for incident in incidents { singleOutcomes.append(try single.write(incident)) }
+        var start = 0
+        while start < incidents.count {
+            let end = min(incidents.count, start + Int(rng.next() % 70))
+            batched.write(contentsOf: Array(incidents[start..<end])) { batchedOutcomes.append($0) }
+            start = end
+        }
+        #expect(Set(singleOutcomes) == [.inserted, .updated, .duplicate])
+        #expect(batchedOutcomes.count == singleOutcomes.count)
+        let firstDifference = zip(batchedOutcomes, singleOutcomes).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(firstDifference == nil, "outcome \(firstDifference?.offset ?? -1): \(String(describing: firstDifference?.element))")
+        #expect(batched.columns.count == single.columns.count)
+        let sameColumns = batched.columns.lat == single.columns.lat && batched.columns.lon == single.columns.lon
+            && batched.columns.time == single.columns.time && batched.columns.handled == single.columns.handled
+            && batched.columns.category == single.columns.category && batched.columns.categories == single.columns.categories
+        #expect(sameColumns)
+    }
+}
