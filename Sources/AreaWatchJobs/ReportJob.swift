@@ -74,13 +74,15 @@ public enum ReportJob {
         progress.log("indexing \(loaded.columns.count) incidents")
         // The breakdown and the hot-spot cube read the columns after indexing; otherwise the index
         // takes them and frees them before it builds its R-tree (a third less peak memory at 10M).
+        // The R-tree only serves point queries (points of interest) and the per-cell grid.
+        let pointQueries = pois != nil || settings.gridStrategy == .rtreePerCell
         let index: IncidentIndex
         if settings.groupBy != nil || settings.ehsa {
-            index = IncidentIndex(columns: loaded.columns, parameters: parameters)
+            index = IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
         } else {
             let columns = loaded.columns
             loaded.columns = IncidentColumns()
-            index = IncidentIndex(columns: consume columns, parameters: parameters)
+            index = IncidentIndex(columns: consume columns, parameters: parameters, pointQueries: pointQueries)
         }
         lap("index")
         let estimate = GridCellEstimate.cells(index, precision: settings.precision)

@@ -30,6 +30,7 @@ extension IncidentIndex {
     /// Cell prefixes whose centres lie in the bounding box of at least one windowed incident's
     /// circle, sorted and unique.
     private func candidateCells(precision: Int) -> [UInt64] {
+        precondition(hasPointIndex, "the per-cell grid on an index built without point queries")
         let lattice = Lattice(precision: precision, radius: parameters.radius)
         var intervals: [(row: Int64, first: Int64, last: Int64)] = []
         for p in 0..<rtree.count {

@@ -75,9 +75,7 @@ extension IncidentIndex {
         let radiusCells: [RadiusCell]
         switch strategy {
         case .scatter:
-            radiusCells = GridScatter.radiusCells(
-                points: .init(lat: rtree.leafLat, lon: rtree.leafLon, flags: leafFlags),
-                precision: precision, test: test, threads: threads)
+            radiusCells = GridScatter.radiusCells(points: windowedPoints, precision: precision, test: test, threads: threads)
         case .rtreePerCell:
             radiusCells = perCellRadiusCounts(precision: precision, test: test, threads: threads)
         }

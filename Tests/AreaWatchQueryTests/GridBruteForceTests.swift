@@ -77,12 +77,14 @@ struct GridBruteForceTests {
         let expectedYears = referenceYears(rows, windows: windows, precision: precision)
         let params = parameters ?? QueryParameters(asOf: windows.asOf, radius: radius)
         let index = IncidentIndex(columns: rows.columns, parameters: params)
+        // Without the R-tree (no point queries) the scatter takes the incidents in geohash order.
+        let withoutTree = IncidentIndex(columns: rows.columns, parameters: params, pointQueries: false)
         let current = rows.filter { windows.window($0.time) == .current }.count
         let previous = rows.filter { windows.window($0.time) == .previous }.count
-        for strategy in GridStrategy.allCases {
+        for (strategy, treeless) in GridStrategy.allCases.map({ ($0, false) }) + [(.scatter, true)] {
             for threads in [1, 2] where strategy == .scatter || threads == 2 || rtreeOneThread {
-                let grid = index.grid(precision: precision, strategy: strategy, threads: threads)
-                let what = "\(label) \(strategy) threads \(threads)"
+                let grid = (treeless ? withoutTree : index).grid(precision: precision, strategy: strategy, threads: threads)
+                let what = "\(label) \(strategy)\(treeless ? " without R-tree" : "") threads \(threads)"
                 #expect(grid.precision == precision)
                 let actual = grid.rows
                 let diffs = gridDifferences(expected: expected, actual: actual)
