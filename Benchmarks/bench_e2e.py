@@ -125,7 +125,12 @@ def nightly(runs, lines, results):
     config = os.path.join(work, "nightly.toml")
 
     def prepare():
-        b.remove(work)
+        # Every night but the first finds the previous night's report (and the spare it left):
+        # everything else of the work folder is made again.
+        os.makedirs(work, exist_ok=True)
+        for name in os.listdir(work):
+            if name not in ("report", ".report.spare"):
+                b.remove(os.path.join(work, name))
         os.makedirs(inbox)
         shutil.copyfile(base, os.path.join(work, "store.db"))
         shutil.copyfile(base + ".columns", os.path.join(work, "store.db.columns"))
