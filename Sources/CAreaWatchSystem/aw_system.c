@@ -5,22 +5,28 @@
 #include <unistd.h>
 #include "aw_system.h"
 
-int aw_exchange_paths(const char *a, const char *b) {
-#ifdef RENAME_EXCHANGE
-    return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+/// renameat2 with `flags`; ENOSYS where the C library has no renameat2.
+static int rename_with_flags(const char *from, const char *to, unsigned int flags) {
+#ifdef RENAME_NOREPLACE
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
 #else
+    (void)from; (void)to; (void)flags;
     errno = ENOSYS;
     return -1;
 #endif
 }
 
-int aw_rename_noreplace(const char *from, const char *to) {
-#ifdef RENAME_NOREPLACE
-    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
-#else
-    errno = ENOSYS;
-    return -1;
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#define RENAME_EXCHANGE (1 << 1)
 #endif
+
+int aw_exchange_paths(const char *a, const char *b) {
+    return rename_with_flags(a, b, RENAME_EXCHANGE);
+}
+
+int aw_rename_noreplace(const char *from, const char *to) {
+    return rename_with_flags(from, to, RENAME_NOREPLACE);
 }
 
 int aw_sync_filesystem(int fd) {
