@@ -76,12 +76,25 @@ public struct IncidentColumns: Sendable {
     /// Replaces incident `i` (a later record with the same key won).
     public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
                                  group: String? = nil) {
+        replace(at: i, lat: lat, lon: lon, time: time, handled: handled, categoryID: internCategory(category), group: group)
+    }
+
+    /// `replace` with the category already interned (`internCategory`).
+    public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32,
+                                 group: String? = nil) {
         self.lat[i] = lat
         self.lon[i] = lon
         self.time[i] = time
         self.handled[i] = IncidentColumns.code(handled)
-        self.category[i] = IncidentColumns.intern(category, in: &categories, index: &categoryIndex)
+        self.category[i] = categoryID
         if keepsGroups { self.group[i] = IncidentColumns.intern(group, in: &groupValues, index: &groupIndex) }
+    }
+
+    /// Whether incident `i` holds exactly these values (coordinates compared bit for bit, as the
+    /// store compares them).
+    public func holds(_ i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32) -> Bool {
+        self.lat[i].bitPattern == lat.bitPattern && self.lon[i].bitPattern == lon.bitPattern && self.time[i] == time
+            && self.handled[i] == IncidentColumns.code(handled) && category[i] == categoryID
     }
 
     public static func code(_ handled: Bool?) -> Int8 {

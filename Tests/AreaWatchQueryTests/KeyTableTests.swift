@@ -59,26 +59,59 @@ import AreaWatchCore
     }
 }
 
-/// The builder's batch write (`write(contentsOf:)`, used by the parallel CSV path) against one
-/// `write` per incident: seeded incidents with repeated keys, repeated and edited contents, in
-/// batches of random sizes; the same outcomes in the same order and the same columns.
-@Suite struct IncidentColumnsBuilderBatchTests {
-    @Test func batchesWriteWhatSingleWritesDo() throws {
+/// The builder's outcomes (SPEC §4: a known key with identical content is a duplicate, with any
+/// other content an update that wins) against a reference kept as whole incidents and compared by
+/// `Incident.hasSameContent`: seeded incidents with repeated keys, repeats unchanged and repeats
+/// with one field edited (each field in turn), written one at a time and in batches of random
+/// sizes (`write(contentsOf:)`, the parallel CSV path); the same outcomes in the same order, and
+/// columns holding each key's last content in order of first appearance.
+@Suite struct IncidentColumnsBuilderOutcomeTests {
+    static func edited(_ incident: Incident, field: UInt64) -> Incident {
+        var e = incident
+        switch field % 10 {
+        case 0: e.lat += 0.001
+        case 1: e.lon = -e.lon
+        case 2: e.time += 1
+        case 3: e.handled = e.handled == true ? false : true
+        case 4: e.category = e.category == "burglary" ? "robbery" : "burglary"
+        case 5: e.precision = e.precision == .day ? .month : .day
+        case 6: e.description = (e.description ?? "") + "x"
+        case 7: e.user = e.user == nil ? "u1" : nil
+        case 8: e.attributes = e.attributes == nil ? "{\"beat\":\"A\"}" : nil
+        default: e.lat = -0.0 == e.lat ? 0.0 : -0.0  // the sign of zero is content too
+        }
+        return e
+    }
+
+    @Test func outcomesFollowSPEC4() throws {
         var rng = SplitMix64(seed: 0xBA7C4)
         var incidents: [Incident] = []
         for _ in 0..<20_000 {
-            if !incidents.isEmpty && rng.next() % 4 == 0 {
-                var again = incidents[Int(rng.next() % UInt64(incidents.count))]
-                if rng.next() % 2 == 0 { again.lat += 0.001 }  // an edit: same key, new content
-                incidents.append(again)
+            if !incidents.isEmpty && rng.next() % 3 == 0 {
+                let again = incidents[Int(rng.next() % UInt64(incidents.count))]
+                incidents.append(rng.next() % 2 == 0 ? again : Self.edited(again, field: rng.next()))
                 continue
             }
             incidents.append(Incident(key: "k\(rng.next() % 30_000)", time: 1_500_000_000 + Int64(rng.next() % 50_000_000),
-                                      precision: .second, lat: 53 + Double(rng.next() % 1000) / 1000,
-                                      lon: -2 + Double(rng.next() % 1000) / 1000,
+                                      precision: [.second, .second, .day][Int(rng.next() % 3)],
+                                      lat: 53 + Double(rng.next() % 1000) / 1000, lon: -2 + Double(rng.next() % 1000) / 1000,
                                       category: ["burglary", "vehicle-crime", nil][Int(rng.next() % 3)],
-                                      handled: [true, false, nil][Int(rng.next() % 3)]))
+                                      handled: [true, false, nil][Int(rng.next() % 3)],
+                                      description: rng.next() % 5 == 0 ? "seen" : nil))
         }
+        var reference: [String: Incident] = [:], firstSeen: [String] = []
+        var expected: [WriteOutcome] = []
+        for incident in incidents {
+            if let known = reference[incident.key] {
+                expected.append(known.hasSameContent(as: incident) ? .duplicate : .updated)
+            } else {
+                expected.append(.inserted)
+                firstSeen.append(incident.key)
+            }
+            if expected.last != .duplicate { reference[incident.key] = incident }
+        }
+        #expect(Set(expected) == [.inserted, .updated, .duplicate])
+
         var single = IncidentColumnsBuilder(), batched = IncidentColumnsBuilder()
         var singleOutcomes: [WriteOutcome] = [], batchedOutcomes: [WriteOutcome] = []
         for incident in incidents { singleOutcomes.append(try single.write(incident)) }
@@ -88,14 +121,20 @@ import AreaWatchCore
             batched.write(contentsOf: Array(incidents[start..<end])) { batchedOutcomes.append($0) }
             start = end
         }
-        #expect(Set(singleOutcomes) == [.inserted, .updated, .duplicate])
-        #expect(batchedOutcomes.count == singleOutcomes.count)
-        let firstDifference = zip(batchedOutcomes, singleOutcomes).enumerated().first { $0.element.0 != $0.element.1 }
-        #expect(firstDifference == nil, "outcome \(firstDifference?.offset ?? -1): \(String(describing: firstDifference?.element))")
-        #expect(batched.columns.count == single.columns.count)
-        let sameColumns = batched.columns.lat == single.columns.lat && batched.columns.lon == single.columns.lon
-            && batched.columns.time == single.columns.time && batched.columns.handled == single.columns.handled
-            && batched.columns.category == single.columns.category && batched.columns.categories == single.columns.categories
-        #expect(sameColumns)
+        for (name, outcomes) in [("single", singleOutcomes), ("batched", batchedOutcomes)] {
+            #expect(outcomes.count == expected.count, "\(name)")
+            let first = zip(outcomes, expected).enumerated().first { $0.element.0 != $0.element.1 }
+            #expect(first == nil, "\(name): outcome \(first?.offset ?? -1) is \(String(describing: first?.element.0)), not \(String(describing: first?.element.1))")
+        }
+        for builder in [single, batched] {
+            let columns = builder.columns
+            #expect(columns.count == firstSeen.count)
+            let wrong = firstSeen.indices.first { row in
+                let last = reference[firstSeen[row]]!
+                let category = last.category.map { columns.categories.firstIndex(of: $0).map(Int32.init) ?? -2 } ?? -1
+                return !columns.holds(row, lat: last.lat, lon: last.lon, time: last.time, handled: last.handled, categoryID: category)
+            }
+            #expect(wrong == nil, "row \(wrong ?? -1) does not hold its key's last content")
+        }
     }
 }
