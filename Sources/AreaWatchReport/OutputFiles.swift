@@ -37,8 +37,13 @@ public final class BufferedFile {
     public init(path: String, capacity: Int = 1 << 20) throws {
         self.path = path
         self.capacity = capacity
-        fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        var fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if fd < 0 && (errno == EACCES || errno == EPERM) && unlink(path) == 0 {
+            // A spare's file this user may not write (another user's report): a new one instead.
+            fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else { throw ReportError.errno(path, "cannot create") }
+        self.fd = fd
         var info = stat()
         previousLength = fstat(fd, &info) == 0 ? Int64(info.st_size) : 0
         buffer.reserveCapacity(capacity + 4096)

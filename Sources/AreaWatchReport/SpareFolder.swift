@@ -35,6 +35,11 @@ final class SpareFolder: Sendable {
         guard lstat(spare, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR,
               lstat(spare + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
               rename(spare, work) == 0 else { return nil }
+        // What was renamed must still be that folder (not a link put there in between).
+        guard lstat(work, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            unlink(work)
+            return nil
+        }
         var files: [String] = [], folders: [String] = []
         func walk(_ relative: String) throws {
             for (name, isFolder) in AtomicDirectory.entries(of: relative.isEmpty ? work : work + "/" + relative) {
