@@ -8,7 +8,8 @@ import Dispatch
 ///   sorted by its 64-bit geohash code, so any cell at any precision is one contiguous range.
 /// - **Packed Hilbert R-tree** over the incidents of the current and previous windows (the only
 ///   ones radius counts look at), with prefix sums of the current-window and handled flags in
-///   leaf order: a node the radius covers whole is counted in O(1).
+///   leaf order: a node the radius covers whole is counted in O(1). Built only for point queries
+///   (`pointQueries`); the grid's scatter needs the windowed incidents alone.
 ///
 /// Pure: a function of the columns and the parameters, nothing else (the unit a sharded run
 /// would compute per geohash prefix plus halo).
