@@ -54,10 +54,10 @@ public struct Totals: Sendable, Equatable {
 
 extension IncidentIndex {
     /// Calendar years present, ascending.
-    public var yearsPresent: [Int] { YearSlots(year).years }
+    public var yearsPresent: [Int] { yearSlots.years }
 
     public func totals() -> Totals {
-        let slot = YearSlots(year)
+        let slot = yearSlots
         let years = slot.years
         var counts = [Int](repeating: 0, count: years.count)
         var current = 0, previous = 0
@@ -72,7 +72,7 @@ extension IncidentIndex {
 
     /// Counts per named area; an incident inside several areas counts in each.
     public func areas(_ areas: [NamedArea]) -> AreaResult {
-        let slot = YearSlots(year)
+        let slot = yearSlots
         let years = slot.years
         var assigned = [Bool](repeating: false, count: count)
         var stats: [AreaStats] = []
@@ -143,7 +143,7 @@ extension IncidentIndex {
     /// Current/previous and calendar-year counts per value of `category` or an attribute
     /// (the columns the index was built from must carry that attribute as their group).
     public func breakdown(columns: IncidentColumns, field: BreakdownField) -> BreakdownResult {
-        let slot = YearSlots(year)
+        let slot = yearSlots
         let years = slot.years
         let byCategory = field == .category
         let values = byCategory ? columns.categories : columns.groupValues

@@ -85,7 +85,6 @@ extension IncidentIndex {
     /// Merges radius counts with the in-cell and per-year counts of the geohash buckets.
     private func assembleGrid(precision: Int, radiusCells: [RadiusCell]) -> GridResult {
         let shift = UInt64(64 - 5 * precision)
-        let yearSlots = YearSlots(year)
 
         var cells: [GridCell] = []
         cells.reserveCapacity(radiusCells.count)

@@ -37,7 +37,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
 
     public mutating func write(_ incident: Incident) throws -> WriteOutcome {
         let key = IncidentColumnsBuilder.hash(incident.key)
-        // The table's slot is a cache miss at 1M keys: it loads while the content is hashed.
+        // The table's slot is a cache miss at 1M keys: it loads while the category is interned.
         keys.prefetch(a: key.a)
         return write(incident, key: key)
     }
@@ -77,7 +77,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
 
     /// The key's bytes are hashed, as the store compares keys (SQLite TEXT), not the String:
     /// Swift's String hashing follows canonical equivalence, so two keys the store keeps apart
-    /// would merge here. (With the slot prefetch, the 1M ingest stage went 0.443 → 0.411 s.)
+    /// would merge here.
     static func hash(_ key: String) -> KeyHash {
         var key = key
         return key.withUTF8 { utf8 in

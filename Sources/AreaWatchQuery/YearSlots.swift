@@ -2,7 +2,7 @@
 ///
 /// A lookup is one array read: a `Set` of the column and a `Dictionary` lookup per incident cost
 /// ~30 ms of the 1M grid job's serial part (docs/PERFORMANCE.md).
-struct YearSlots {
+struct YearSlots: Sendable {
     /// Years present, ascending.
     let years: [Int]
     private let first: Int

@@ -272,6 +272,25 @@ public struct AtomicDirectory: Sendable {
         return out
     }
 
+    /// Everything below `root`, relative to it: the folders, each after its parent, and every
+    /// other entry (files, links, anything that is not a folder).
+    static func tree(_ root: String) -> (folders: [String], others: [String]) {
+        var folders: [String] = [], others: [String] = []
+        func walk(_ relative: String) {
+            for (name, isFolder) in entries(of: relative.isEmpty ? root : root + "/" + relative) {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                if isFolder {
+                    folders.append(child)
+                    walk(child)
+                } else {
+                    others.append(child)
+                }
+            }
+        }
+        walk("")
+        return (folders, others)
+    }
+
     /// Removes a file, or a folder with everything in it: the files by several threads
     /// (`FileFanOut`), then the folders, deepest first. The report marker goes last: a folder
     /// whose removal is cut short stays recognisable.
@@ -282,34 +301,20 @@ public struct AtomicDirectory: Sendable {
             guard unlink(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
             return
         }
-        var files: [String] = [], folders: [String] = []
-        var marker: String?
-        func walk(_ folder: String) {
-            folders.append(folder)
-            for (name, isFolder) in entries(of: folder) {
-                let child = folder + "/" + name
-                if isFolder {
-                    walk(child)
-                } else if folder == path && name == ReportFolder.markerName {
-                    marker = child
-                } else {
-                    files.append(child)
-                }
-            }
-        }
-        walk(path)
+        let (folders, others) = tree(path)
+        let hasMarker = others.contains(ReportFolder.markerName)
+        let files = others.filter { $0 != ReportFolder.markerName }.map { path + "/" + $0 }
         @Sendable func remove(_ file: String) throws {
             guard unlink(file) == 0 || errno == ENOENT else { throw ReportError.errno(file, "cannot remove") }
         }
-        let unlinking = files
-        try FileFanOut.forEachRange(unlinking.count) { range in
-            for file in unlinking[range] { try remove(file) }
+        try FileFanOut.forEachRange(files.count) { range in
+            for file in files[range] { try remove(file) }
         }
         func removeFolder(_ folder: String) throws {
             guard rmdir(folder) == 0 else { throw ReportError.errno(folder, "cannot remove") }
         }
-        for folder in folders.dropFirst().reversed() { try removeFolder(folder) }
-        if let marker { try remove(marker) }
+        for folder in folders.reversed() { try removeFolder(path + "/" + folder) }
+        if hasMarker { try remove(path + "/" + ReportFolder.markerName) }
         try removeFolder(path)
     }
 }

@@ -111,6 +111,7 @@ enum Summary {
                      timings: [(String, Double)]) -> JSONValue {
         let p = c.parameters
         let w = p.windows
+        let classes = published.classCounts
         var members: [(String, JSONValue)] = [
             ("engine", .object([("name", .string("areawatch")), ("version", .string(c.engineVersion))])),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
@@ -149,7 +150,7 @@ enum Summary {
             ("excluded_future", .int(c.totals.excludedFuture)),
             ("grid", .object([
                 ("cells", .int(published.cells.count)),
-                ("classes", .object(SafetyClass.allCases.map { [classes = published.classCounts] in ($0.rawValue, .int(classes[$0] ?? 0)) })),
+                ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(classes[$0] ?? 0)) })),
                 ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
                 ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
             ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),

@@ -40,25 +40,18 @@ final class SpareFolder: Sendable {
             unlink(work)
             return nil
         }
-        var files: [String] = [], folders: [String] = []
-        func walk(_ relative: String) throws {
-            for (name, isFolder) in AtomicDirectory.entries(of: relative.isEmpty ? work : work + "/" + relative) {
-                let child = relative.isEmpty ? name : relative + "/" + name
-                if isFolder {
-                    folders.append(child)
-                    try walk(child)
-                    continue
-                }
-                let full = work + "/" + child
-                var entry = stat()
-                if lstat(full, &entry) == 0, (entry.st_mode & S_IFMT) == S_IFREG, entry.st_nlink == 1 {
-                    if child != ReportFolder.markerName { files.append(child) }
-                } else if unlink(full) != 0 && errno != ENOENT {
-                    throw ReportError.errno(full, "cannot remove from the spare report folder")
-                }
+        let (folders, others) = AtomicDirectory.tree(work)
+        var files: [String] = []
+        // The marker is checked too: it is written over like the rest (and made anew if unlinked).
+        for child in others {
+            let full = work + "/" + child
+            var entry = stat()
+            if lstat(full, &entry) == 0, (entry.st_mode & S_IFMT) == S_IFREG, entry.st_nlink == 1 {
+                if child != ReportFolder.markerName { files.append(child) }
+            } else if unlink(full) != 0 && errno != ENOENT {
+                throw ReportError.errno(full, "cannot remove from the spare report folder")
             }
         }
-        try walk("")
         return SpareFolder(files: files, folders: folders)
     }
 

@@ -58,6 +58,10 @@ struct SpareFolderTests {
         let backup = tmp.sub("backup-grid.csv"), victim = try tmp.file("victim.txt", "not a report\n")
         #expect(link(spare + "/grid.csv", backup) == 0)
         let backupBefore = try readBytes(backup)
+        // The marker too, with other content through the link.
+        let markerLink = tmp.sub("marker-link")
+        #expect(link(spare + "/.areawatch-report", markerLink) == 0)
+        try "mine\n".write(toFile: markerLink, atomically: false, encoding: .utf8)
         removeItem(spare + "/summary.json")
         try FileManager.default.createSymbolicLink(atPath: spare + "/summary.json", withDestinationPath: victim)
         let elsewhere = tmp.sub("elsewhere")
@@ -68,6 +72,7 @@ struct SpareFolderTests {
         try areawatchOK(Self.narrow(out))
         #expect(try readBytes(backup) == backupBefore, "the hard-linked copy changed")
         #expect(try readText(victim) == "not a report\n", "written through a symbolic link")
+        #expect(try readText(markerLink) == "mine\n", "the marker was written through a hard link")
         try areawatchOK(Self.narrow(tmp.sub("fresh")))
         let differences = reportDifferences(try readTree(out), try readTree(tmp.sub("fresh")))
         #expect(differences.isEmpty, "\(differences.prefix(5))")
