@@ -342,16 +342,6 @@ extension GridScatter {
     }
 }
 
-/// A buffer written by disjoint indices from several threads.
-struct UnsafeMutableSendableBuffer<T>: @unchecked Sendable {
-    let base: UnsafeMutableBufferPointer<T>
-    init(_ base: UnsafeMutableBufferPointer<T>) { self.base = base }
-    subscript(i: Int) -> T {
-        get { base[i] }
-        nonmutating set { base[i] = newValue }
-    }
-}
-
 /// Difference arrays over a window of cells (one spare column a row): a run adds at its first
 /// column and subtracts past its last; prefix sums along each row give the counts.
 struct DiffWindow {

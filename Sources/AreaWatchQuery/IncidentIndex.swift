@@ -151,7 +151,7 @@ public struct IncidentIndex: Sendable {
         let excludedFuture = parts.reduce(0) { $0 + $1.future }
         var sortedCodes = parts.flatMap(\.codes), order = parts.flatMap(\.order)
         parts = []
-        RadixSort.sort(keys: &sortedCodes, values: &order)
+        RadixSort.sort(keys: &sortedCodes, values: &order, threads: threads)
 
         // Gather the columns into geohash order on every core: a random read per incident and
         // column, which at 10M incidents waits on memory more than it computes (one core spent

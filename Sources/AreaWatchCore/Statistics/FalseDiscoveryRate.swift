@@ -86,7 +86,7 @@ public struct ChangeSignificance: Sendable, Hashable {
             if k1 >= 0 && k2 >= 0 && k1 < 1 << 30 && k2 < 1 << 30 { keys[i] = UInt64(k1 + k2) << 32 | UInt64(k1) }
             else { keys[i] = .max; wide.append(i) }
         }
-        RadixSort.sort(keys: &keys, values: &rows)
+        RadixSort.sort(keys: &keys, values: &rows, threads: threads)
         // Per total: its distinct first counts, and where each one's rows start.
         var totals: [(total: Int, firsts: [Int], starts: [Int])] = []
         for i in 0..<m where keys[i] != .max && (i == 0 || keys[i] != keys[i - 1]) {
@@ -98,7 +98,7 @@ public struct ChangeSignificance: Sendable, Hashable {
         let groups = totals
         var groupP = [[Double]](repeating: [], count: groups.count)
         groupP.withUnsafeMutableBufferPointer { out in
-            let output = SharedOutput(out)
+            let output = UnsafeMutableSendableBuffer(out)
             let work = max(1, min(threads, groups.count / 64))
             DispatchQueue.concurrentPerform(iterations: work) { part in
                 for g in stride(from: part, to: groups.count, by: work) {
@@ -116,7 +116,7 @@ public struct ChangeSignificance: Sendable, Hashable {
         }
         for i in wide { p[i] = PoissonETest.pValue(k1: current[i], n1: currentDays, k2: previous[i], n2: previousDays) }
 
-        let q = BenjaminiHochberg.adjustNonNegative(p)
+        let q = BenjaminiHochberg.adjustNonNegative(p, threads: threads)
         return (0..<m).map {
             ChangeSignificance(p: p[$0], q: q[$0],
                                change: ChangeDirection(current: current[$0], previous: previous[$0], q: q[$0], alpha: alpha))
@@ -125,13 +125,13 @@ public struct ChangeSignificance: Sendable, Hashable {
 }
 
 extension BenjaminiHochberg {
-    /// `adjust` for p-values ≥ 0, ordered by a radix sort of their bit patterns.
-    public static func adjustNonNegative(_ p: [Double]) -> [Double] {
+    /// `adjust` for p-values ≥ 0, ordered by a radix sort of their bit patterns (on `threads` cores).
+    public static func adjustNonNegative(_ p: [Double], threads: Int = 1) -> [Double] {
         let m = p.count
         guard m > 0 else { return [] }
         precondition(p.allSatisfy { $0 >= 0 }, "Benjamini–Hochberg: p-values must be ≥ 0")
         var keys = p.map(\.bitPattern), order = (0..<m).map { UInt32($0) }
-        RadixSort.sort(keys: &keys, values: &order)
+        RadixSort.sort(keys: &keys, values: &order, threads: threads)
         var q = [Double](repeating: 0, count: m)
         var running = Double.infinity
         for rank in stride(from: m, through: 1, by: -1) {
@@ -147,15 +147,5 @@ extension TimeWindows {
     /// Lengths of the current and previous windows in days (365 or 366): the E-test's exposures.
     public var windowDays: (current: Double, previous: Double) {
         (Double(asOf - currentStart) / 86_400, Double(currentStart - previousStart) / 86_400)
-    }
-}
-
-/// A buffer the parallel E-tests write to, each index from one task only.
-private struct SharedOutput<T>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<T>
-    init(_ buffer: UnsafeMutableBufferPointer<T>) { self.buffer = buffer }
-    subscript(i: Int) -> T {
-        get { buffer[i] }
-        nonmutating set { buffer[i] = newValue }
     }
 }
