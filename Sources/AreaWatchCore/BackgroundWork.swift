@@ -7,7 +7,6 @@ public final class BackgroundWork<Value, Failure: Error>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     // Written once by the worker before `done` is signalled, read only after waiting on it.
     private var outcome: Result<Value, Failure>?
-    private var waited = false
 
     public init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
         DispatchQueue.global().async { [self] in
@@ -16,11 +15,11 @@ public final class BackgroundWork<Value, Failure: Error>: @unchecked Sendable {
         }
     }
 
-    /// Waits for the work to end (a second call returns at once). Call from one thread only.
+    /// Waits for the work to end; any thread may wait, any number of times (each waiter passes
+    /// the signal on to the next).
     public func wait() {
-        guard !waited else { return }
         done.wait()
-        waited = true
+        done.signal()
     }
 
     /// The work's result, after waiting for it.
