@@ -1,4 +1,5 @@
 import AreaWatchCore
+import Dispatch
 
 /// One reported grid cell (SPEC §7.2).
 public struct GridCell: Sendable, Equatable {
@@ -79,27 +80,66 @@ extension IncidentIndex {
         case .rtreePerCell:
             radiusCells = perCellRadiusCounts(precision: precision, test: test, threads: threads)
         }
-        return assembleGrid(precision: precision, radiusCells: radiusCells)
+        return assembleGrid(precision: precision, radiusCells: radiusCells, threads: threads)
     }
 
-    /// Merges radius counts with the in-cell and per-year counts of the geohash buckets.
-    private func assembleGrid(precision: Int, radiusCells: [RadiusCell]) -> GridResult {
+    /// Merges radius counts with the in-cell and per-year counts of the geohash buckets, in
+    /// `threads` parts split at a cell prefix (alone it was 14 ms of serial time at 1M), joined in order.
+    private func assembleGrid(precision: Int, radiusCells: [RadiusCell], threads: Int) -> GridResult {
         let shift = UInt64(64 - 5 * precision)
+        let parts = max(1, min(threads, radiusCells.count / 2_000))
+        // Part p takes the prefixes from splits[p] up to splits[p + 1] (no prefix reaches .max).
+        let splits = [0] + (1..<parts).map { radiusCells[radiusCells.count * $0 / parts].prefix } + [.max]
+        var pieces = [(cells: [GridCell], entries: [(year: UInt16, count: UInt32)])](repeating: ([], []), count: parts)
+        pieces.withUnsafeMutableBufferPointer { out in
+            let output = UnsafeMutableSendableBuffer(out)
+            DispatchQueue.concurrentPerform(iterations: parts) { p in
+                let (low, high) = (splits[p], splits[p + 1])
+                let r = firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= low }
+                let rEnd = firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= high }
+                let b = firstIndex(in: count) { codes[$0] >> shift >= low }
+                let bEnd = firstIndex(in: count) { codes[$0] >> shift >= high }
+                output[p] = assembleCells(shift: shift, precision: precision, radiusCells: radiusCells[r..<rEnd], base: b..<bEnd)
+            }
+        }
+        var cells: [GridCell] = [], entries: [(year: UInt16, count: UInt32)] = []
+        cells.reserveCapacity(pieces.reduce(0) { $0 + $1.cells.count })
+        entries.reserveCapacity(pieces.reduce(0) { $0 + $1.entries.count })
+        for piece in pieces {
+            let offset = Int32(entries.count)
+            cells.append(contentsOf: piece.cells.map { var c = $0; c.yearStart += offset; return c })
+            entries.append(contentsOf: piece.entries)
+        }
+        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
+    }
 
+    /// The first of `0..<n` for which the (monotone) predicate holds, or `n`.
+    private func firstIndex(in n: Int, where holds: (Int) -> Bool) -> Int {
+        var low = 0, high = n
+        while low < high {
+            let mid = (low + high) / 2
+            if holds(mid) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// The cells of one part: radius cells and base incidents of the same prefixes.
+    private func assembleCells(shift: UInt64, precision: Int, radiusCells: ArraySlice<RadiusCell>, base: Range<Int>)
+        -> (cells: [GridCell], entries: [(year: UInt16, count: UInt32)]) {
         var cells: [GridCell] = []
         cells.reserveCapacity(radiusCells.count)
         var entries: [(year: UInt16, count: UInt32)] = []
-        var r = 0  // next radius cell
-        var b = 0  // next base incident
+        var r = radiusCells.startIndex  // next radius cell
+        var b = base.lowerBound  // next base incident
         let thresholds = parameters.thresholds
         var cellYears: [(year: UInt16, count: UInt32)] = []
-        while r < radiusCells.count || b < count {
-            let basePrefix = b < count ? codes[b] >> shift : .max
-            let radiusPrefix = r < radiusCells.count ? radiusCells[r].prefix : .max
+        while r < radiusCells.endIndex || b < base.upperBound {
+            let basePrefix = b < base.upperBound ? codes[b] >> shift : .max
+            let radiusPrefix = r < radiusCells.endIndex ? radiusCells[r].prefix : .max
             let prefix = min(basePrefix, radiusPrefix)
             var nCurrent = 0, nPrevious = 0
             cellYears.removeAll(keepingCapacity: true)
-            while b < count && codes[b] >> shift == prefix {
+            while b < base.upperBound && codes[b] >> shift == prefix {
                 switch membership[b] {
                 case WindowMembership.current.rawValue: nCurrent += 1
                 case WindowMembership.previous.rawValue: nPrevious += 1
@@ -127,7 +167,7 @@ extension IncidentIndex {
                 yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
             entries.append(contentsOf: cellYears)
         }
-        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
+        return (cells, entries)
     }
 }
 
