@@ -20,6 +20,8 @@ public struct IncidentColumns: Sendable {
     public private(set) var keys: [String] = []
 
     private var categoryIndex: [String: Int32] = [:]
+    /// `categoryIndex` for the String values seen most, found without hashing their text.
+    private var recentCategories = TextIdentityCache()
     private var groupIndex: [String: Int32] = [:]
 
     /// `keepsGroups`: false when no `--group-by` attribute is loaded (the `group` column stays empty).
@@ -70,7 +72,11 @@ public struct IncidentColumns: Sendable {
 
     /// The index of a category in `categories`, added when new; -1 for none.
     public mutating func internCategory(_ value: String?) -> Int32 {
-        IncidentColumns.intern(value, in: &categories, index: &categoryIndex)
+        guard let value else { return -1 }
+        if let known = recentCategories.number(of: value) { return known }
+        let id = IncidentColumns.intern(value, in: &categories, index: &categoryIndex)
+        recentCategories.remember(value, as: id)
+        return id
     }
 
     /// Replaces incident `i` (a later record with the same key won).

@@ -39,39 +39,43 @@ public struct IncidentColumnsBuilder: IncidentSink {
         let key = IncidentColumnsBuilder.hash(incident.key)
         // The table's slot is a cache miss at 1M keys: it loads while the category is interned.
         keys.prefetch(a: key.a)
-        return write(incident, key: key)
+        return withUnsafePointer(to: incident) { write($0, key: key) }
     }
 
     /// The keys of the whole batch are hashed and their slots start loading first: one slot's
     /// miss no longer stalls each write.
     public mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) {
-        withUnsafeTemporaryAllocation(of: KeyHash.self, capacity: incidents.count) { hashes in
-            for k in incidents.indices {
-                let key = IncidentColumnsBuilder.hash(incidents[k].key)
-                keys.prefetch(a: key.a)
-                hashes.initializeElement(at: k, to: key)
+        incidents.withUnsafeBufferPointer { incidents in
+            withUnsafeTemporaryAllocation(of: KeyHash.self, capacity: incidents.count) { hashes in
+                for k in incidents.indices {
+                    let key = IncidentColumnsBuilder.hash(incidents[k].key)
+                    keys.prefetch(a: key.a)
+                    hashes.initializeElement(at: k, to: key)
+                }
+                for k in incidents.indices { outcome(write(incidents.baseAddress! + k, key: hashes[k])) }
             }
-            for k in incidents.indices { outcome(write(incidents[k], key: hashes[k])) }
         }
     }
 
-    private mutating func write(_ incident: borrowing Incident, key: KeyHash) -> WriteOutcome {
+    /// Through a pointer, the incident's fields are read where they are: passed by value (even
+    /// `borrowing`), the whole incident was copied for the call, a retain and a release per text
+    /// field.
+    private mutating func write(_ incident: UnsafePointer<Incident>, key: KeyHash) -> WriteOutcome {
         let others = IncidentColumnsBuilder.otherFieldsHash(incident)
-        let category = columns.internCategory(incident.category)
-        let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.attributes) }
+        let category = columns.internCategory(incident.pointee.category)
+        let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.pointee.attributes) }
+        let (lat, lon, time, handled) = (incident.pointee.lat, incident.pointee.lon, incident.pointee.time, incident.pointee.handled)
         if let i = keys.rowOrInsert(a: key.a, b: UInt32(truncatingIfNeeded: key.b)) {
-            if otherFields[i] == others && columns.holds(i, lat: incident.lat, lon: incident.lon, time: incident.time,
-                                                         handled: incident.handled, categoryID: category) {
+            if otherFields[i] == others && columns.holds(i, lat: lat, lon: lon, time: time, handled: handled, categoryID: category) {
                 return .duplicate
             }
             otherFields[i] = others
-            columns.replace(at: i, lat: incident.lat, lon: incident.lon, time: incident.time,
-                            handled: incident.handled, categoryID: category, group: group)
+            columns.replace(at: i, lat: lat, lon: lon, time: time, handled: handled, categoryID: category, group: group)
             return .updated
         }
         otherFields.append(others)
-        columns.append(lat: incident.lat, lon: incident.lon, time: incident.time, handled: incident.handled,
-                       categoryID: category, group: group, key: keepKeys ? incident.key : nil)
+        columns.append(lat: lat, lon: lon, time: time, handled: handled, categoryID: category, group: group,
+                       key: keepKeys ? incident.pointee.key : nil)
         return .inserted
     }
 
@@ -79,28 +83,33 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// Swift's String hashing follows canonical equivalence, so two keys the store keeps apart
     /// would merge here.
     static func hash(_ key: String) -> KeyHash {
-        var key = key
-        return key.withUTF8 { utf8 in
-            let bytes = UnsafeRawBufferPointer(utf8)
-            var h1 = Hasher(), h2 = Hasher()
-            h1.combine(0x5EED_0001 as UInt64)
-            h1.combine(bytes: bytes)
-            h2.combine(0x5EED_0002 as UInt64)
-            h2.combine(bytes: bytes)
-            return KeyHash(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
-        }
+        // Read in place (`withUTF8` on a copy retained and released the key); a key that is not
+        // stored contiguously (never from the readers) is copied first.
+        if let hash = key.utf8.withContiguousStorageIfAvailable({ hash(bytes: UnsafeRawBufferPointer($0)) }) { return hash }
+        var copy = key
+        return copy.withUTF8 { hash(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func hash(bytes: UnsafeRawBufferPointer) -> KeyHash {
+        var h1 = Hasher(), h2 = Hasher()
+        h1.combine(0x5EED_0001 as UInt64)
+        h1.combine(bytes: bytes)
+        h2.combine(0x5EED_0002 as UInt64)
+        h2.combine(bytes: bytes)
+        return KeyHash(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
     }
 
     /// The content the columns do not hold (SPEC §4 compares every field but the key): 0 when it
     /// is all absent (a time to the second, no description, user or attributes), else a seeded
     /// hash that is never 0.
-    static func otherFieldsHash(_ i: borrowing Incident) -> Int {
-        guard i.precision != .second || i.description != nil || i.user != nil || i.attributes != nil else { return 0 }
+    static func otherFieldsHash(_ i: UnsafePointer<Incident>) -> Int {
+        guard i.pointee.precision != .second || i.pointee.description != nil || i.pointee.user != nil
+            || i.pointee.attributes != nil else { return 0 }
         var h = Hasher()
-        h.combine(i.precision)
-        h.combine(i.description)
-        h.combine(i.user)
-        h.combine(i.attributes)
+        h.combine(i.pointee.precision)
+        h.combine(i.pointee.description)
+        h.combine(i.pointee.user)
+        h.combine(i.pointee.attributes)
         let value = h.finalize()
         return value == 0 ? 1 : value
     }

@@ -1,0 +1,70 @@
+/// Numbers remembered by the identity of a String value: its two words, the storage object's
+/// address for a long text, the bytes themselves for a short one. Equal words are the same text;
+/// the same text under other words (another copy of it) is simply a miss.
+///
+/// Measured need: interning each incident's category through a `Dictionary<String, Int32>`
+/// SipHashed the text per row, 9 % of the ad-hoc ingest's writing thread at 1M. The readers hand
+/// every row of a category the same String, so one multiply finds it here.
+///
+/// Every cached String is kept in the cache: while it is cached no other String can be given its
+/// storage address. The slot is picked by a multiply with per-process random factors, so short
+/// texts crafted to share slots cannot be chosen in advance; the cache is emptied when half full.
+struct TextIdentityCache {
+    private var words: [(UInt64, UInt64)]
+    /// Per slot: the number, or -1 when the slot is empty.
+    private var numbers: [Int32]
+    /// The Strings cached, kept alive (see above).
+    private var kept: [String] = []
+    private let factors = (UInt64.random(in: .min ... .max) | 1, UInt64.random(in: .min ... .max) | 1)
+    private static let slotBits = 10
+
+    /// Empty, and allocated by the first `remember` (columns are often made and dropped unused).
+    init() {
+        words = []
+        numbers = []
+    }
+
+    private static func words(_ text: String) -> (UInt64, UInt64) {
+        unsafeBitCast(text, to: (UInt64, UInt64).self)
+    }
+
+    @inline(__always)
+    private func home(_ w: (UInt64, UInt64)) -> Int {
+        Int(truncatingIfNeeded: (w.0 &* factors.0 &+ w.1 &* factors.1) >> UInt64(64 - Self.slotBits))
+    }
+
+    /// The number cached for this very String value, if any.
+    @inline(__always)
+    func number(of text: String) -> Int32? {
+        guard !numbers.isEmpty else { return nil }
+        let w = Self.words(text)
+        let mask = numbers.count - 1
+        var slot = home(w)
+        while numbers[slot] >= 0 {
+            if words[slot] == w { return numbers[slot] }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    mutating func remember(_ text: String, as number: Int32) {
+        if numbers.isEmpty {
+            words = Array(repeating: (0, 0), count: 1 << Self.slotBits)
+            numbers = Array(repeating: -1, count: 1 << Self.slotBits)
+        }
+        if 2 * (kept.count + 1) > numbers.count {
+            for k in numbers.indices { numbers[k] = -1 }
+            kept.removeAll(keepingCapacity: true)
+        }
+        let w = Self.words(text)
+        let mask = numbers.count - 1
+        var slot = home(w)
+        while numbers[slot] >= 0 {
+            if words[slot] == w { return }
+            slot = (slot + 1) & mask
+        }
+        words[slot] = w
+        numbers[slot] = number
+        kept.append(text)
+    }
+}
