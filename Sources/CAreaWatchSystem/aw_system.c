@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <unistd.h>
+#include <malloc.h>
 #include "aw_system.h"
 
 /// renameat2 with `flags`; ENOSYS where the C library has no renameat2.
@@ -35,4 +36,9 @@ int aw_sync_filesystem(int fd) {
 
 int aw_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
+void aw_malloc_reuse_freed_memory(void) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }

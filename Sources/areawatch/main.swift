@@ -1,5 +1,6 @@
 import ArgumentParser
 import AreaWatchJobs
+import CAreaWatchSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,4 +37,6 @@ func writeError(_ text: String) {
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
 }
 
+// Before any large allocation: the whole process reuses freed memory (see the function).
+aw_malloc_reuse_freed_memory()
 exit(runMain())
