@@ -34,7 +34,10 @@ enum ParallelCSVIngest {
         var cutterDone = false
         defer { for block in inFlight[head...] { block.waitUntilParsed() } }
         while true {
-            while !cutterDone && inFlight.count - head <= threads {
+            // Up to 2 × threads + 1 blocks: with malloc reusing freed blocks, more in flight keep
+            // the parsers busy while this thread writes (ingest 0.336 -> 0.306 s at 1M; with
+            // threads + 1 blocks both sides waited on each other; 3 × threads was no better).
+            while !cutterDone && inFlight.count - head <= 2 * threads {
                 guard let bytes = try cutter.next() else {
                     cutterDone = true
                     break
