@@ -193,15 +193,16 @@ enum GridScatter {
     private static func scatterBand(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
                                     rowLow: [Int64], rowHigh: [Int64], scratch: inout BandScratch) -> [RadiusCell] {
         scratch.runs.removeAll(keepingCapacity: true)
-        // The band's row latitudes and their cosines, once per band instead of once per incident.
-        let rowLat = (0..<bandRows).map { GeohashCell.centreLatitude(row: band.firstRow + $0, precision: lattice.precision) }
-        let rowCos = rowLat.map { cos($0 * Haversine.radiansPerDegree) }
+        // The band's row latitudes and their trigonometry, once per band instead of once per incident.
+        let rows = (0..<bandRows).map {
+            LatitudeTerms(GeohashCell.centreLatitude(row: band.firstRow + $0, precision: lattice.precision))
+        }
         if let cells = scatterBandDirect(band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
-                                         rowLat: rowLat, rowCos: rowCos, scratch: &scratch) {
+                                         rows: rows, scratch: &scratch) {
             return cells
         }
         forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
-                   rowLat: rowLat, rowCos: rowCos) { k, first, last, flags in
+                   rows: rows) { k, first, last, flags in
             scratch.runs.append(Run(row: Int32(k), first: first, last: last, flags: flags))
             return true
         }
@@ -262,17 +263,17 @@ enum GridScatter {
     /// radius of one member, with the member's flags. `body` returns false to stop; so does this.
     @discardableResult
     static func forEachRun(of band: Band, points: Points, lattice: Lattice, test: RadiusTest,
-                           rowLow: [Int64], rowHigh: [Int64], rowLat: [Double], rowCos: [Double],
+                           rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
                            _ body: (_ k: Int, _ first: Int64, _ last: Int64, _ flags: LeafFlags) -> Bool) -> Bool {
         let lastRow = band.firstRow + bandRows - 1
         for member in band.members {
             let i = Int(member)
             let lat = points.lat[i], lon = points.lon[i]
-            let cosLat = cos(lat * Haversine.radiansPerDegree)
+            let point = LatitudeTerms(lat)
             for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
                 let k = Int(row - band.firstRow)
-                if let (first, last) = lattice.run(lat: lat, lon: lon, cosLat: cosLat, rowLat: rowLat[k], cosRowLat: rowCos[k],
-                                                   test: test), !body(k, first, last, points.flags[i]) {
+                if let (first, last) = lattice.run(lat: lat, lon: lon, point: point, row: rows[k], test: test),
+                   !body(k, first, last, points.flags[i]) {
                     return false
                 }
             }

@@ -11,7 +11,7 @@ extension GridScatter {
     /// The window is bounded from the members' extent before any run is computed; a run outside
     /// it (not expected: the bound is generous) abandons the band to the general path, nil.
     static func scatterBandDirect(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
-                                  rowLow: [Int64], rowHigh: [Int64], rowLat: [Double], rowCos: [Double],
+                                  rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
                                   scratch: inout BandScratch) -> [RadiusCell]? {
         guard let (firstColumn, lastColumn) = window(of: band, points: points, lattice: lattice) else { return nil }
         let width = Int(lastColumn - firstColumn + 2)
@@ -19,7 +19,7 @@ extension GridScatter {
         var cells: [RadiusCell] = []
         let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) { window in
             let inside = forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
-                                    rowLat: rowLat, rowCos: rowCos) { k, first, last, flags in
+                                    rows: rows) { k, first, last, flags in
                 guard first >= firstColumn && last <= lastColumn else { return false }
                 window.add(row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: flags)
                 return true

@@ -38,22 +38,40 @@ struct Lattice {
     /// The columns (unwrapped: may run below 0 or past the last column) whose centres in `row`
     /// are within the radius of (lat, lon); nil when none is.
     @inline(__always)
-    func run(lat: Double, lon: Double, cosLat: Double, rowLat: Double, cosRowLat: Double, test: RadiusTest) -> (Int64, Int64)? {
+    func run(lat: Double, lon: Double, point: LatitudeTerms, row: LatitudeTerms, test: RadiusTest) -> (Int64, Int64)? {
         let rad = Haversine.radiansPerDegree
-        let sinHalfDLat = sin((rowLat - lat) * rad / 2)
-        let a0 = sinHalfDLat * sinHalfDLat
         let threshold = test.threshold
+        // a0 = sin²(Δφ/2), the part of the haversine term that is the same for the whole row. The
+        // angle-difference identity gives it from sines and cosines computed once per row and per
+        // incident, off from the formula `RadiusTest` evaluates by ~1e-16 × |sin(Δφ/2)|. Where a
+        // decision could turn on that (`slack` from the threshold, a run so narrow its width is
+        // sensitive to it, a column tested one by one), the exact term is used instead: the grid
+        // stays equal to the brute force bit for bit, with a sine per row only in those cases.
+        let estimateSin = row.sinHalf * point.cosHalf - row.cosHalf * point.sinHalf
+        var a0 = estimateSin * estimateSin
+        var exact = false
+        @inline(__always) func makeExact() {
+            guard !exact else { return }
+            let s = sin((row.degrees - lat) * rad / 2)
+            a0 = s * s
+            exact = true
+        }
+        // The estimate's error is below 2·|sin|·δ + δ² with δ ~1e-16 (a few ulps of ½): 100× that.
+        let slack = 1e-13 * abs(estimateSin) + 1e-30
         // a = a0 + c·sin²(Δλ/2) never drops below a0: past the threshold, no centre of the row is in.
+        if a0 > threshold + slack { return nil }
+        if a0 >= threshold - slack { makeExact() }
         guard a0 <= threshold else { return nil }
-        let c = cosLat * cosRowLat
+        let c = point.cos * row.cos
         // Exactly the test `RadiusTest.contains(lat, lon, rowLat, centre)` makes, with its
         // row-constant parts computed once.
         @inline(__always) func inside(_ column: Int64) -> Bool {
+            makeExact()
             let s = sin((centreLongitude(column) - lon) * rad / 2)
             return a0 + c * s * s <= threshold
         }
         let near = Int64(((lon + 180) / cellWidth).rounded(.down))
-        let q = c > 0 ? (threshold - a0) / c : .infinity
+        var q = c > 0 ? (threshold - a0) / c : .infinity
         if q >= 0.98 {
             // The run nears half the globe (polar rows, huge radii): decide column by column
             // outward from the nearest centre.
@@ -64,9 +82,17 @@ struct Lattice {
             while last - first + 1 < columnCount && inside(first - 1) { first -= 1 }
             return (first, last)
         }
+        // The half-width's error from the estimate, ~(1/rad)·δa0 / (c·√(q(1−q))) degrees, must stay
+        // below a tenth of the margin (1e-9) added next: a run where it might not (q small against
+        // the estimate's error) takes the exact term.
+        if !exact && q * (1 - q) * c * c < 1e-6 * a0 + 1e-36 {
+            makeExact()
+            guard a0 <= threshold else { return nil }  // not expected: the slack above keeps it in
+            q = (threshold - a0) / c
+        }
         // Half-width of the run in degrees of longitude, then the columns certainly in
         // (half-width − margin) and possibly in (+ margin); only the latter are tested.
-        let halfWidth = 2 * asin(q.squareRoot()) / rad
+        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) / rad
         let margin = 1e-9 * (1 + halfWidth)
         let offset = lon + 180
         var last = Int64(((offset + halfWidth - margin) / cellWidth - 0.5).rounded(.down))
@@ -86,5 +112,31 @@ struct Lattice {
         while last < lastMaybe && inside(last + 1) { last += 1 }
         while first > firstMaybe && inside(first - 1) { first -= 1 }
         return (first, last)
+    }
+
+    /// asin(x) for 0 ≤ x ≤ 1: below 0.01 (every city-scale radius) by its series to x⁵, whose
+    /// relative error 5x⁶/112 < 5e-14 is far inside the margin the caller adds; else `asin`.
+    @inline(__always)
+    static func arcsine(_ x: Double) -> Double {
+        guard x < 0.01 else { return asin(x) }
+        let x2 = x * x
+        return x * (1 + x2 * (1.0 / 6 + x2 * (3.0 / 40)))
+    }
+}
+
+/// A latitude's trigonometry, computed once for every row (or incident) that uses it.
+struct LatitudeTerms {
+    let degrees: Double
+    let cos: Double
+    /// sin and cos of half the latitude in radians (for sin(Δφ/2) by the angle-difference identity).
+    let sinHalf: Double
+    let cosHalf: Double
+
+    init(_ degrees: Double) {
+        let radians = degrees * Haversine.radiansPerDegree
+        self.degrees = degrees
+        cos = Foundation.cos(radians)
+        sinHalf = sin(radians / 2)
+        cosHalf = Foundation.cos(radians / 2)
     }
 }
