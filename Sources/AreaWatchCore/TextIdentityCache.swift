@@ -33,18 +33,21 @@ struct TextIdentityCache {
         Int(truncatingIfNeeded: (w.0 &* factors.0 &+ w.1 &* factors.1) >> UInt64(64 - Self.slotBits))
     }
 
+    /// The slot holding these words, or the empty slot where they would go.
+    @inline(__always)
+    private func slot(of w: (UInt64, UInt64)) -> Int {
+        let mask = numbers.count - 1
+        var slot = home(w)
+        while numbers[slot] >= 0 && words[slot] != w { slot = (slot + 1) & mask }
+        return slot
+    }
+
     /// The number cached for this very String value, if any.
     @inline(__always)
     func number(of text: String) -> Int32? {
         guard !numbers.isEmpty else { return nil }
-        let w = Self.words(text)
-        let mask = numbers.count - 1
-        var slot = home(w)
-        while numbers[slot] >= 0 {
-            if words[slot] == w { return numbers[slot] }
-            slot = (slot + 1) & mask
-        }
-        return nil
+        let number = numbers[slot(of: Self.words(text))]
+        return number >= 0 ? number : nil
     }
 
     mutating func remember(_ text: String, as number: Int32) {
@@ -57,14 +60,10 @@ struct TextIdentityCache {
             kept.removeAll(keepingCapacity: true)
         }
         let w = Self.words(text)
-        let mask = numbers.count - 1
-        var slot = home(w)
-        while numbers[slot] >= 0 {
-            if words[slot] == w { return }
-            slot = (slot + 1) & mask
-        }
-        words[slot] = w
-        numbers[slot] = number
+        let free = slot(of: w)
+        guard numbers[free] < 0 else { return }
+        words[free] = w
+        numbers[free] = number
         kept.append(text)
     }
 }

@@ -95,10 +95,10 @@ extension IncidentIndex {
             let output = UnsafeMutableSendableBuffer(out)
             DispatchQueue.concurrentPerform(iterations: parts) { p in
                 let (low, high) = (splits[p], splits[p + 1])
-                let r = firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= low }
-                let rEnd = firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= high }
-                let b = firstIndex(in: count) { codes[$0] >> shift >= low }
-                let bEnd = firstIndex(in: count) { codes[$0] >> shift >= high }
+                let r = IncidentIndex.firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= low }
+                let rEnd = IncidentIndex.firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= high }
+                let b = IncidentIndex.firstIndex(in: count) { codes[$0] >> shift >= low }
+                let bEnd = IncidentIndex.firstIndex(in: count) { codes[$0] >> shift >= high }
                 output[p] = assembleCells(shift: shift, precision: precision, radiusCells: radiusCells[r..<rEnd], base: b..<bEnd)
             }
         }
@@ -111,16 +111,6 @@ extension IncidentIndex {
             entries.append(contentsOf: piece.entries)
         }
         return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
-    }
-
-    /// The first of `0..<n` for which the (monotone) predicate holds, or `n`.
-    private func firstIndex(in n: Int, where holds: (Int) -> Bool) -> Int {
-        var low = 0, high = n
-        while low < high {
-            let mid = (low + high) / 2
-            if holds(mid) { high = mid } else { low = mid + 1 }
-        }
-        return low
     }
 
     /// The cells of one part: radius cells and base incidents of the same prefixes.

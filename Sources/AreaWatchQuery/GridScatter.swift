@@ -268,11 +268,10 @@ enum GridScatter {
         let lastRow = band.firstRow + bandRows - 1
         for member in band.members {
             let i = Int(member)
-            let lat = points.lat[i], lon = points.lon[i]
-            let point = LatitudeTerms(lat)
+            let point = LatitudeTerms(points.lat[i]), lon = points.lon[i]
             for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
                 let k = Int(row - band.firstRow)
-                if let (first, last) = lattice.run(lat: lat, lon: lon, point: point, row: rows[k], test: test),
+                if let (first, last) = lattice.run(point: point, lon: lon, row: rows[k], test: test),
                    !body(k, first, last, points.flags[i]) {
                     return false
                 }

@@ -246,12 +246,18 @@ public struct IncidentIndex: Sendable {
     }
 
     private func lowerBound(_ code: UInt64) -> Int {
-        var lo = 0, hi = count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if codes[mid] < code { lo = mid + 1 } else { hi = mid }
+        IncidentIndex.firstIndex(in: count) { codes[$0] >= code }
+    }
+
+    /// The first of `0..<n` for which `holds` is true, where it is false up to some index and
+    /// true from there on (binary search); `n` when it never holds.
+    static func firstIndex(in n: Int, where holds: (Int) -> Bool) -> Int {
+        var low = 0, high = n
+        while low < high {
+            let mid = (low + high) / 2
+            if holds(mid) { high = mid } else { low = mid + 1 }
         }
-        return lo
+        return low
     }
 }
 

@@ -36,9 +36,9 @@ struct Lattice {
     }
 
     /// The columns (unwrapped: may run below 0 or past the last column) whose centres in `row`
-    /// are within the radius of (lat, lon); nil when none is.
+    /// are within the radius of the incident at (`point`, lon); nil when none is.
     @inline(__always)
-    func run(lat: Double, lon: Double, point: LatitudeTerms, row: LatitudeTerms, test: RadiusTest) -> (Int64, Int64)? {
+    func run(point: LatitudeTerms, lon: Double, row: LatitudeTerms, test: RadiusTest) -> (Int64, Int64)? {
         let rad = Haversine.radiansPerDegree
         let threshold = test.threshold
         // a0 = sin²(Δφ/2), the part of the haversine term that is the same for the whole row. The
@@ -52,7 +52,7 @@ struct Lattice {
         var exact = false
         @inline(__always) func makeExact() {
             guard !exact else { return }
-            let s = sin((row.degrees - lat) * rad / 2)
+            let s = sin((row.degrees - point.degrees) * rad / 2)
             a0 = s * s
             exact = true
         }
