@@ -27,6 +27,14 @@ final class CSVRecordSource: RecordSource {
     private let times: TimeReader
     private let timePartColumn: Int
     private let pointColumn: Int
+    /// Set when the sink tells keys apart by hash (`IncidentSink.identifiesKeysByHash`): each
+    /// record's id is hashed here, behind these bytes (`--source`'s `SOURCE:`, or none), and no
+    /// key text is built; an accepted incident's `key` is then empty.
+    var keyHashPrefix: [UInt8]?
+    /// The key hash of the record just handed to `forEachRecord`'s body when keys are hashed and
+    /// it has an id; nil otherwise (an id-less record is keyed in file order, `IncidentKeyer`).
+    private(set) var hashedKey: KeyHash?
+    private var keyBytes: [UInt8] = []
 
     /// Reads the header at the buffer's start. `firstLine`: the line number of the buffer's first
     /// byte (blank lines before it were skipped).
@@ -134,17 +142,31 @@ final class CSVRecordSource: RecordSource {
                     continue
                 }
             }
+            let id = value(3)
             let outcome = RecordBuilder.build(
-                lat: lat, lon: lon, time: timeValue(), id: value(3), category: value(4),
+                lat: lat, lon: lon, time: timeValue(), id: keyHashPrefix == nil ? id : .absent, category: value(4),
                 handled: value(5), description: value(6), user: value(7), attributes: attributeText(),
                 categories: categories, times: times)
             switch consume outcome {
             case .success(let incident):
+                hashedKey = keyHashPrefix != nil && !id.isEmpty ? hash(id: id.bytes) : nil
                 try body(.accepted(consume incident))
             case .failure(let reason):
                 try body(.rejected(reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3))))
             }
         }
+    }
+
+    /// The hash of `keyHashPrefix` + the id's text: its bytes, or for bytes that are not UTF-8 the
+    /// bytes of the String the text path would build (`RawValue.text` repairs them).
+    private func hash(id: UnsafeBufferPointer<UInt8>) -> KeyHash {
+        let prefix = keyHashPrefix!
+        let ascii = !id.contains { $0 >= 0x80 }
+        if prefix.isEmpty && ascii { return KeyHash(bytes: UnsafeRawBufferPointer(id)) }
+        keyBytes.removeAll(keepingCapacity: true)
+        keyBytes.append(contentsOf: prefix)
+        if ascii { keyBytes.append(contentsOf: id) } else { keyBytes.append(contentsOf: String(decoding: id, as: UTF8.self).utf8) }
+        return keyBytes.withUnsafeBytes { KeyHash(bytes: $0) }
     }
 
     /// The record's unmatched columns as canonical attribute text (nil when there are none).

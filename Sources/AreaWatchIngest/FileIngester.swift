@@ -103,18 +103,28 @@ public enum FileIngester {
             return report
         }
         if options.parseThreads > 1, let csv = records as? CSVRecordSource {
+            let hashing = sink.identifiesKeysByHash
             var accounting = RecordAccounting(path: path, options: options, fileSHA256: sha256, rejects: rejects,
-                                              byteSource: byteSource, progress: progress)
+                                              byteSource: byteSource, progress: progress, hashesKeys: hashing)
             var written = report
             // Handed to the sink in small batches (`IncidentSink.write(contentsOf:)`).
             var pending: [Incident] = []
+            var pendingHashes: [KeyHash] = []
             pending.reserveCapacity(IngestOptions.sinkBatchSize)
+            pendingHashes.reserveCapacity(hashing ? IngestOptions.sinkBatchSize : 0)
             func flush() throws {
-                try sink.write(contentsOf: pending) { written.count($0) }
+                if hashing {
+                    try sink.write(contentsOf: pending, keyHashes: pendingHashes) { written.count($0) }
+                } else {
+                    try sink.write(contentsOf: pending) { written.count($0) }
+                }
                 pending.removeAll(keepingCapacity: true)
+                pendingHashes.removeAll(keepingCapacity: true)
             }
             try ParallelCSVIngest.ingest(csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
-                                         accounting: &accounting, report: &report) { incident in
+                                         accounting: &accounting, report: &report) { incident, hash in
+                // A record read by the streaming fallback comes with its key's text.
+                if hashing { pendingHashes.append(hash ?? KeyHash(incident.key)) }
                 pending.append(incident)
                 if pending.count == IngestOptions.sinkBatchSize { try flush() }
             }
@@ -183,13 +193,17 @@ struct RecordAccounting {
     let rejects: RejectsWriter?
     let byteSource: ByteSource
     let progress: IngestProgress?
+    /// The sink tells keys apart by hash (`IncidentSink.identifiesKeysByHash`): id-less keys are
+    /// hashed here rather than built as text.
+    let hashesKeys: Bool
     private var keyer: IncidentKeyer
     /// The first value of each reject reason while nothing is accepted: an all-rejected file's message.
     private var examples: [RejectReason: String] = [:]
 
     init(path: String, options: IngestOptions, fileSHA256: String, rejects: RejectsWriter?, byteSource: ByteSource,
-         progress: IngestProgress?) {
+         progress: IngestProgress?, hashesKeys: Bool = false) {
         self.path = path
+        self.hashesKeys = hashesKeys
         self.options = options
         self.rejects = rejects
         self.byteSource = byteSource
@@ -213,13 +227,20 @@ struct RecordAccounting {
         }
     }
 
-    /// An accepted incident whose content digest was computed by the thread that parsed it.
+    /// An accepted incident as the thread that parsed it left it: `emit` gets its key's hash
+    /// when keys are hashed (`hashesKeys`), else the incident with its key and nil.
     @inline(__always)
-    mutating func accept(_ incident: consuming Incident, digest: UInt64, report: inout FileIngestReport,
-                         emit: (consuming Incident) throws -> Void) throws {
+    mutating func accept(_ incident: consuming Incident, key: ParsedKey, report: inout FileIngestReport,
+                         emit: (consuming Incident, KeyHash?) throws -> Void) throws {
         var incident = incident
-        keyer.assignKey(&incident, digest: digest)
-        try accept(consume incident, report: &report, emit: emit)
+        var hash: KeyHash?
+        switch key {
+        case .id: keyer.assignKey(&incident, digest: 0)
+        case .hashed(let h): hash = h
+        case .idless(let digest):
+            if hashesKeys { hash = keyer.idlessKeyHash(digest: digest) } else { keyer.assignKey(&incident, digest: digest) }
+        }
+        try accept(consume incident, report: &report) { try emit($0, hash) }
     }
 
     @inline(__always)

@@ -11,6 +11,16 @@ public enum IdlessMode: String, Sendable, CaseIterable {
     case append
 }
 
+/// An accepted record's key as the thread that parsed it leaves it for `RecordAccounting`.
+enum ParsedKey {
+    /// The incident's `key` is its source id.
+    case id
+    /// No id: keyed in file order (SPEC §4 ordinals) from this content digest.
+    case idless(digest: UInt64)
+    /// The key of the record's id, hashed (`CSVRecordSource.keyHashPrefix`); `key` is empty.
+    case hashed(KeyHash)
+}
+
 /// Assigns SPEC §4 keys within one file.
 ///
 /// Memory: the one structure that grows with the input is the ordinal table, 16–32 bytes per
@@ -48,6 +58,18 @@ struct IncidentKeyer {
             if !prefix.isEmpty { incident.key = prefix + incident.key }
             return
         }
+        writeIdlessKey(digest: digest)
+        incident.key = String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// The hash of an id-less record's key (`assignKey`'s text, never built as a String).
+    mutating func idlessKeyHash(digest: UInt64) -> KeyHash {
+        writeIdlessKey(digest: digest)
+        return scratch.withUnsafeBytes { KeyHash(bytes: $0) }
+    }
+
+    /// The next id-less key of this content into `scratch`.
+    private mutating func writeIdlessKey(digest: UInt64) {
         let n = ordinals.increment(digest)
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: prefix.utf8)
@@ -63,7 +85,6 @@ struct IncidentKeyer {
             scratch.append(ASCII.colon)
             scratch.append(contentsOf: fileDigestPrefix.utf8)
         }
-        incident.key = String(decoding: scratch, as: UTF8.self)
     }
 
     /// First 8 bytes of SHA-256 over `time|lat|lon|category` (SPEC §4); `scratch` is reused.

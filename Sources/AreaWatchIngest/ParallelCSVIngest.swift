@@ -20,14 +20,18 @@ enum ParallelCSVIngest {
     /// How many times a block may double while looking for a cut before the rest is streamed.
     static let maxGrowth = 2
 
+    /// With `accounting.hashesKeys` each incident reaches `emit` with its key empty and the key's
+    /// hash, else with its key and nil.
     static func ingest(
         csv: CSVRecordSource, byteSource: ByteSource, threads: Int, options: IngestOptions,
-        accounting: inout RecordAccounting, report: inout FileIngestReport, emit: (consuming Incident) throws -> Void
+        accounting: inout RecordAccounting, report: inout FileIngestReport,
+        emit: (consuming Incident, KeyHash?) throws -> Void
     ) throws {
         let layout = csv.layout
         var cutter = BlockCutter(buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
                                  target: options.parallelBlockBytes, growth: maxGrowth)
-        let workers = WorkerState(layout: layout, keepExcerpts: accounting.rejects != nil)
+        let workers = WorkerState(layout: layout, keepExcerpts: accounting.rejects != nil,
+                                  keyHashPrefix: accounting.hashesKeys ? Array((options.source.map { "\($0):" } ?? "").utf8) : nil)
         var inFlight: [ParsedBlock] = []
         var head = 0
         var line = csv.scanner.nextLine
@@ -52,8 +56,8 @@ enum ParallelCSVIngest {
             guard !block.failed else { break }
             while let item = block.takeNext() {
                 switch consume item {
-                case .accepted(let incident, let digest):
-                    try accounting.accept(incident, digest: digest, report: &report, emit: emit)
+                case .accepted(let incident, let key):
+                    try accounting.accept(incident, key: key, report: &report, emit: emit)
                 case .rejected(let reject):
                     try accounting.reject(reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
                                           report: &report, example: { reject.example ?? "" },
@@ -76,14 +80,16 @@ enum ParallelCSVIngest {
         let rest = ByteSource(prefix: prefix, then: byteSource)
         prefix = []
         let buffer = ChunkBuffer(source: rest, chunkSize: options.reader.readWindowBytes)
-        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report, emit: emit)
+        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) {
+            try emit($0, nil)
+        }
     }
 }
 
 /// One block of the file and, once a worker is done, its records.
 final class ParsedBlock: @unchecked Sendable {
     enum Record {
-        case accepted(Incident, digest: UInt64)
+        case accepted(Incident, key: ParsedKey)
         case rejected(Reject)
     }
 
@@ -178,13 +184,15 @@ final class ParsedBlock: @unchecked Sendable {
 private final class WorkerState: @unchecked Sendable {
     let layout: CSVLayout
     let keepExcerpts: Bool
+    let keyHashPrefix: [UInt8]?
     private let name: ByteSource
     private var idle: [TimeReader] = []
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init(layout: CSVLayout, keepExcerpts: Bool) {
+    init(layout: CSVLayout, keepExcerpts: Bool, keyHashPrefix: [UInt8]?) {
         self.layout = layout
         self.keepExcerpts = keepExcerpts
+        self.keyHashPrefix = keyHashPrefix
         name = ByteSource(bytes: [], name: layout.path, decompress: false)
         pthread_mutex_init(lock, nil)
     }
@@ -213,6 +221,7 @@ private final class WorkerState: @unchecked Sendable {
         defer { giveBack(times) }
         let source = CSVRecordSource(layout: layout, buffer: ChunkBuffer(borrowing: block.bytes, source: name),
                                      firstLine: 1, times: times)
+        source.keyHashPrefix = keyHashPrefix
         var scratch: [UInt8] = []
         var accepted = 0
         var exampled = Set<RejectReason>()
@@ -220,8 +229,15 @@ private final class WorkerState: @unchecked Sendable {
             try source.forEachRecord { record in
                 switch consume record {
                 case .accepted(let incident):
-                    let digest = incident.key.isEmpty ? IncidentKeyer.contentDigest(incident, scratch: &scratch) : 0
-                    block.append(.accepted(incident, digest: digest))
+                    let key: ParsedKey
+                    if let hash = source.hashedKey {
+                        key = .hashed(hash)
+                    } else if incident.key.isEmpty {
+                        key = .idless(digest: IncidentKeyer.contentDigest(incident, scratch: &scratch))
+                    } else {
+                        key = .id
+                    }
+                    block.append(.accepted(incident, key: key))
                     accepted += 1
                 case .rejected(let reason, let location, let idHint):
                     guard case .line(let line) = location else { preconditionFailure("a CSV reject is located by line") }

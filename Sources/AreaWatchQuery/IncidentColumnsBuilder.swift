@@ -19,11 +19,6 @@ public struct IncidentColumnsBuilder: IncidentSink {
     private let groupBy: String?
     private let keepKeys: Bool
 
-    struct KeyHash: Hashable {
-        var a: UInt64
-        var b: UInt64
-    }
-
     /// - Parameters:
     ///   - groupBy: the breakdown field (an attribute is loaded; the category always is).
     ///   - keepKeys: keep the keys too (for listing incidents).
@@ -38,7 +33,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
     }
 
     public mutating func write(_ incident: Incident) throws -> WriteOutcome {
-        let key = IncidentColumnsBuilder.hash(incident.key)
+        let key = KeyHash(incident.key)
         // The table's slot is a cache miss at 1M keys: it loads while the category is interned.
         keys.prefetch(a: key.a)
         return withUnsafePointer(to: incident) { write($0, key: key) }
@@ -50,12 +45,25 @@ public struct IncidentColumnsBuilder: IncidentSink {
         incidents.withUnsafeBufferPointer { incidents in
             withUnsafeTemporaryAllocation(of: KeyHash.self, capacity: incidents.count) { hashes in
                 for k in incidents.indices {
-                    let key = IncidentColumnsBuilder.hash(incidents[k].key)
+                    let key = KeyHash(incidents[k].key)
                     keys.prefetch(a: key.a)
                     hashes.initializeElement(at: k, to: key)
                 }
                 for k in incidents.indices { outcome(write(incidents.baseAddress! + k, key: hashes[k])) }
             }
+        }
+    }
+
+    /// Unless the keys are kept for listing, only their hashes are needed: the parallel CSV
+    /// readers hash them where they parse them, and no key text is built (at 1M incidents, making,
+    /// handing over and freeing each key's String was ~30 % of this writing thread).
+    public var identifiesKeysByHash: Bool { !keepKeys }
+
+    public mutating func write(contentsOf incidents: [Incident], keyHashes: [KeyHash], outcome: (WriteOutcome) -> Void) {
+        precondition(!keepKeys && keyHashes.count == incidents.count)
+        for key in keyHashes { keys.prefetch(a: key.a) }
+        incidents.withUnsafeBufferPointer { incidents in
+            for k in incidents.indices { outcome(write(incidents.baseAddress! + k, key: keyHashes[k])) }
         }
     }
 
@@ -79,26 +87,6 @@ public struct IncidentColumnsBuilder: IncidentSink {
         columns.append(lat: lat, lon: lon, time: time, handled: handled, categoryID: category, group: group,
                        key: keepKeys ? incident.pointee.key : nil)
         return .inserted
-    }
-
-    /// The key's bytes are hashed, as the store compares keys (SQLite TEXT), not the String:
-    /// Swift's String hashing follows canonical equivalence, so two keys the store keeps apart
-    /// would merge here.
-    static func hash(_ key: String) -> KeyHash {
-        // Read in place (`withUTF8` on a copy retained and released the key); a key that is not
-        // stored contiguously (never from the readers) is copied first.
-        if let hash = key.utf8.withContiguousStorageIfAvailable({ hash(bytes: UnsafeRawBufferPointer($0)) }) { return hash }
-        var copy = key
-        return copy.withUTF8 { hash(bytes: UnsafeRawBufferPointer($0)) }
-    }
-
-    private static func hash(bytes: UnsafeRawBufferPointer) -> KeyHash {
-        var h1 = Hasher(), h2 = Hasher()
-        h1.combine(0x5EED_0001 as UInt64)
-        h1.combine(bytes: bytes)
-        h2.combine(0x5EED_0002 as UInt64)
-        h2.combine(bytes: bytes)
-        return KeyHash(a: UInt64(bitPattern: Int64(h1.finalize())), b: UInt64(bitPattern: Int64(h2.finalize())))
     }
 
     private func otherFieldsHash(row: Int) -> Int {
