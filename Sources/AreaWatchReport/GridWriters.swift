@@ -15,10 +15,11 @@ enum GridGeoJSON {
         var head = header.serialized()
         head.removeLast()  // "}"
         try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
+        var memo = ShortestTextMemo()
         for (k, cell) in grid.cells.enumerated() {
             try file.append { out in
                 if k > 0 { out.append(contentsOf: ",\n".utf8) }
-                appendFeature(cell, change: changes[k], grid: grid, disclosure: disclosure, to: &out)
+                appendFeature(cell, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memo: &memo)
             }
         }
         try file.write("\n]}\n")
@@ -26,7 +27,7 @@ enum GridGeoJSON {
     }
 
     static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                              to out: inout [UInt8]) {
+                              to out: inout [UInt8], memo: inout ShortestTextMemo) {
         let b = c.cell.bounds
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         c.cell.appendCharacters(to: &out)
@@ -51,7 +52,7 @@ enum GridGeoJSON {
         appendLiteral(",\"class\":\"", &out)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
         out.append(ASCII.quote)
-        ReportChanges.appendJSON(change, to: &out)
+        ReportChanges.appendJSON(change, to: &out, memo: &memo)
         appendLiteral(",\"years\":{", &out)
         var first = true
         // Years with nothing to show are left out, as years with no incident are.
@@ -137,8 +138,9 @@ enum GridCSV {
                       disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years))
+        var memo = ShortestTextMemo()
         for (k, c) in grid.cells.enumerated() {
-            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out) }
+            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memo: &memo) }
         }
         try file.finish()
         let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
@@ -147,7 +149,7 @@ enum GridCSV {
     }
 
     static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                          to out: inout [UInt8]) {
+                          to out: inout [UInt8], memo: inout ShortestTextMemo) {
         let centre = c.cell.centre
         c.cell.appendCharacters(to: &out)
         out.append(44)
@@ -171,7 +173,7 @@ enum GridCSV {
         if let handled = shown.handled { NumberFormat.appendInteger(handled, to: &out) }
         out.append(44)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
-        ReportChanges.appendCSV(change, to: &out)
+        ReportChanges.appendCSV(change, to: &out, memo: &memo)
         grid.withYearCounts(of: c) { counts in
             for count in counts {
                 out.append(44)
