@@ -7,7 +7,12 @@ struct Lattice {
     let rowCount: Int64
     let columnCount: Int64
     let cellHeight: Double
+    /// 1 / cellHeight, rounded (`rows` keeps a row to spare each side).
+    let rowsPerDegree: Double
     let cellWidth: Double
+    /// 1 / cellWidth, rounded: a run's ends multiply by it (its error, ~1e-16 of a column index, is
+    /// far inside the margin `run` keeps from every end it is certain of).
+    let columnsPerDegree: Double
     /// Angular radius in degrees.
     let radiusDegrees: Double
 
@@ -16,7 +21,9 @@ struct Lattice {
         rowCount = Int64(1) << Int64(GeohashCell.latBitCount(precision))
         columnCount = Int64(1) << Int64(GeohashCell.lonBitCount(precision))
         cellHeight = GeohashCell.latSpan(precision)
+        rowsPerDegree = 1 / cellHeight
         cellWidth = GeohashCell.lonSpan(precision)
+        columnsPerDegree = 1 / cellWidth
         radiusDegrees = radius / Haversine.earthRadius * 180 / Double.pi
     }
 
@@ -24,9 +31,9 @@ struct Lattice {
     /// discarded exactly by `run`).
     func rows(lat: Double) -> (Int64, Int64) {
         guard radiusDegrees < 180 else { return (0, rowCount - 1) }
-        let lo = (((lat - radiusDegrees) + 90) / cellHeight - 0.5).rounded(.down) - 1
-        let hi = (((lat + radiusDegrees) + 90) / cellHeight - 0.5).rounded(.up) + 1
-        return (Int64(max(0, lo)), Int64(min(Double(rowCount - 1), hi)))
+        let lo = Lattice.floor(((lat - radiusDegrees) + 90) * rowsPerDegree - 0.5) - 1
+        let hi = Lattice.ceil(((lat + radiusDegrees) + 90) * rowsPerDegree - 0.5) + 1
+        return (max(0, lo), min(rowCount - 1, hi))
     }
 
     @inline(__always)
@@ -70,7 +77,7 @@ struct Lattice {
             let s = sin((centreLongitude(column) - lon) * rad / 2)
             return a0 + c * s * s <= threshold
         }
-        let near = Int64(((lon + 180) / cellWidth).rounded(.down))
+        let near = Lattice.floor((lon + 180) * columnsPerDegree)
         var q = c > 0 ? (threshold - a0) / c : .infinity
         if q >= 0.98 {
             // The run nears half the globe (polar rows, huge radii): decide column by column
@@ -92,13 +99,14 @@ struct Lattice {
         }
         // Half-width of the run in degrees of longitude, then the columns certainly in
         // (half-width − margin) and possibly in (+ margin); only the latter are tested.
-        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) / rad
+        // Two divisions and four calls to `floor` and `ceil` were a third of this function's time.
+        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) * (1 / rad)
         let margin = 1e-9 * (1 + halfWidth)
         let offset = lon + 180
-        var last = Int64(((offset + halfWidth - margin) / cellWidth - 0.5).rounded(.down))
-        let lastMaybe = Int64(((offset + halfWidth + margin) / cellWidth - 0.5).rounded(.down))
-        var first = Int64(((offset - halfWidth + margin) / cellWidth - 0.5).rounded(.up))
-        let firstMaybe = Int64(((offset - halfWidth - margin) / cellWidth - 0.5).rounded(.up))
+        var last = Lattice.floor((offset + halfWidth - margin) * columnsPerDegree - 0.5)
+        let lastMaybe = Lattice.floor((offset + halfWidth + margin) * columnsPerDegree - 0.5)
+        var first = Lattice.ceil((offset - halfWidth + margin) * columnsPerDegree - 0.5)
+        let firstMaybe = Lattice.ceil((offset - halfWidth - margin) * columnsPerDegree - 0.5)
         if last < first {
             // No centre is certainly in: at most the few columns around the point.
             var any: Int64?
@@ -112,6 +120,21 @@ struct Lattice {
         while last < lastMaybe && inside(last + 1) { last += 1 }
         while first > firstMaybe && inside(first - 1) { first -= 1 }
         return (first, last)
+    }
+
+    /// ⌊x⌋ and ⌈x⌉ for the finite column indices of a run, inline (`rounded` calls the C library).
+    @inline(__always)
+    static func floor(_ x: Double) -> Int64 {
+        guard abs(x) < 0x1p62 else { return Int64(x.rounded(.down)) }
+        let t = Int64(x)
+        return Double(t) > x ? t - 1 : t
+    }
+
+    @inline(__always)
+    static func ceil(_ x: Double) -> Int64 {
+        guard abs(x) < 0x1p62 else { return Int64(x.rounded(.up)) }
+        let t = Int64(x)
+        return Double(t) < x ? t + 1 : t
     }
 
     /// asin(x) for 0 ≤ x ≤ 1: below 0.01 (every city-scale radius) by its series to x⁵, whose
