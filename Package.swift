@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-algorithms.git", from: "1.2.1"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -29,7 +30,11 @@ let package = Package(
         ]),
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CSQLite", "CZlib"]),
         .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore", "CAreaWatchSystem"]),
-        .target(name: "AreaWatchReport", dependencies: ["AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib"]),
+        .target(name: "AreaWatchReport", dependencies: [
+            "AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib",
+            // Partial sorts: the HTML report's top cells among every cell of a grid.
+            .product(name: "Algorithms", package: "swift-algorithms"),
+        ]),
         .target(name: "AreaWatchJobs", dependencies: [
             "AreaWatchCore", "AreaWatchIngest", "AreaWatchStore", "AreaWatchQuery", "AreaWatchReport",
             "CAreaWatchSystem",

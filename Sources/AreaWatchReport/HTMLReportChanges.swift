@@ -1,3 +1,4 @@
+import Algorithms
 import Glibc
 import AreaWatchCore
 import AreaWatchQuery
@@ -38,12 +39,12 @@ enum HTMLChanges {
 
     /// Smallest q first, then the larger absolute change, then geohash order (deterministic).
     static func ranked(_ rows: [Int], _ cells: [GridCell], _ changes: ReportChanges) -> [Int] {
-        Array(rows.sorted { a, b in
+        rows.min(count: topCount) { a, b in
             let qa = changes.grid[a]!.q, qb = changes.grid[b]!.q
             if qa != qb { return qa < qb }
             let da = abs(cells[a].yearOverYear.delta), db = abs(cells[b].yearOverYear.delta)
             return da != db ? da > db : a < b
-        }.prefix(topCount))
+        }
     }
 
     static func cellTable(_ rows: [Int], _ cells: [GridCell], _ changes: ReportChanges, _ disclosure: Disclosure) -> String {
