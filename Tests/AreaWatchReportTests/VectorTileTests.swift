@@ -93,6 +93,25 @@ struct VectorTileTests {
         #expect(again.first?.values == [.string("gcw6"), .uint(1), .uint(12), .string("safe"), .string("none")])
     }
 
+    @Test("counts on both sides of the encoder's slot table are shared within a tile and forgotten between tiles")
+    func largeCounts() throws {
+        let cells = ["gcw2", "gcw3", "gcw6", "gcw7"].map { try! #require(GeohashCell($0)) }
+        let counts = [(16_383, 16_384), (16_384, 1_000_000), (1_000_000, 16_383), (0, 16_384)]
+        let entries = zip(cells, counts).map { cell, c in
+            WidgetTiles.Entry(cell: cell, geohash: cell.string, rCurrent: c.0, rPrevious: c.1, safetyClass: .dangerous, change: "rise")
+        }
+        let tileID = TileID(lat: cells[0].centre.lat, lon: cells[0].centre.lon, zoom: 6)
+        var encoder = CellLayerEncoder()
+        for _ in 0..<2 {
+            let layer = try #require(try decodeTile(encoder.encode(tile: tileID, cells: entries, disclosure: Disclosure())).first)
+            #expect(layer.values.filter { if case .uint = $0 { return true } else { return false } }
+                    == [.uint(16_383), .uint(16_384), .uint(1_000_000), .uint(0)])
+            #expect(layer.features.map { $0.properties["r_current"] } == counts.map { .uint(UInt64($0.0)) })
+            #expect(layer.features.map { $0.properties["r_previous"] } == counts.map { .uint(UInt64($0.1)) })
+            #expect(layer.values.filter { $0 == .string("rise") }.count == 1)
+        }
+    }
+
     @Test("rings are exterior (positive area, y down), clamped to the tile plus 256, at least one unit wide")
     func geometryRules() throws {
         // A precision-1 cell at zoom 6 is far larger than the tile: clamped to −256…4352.
