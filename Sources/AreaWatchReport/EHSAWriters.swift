@@ -46,13 +46,14 @@ enum EHSACSV {
     static func write(_ report: EHSAReport, to path: String) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(steps: report.parameters.steps))
+        var coordinates = NumberTextMemo(.fixed(decimals: 6))
         for location in report.locations {
-            try file.append { out in appendRow(location, to: &out) }
+            try file.append { out in appendRow(location, to: &out, coordinates: &coordinates) }
         }
         try file.finish()
     }
 
-    static func appendRow(_ l: HotSpotLocation, to out: inout [UInt8]) {
+    static func appendRow(_ l: HotSpotLocation, to out: inout [UInt8], coordinates: inout NumberTextMemo) {
         let centre = l.cell.centre
         out.append(contentsOf: l.cell.string.utf8)
         out.append(44)
@@ -74,7 +75,7 @@ enum EHSACSV {
             NumberFormat.appendShortest(v, to: &out)
         }
         out.append(contentsOf: ",\"".utf8)
-        GridCSV.appendWKT(l.cell.bounds, to: &out)
+        GridCSV.appendWKT(l.cell.bounds, to: &out, coordinates: &coordinates)
         out.append(contentsOf: "\"\n".utf8)
     }
 }
@@ -93,22 +94,23 @@ enum EHSAGeoJSON {
         var head = header.serialized()
         head.removeLast()  // "}"
         try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
+        var coordinates = NumberTextMemo(.fixed(decimals: 6))
         for (k, location) in report.locations.enumerated() {
             try file.append { out in
                 if k > 0 { out.append(contentsOf: ",\n".utf8) }
-                appendFeature(location, to: &out)
+                appendFeature(location, to: &out, coordinates: &coordinates)
             }
         }
         try file.write("\n]}\n")
         try file.finish()
     }
 
-    static func appendFeature(_ l: HotSpotLocation, to out: inout [UInt8]) {
+    static func appendFeature(_ l: HotSpotLocation, to out: inout [UInt8], coordinates: inout NumberTextMemo) {
         let geohash = l.cell.string
         GridGeoJSON.appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         out.append(contentsOf: geohash.utf8)
         GridGeoJSON.appendLiteral("\",\"geometry\":", &out)
-        GridGeoJSON.appendPolygon(l.cell.bounds, to: &out)
+        GridGeoJSON.appendPolygon(l.cell.bounds, to: &out, coordinates: &coordinates)
         GridGeoJSON.appendLiteral(",\"properties\":{\"geohash\":\"", &out)
         out.append(contentsOf: geohash.utf8)
         let centre = l.cell.centre

@@ -15,11 +15,11 @@ enum GridGeoJSON {
         var head = header.serialized()
         head.removeLast()  // "}"
         try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
-        var memo = ShortestTextMemo()
+        var memos = GridTextMemos()
         for (k, cell) in grid.cells.enumerated() {
             try file.append { out in
                 if k > 0 { out.append(contentsOf: ",\n".utf8) }
-                appendFeature(cell, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memo: &memo)
+                appendFeature(cell, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos)
             }
         }
         try file.write("\n]}\n")
@@ -27,19 +27,19 @@ enum GridGeoJSON {
     }
 
     static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                              to out: inout [UInt8], memo: inout ShortestTextMemo) {
+                              to out: inout [UInt8], memos: inout GridTextMemos) {
         let b = c.cell.bounds
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         c.cell.appendCharacters(to: &out)
         appendLiteral("\",\"geometry\":", &out)
-        appendPolygon(b, to: &out)
+        appendPolygon(b, to: &out, coordinates: &memos.coordinates)
         appendLiteral(",\"properties\":{\"geohash\":\"", &out)
         c.cell.appendCharacters(to: &out)
         let centre = c.cell.centre
         appendLiteral("\",\"lat\":", &out)
-        NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
+        memos.coordinates.append(centre.lat, to: &out)
         appendLiteral(",\"lon\":", &out)
-        NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
+        memos.coordinates.append(centre.lon, to: &out)
         let shown = CellFigures(c, disclosure: disclosure)
         appendMember("n_current", shown.nCurrent, &out)
         appendMember("n_previous", shown.nPrevious, &out)
@@ -52,7 +52,7 @@ enum GridGeoJSON {
         appendLiteral(",\"class\":\"", &out)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
         out.append(ASCII.quote)
-        ReportChanges.appendJSON(change, to: &out, memo: &memo)
+        ReportChanges.appendJSON(change, to: &out, memo: &memos.changes)
         appendLiteral(",\"years\":{", &out)
         var first = true
         // Years with nothing to show are left out, as years with no incident are.
@@ -73,15 +73,14 @@ enum GridGeoJSON {
     /// The cell as a GeoJSON Polygon: one exterior ring, counter-clockwise and closed, `[lon, lat]`
     /// with 6 decimals, without an array per cell (grid.geojson and ehsa.geojson).
     @inline(__always)
-    static func appendPolygon(_ b: GeoBox, to out: inout [UInt8]) {
+    static func appendPolygon(_ b: GeoBox, to out: inout [UInt8], coordinates: inout NumberTextMemo) {
         appendLiteral("{\"type\":\"Polygon\",\"coordinates\":[[", &out)
-        let edges = BoxEdgeTexts(b)
-        for (k, (lon, lat)) in BoxEdgeTexts.ring.enumerated() {
+        GridTextMemos.forEachCorner(b) { k, lon, lat in
             if k > 0 { out.append(44) }
             out.append(91)
-            edges.append(lon, to: &out)
+            coordinates.append(lon, to: &out)
             out.append(44)
-            edges.append(lat, to: &out)
+            coordinates.append(lat, to: &out)
             out.append(93)
         }
         appendLiteral("]]}", &out)
@@ -138,9 +137,9 @@ enum GridCSV {
                       disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years))
-        var memo = ShortestTextMemo()
+        var memos = GridTextMemos()
         for (k, c) in grid.cells.enumerated() {
-            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memo: &memo) }
+            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos) }
         }
         try file.finish()
         let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
@@ -149,13 +148,13 @@ enum GridCSV {
     }
 
     static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                          to out: inout [UInt8], memo: inout ShortestTextMemo) {
+                          to out: inout [UInt8], memos: inout GridTextMemos) {
         let centre = c.cell.centre
         c.cell.appendCharacters(to: &out)
         out.append(44)
-        NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
+        memos.coordinates.append(centre.lat, to: &out)
         out.append(44)
-        NumberFormat.appendFixed(centre.lon, decimals: 6, to: &out)
+        memos.coordinates.append(centre.lon, to: &out)
         let shown = CellFigures(c, disclosure: disclosure)
         // Not a loop over an array of them: that was an allocation per row.
         func integer(_ v: Int?) {
@@ -173,7 +172,7 @@ enum GridCSV {
         if let handled = shown.handled { NumberFormat.appendInteger(handled, to: &out) }
         out.append(44)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
-        ReportChanges.appendCSV(change, to: &out, memo: &memo)
+        ReportChanges.appendCSV(change, to: &out, memo: &memos.changes)
         grid.withYearCounts(of: c) { counts in
             for count in counts {
                 out.append(44)
@@ -181,46 +180,38 @@ enum GridCSV {
             }
         }
         out.append(contentsOf: ",\"".utf8)
-        appendWKT(c.cell.bounds, to: &out)
+        appendWKT(c.cell.bounds, to: &out, coordinates: &memos.coordinates)
         out.append(contentsOf: "\"\n".utf8)
     }
 
     /// `POLYGON ((x y, …))`, counter-clockwise, closed.
-    static func appendWKT(_ b: GeoBox, to out: inout [UInt8]) {
+    static func appendWKT(_ b: GeoBox, to out: inout [UInt8], coordinates: inout NumberTextMemo) {
         GridGeoJSON.appendLiteral("POLYGON ((", &out)
-        let edges = BoxEdgeTexts(b)
-        for (k, (lon, lat)) in BoxEdgeTexts.ring.enumerated() {
+        GridTextMemos.forEachCorner(b) { k, lon, lat in
             if k > 0 { GridGeoJSON.appendLiteral(", ", &out) }
-            edges.append(lon, to: &out)
+            coordinates.append(lon, to: &out)
             out.append(32)
-            edges.append(lat, to: &out)
+            coordinates.append(lat, to: &out)
         }
         GridGeoJSON.appendLiteral("))", &out)
     }
 }
 
-/// A cell's four edges with 6 decimals, each formatted once for the five corners of its ring.
-struct BoxEdgeTexts {
-    enum Edge { case minLon, maxLon, minLat, maxLat }
-    /// The closed ring, counter-clockwise from the south-west corner: (lon, lat) per corner.
-    static let ring: [(Edge, Edge)] = [(.minLon, .minLat), (.maxLon, .minLat), (.maxLon, .maxLat),
-                                       (.minLon, .maxLat), (.minLon, .minLat)]
-    private let minLon, maxLon, minLat, maxLat: FixedText
+/// The texts of a grid writer's repeated numbers, each formatted once (`NumberTextMemo`): the
+/// cells' centres and edges (6 decimals, a few hundred latitudes and longitudes), p_change and
+/// q_change.
+struct GridTextMemos {
+    var coordinates = NumberTextMemo(.fixed(decimals: 6))
+    var changes = NumberTextMemo(.shortest)
 
-    init(_ b: GeoBox) {
-        minLon = FixedText(b.minLon, decimals: 6)
-        maxLon = FixedText(b.maxLon, decimals: 6)
-        minLat = FixedText(b.minLat, decimals: 6)
-        maxLat = FixedText(b.maxLat, decimals: 6)
-    }
-
+    /// The closed ring of a cell, counter-clockwise from the south-west corner: `body(k, lon, lat)`
+    /// for corner k = 0…4 (the last is the first again).
     @inline(__always)
-    func append(_ edge: Edge, to out: inout [UInt8]) {
-        switch edge {
-        case .minLon: minLon.append(to: &out)
-        case .maxLon: maxLon.append(to: &out)
-        case .minLat: minLat.append(to: &out)
-        case .maxLat: maxLat.append(to: &out)
-        }
+    static func forEachCorner(_ b: GeoBox, _ body: (Int, Double, Double) -> Void) {
+        body(0, b.minLon, b.minLat)
+        body(1, b.maxLon, b.minLat)
+        body(2, b.maxLon, b.maxLat)
+        body(3, b.minLon, b.maxLat)
+        body(4, b.minLon, b.minLat)
     }
 }

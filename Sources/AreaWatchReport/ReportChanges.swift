@@ -38,21 +38,21 @@ public struct ReportChanges: Sendable {
 
     /// `p_change,q_change,change` as CSV fields (empty when withheld), after a comma. `memo`: for
     /// a writer of many rows (a grid's values repeat).
-    static func appendCSV(_ s: ChangeSignificance?, to out: inout [UInt8], memo: inout ShortestTextMemo) {
+    static func appendCSV(_ s: ChangeSignificance?, to out: inout [UInt8], memo: inout NumberTextMemo) {
         out.append(ASCII.comma)
-        if let s { memo.appendShortest(s.p, to: &out) }
+        if let s { memo.append(s.p, to: &out) }
         out.append(ASCII.comma)
-        if let s { memo.appendShortest(s.q, to: &out) }
+        if let s { memo.append(s.q, to: &out) }
         out.append(ASCII.comma)
         if let s { out.append(contentsOf: s.change.rawValue.utf8) }
     }
 
     /// The three as JSON members (null when withheld), each after a comma.
-    static func appendJSON(_ s: ChangeSignificance?, to out: inout [UInt8], memo: inout ShortestTextMemo) {
+    static func appendJSON(_ s: ChangeSignificance?, to out: inout [UInt8], memo: inout NumberTextMemo) {
         out.append(contentsOf: ",\"p_change\":".utf8)
-        if let s { memo.appendShortest(s.p, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        if let s { memo.append(s.p, to: &out) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"q_change\":".utf8)
-        if let s { memo.appendShortest(s.q, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        if let s { memo.append(s.q, to: &out) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"change\":".utf8)
         if let s { out.append(contentsOf: "\"\(s.change.rawValue)\"".utf8) } else { out.append(contentsOf: "null".utf8) }
     }
