@@ -49,6 +49,7 @@ public enum ReportJob {
         // checked here too, before any work (the cube refuses bad parameters by trapping).
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
+        AtomicDirectory.startWritingBack(filesystemOf: settings.out)
         var timings = priorTimings
         var clock = ProgressReporter.now()
         var incidents = 0

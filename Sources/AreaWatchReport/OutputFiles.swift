@@ -184,6 +184,34 @@ public struct AtomicDirectory: Sendable {
         return workPath + "/" + relative
     }
 
+    /// Starts writing back, on a thread of its own, what is already dirty on the filesystem that
+    /// will hold `path` (or its nearest existing parent folder), and returns at once. Publishing
+    /// makes the report durable with `syncfs`, which writes back everything dirty on the
+    /// filesystem, other programs' data included: started at the beginning of a job, that part
+    /// is on disk while the job computes, and publishing waits for the report's own data only
+    /// (measured: 150 MB another program had left dirty made publishing take 67 ms instead of
+    /// 11 ms; the peers of `make bench-e2e` leave ~90 MB just before each areawatch run).
+    /// Its own thread, not a Dispatch worker: the call blocks for as long as the disk takes.
+    public static func startWritingBack(filesystemOf path: String) {
+        var folder = path.isEmpty ? "." : path
+        var info = stat()
+        while stat(folder, &info) != 0 {
+            let parent = split(folder).parent
+            guard parent != folder else { return }
+            folder = parent
+        }
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { argument in
+            let fd = Int32(truncatingIfNeeded: Int(bitPattern: argument) - 1)
+            aw_sync_filesystem(fd)
+            close(fd)
+            return nil
+        }, UnsafeMutableRawPointer(bitPattern: Int(fd) + 1))
+        if started == 0 { pthread_detach(thread) } else { close(fd) }
+    }
+
     /// Publishes the work folder under the final name, once everything in it is on disk.
     public func publish() throws {
         let (parent, _) = AtomicDirectory.split(finalPath)
