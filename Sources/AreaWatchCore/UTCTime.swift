@@ -73,8 +73,23 @@ public enum UTCTime {
         return epochSeconds(c)
     }
 
-    /// The UTC calendar year of an instant.
-    public static func year(of t: Int64) -> Int { civil(t).year }
+    /// The UTC calendar year of an instant. Between 1900 and 2199 from a table of each year's
+    /// first second: a guess and at most a step either way (the index's gather asks it of every
+    /// incident, and the full calendar conversion was a fifth of the gather at 1M incidents).
+    @inline(__always)
+    public static func year(of t: Int64) -> Int {
+        let table = yearStarts
+        guard t >= table[0] && t < table[table.count - 1] else { return civil(t).year }
+        // 31,556,952 s is a mean Gregorian year: the guess is off by at most one.
+        var k = Int((t - table[0]) / 31_556_952)
+        if k >= table.count - 1 { k = table.count - 2 }
+        if t < table[k] { k -= 1 } else if t >= table[k + 1] { k += 1 }
+        return firstTabledYear + k
+    }
+
+    private static let firstTabledYear = 1900
+    /// Epoch seconds of 1 January, 1900 through 2200.
+    private static let yearStarts: [Int64] = (firstTabledYear...2200).map { days(year: $0, month: 1, day: 1) * 86_400 }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`.
     public static func iso8601(_ t: Int64) -> String {

@@ -13,16 +13,50 @@ import Foundation
 /// count for the box around everything. Overlapping groups make it high by a small factor in
 /// dense data; the cap keeps that bounded by the extent.
 public enum GridCellEstimate {
-    public static func cells(_ index: IncidentIndex, precision: Int) -> Double {
+    /// Counted on `threads` cores in parts that split no group (every term is a whole number, so
+    /// the sum does not depend on the parts).
+    public static func cells(_ index: IncidentIndex, precision: Int, threads: Int = 2) -> Double {
         let radiusDegrees = index.parameters.radius / (Haversine.earthRadius * Haversine.radiansPerDegree)
         var group = precision
         while group > 1 && GeohashCell.latSpan(group) < radiusDegrees { group -= 1 }
         let shift = UInt64(64 - 5 * group)
+        let codes = index.codes
+        // Part starts moved forward to the next group's first incident.
+        var starts = IncidentIndex.chunks(index.count, threads).map(\.lowerBound)
+        for p in starts.indices.dropFirst() {
+            starts[p] = max(starts[p], starts[p - 1])
+            while starts[p] > 0 && starts[p] < index.count && codes[starts[p]] >> shift == codes[starts[p] - 1] >> shift {
+                starts[p] += 1
+            }
+        }
+        starts.append(index.count)
+        let partStarts = starts
+        var parts = [(total: Double, extent: GeoBox?)](repeating: (0, nil), count: starts.count - 1)
+        parts.withUnsafeMutableBufferPointer { out in
+            let output = UnsafeMutableSendableBuffer(out)
+            DispatchQueue.concurrentPerform(iterations: partStarts.count - 1) { p in
+                output[p] = groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift,
+                                   radiusDegrees: radiusDegrees, precision: precision)
+            }
+        }
+        let extents = parts.compactMap(\.extent)
+        guard var extent = extents.first else { return 0 }
+        for box in extents.dropFirst() {
+            extent.include(lat: box.minLat, lon: box.minLon)
+            extent.include(lat: box.maxLat, lon: box.maxLon)
+        }
+        let total = parts.reduce(0) { $0 + $1.total }
+        return min(total, cells(in: extent, radiusDegrees: radiusDegrees, precision: precision))
+    }
+
+    /// The cells of the groups of windowed incidents in `range` (whole groups), and their extent.
+    private static func groups(_ index: IncidentIndex, in range: Range<Int>, shift: UInt64, radiusDegrees: Double,
+                               precision: Int) -> (total: Double, extent: GeoBox?) {
         let empty = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         var total = 0.0
         var last: UInt64?
         var box = empty, extent = empty
-        for k in 0..<index.count where index.membership[k] != WindowMembership.older.rawValue {
+        for k in range where index.membership[k] != WindowMembership.older.rawValue {
             let prefix = index.codes[k] >> shift
             if prefix != last {
                 if last != nil { total += cells(in: box, radiusDegrees: radiusDegrees, precision: precision) }
@@ -32,9 +66,9 @@ public enum GridCellEstimate {
             box.include(lat: index.lat[k], lon: index.lon[k])
             extent.include(lat: index.lat[k], lon: index.lon[k])
         }
-        guard last != nil else { return 0 }
+        guard last != nil else { return (0, nil) }
         total += cells(in: box, radiusDegrees: radiusDegrees, precision: precision)
-        return min(total, cells(in: extent, radiusDegrees: radiusDegrees, precision: precision))
+        return (total, extent)
     }
 
     /// Cells of `precision` whose centre lies in `box` widened by the radius, plus the cells of

@@ -74,19 +74,40 @@ public struct IncidentIndex: Sendable {
         yearSlots = YearSlots(year)
         let (lat, lon, membership, handled) = (self.lat, self.lon, self.membership, self.handled)
         let n = lat.count
-        // The two windows' incidents for the R-tree, in the same order: a sequential pass into
-        // arrays of their exact size (per-chunk lists joined afterwards held them twice).
+        // The two windows' incidents for the R-tree, in the same order, straight into arrays of
+        // their exact size (per-chunk lists joined afterwards held them twice): each chunk counts
+        // its own, then copies them to its offset, on `threads` cores.
         let current = WindowMembership.current.rawValue, previous = WindowMembership.previous.rawValue
-        let windowedCount = membership.reduce(0) { $0 + ($1 == current || $1 == previous ? 1 : 0) }
-        var windowedLat = [Double](), windowedLon = [Double](), windowedBase = [UInt32](), windowedFlags = [LeafFlags]()
-        windowedLat.reserveCapacity(windowedCount)
-        windowedLon.reserveCapacity(windowedCount)
-        windowedBase.reserveCapacity(windowedCount)
-        windowedFlags.reserveCapacity(windowedCount)
-        for k in 0..<n where membership[k] == current || membership[k] == previous {
-            windowedLat.append(lat[k]); windowedLon.append(lon[k]); windowedBase.append(UInt32(k))
-            windowedFlags.append(LeafFlags(current: membership[k] == current, handled: handled[k]))
+        let windowChunks = IncidentIndex.chunks(n, threads)
+        var chunkCounts = [Int](repeating: 0, count: windowChunks.count)
+        chunkCounts.withUnsafeMutableBufferPointer { out in
+            let output = UnsafeMutableSendableBuffer(out)
+            DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
+                output[c] = windowChunks[c].reduce(0) { $0 + (membership[$1] == current || membership[$1] == previous ? 1 : 0) }
+            }
         }
+        let windowedCount = chunkCounts.reduce(0, +)
+        var offsets = [0]
+        for count in chunkCounts.dropLast() { offsets.append(offsets[offsets.count - 1] + count) }
+        let chunkOffsets = offsets
+        var windowedLat = [Double](repeating: 0, count: windowedCount), windowedLon = [Double](repeating: 0, count: windowedCount)
+        var windowedBase = [UInt32](repeating: 0, count: windowedCount)
+        var windowedFlags = [LeafFlags](repeating: [], count: windowedCount)
+        windowedLat.withUnsafeMutableBufferPointer { latOut in
+        windowedLon.withUnsafeMutableBufferPointer { lonOut in
+        windowedBase.withUnsafeMutableBufferPointer { baseOut in
+        windowedFlags.withUnsafeMutableBufferPointer { flagsOut in
+            let (latOut, lonOut) = (UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut))
+            let (baseOut, flagsOut) = (UnsafeMutableSendableBuffer(baseOut), UnsafeMutableSendableBuffer(flagsOut))
+            DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
+                var w = chunkOffsets[c]
+                for k in windowChunks[c] where membership[k] == current || membership[k] == previous {
+                    latOut[w] = lat[k]; lonOut[w] = lon[k]; baseOut[w] = UInt32(k)
+                    flagsOut[w] = LeafFlags(current: membership[k] == current, handled: handled[k])
+                    w += 1
+                }
+            }
+        }}}}
 
         hasPointIndex = pointQueries
         guard pointQueries else {

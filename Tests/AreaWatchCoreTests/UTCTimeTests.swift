@@ -45,6 +45,19 @@ struct UTCTimeTests {
         #expect(UTCTime.year(of: UTCTime.latest) == 9999)
     }
 
+    @Test("year(of:) equals the calendar conversion's year: random instants, every New Year's second and the one before, outside the table")
+    func yearOfMatchesCivil() {
+        var rng = SplitMix64(seed: 1900)
+        var instants: [Int64] = [UTCTime.earliest, UTCTime.latest, -2_208_988_801, -2_208_988_800, 7_258_118_399, 7_258_118_400]
+        for year in 1899...2201 {
+            let start = UTCTime.days(year: year, month: 1, day: 1) * 86_400
+            instants += [start - 1, start, start + 1]
+        }
+        for _ in 0..<100_000 { instants.append(Int64(rng.uniform(-2.3e9, 7.4e9))) }
+        for _ in 0..<1_000 { instants.append(Int64(rng.uniform(Double(UTCTime.earliest), Double(UTCTime.latest)))) }
+        for t in instants { #expect(UTCTime.year(of: t) == UTCTime.civil(t).year, "\(t)") }
+    }
+
     @Test("leap years and month lengths")
     func calendarRules() {
         for (y, leap) in [(1900, false), (2000, true), (2023, false), (2024, true), (2100, false), (1600, true), (4, true), (1, false), (9996, true)] {

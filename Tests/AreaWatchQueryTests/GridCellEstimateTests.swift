@@ -37,6 +37,20 @@ struct GridCellEstimateTests {
         #expect(GridCellEstimate.cells(index, precision: 7) > 1_500_000)
     }
 
+    @Test("the same estimate on 1, 2, 3 and 8 cores (parts never split a group)")
+    func sameOnEveryCoreCount() {
+        // Hot spots at a shard corner, the antimeridian, a pole and a city: groups of every size.
+        let columns = ShardedGridTests.incidents(seed: 77, count: 160_000)
+        let index = IncidentIndex(columns: columns, parameters: QueryParameters(asOf: ShardedGridTests.asOf, radius: 1000))
+        for precision in [3, 6, 7] {
+            let one = GridCellEstimate.cells(index, precision: precision, threads: 1)
+            #expect(one > 0)
+            for threads in [2, 3, 8] {
+                #expect(GridCellEstimate.cells(index, precision: precision, threads: threads) == one, "p\(precision) \(threads) threads")
+            }
+        }
+    }
+
     @Test("no windowed incident: no cell")
     func empty() {
         let index = IncidentIndex(columns: IncidentColumns(), parameters: QueryParameters(asOf: TestData.asOf))
