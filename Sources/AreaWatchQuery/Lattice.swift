@@ -31,8 +31,8 @@ struct Lattice {
     /// discarded exactly by `run`).
     func rows(lat: Double) -> (Int64, Int64) {
         guard radiusDegrees < 180 else { return (0, rowCount - 1) }
-        let lo = Lattice.floor(((lat - radiusDegrees) + 90) * rowsPerDegree - 0.5) - 1
-        let hi = Lattice.ceil(((lat + radiusDegrees) + 90) * rowsPerDegree - 0.5) + 1
+        let lo = Lattice.floorIndex(((lat - radiusDegrees) + 90) * rowsPerDegree - 0.5) - 1
+        let hi = Lattice.ceilIndex(((lat + radiusDegrees) + 90) * rowsPerDegree - 0.5) + 1
         return (max(0, lo), min(rowCount - 1, hi))
     }
 
@@ -77,7 +77,7 @@ struct Lattice {
             let s = sin((centreLongitude(column) - lon) * rad / 2)
             return a0 + c * s * s <= threshold
         }
-        let near = Lattice.floor((lon + 180) * columnsPerDegree)
+        let near = Lattice.floorIndex((lon + 180) * columnsPerDegree)
         var q = c > 0 ? (threshold - a0) / c : .infinity
         if q >= 0.98 {
             // The run nears half the globe (polar rows, huge radii): decide column by column
@@ -103,10 +103,10 @@ struct Lattice {
         let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) * (1 / rad)
         let margin = 1e-9 * (1 + halfWidth)
         let offset = lon + 180
-        var last = Lattice.floor((offset + halfWidth - margin) * columnsPerDegree - 0.5)
-        let lastMaybe = Lattice.floor((offset + halfWidth + margin) * columnsPerDegree - 0.5)
-        var first = Lattice.ceil((offset - halfWidth + margin) * columnsPerDegree - 0.5)
-        let firstMaybe = Lattice.ceil((offset - halfWidth - margin) * columnsPerDegree - 0.5)
+        var last = Lattice.floorIndex((offset + halfWidth - margin) * columnsPerDegree - 0.5)
+        let lastMaybe = Lattice.floorIndex((offset + halfWidth + margin) * columnsPerDegree - 0.5)
+        var first = Lattice.ceilIndex((offset - halfWidth + margin) * columnsPerDegree - 0.5)
+        let firstMaybe = Lattice.ceilIndex((offset - halfWidth - margin) * columnsPerDegree - 0.5)
         if last < first {
             // No centre is certainly in: at most the few columns around the point.
             var any: Int64?
@@ -124,14 +124,14 @@ struct Lattice {
 
     /// ⌊x⌋ and ⌈x⌉ for the finite column indices of a run, inline (`rounded` calls the C library).
     @inline(__always)
-    static func floor(_ x: Double) -> Int64 {
+    static func floorIndex(_ x: Double) -> Int64 {
         guard abs(x) < 0x1p62 else { return Int64(x.rounded(.down)) }
         let t = Int64(x)
         return Double(t) > x ? t - 1 : t
     }
 
     @inline(__always)
-    static func ceil(_ x: Double) -> Int64 {
+    static func ceilIndex(_ x: Double) -> Int64 {
         guard abs(x) < 0x1p62 else { return Int64(x.rounded(.up)) }
         let t = Int64(x)
         return Double(t) < x ? t + 1 : t
