@@ -197,6 +197,8 @@ struct RecordAccounting {
     /// hashed here rather than built as text.
     let hashesKeys: Bool
     private var keyer: IncidentKeyer
+    /// What every key of the file starts with (`--source`'s `SOURCE:`, or nothing).
+    var keyPrefix: String { keyer.prefix }
     /// The first value of each reject reason while nothing is accepted: an all-rejected file's message.
     private var examples: [RejectReason: String] = [:]
 

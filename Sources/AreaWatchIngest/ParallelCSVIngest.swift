@@ -31,7 +31,7 @@ enum ParallelCSVIngest {
         var cutter = BlockCutter(buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
                                  target: options.parallelBlockBytes, growth: maxGrowth)
         let workers = WorkerState(layout: layout, keepExcerpts: accounting.rejects != nil,
-                                  keyHashPrefix: accounting.hashesKeys ? Array((options.source.map { "\($0):" } ?? "").utf8) : nil)
+                                  keyHashPrefix: accounting.hashesKeys ? Array(accounting.keyPrefix.utf8) : nil)
         var inFlight: [ParsedBlock] = []
         var head = 0
         var line = csv.scanner.nextLine
