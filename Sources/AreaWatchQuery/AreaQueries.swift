@@ -1,4 +1,3 @@
-import Dispatch
 import AreaWatchCore
 
 /// One named area's counts (SPEC §7.3).
@@ -63,19 +62,15 @@ extension IncidentIndex {
         let slot = yearSlots
         let years = slot.years
         let parts = IncidentIndex.chunks(count, threads)
-        var partCounts = [(years: [Int], current: Int, previous: Int)](repeating: ([], 0, 0), count: parts.count)
-        partCounts.withUnsafeMutableBufferPointer { out in
-            let output = UnsafeMutableSendableBuffer(out)
-            DispatchQueue.concurrentPerform(iterations: parts.count) { part in
-                var counts = [Int](repeating: 0, count: years.count)
-                var current = 0, previous = 0
-                for i in parts[part] {
-                    counts[slot[year[i]]] += 1
-                    if membership[i] == WindowMembership.current.rawValue { current += 1 }
-                    if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
-                }
-                output[part] = (counts, current, previous)
+        let partCounts = Concurrency.map(parts.count) { part in
+            var counts = [Int](repeating: 0, count: years.count)
+            var current = 0, previous = 0
+            for i in parts[part] {
+                counts[slot[year[i]]] += 1
+                if membership[i] == WindowMembership.current.rawValue { current += 1 }
+                if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
             }
+            return (years: counts, current: current, previous: previous)
         }
         var counts = [Int](repeating: 0, count: years.count)
         for part in partCounts { for k in counts.indices { counts[k] += part.years[k] } }

@@ -31,13 +31,8 @@ public enum GridCellEstimate {
         }
         starts.append(index.count)
         let partStarts = starts
-        var parts = [(total: Double, extent: GeoBox?)](repeating: (0, nil), count: starts.count - 1)
-        parts.withUnsafeMutableBufferPointer { out in
-            let output = UnsafeMutableSendableBuffer(out)
-            DispatchQueue.concurrentPerform(iterations: partStarts.count - 1) { p in
-                output[p] = groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift,
-                                   radiusDegrees: radiusDegrees, precision: precision)
-            }
+        let parts = Concurrency.map(partStarts.count - 1) { p in
+            groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees, precision: precision)
         }
         let extents = parts.compactMap(\.extent)
         guard var extent = extents.first else { return 0 }

@@ -1,5 +1,4 @@
 import AreaWatchCore
-import Dispatch
 
 /// One reported grid cell (SPEC §7.2).
 public struct GridCell: Sendable, Equatable {
@@ -90,17 +89,13 @@ extension IncidentIndex {
         let parts = max(1, min(threads, radiusCells.count / 2_000))
         // Part p takes the prefixes from splits[p] up to splits[p + 1] (no prefix reaches .max).
         let splits = [0] + (1..<parts).map { radiusCells[radiusCells.count * $0 / parts].prefix } + [.max]
-        var pieces = [(cells: [GridCell], entries: [(year: UInt16, count: UInt32)])](repeating: ([], []), count: parts)
-        pieces.withUnsafeMutableBufferPointer { out in
-            let output = UnsafeMutableSendableBuffer(out)
-            DispatchQueue.concurrentPerform(iterations: parts) { p in
-                let (low, high) = (splits[p], splits[p + 1])
-                let r = IncidentIndex.firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= low }
-                let rEnd = IncidentIndex.firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= high }
-                let b = IncidentIndex.firstIndex(in: count) { codes[$0] >> shift >= low }
-                let bEnd = IncidentIndex.firstIndex(in: count) { codes[$0] >> shift >= high }
-                output[p] = assembleCells(shift: shift, precision: precision, radiusCells: radiusCells[r..<rEnd], base: b..<bEnd)
-            }
+        let pieces = Concurrency.map(parts) { p in
+            let (low, high) = (splits[p], splits[p + 1])
+            let r = IncidentIndex.firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= low }
+            let rEnd = IncidentIndex.firstIndex(in: radiusCells.count) { radiusCells[$0].prefix >= high }
+            let b = IncidentIndex.firstIndex(in: count) { codes[$0] >> shift >= low }
+            let bEnd = IncidentIndex.firstIndex(in: count) { codes[$0] >> shift >= high }
+            return assembleCells(shift: shift, precision: precision, radiusCells: radiusCells[r..<rEnd], base: b..<bEnd)
         }
         var cells: [GridCell] = [], entries: [(year: UInt16, count: UInt32)] = []
         cells.reserveCapacity(pieces.reduce(0) { $0 + $1.cells.count })

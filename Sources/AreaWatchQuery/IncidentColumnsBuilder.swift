@@ -39,19 +39,8 @@ public struct IncidentColumnsBuilder: IncidentSink {
         return withUnsafePointer(to: incident) { write($0, key: key) }
     }
 
-    /// The keys of the whole batch are hashed and their slots start loading first: one slot's
-    /// miss no longer stalls each write.
     public mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) {
-        incidents.withUnsafeBufferPointer { incidents in
-            withUnsafeTemporaryAllocation(of: KeyHash.self, capacity: incidents.count) { hashes in
-                for k in incidents.indices {
-                    let key = KeyHash(incidents[k].key)
-                    keys.prefetch(a: key.a)
-                    hashes.initializeElement(at: k, to: key)
-                }
-                for k in incidents.indices { outcome(write(incidents.baseAddress! + k, key: hashes[k])) }
-            }
-        }
+        write(contentsOf: incidents, keyHashes: incidents.map { KeyHash($0.key) }, outcome: outcome)
     }
 
     /// Unless the keys are kept for listing, only their hashes are needed: the parallel CSV
@@ -59,8 +48,9 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// handing over and freeing each key's String was ~30 % of this writing thread).
     public var identifiesKeysByHash: Bool { !keepKeys }
 
+    /// The slots of the whole batch start loading first: one slot's miss no longer stalls each write.
     public mutating func write(contentsOf incidents: [Incident], keyHashes: [KeyHash], outcome: (WriteOutcome) -> Void) {
-        precondition(!keepKeys && keyHashes.count == incidents.count)
+        precondition(keyHashes.count == incidents.count)
         for key in keyHashes { keys.prefetch(a: key.a) }
         incidents.withUnsafeBufferPointer { incidents in
             for k in incidents.indices { outcome(write(incidents.baseAddress! + k, key: keyHashes[k])) }

@@ -79,12 +79,8 @@ public struct IncidentIndex: Sendable {
         // its own, then copies them to its offset, on `threads` cores.
         let current = WindowMembership.current.rawValue, previous = WindowMembership.previous.rawValue
         let windowChunks = IncidentIndex.chunks(n, threads)
-        var chunkCounts = [Int](repeating: 0, count: windowChunks.count)
-        chunkCounts.withUnsafeMutableBufferPointer { out in
-            let output = UnsafeMutableSendableBuffer(out)
-            DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
-                output[c] = windowChunks[c].reduce(0) { $0 + (membership[$1] == current || membership[$1] == previous ? 1 : 0) }
-            }
+        let chunkCounts = Concurrency.map(windowChunks.count) { c in
+            windowChunks[c].reduce(0) { $0 + (membership[$1] == current || membership[$1] == previous ? 1 : 0) }
         }
         let windowedCount = chunkCounts.reduce(0, +)
         var offsets = [0]
@@ -154,20 +150,16 @@ public struct IncidentIndex: Sendable {
         // Keep what passes the filters and is not in the future, sorted by geohash code. The
         // codes are computed in contiguous chunks on several cores, concatenated in order.
         let chunks = IncidentIndex.chunks(columns.count, threads)
-        var parts = [(codes: [UInt64], order: [UInt32], future: Int)](repeating: ([], [], 0), count: chunks.count)
-        parts.withUnsafeMutableBufferPointer { out in
-            let output = UnsafeMutableSendableBuffer(out)
-            DispatchQueue.concurrentPerform(iterations: chunks.count) { c in
-                var codes: [UInt64] = [], order: [UInt32] = [], future = 0
-                codes.reserveCapacity(chunks[c].count)
-                order.reserveCapacity(chunks[c].count)
-                for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
-                    if windows.membership(columns.time[i]) == .future { future += 1; continue }
-                    codes.append(Geohash.code(lat: columns.lat[i], lon: columns.lon[i]))
-                    order.append(UInt32(i))
-                }
-                output[c] = (codes, order, future)
+        var parts = Concurrency.map(chunks.count) { c in
+            var codes: [UInt64] = [], order: [UInt32] = [], future = 0
+            codes.reserveCapacity(chunks[c].count)
+            order.reserveCapacity(chunks[c].count)
+            for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
+                if windows.membership(columns.time[i]) == .future { future += 1; continue }
+                codes.append(Geohash.code(lat: columns.lat[i], lon: columns.lon[i]))
+                order.append(UInt32(i))
             }
+            return (codes: codes, order: order, future: future)
         }
         let excludedFuture = parts.reduce(0) { $0 + $1.future }
         var sortedCodes = parts.flatMap(\.codes), order = parts.flatMap(\.order)
