@@ -16,7 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
-        // System libraries: SQLite + SpatiaLite (linked, see docs/DECISIONS.md) and zlib.
+        // System libraries: SQLite (linked; SpatiaLite is loaded with the first store connection, see
+        // docs/DECISIONS.md) and zlib.
         .systemLibrary(name: "CSQLite",
                        providers: [.apt(["libsqlite3-dev", "libspatialite-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),

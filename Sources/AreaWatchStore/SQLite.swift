@@ -102,12 +102,18 @@ public final class SQLiteDatabase {
     public let path: String
     let handle: OpaquePointer
     private let spatialiteCache: UnsafeMutableRawPointer?
+    private let cleanupSpatiaLite: areawatch_spatialite_cleanup_ex
 
     /// Opens (or creates, when `create`) a database file. `immutable` (read-only only) promises
     /// SQLite that nothing changes the file: no locks, no `-shm`, for read-only media.
     public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
         _ = SQLiteDatabase.configured
         self.path = path
+        let spatialite: SpatiaLiteLibrary
+        switch SpatiaLiteLibrary.shared {
+        case .success(let library): spatialite = library
+        case .failure(let failure): throw StoreError(path: path, code: .cantopen, message: failure.message)
+        }
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (create && !readOnly ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
@@ -122,9 +128,10 @@ public final class SQLiteDatabase {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
-        let cache = spatialite_alloc_connection()
-        spatialite_init_ex(db, cache, 0)
+        let cache = spatialite.allocConnection()
+        spatialite.initialise(db, cache, 0)
         spatialiteCache = cache
+        cleanupSpatiaLite = spatialite.cleanup
     }
 
     private var closed = false
@@ -140,7 +147,7 @@ public final class SQLiteDatabase {
         guard !closed else { return }
         closed = true
         sqlite3_close_v2(handle)
-        if let spatialiteCache { spatialite_cleanup_ex(spatialiteCache) }
+        if let spatialiteCache { cleanupSpatiaLite(spatialiteCache) }
     }
 
     /// `file:` URI of a path: `%`, `?` and `#` (which end or escape a URI path) percent-encoded.

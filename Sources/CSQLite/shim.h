@@ -1,11 +1,10 @@
 #include <sqlite3.h>
 
-// From <spatialite.h>; declared here so the importer does not pull in all of libspatialite's
-// geometry headers. SpatiaLite is linked (not loaded as mod_spatialite): see docs/DECISIONS.md.
-void *spatialite_alloc_connection(void);
-void spatialite_init_ex(sqlite3 *db_handle, const void *ptr, int verbose);
-void spatialite_cleanup_ex(const void *ptr);
-const char *spatialite_version(void);
+// SpatiaLite's entry points, from <spatialite.h>, as pointer types: the library is loaded when
+// the first store connection opens, not linked (see docs/DECISIONS.md, "SpatiaLite is loaded").
+typedef void *(*areawatch_spatialite_alloc_connection)(void);
+typedef void (*areawatch_spatialite_init_ex)(sqlite3 *db_handle, const void *ptr, int verbose);
+typedef void (*areawatch_spatialite_cleanup_ex)(const void *ptr);
 
 // sqlite3_config is variadic, which Swift cannot call. Memory statistics off: with them on, every
 // SQLite allocation takes a global mutex (measured: about a tenth of a bulk load's inserts).

@@ -30,6 +30,25 @@ struct UsageTests {
                 "not a version: \(v)")
     }
 
+    @Test("SpatiaLite is loaded with the first store, not at start: --version and an ad-hoc report never load it")
+    func spatiaLiteLoadedWithTheStore() throws {
+        let binary = try Binary.require()
+        let env = try #require(findTool("env"), "no env tool")
+        let tmp = try TempDir()
+        let input = dataset("police-uk/2018-07-calderdale-street.csv")
+        // glibc's loader names every library it initialises on stderr under LD_DEBUG=libs.
+        func librariesLoaded(_ arguments: [String]) throws -> String {
+            let r = try runTool(env, ["LD_DEBUG=libs", binary] + arguments)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stderr.contains("libsqlite3"), "LD_DEBUG shows no libraries: \(r)")
+            return r.stderr
+        }
+        #expect(!(try librariesLoaded(["--version"])).contains("libspatialite"))
+        #expect(!(try librariesLoaded(["report", "--input", input, "--out", tmp.sub("adhoc"), "--as-of", "2018-08-01",
+                                       "--quiet"])).contains("libspatialite"))
+        #expect(try librariesLoaded(["ingest", "--db", tmp.sub("s.db"), input, "--quiet"]).contains("libspatialite"))
+    }
+
     @Test("usage errors exit 1 with a message on stderr and create no store", arguments: [
         ["ingest", "--bogus-option", "x.csv"],
         ["ingest"],
