@@ -62,26 +62,28 @@ public enum WriteOutcome: Sendable, Equatable {
 public protocol IncidentSink {
     mutating func write(_ incident: Incident) throws -> WriteOutcome
     /// Writes `incidents` in order, as many `write` calls would, handing each outcome to `outcome`.
-    /// A sink may overlap the incidents' memory accesses (the ad-hoc key table starts loading the
-    /// slots of a whole batch before it writes the first).
-    mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) throws
+    /// The incidents are read where the reader left them (the parallel CSV reader's blocks); a
+    /// sink may overlap their memory accesses (the ad-hoc key table loads slots ahead).
+    mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void) throws
     /// True when the sink tells keys apart by their `KeyHash` alone and never reads a key's text.
     /// A reader may then hash each key on the thread that parses it, never build its text, and
     /// hand the incidents with their keys empty to `write(contentsOf:keyHashes:outcome:)`.
     var identifiesKeysByHash: Bool { get }
     /// `write(contentsOf:outcome:)` with each incident's key given as `keyHashes[k]` (its `key`
     /// is not read); only called when `identifiesKeysByHash`.
-    mutating func write(contentsOf incidents: [Incident], keyHashes: [KeyHash], outcome: (WriteOutcome) -> Void) throws
+    mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+                        outcome: (WriteOutcome) -> Void) throws
 }
 
 extension IncidentSink {
-    public mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) throws {
+    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void) throws {
         for incident in incidents { outcome(try write(incident)) }
     }
 
     public var identifiesKeysByHash: Bool { false }
 
-    public mutating func write(contentsOf incidents: [Incident], keyHashes: [KeyHash], outcome: (WriteOutcome) -> Void) throws {
+    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+                               outcome: (WriteOutcome) -> Void) throws {
         preconditionFailure("keys as hashes were handed to a sink that reads their text")
     }
 }

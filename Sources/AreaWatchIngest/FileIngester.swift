@@ -23,9 +23,6 @@ public struct IngestOptions: Sendable {
     /// A batch is handed over early once its text reaches this size, so that the batches in
     /// flight stay small when records are wide (thousands of attribute columns).
     static let batchBytes = 4 << 20
-    /// Incidents handed to the sink at once on the parallel CSV path: enough for the key table to
-    /// overlap its cache misses, few enough to stay in cache.
-    static let sinkBatchSize = 32
 
     public init(reader: ReaderOptions = ReaderOptions(), source: String? = nil, idless: IdlessMode = .snapshot) {
         self.reader = reader
@@ -107,28 +104,14 @@ public enum FileIngester {
             var accounting = RecordAccounting(path: path, options: options, fileSHA256: sha256, rejects: rejects,
                                               byteSource: byteSource, progress: progress, hashesKeys: hashing)
             var written = report
-            // Handed to the sink in small batches (`IncidentSink.write(contentsOf:)`).
-            var pending: [Incident] = []
-            var pendingHashes: [KeyHash] = []
-            pending.reserveCapacity(IngestOptions.sinkBatchSize)
-            pendingHashes.reserveCapacity(hashing ? IngestOptions.sinkBatchSize : 0)
-            func flush() throws {
-                if hashing {
-                    try sink.write(contentsOf: pending, keyHashes: pendingHashes) { written.count($0) }
-                } else {
-                    try sink.write(contentsOf: pending) { written.count($0) }
-                }
-                pending.removeAll(keepingCapacity: true)
-                pendingHashes.removeAll(keepingCapacity: true)
-            }
             try ParallelCSVIngest.ingest(csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
-                                         accounting: &accounting, report: &report) { incident, hash in
-                // A record read by the streaming fallback comes with its key's text.
-                if hashing { pendingHashes.append(hash ?? KeyHash(incident.key)) }
-                pending.append(incident)
-                if pending.count == IngestOptions.sinkBatchSize { try flush() }
+                                         accounting: &accounting, report: &report) { incidents, hashes in
+                if let hashes {
+                    try sink.write(contentsOf: UnsafeBufferPointer(incidents), keyHashes: hashes) { written.count($0) }
+                } else {
+                    try sink.write(contentsOf: UnsafeBufferPointer(incidents)) { written.count($0) }
+                }
             }
-            try flush()
             try accounting.finish(&report)
             report.takeOutcomes(of: written)
             return report
@@ -229,20 +212,37 @@ struct RecordAccounting {
         }
     }
 
-    /// An accepted incident as the thread that parsed it left it: `emit` gets its key's hash
-    /// when keys are hashed (`hashesKeys`), else the incident with its key and nil.
+    /// An accepted incident as the thread that parsed it left it, keyed in place.
     @inline(__always)
-    mutating func accept(_ incident: consuming Incident, key: ParsedKey, report: inout FileIngestReport,
-                         emit: (consuming Incident, KeyHash?) throws -> Void) throws {
-        var incident = incident
-        var hash: KeyHash?
+    mutating func accept(_ incident: inout Incident, key: ParsedKey, report: inout FileIngestReport) {
         switch key {
         case .id: keyer.assignKey(&incident, digest: 0)
-        case .hashed(let h): hash = h
-        case .idless(let digest):
-            if hashesKeys { hash = keyer.idlessKeyHash(digest: digest) } else { keyer.assignKey(&incident, digest: digest) }
+        case .idless(let digest): keyer.assignKey(&incident, digest: digest)
+        case .hashed: preconditionFailure("a hashed key where the sink reads key text")
         }
-        try accept(consume incident, report: &report) { try emit($0, hash) }
+        counted(report: &report)
+    }
+
+    /// The hash of an accepted incident's key, when keys are hashed (`hashesKeys`).
+    @inline(__always)
+    mutating func acceptHashed(_ incident: inout Incident, key: ParsedKey, report: inout FileIngestReport) -> KeyHash {
+        let hash: KeyHash
+        switch key {
+        case .hashed(let h): hash = h
+        case .idless(let digest): hash = keyer.idlessKeyHash(digest: digest)
+        case .id:
+            keyer.assignKey(&incident, digest: 0)
+            hash = KeyHash(incident.key)
+        }
+        counted(report: &report)
+        return hash
+    }
+
+    @inline(__always)
+    private func counted(report: inout FileIngestReport) {
+        report.records += 1
+        report.accepted += 1
+        reportProgress(report)
     }
 
     @inline(__always)

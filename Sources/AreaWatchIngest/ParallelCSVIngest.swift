@@ -20,12 +20,14 @@ enum ParallelCSVIngest {
     /// How many times a block may double while looking for a cut before the rest is streamed.
     static let maxGrowth = 2
 
-    /// With `accounting.hashesKeys` each incident reaches `emit` with its key empty and the key's
-    /// hash, else with its key and nil.
+    /// The accepted incidents reach `emit` in runs, in file order, where the parsing thread left
+    /// them, keyed: with `accounting.hashesKeys` their keys are empty and the keys' hashes come
+    /// beside them, else each has its key and the hashes are nil. `emit` may read and change the
+    /// incidents but not keep them.
     static func ingest(
         csv: CSVRecordSource, byteSource: ByteSource, threads: Int, options: IngestOptions,
         accounting: inout RecordAccounting, report: inout FileIngestReport,
-        emit: (consuming Incident, KeyHash?) throws -> Void
+        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
     ) throws {
         let layout = csv.layout
         var cutter = BlockCutter(buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
@@ -36,6 +38,7 @@ enum ParallelCSVIngest {
         var head = 0
         var line = csv.scanner.nextLine
         var cutterDone = false
+        var hashes: [KeyHash] = []
         defer { for block in inFlight[head...] { block.waitUntilParsed() } }
         while true {
             // Up to 2 × threads + 1 blocks: with malloc reusing freed blocks, more in flight keep
@@ -54,18 +57,32 @@ enum ParallelCSVIngest {
             let block = inFlight[head]
             block.waitUntilParsed()
             guard !block.failed else { break }
-            while let item = block.takeNext() {
-                switch consume item {
-                case .accepted(let incident, let key):
-                    try accounting.accept(incident, key: key, report: &report, emit: emit)
-                case .rejected(let reject):
-                    try accounting.reject(reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
-                                          report: &report, example: { reject.example ?? "" },
-                                          excerpt: { reject.excerpt ?? "" })
+            // Runs of accepted incidents between the rejects, each reject where it was read.
+            var done = 0
+            for k in 0...block.rejects.count {
+                let end = k < block.rejects.count ? block.rejects[k].acceptedBefore : block.acceptedCount
+                if end > done {
+                    let run = UnsafeMutableBufferPointer(start: block.incidents! + done, count: end - done)
+                    if accounting.hashesKeys {
+                        hashes.removeAll(keepingCapacity: true)
+                        for i in done..<end { hashes.append(accounting.acceptHashed(&block.incidents![i], key: block.keys![i], report: &report)) }
+                        try hashes.withUnsafeBufferPointer { try emit(run, $0) }
+                    } else {
+                        for i in done..<end { accounting.accept(&block.incidents![i], key: block.keys![i], report: &report) }
+                        try emit(run, nil)
+                    }
+                    done = end
                 }
+                guard k < block.rejects.count else { break }
+                let reject = block.rejects[k]
+                try accounting.reject(reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
+                                      report: &report, example: { reject.example ?? "" },
+                                      excerpt: { reject.excerpt ?? "" })
             }
             line += block.lineFeeds
-            block.release()
+            // Freeing the incidents (their texts' releases) falls to a parsing thread: this one
+            // sets the ingest's pace.
+            DispatchQueue.global().async { block.release() }
             head += 1
         }
         // Streamed from the first block not accepted (or where no cut was found) to the end.
@@ -80,19 +97,29 @@ enum ParallelCSVIngest {
         let rest = ByteSource(prefix: prefix, then: byteSource)
         prefix = []
         let buffer = ChunkBuffer(source: rest, chunkSize: options.reader.readWindowBytes)
-        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) {
-            try emit($0, nil)
+        let hashing = accounting.hashesKeys
+        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) { incident in
+            var incident = incident
+            let hash = hashing ? KeyHash(incident.key) : nil
+            try withUnsafeMutablePointer(to: &incident) { pointer in
+                let one = UnsafeMutableBufferPointer(start: pointer, count: 1)
+                if let hash {
+                    try withUnsafePointer(to: hash) { try emit(one, UnsafeBufferPointer(start: $0, count: 1)) }
+                } else {
+                    try emit(one, nil)
+                }
+            }
         }
     }
 }
 
-/// One block of the file and, once a worker is done, its records.
+/// One block of the file and, once a worker is done, its records: the accepted incidents with
+/// their parsed keys, and the rejects, each placed by how many incidents were accepted before it.
+///
+/// The incidents stay where the worker put them until the block is released: the reading thread
+/// keys them in place and the sink reads them there. Moved out one by one and batched, each was
+/// copied twice on the thread that sets the ingest's pace.
 final class ParsedBlock: @unchecked Sendable {
-    enum Record {
-        case accepted(Incident, key: ParsedKey)
-        case rejected(Reject)
-    }
-
     /// A reject as the one-thread path would record it: `line` counts from the block's first line.
     struct Reject {
         var reason: RejectReason
@@ -102,16 +129,16 @@ final class ParsedBlock: @unchecked Sendable {
         /// The value for an all-rejected file's message (the first of its reason while the block
         /// has accepted nothing).
         var example: String?
+        /// How many of the block's incidents were accepted before it.
+        var acceptedBefore = 0
     }
 
     private(set) var bytes: UnsafeMutableBufferPointer<UInt8>
-    /// The records, appended by the worker and moved out one by one by the reading thread: an
-    /// array would copy each out (retaining its strings, the categories shared with the workers)
-    /// and release them all again when dropped.
-    private var records: UnsafeMutablePointer<Record>?
-    private var recordCount = 0
-    private var recordCapacity = 0
-    private var taken = 0
+    private(set) var incidents: UnsafeMutablePointer<Incident>?
+    private(set) var keys: UnsafeMutablePointer<ParsedKey>?
+    private(set) var acceptedCount = 0
+    private var capacity = 0
+    private(set) var rejects: [Reject] = []
     /// Line feeds in the block: the next block starts this many lines further.
     var lineFeeds = 0
     /// The scan did not end on a record boundary: the block is read again by the streaming reader.
@@ -128,40 +155,48 @@ final class ParsedBlock: @unchecked Sendable {
         dropRecords()
     }
 
-    /// Worker side: one more record.
-    func append(_ record: consuming Record) {
-        if recordCount == recordCapacity {
-            let capacity = max(1024, bytes.count / 60, recordCapacity * 2)  // rows of 60+ bytes: no regrowth
-            let grown = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
-            if let records {
-                grown.moveInitialize(from: records, count: recordCount)
-                records.deallocate()
+    /// Worker side: one more accepted incident.
+    func append(_ incident: consuming Incident, key: ParsedKey) {
+        if acceptedCount == capacity {
+            let grown = max(1024, bytes.count / 60, capacity * 2)  // rows of 60+ bytes: no regrowth
+            let moreIncidents = UnsafeMutablePointer<Incident>.allocate(capacity: grown)
+            let moreKeys = UnsafeMutablePointer<ParsedKey>.allocate(capacity: grown)
+            if let incidents, let keys {
+                moreIncidents.moveInitialize(from: incidents, count: acceptedCount)
+                moreKeys.moveInitialize(from: keys, count: acceptedCount)
+                incidents.deallocate()
+                keys.deallocate()
             }
-            records = grown
-            recordCapacity = capacity
+            incidents = moreIncidents
+            keys = moreKeys
+            capacity = grown
         }
-        (records! + recordCount).initialize(to: record)
-        recordCount += 1
+        (incidents! + acceptedCount).initialize(to: incident)
+        (keys! + acceptedCount).initialize(to: key)
+        acceptedCount += 1
     }
 
-    /// Reading side: the next record, moved out; nil after the last.
-    func takeNext() -> Record? {
-        guard taken < recordCount, let records else { return nil }
-        taken += 1
-        return (records + taken - 1).move()
+    /// Worker side: one more reject, after the incidents accepted so far.
+    func append(_ reject: Reject) {
+        var reject = reject
+        reject.acceptedBefore = acceptedCount
+        rejects.append(reject)
     }
 
-    /// The records not taken are destroyed, the storage freed.
+    /// The records are destroyed, their storage freed.
     func dropRecords() {
-        if let records {
-            (records + taken).deinitialize(count: recordCount - taken)
-            records.deallocate()
+        if let incidents, let keys {
+            incidents.deinitialize(count: acceptedCount)
+            incidents.deallocate()
+            keys.deallocate()
         }
-        records = nil
-        recordCount = 0
-        recordCapacity = 0
-        taken = 0
+        incidents = nil
+        keys = nil
+        acceptedCount = 0
+        capacity = 0
+        rejects = []
     }
+
     func markParsed() { parsed.signal() }
 
     /// Waits for the worker; only the thread that made the block calls it (any number of times).
@@ -237,7 +272,7 @@ private final class WorkerState: @unchecked Sendable {
                     } else {
                         key = .id
                     }
-                    block.append(.accepted(incident, key: key))
+                    block.append(incident, key: key)
                     accepted += 1
                 case .rejected(let reason, let location, let idHint):
                     guard case .line(let line) = location else { preconditionFailure("a CSV reject is located by line") }
@@ -245,9 +280,9 @@ private final class WorkerState: @unchecked Sendable {
                     if accepted == 0 && exampled.insert(reason).inserted {
                         example = source.currentValue(for: reason) ?? source.currentExcerpt()
                     }
-                    block.append(.rejected(ParsedBlock.Reject(
+                    block.append(ParsedBlock.Reject(
                         reason: reason, line: line, idHint: idHint,
-                        excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example)))
+                        excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example))
                 }
             }
             block.lineFeeds = source.scanner.nextLine - 1

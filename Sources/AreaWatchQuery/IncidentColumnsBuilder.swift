@@ -39,8 +39,9 @@ public struct IncidentColumnsBuilder: IncidentSink {
         return withUnsafePointer(to: incident) { write($0, key: key) }
     }
 
-    public mutating func write(contentsOf incidents: [Incident], outcome: (WriteOutcome) -> Void) {
-        write(contentsOf: incidents, keyHashes: incidents.map { KeyHash($0.key) }, outcome: outcome)
+    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void) {
+        let hashes = incidents.map { KeyHash($0.key) }
+        hashes.withUnsafeBufferPointer { write(contentsOf: incidents, keyHashes: $0, outcome: outcome) }
     }
 
     /// Unless the keys are kept for listing, only their hashes are needed: the parallel CSV
@@ -48,14 +49,22 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// handing over and freeing each key's String was ~30 % of this writing thread).
     public var identifiesKeysByHash: Bool { !keepKeys }
 
-    /// The slots of the whole batch start loading first: one slot's miss no longer stalls each write.
-    public mutating func write(contentsOf incidents: [Incident], keyHashes: [KeyHash], outcome: (WriteOutcome) -> Void) {
+    /// Slots start loading `prefetchDistance` incidents ahead: one slot's miss no longer stalls
+    /// each write.
+    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+                               outcome: (WriteOutcome) -> Void) {
         precondition(keyHashes.count == incidents.count)
-        for key in keyHashes { keys.prefetch(a: key.a) }
-        incidents.withUnsafeBufferPointer { incidents in
-            for k in incidents.indices { outcome(write(incidents.baseAddress! + k, key: keyHashes[k])) }
+        let n = incidents.count
+        for k in 0..<min(n, Self.prefetchDistance) { keys.prefetch(a: keyHashes[k].a) }
+        for k in 0..<n {
+            if k + Self.prefetchDistance < n { keys.prefetch(a: keyHashes[k + Self.prefetchDistance].a) }
+            outcome(write(incidents.baseAddress! + k, key: keyHashes[k]))
         }
     }
+
+    /// Writes between a slot's prefetch and its use: enough for it to arrive from memory, few
+    /// enough that it is still cached.
+    static let prefetchDistance = 32
 
     /// Through a pointer, the incident's fields are read where they are: passed by value (even
     /// `borrowing`), the whole incident was copied for the call, a retain and a release per text

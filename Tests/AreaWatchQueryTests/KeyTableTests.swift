@@ -117,8 +117,11 @@ import AreaWatchCore
         for incident in incidents { singleOutcomes.append(try single.write(incident)) }
         var start = 0
         while start < incidents.count {
-            let end = min(incidents.count, start + Int(rng.next() % 70))
-            batched.write(contentsOf: Array(incidents[start..<end])) { batchedOutcomes.append($0) }
+            // Runs shorter and longer than the builder's prefetch distance.
+            let end = min(incidents.count, start + Int(rng.next() % 100))
+            incidents[start..<end].withUnsafeBufferPointer { run in
+                batched.write(contentsOf: run) { batchedOutcomes.append($0) }
+            }
             start = end
         }
         for (name, outcomes) in [("single", singleOutcomes), ("batched", batchedOutcomes)] {
