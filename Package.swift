@@ -26,7 +26,7 @@ let package = Package(
 
         .target(name: "AreaWatchCore"),
         .target(name: "AreaWatchIngest", dependencies: [
-            "AreaWatchCore", "CZlib",
+            "AreaWatchCore", "CAreaWatchSystem", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CSQLite", "CZlib"]),

@@ -212,6 +212,12 @@ struct RecordAccounting {
         }
     }
 
+    /// Starts loading what keying `key` will read (an id-less record's ordinal slot).
+    @inline(__always)
+    func prefetch(_ key: ParsedKey) {
+        if case .idless(let digest) = key { keyer.prefetchOrdinal(digest: digest) }
+    }
+
     /// An accepted incident as the thread that parsed it left it, keyed in place.
     @inline(__always)
     mutating func accept(_ incident: inout Incident, key: ParsedKey, report: inout FileIngestReport) {

@@ -1,5 +1,6 @@
 import Glibc
 import AreaWatchCore
+import CAreaWatchSystem
 import Crypto
 
 /// How records without a source id get their keys (SPEC §4).
@@ -60,6 +61,13 @@ struct IncidentKeyer {
         }
         writeIdlessKey(digest: digest)
         incident.key = String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// Starts loading the ordinal table's slot of an id-less record's content digest, some
+    /// records before its key is assigned.
+    @inline(__always)
+    func prefetchOrdinal(digest: UInt64) {
+        ordinals.prefetch(digest)
     }
 
     /// The hash of an id-less record's key (`assignKey`'s text, never built as a String).
@@ -154,6 +162,11 @@ final class OrdinalTable {
         let n = repeats[digest, default: digest == 0 ? 0 : 1] + 1
         repeats[digest] = n
         return n
+    }
+
+    @inline(__always)
+    func prefetch(_ digest: UInt64) {
+        aw_prefetch_for_write(slots + home(digest))
     }
 
     @inline(__always)

@@ -19,6 +19,8 @@ import AreaWatchCore
 enum ParallelCSVIngest {
     /// How many times a block may double while looking for a cut before the rest is streamed.
     static let maxGrowth = 2
+    /// Records between a key's prefetch and its keying.
+    static let prefetchDistance = 16
 
     /// The accepted incidents reach `emit` in runs, in file order, where the parsing thread left
     /// them, keyed: with `accounting.hashesKeys` their keys are empty and the keys' hashes come
@@ -62,15 +64,21 @@ enum ParallelCSVIngest {
             for k in 0...block.rejects.count {
                 let end = k < block.rejects.count ? block.rejects[k].acceptedBefore : block.acceptedCount
                 if end > done {
-                    let run = UnsafeMutableBufferPointer(start: block.incidents! + done, count: end - done)
-                    if accounting.hashesKeys {
-                        hashes.removeAll(keepingCapacity: true)
-                        for i in done..<end { hashes.append(accounting.acceptHashed(&block.incidents![i], key: block.keys![i], report: &report)) }
-                        try hashes.withUnsafeBufferPointer { try emit(run, $0) }
-                    } else {
-                        for i in done..<end { accounting.accept(&block.incidents![i], key: block.keys![i], report: &report) }
-                        try emit(run, nil)
+                    let incidents = block.incidents!, keys = block.keys!
+                    // The ordinal table's slots are random reads over megabytes: each starts
+                    // loading `prefetchDistance` records ahead.
+                    for i in done..<min(end, done + prefetchDistance) { accounting.prefetch(keys[i]) }
+                    hashes.removeAll(keepingCapacity: true)
+                    for i in done..<end {
+                        if i + prefetchDistance < end { accounting.prefetch(keys[i + prefetchDistance]) }
+                        if accounting.hashesKeys {
+                            hashes.append(accounting.acceptHashed(&incidents[i], key: keys[i], report: &report))
+                        } else {
+                            accounting.accept(&incidents[i], key: keys[i], report: &report)
+                        }
                     }
+                    let run = UnsafeMutableBufferPointer(start: incidents + done, count: end - done)
+                    try hashes.withUnsafeBufferPointer { try emit(run, accounting.hashesKeys ? $0 : nil) }
                     done = end
                 }
                 guard k < block.rejects.count else { break }
