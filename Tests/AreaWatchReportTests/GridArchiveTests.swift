@@ -134,6 +134,30 @@ struct GridArchiveTests {
         let tiles = WidgetTiles.build(content.grid, changes: ReportChanges(content).grid, zooms: 8...14)
         let again = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data")
         #expect(again == Array(try #require(FileManager.default.contents(atPath: tmp.path + "/report/grid.pmtiles"))))
+        // The tiles are encoded in parts on several cores: the bytes do not depend on the parts.
+        for parts in [1, 3, 64] {
+            let inParts = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(),
+                                              attribution: "Test data", parts: parts)
+            #expect(inParts == again, "\(parts) parts")
+        }
+    }
+
+    @Test("the archive's parts cover every tile once, in order, with about equal cells")
+    func partBounds() {
+        var rng = SplitMix64(seed: 0x9A27)
+        for _ in 0..<200 {
+            let counts = (0..<Int(rng.next() % 300)).map { _ in rng.next() % 5 == 0 ? Int(rng.next() % 5000) : Int(rng.next() % 40) }
+            let parts = 1 + Int(rng.next() % 20)
+            let bounds = GridArchive.partBounds(cellCounts: counts, parts: parts)
+            #expect(bounds.first == 0 && bounds.last == counts.count)
+            #expect(zip(bounds, bounds.dropFirst()).allSatisfy { counts.isEmpty ? $0 == $1 : $0 < $1 }, "\(bounds)")
+            #expect(bounds.count - 1 <= max(1, parts))
+            // No part holds more than its share plus one tile.
+            let total = counts.reduce(0, +)
+            for (lo, hi) in zip(bounds, bounds.dropFirst()) where hi - lo > 1 {
+                #expect(counts[lo..<(hi - 1)].reduce(0, +) * parts <= total, "\(bounds) over \(counts)")
+            }
+        }
     }
 
     @Test("--min-cell-count 3: withheld counts are absent where the JSON tile has null")
