@@ -78,7 +78,9 @@ struct Lattice {
             return a0 + c * s * s <= threshold
         }
         let near = Lattice.floorIndex((lon + 180) * columnsPerDegree)
-        var q = c > 0 ? (threshold - a0) / c : .infinity
+        // By the two latitudes' reciprocal cosines, not a division per run: q is off by a few ulps,
+        // far inside the margin below.
+        var q = c > 0 ? (threshold - a0) * (point.inverseCos * row.inverseCos) : .infinity
         if q >= 0.98 {
             // The run nears half the globe (polar rows, huge radii): decide column by column
             // outward from the nearest centre.
@@ -151,6 +153,7 @@ struct Lattice {
 struct LatitudeTerms {
     let degrees: Double
     let cos: Double
+    let inverseCos: Double
     /// sin and cos of half the latitude in radians (for sin(Δφ/2) by the angle-difference identity).
     let sinHalf: Double
     let cosHalf: Double
@@ -159,6 +162,7 @@ struct LatitudeTerms {
         let radians = degrees * Haversine.radiansPerDegree
         self.degrees = degrees
         cos = Foundation.cos(radians)
+        inverseCos = 1 / cos
         sinHalf = sin(radians / 2)
         cosHalf = Foundation.cos(radians / 2)
     }
