@@ -79,6 +79,15 @@ public struct IncidentColumns: Sendable {
         return id
     }
 
+    /// `internCategory` of a category read where it is stored: a category seen before is found by
+    /// its String's identity without retaining it (a retain and a release per incident on the
+    /// ad-hoc ingest's writing thread).
+    @inline(__always)
+    public mutating func internCategory(at value: UnsafePointer<String?>) -> Int32 {
+        if let known = recentCategories.number(ofTextAt: value) { return known }
+        return internCategory(value.pointee)
+    }
+
     /// Replaces incident `i` (a later record with the same key won).
     public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
                                  group: String? = nil) {

@@ -50,6 +50,17 @@ struct TextIdentityCache {
         return number >= 0 ? number : nil
     }
 
+    /// `number(of:)` for an optional text read where it is stored, without retaining it (nil
+    /// for a nil text).
+    @inline(__always)
+    func number(ofTextAt text: UnsafePointer<String?>) -> Int32? {
+        guard !numbers.isEmpty else { return nil }
+        if case .none = text.pointee { return nil }
+        // A present String? is stored as the String's own two words.
+        let number = numbers[slot(of: UnsafeRawPointer(text).load(as: (UInt64, UInt64).self))]
+        return number >= 0 ? number : nil
+    }
+
     mutating func remember(_ text: String, as number: Int32) {
         if numbers.isEmpty {
             words = Array(repeating: (0, 0), count: 1 << Self.slotBits)

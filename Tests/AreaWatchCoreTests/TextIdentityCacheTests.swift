@@ -20,8 +20,16 @@ struct TextIdentityCacheTests {
             let text = random.pick(copies[k])
             let expected = reference[text] ?? Int32(reference.count)
             reference[text] = expected
-            #expect(columns.internCategory(text) == expected)
+            // Read where it is stored (the ad-hoc sink's path) or passed as a value: the same number.
+            var stored: String? = text
+            if random.bool(0.5) {
+                #expect(columns.internCategory(at: &stored) == expected)
+            } else {
+                #expect(columns.internCategory(text) == expected)
+            }
         }
+        var absent: String? = nil
+        #expect(columns.internCategory(at: &absent) == -1)
         #expect(columns.categories.count == reference.count)
         #expect(columns.internCategory(nil) == -1)
     }
@@ -38,5 +46,12 @@ struct TextIdentityCacheTests {
         #expect(cache.number(of: other) == nil)
         // A separate copy of a long text is another identity: a miss, never a wrong number.
         #expect(cache.number(of: String(decoding: Array(long.utf8), as: UTF8.self)) == nil)
+        // Read in place from an optional: the same answers, and nil for nil.
+        for (text, number) in [(long, Int32(7)), (short, 3), (other, nil)] as [(String, Int32?)] {
+            var stored: String? = text
+            #expect(cache.number(ofTextAt: &stored) == number)
+        }
+        var absent: String? = nil
+        #expect(cache.number(ofTextAt: &absent) == nil)
     }
 }
