@@ -203,7 +203,8 @@ struct RecordAccounting {
             switch consume record {
             case .accepted(var incident):
                 keyer.assignKey(&incident)
-                try accept(consume incident, report: &report, emit: emit)
+                try emit(consume incident)
+                counted(report: &report)
             case .rejected(let reason, let location, let idHint):
                 try reject(reason, location: location, idHint: idHint, report: &report,
                            example: { records.currentValue(for: reason) ?? records.currentExcerpt() },
@@ -244,18 +245,10 @@ struct RecordAccounting {
         return hash
     }
 
+    /// One more record, accepted.
     @inline(__always)
     private func counted(report: inout FileIngestReport) {
         report.records += 1
-        report.accepted += 1
-        reportProgress(report)
-    }
-
-    @inline(__always)
-    private mutating func accept(_ incident: consuming Incident, report: inout FileIngestReport,
-                                 emit: (consuming Incident) throws -> Void) throws {
-        report.records += 1
-        try emit(incident)
         report.accepted += 1
         reportProgress(report)
     }

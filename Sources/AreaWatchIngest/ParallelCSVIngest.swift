@@ -292,7 +292,6 @@ private final class WorkerState: @unchecked Sendable {
                                      firstLine: 1, times: times)
         source.keyHashPrefix = keyHashPrefix
         var scratch: [UInt8] = []
-        var accepted = 0
         var exampled = Set<RejectReason>()
         do {
             try source.forEachRecord { record in
@@ -307,11 +306,10 @@ private final class WorkerState: @unchecked Sendable {
                         key = .id
                     }
                     block.append(incident, key: key)
-                    accepted += 1
                 case .rejected(let reason, let location, let idHint):
                     guard case .line(let line) = location else { preconditionFailure("a CSV reject is located by line") }
                     var example: String?
-                    if accepted == 0 && exampled.insert(reason).inserted {
+                    if block.acceptedCount == 0 && exampled.insert(reason).inserted {
                         example = source.currentValue(for: reason) ?? source.currentExcerpt()
                     }
                     block.append(ParsedBlock.Reject(

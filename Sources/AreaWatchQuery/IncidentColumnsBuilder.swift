@@ -71,8 +71,7 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// field.
     private mutating func write(_ incident: UnsafePointer<Incident>, key: KeyHash) -> WriteOutcome {
         let others = IncidentColumnsBuilder.otherFieldsHash(incident)
-        let category = columns.internCategory(at: (UnsafeRawPointer(incident) + IncidentColumnsBuilder.categoryOffset)
-                                                  .assumingMemoryBound(to: String?.self))
+        let category = columns.internCategory(at: incident.pointer(to: \.category)!)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.pointee.attributes) }
         let (lat, lon, time, handled) = (incident.pointee.lat, incident.pointee.lon, incident.pointee.time, incident.pointee.handled)
         if let i = keys.rowOrInsert(a: key.a, b: UInt32(truncatingIfNeeded: key.b)) {
@@ -88,8 +87,6 @@ public struct IncidentColumnsBuilder: IncidentSink {
                        key: keepKeys ? incident.pointee.key : nil)
         return .inserted
     }
-
-    private static let categoryOffset = MemoryLayout<Incident>.offset(of: \Incident.category)!
 
     private func otherFieldsHash(row: Int) -> Int {
         otherFields.isEmpty ? 0 : otherFields[row]

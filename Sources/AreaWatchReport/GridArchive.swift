@@ -34,14 +34,14 @@ enum GridArchive {
         // on one thread, this was the report stage's last ~30 ms at 1M while the other core idled.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
         let bounds = partBounds(cellCounts: ordered.map { $0.tile.cells.count }, parts: parts)
-        let parts = Concurrency.map(bounds.count - 1) { part in
+        let compressed = Concurrency.map(bounds.count - 1) { part in
             let compressor = GzipCompressor()
             var encoder = CellLayerEncoder()
             return ordered[bounds[part]..<bounds[part + 1]].map { entry in
                 compressor.compress(encoder.encode(tile: entry.tile.id, cells: entry.tile.cells, disclosure: disclosure))
             }
         }
-        for (id, data) in zip(ordered.lazy.map(\.id), parts.joined()) { builder.add(tileID: id, data: data) }
+        for (id, data) in zip(ordered.lazy.map(\.id), compressed.joined()) { builder.add(tileID: id, data: data) }
         let box = WidgetTiles.bounds(grid)
         var header = PMTiles.Header()
         header.minZoom = UInt8(zooms.lowerBound)

@@ -101,19 +101,17 @@ public enum SQLValue: Sendable, Equatable {
 public final class SQLiteDatabase {
     public let path: String
     let handle: OpaquePointer
+    private let spatialite: SpatiaLiteLibrary
     private let spatialiteCache: UnsafeMutableRawPointer?
-    private let cleanupSpatiaLite: areawatch_spatialite_cleanup_ex
 
     /// Opens (or creates, when `create`) a database file. `immutable` (read-only only) promises
     /// SQLite that nothing changes the file: no locks, no `-shm`, for read-only media.
     public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
         _ = SQLiteDatabase.configured
         self.path = path
-        let spatialite: SpatiaLiteLibrary
-        switch SpatiaLiteLibrary.shared {
-        case .success(let library): spatialite = library
-        case .failure(let failure): throw StoreError(path: path, code: .cantopen, message: failure.message)
-        }
+        let spatialite = try SpatiaLiteLibrary.shared.mapError {
+            StoreError(path: path, code: .cantopen, message: $0.message)
+        }.get()
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (create && !readOnly ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
@@ -131,7 +129,7 @@ public final class SQLiteDatabase {
         let cache = spatialite.allocConnection()
         spatialite.initialise(db, cache, 0)
         spatialiteCache = cache
-        cleanupSpatiaLite = spatialite.cleanup
+        self.spatialite = spatialite
     }
 
     private var closed = false
@@ -147,7 +145,7 @@ public final class SQLiteDatabase {
         guard !closed else { return }
         closed = true
         sqlite3_close_v2(handle)
-        if let spatialiteCache { cleanupSpatiaLite(spatialiteCache) }
+        if let spatialiteCache { spatialite.cleanup(spatialiteCache) }
     }
 
     /// `file:` URI of a path: `%`, `?` and `#` (which end or escape a URI path) percent-encoded.
