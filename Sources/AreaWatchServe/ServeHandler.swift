@@ -2,6 +2,7 @@ import AreaWatchCore
 import AreaWatchJobs
 import AreaWatchReport
 import Foundation
+import NIOCore
 
 /// One request as the handler needs it (the HTTP library's types stay in `Server.swift`).
 public struct ServeRequest: Sendable {
@@ -170,6 +171,12 @@ public struct ServeHandler: Sendable {
         let body = JSONValue.object([("error", .string(message)), ("status", .int(status))]).serialized(pretty: true)
         return ServeResponse(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", Self.errorCache)],
                              body: Array(body.utf8))
+    }
+
+    /// Every error's body (`ConnectionGuard`'s answers too): `{"error": MESSAGE, "status": N}`.
+    static func errorBody(status: Int, message: String) -> ByteBuffer {
+        let object = JSONValue.object([("error", .string(message)), ("status", .int(status))])
+        return ByteBuffer(string: object.serialized(pretty: true))
     }
 
     /// Digits only, at most 10 (no sign, no `+`, no hex).
