@@ -14,6 +14,9 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // Already Hummingbird's: `serve`'s connection handler sits in its NIO pipeline (docs/DECISIONS.md).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     ],
     targets: [
         // System libraries: SQLite (linked; SpatiaLite is loaded with the first store connection, see
@@ -47,7 +50,11 @@ let package = Package(
         .target(name: "AreaWatchServe", dependencies: [
             "AreaWatchJobs", "AreaWatchReport", "AreaWatchCore", "CZlib",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ]),
         // Fuzzing (docs/RELIABILITY.md): invariants shared by the three targets, which are libFuzzer
         // binaries when built by `make fuzz` and replay tools in the normal build.
@@ -76,7 +83,15 @@ let package = Package(
         .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery", "CZlib", "AreaWatchTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchServeTests",
-                    dependencies: ["AreaWatchServe", "AreaWatchReport", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport"],
+                    dependencies: [
+                        "AreaWatchServe", "AreaWatchReport", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",
+                        // The connection handler in NIO's embedded channel, behind the real HTTP/1.1 parser.
+                        .product(name: "NIOCore", package: "swift-nio"),
+                        .product(name: "NIOEmbedded", package: "swift-nio"),
+                        .product(name: "NIOHTTP1", package: "swift-nio"),
+                        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                        .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                    ],
                     resources: [.copy("Fixtures")]),
         // End-to-end tests of the built `areawatch` binary; AreaWatchStore only to inspect and damage
         // stores with SQL. `swift build --build-tests` builds the binary too (see the Makefile).

@@ -1,3 +1,4 @@
+import AreaWatchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,15 @@ final class AccessLog: @unchecked Sendable {
 
     init() { buffer.reserveCapacity(Self.blockBytes * 2) }
 
+    /// `PEER "METHOD TARGET" STATUS BYTES MILLISECONDSms`, the target escaped as terminal text and
+    /// cut at 2,048 characters; BYTES the body bytes sent (0 for HEAD).
+    static func line(peer: String, method: String, target: String, status: Int, bytes: Int,
+                     microseconds: Int64) -> String {
+        let fraction = String(microseconds % 1000)
+        return "\(peer) \"\(method) \(TerminalText.escaped(String(target.prefix(2048))))\" \(status) \(bytes) "
+            + "\(microseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)ms"
+    }
+
     func append(_ line: String) {
         lock.lock()
         buffer.append(contentsOf: line.utf8)
@@ -21,6 +31,12 @@ final class AccessLog: @unchecked Sendable {
         let block = full ? takeLocked() : []
         lock.unlock()
         if full { write(block) }
+    }
+
+    /// The lines not yet written (the tests read them without writing).
+    func pendingText() -> String {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: buffer, as: UTF8.self)
     }
 
     func flush() {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// A PMTiles version 3 archive read whole from memory (the public PMTiles v3 specification):
 /// the 127-byte header, the root directory and the leaf directories (varint-encoded, run-length
@@ -31,7 +32,8 @@ public struct PMTilesArchive: Sendable {
     public let header: Header
     /// The JSON metadata, decompressed.
     public let metadata: [UInt8]
-    private let bytes: [UInt8]
+    /// The archive's bytes; a tile is served as a slice of them.
+    private let buffer: ByteBuffer
     private let entries: [Entry]
 
     /// Leaf directories nest at most this deep (the reference readers stop at 3 levels; a deeper
@@ -41,7 +43,13 @@ public struct PMTilesArchive: Sendable {
     static let maxDecompressed = 64 << 20
 
     public init(bytes: [UInt8], path: String) throws {
-        self.bytes = bytes
+        try self.init(buffer: ByteBuffer(bytes: bytes), path: path)
+    }
+
+    public init(buffer: ByteBuffer, path: String) throws {
+        // A slice starts at index 0, so the view's indices are the file's offsets.
+        self.buffer = buffer.slice()
+        let bytes = self.buffer.readableBytesView
         let fail = { (message: String) in Failure(path: path, message: message) }
         guard bytes.count >= 127, bytes[0..<7].elementsEqual("PMTiles".utf8) else { throw fail("not a PMTiles archive (no PMTiles magic)") }
         guard bytes[7] == 3 else { throw fail("PMTiles version \(bytes[7]), only version 3 is read") }
@@ -141,7 +149,7 @@ public struct PMTilesArchive: Sendable {
     }
 
     /// The tile's stored bytes (compressed as `header.tileCompression` says), nil when absent.
-    public func tile(z: Int, x: Int, y: Int) -> ArraySlice<UInt8>? {
+    public func tile(z: Int, x: Int, y: Int) -> ByteBufferView? {
         guard let id = Self.tileID(z: z, x: x, y: y) else { return nil }
         // The last entry whose first tile ID is ≤ id, then whether id falls in its run.
         var low = 0, high = entries.count
@@ -153,7 +161,7 @@ public struct PMTilesArchive: Sendable {
         let e = entries[low - 1]
         guard id - e.tileID < e.runLength else { return nil }
         let start = Int(header.tileDataOffset + e.offset)
-        return bytes[start..<start + Int(e.length)]
+        return buffer.readableBytesView[start..<start + Int(e.length)]
     }
 
     /// The tile ID of z/x/y: the tiles of all lower zooms, then the position on the Hilbert curve.

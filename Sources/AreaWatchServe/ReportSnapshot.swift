@@ -1,6 +1,7 @@
 import AreaWatchCore
 import AreaWatchReport
 import Foundation
+import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,6 +34,7 @@ public struct SnapshotError: Error, CustomStringConvertible, Sendable {
 
 /// One report folder generation, read whole into memory, never changed afterwards: every
 /// request is answered from one snapshot, so never from a mixture of two folders (SPEC §14).
+/// Files are kept as `ByteBuffer`s that responses share (a slice, never a copy per request).
 public final class ReportSnapshot: Sendable {
     public let identity: FolderIdentity
     /// `identity` as text, the first part of every ETag (formatted once, not per request).
@@ -42,14 +44,14 @@ public final class ReportSnapshot: Sendable {
     public let minZoom: Int
     /// The report's `tiles/tilejson.json` members (sorted by name).
     public let tileJSON: [String: JSONValue]
-    /// Every JSON tile's bytes, by z/x/y.
-    let jsonTiles: [TileID: [UInt8]]
+    /// Every JSON tile's bytes, by z/x/y (slices of one buffer holding them all).
+    let jsonTiles: [TileID: ByteBuffer]
     /// The cells of the highest zoom's tiles, for lookups.
     let cells: [TileID: [String: TileCell]]
     public let archive: PMTilesArchive?
-    let reportHTML: [UInt8]?
-    let ehsa: [UInt8]?
-    let summary: [UInt8]?
+    let reportHTML: ByteBuffer?
+    let ehsa: ByteBuffer?
+    let summary: ByteBuffer?
 
     /// Reads DIR through one open descriptor, so every file comes from the same folder even if
     /// another is renamed into DIR's place meanwhile; `FolderIdentity` then tells the caller whether
@@ -69,7 +71,9 @@ public final class ReportSnapshot: Sendable {
         ehsa = try folder.read("ehsa.geojson")
         summary = try folder.read("summary.json")
         if let bytes = try folder.read("grid.pmtiles") {
-            do { archive = try PMTilesArchive(bytes: bytes, path: path + "/grid.pmtiles") } catch let e as PMTilesArchive.Failure {
+            do {
+                archive = try PMTilesArchive(buffer: bytes, path: path + "/grid.pmtiles")
+            } catch let e as PMTilesArchive.Failure {
                 throw SnapshotError(path: e.path, message: e.message)
             }
         } else {
@@ -79,29 +83,43 @@ public final class ReportSnapshot: Sendable {
             meta = nil; minZoom = 0; tileJSON = [:]; jsonTiles = [:]; cells = [:]
             return
         }
-        let meta = try TileSetMeta(tileJSON: Data(tileJSONBytes), path: path + "/tiles/tilejson.json")
+        let tileJSONData = Data(tileJSONBytes.readableBytesView)
+        let meta = try TileSetMeta(tileJSON: tileJSONData, path: path + "/tiles/tilejson.json")
         self.meta = meta
-        let object = (try? JSONSerialization.jsonObject(with: Data(tileJSONBytes))) as? [String: Any] ?? [:]
+        let object = (try? JSONSerialization.jsonObject(with: tileJSONData)) as? [String: Any] ?? [:]
         minZoom = min((object["minzoom"] as? Int) ?? meta.maxZoom, meta.maxZoom)
         tileJSON = object.compactMapValues { JSONValue(foundation: $0) }
-        var tiles: [TileID: [UInt8]] = [:]
-        var cells: [TileID: [String: TileCell]] = [:]
-        for z in minZoom...meta.maxZoom {
+        (jsonTiles, cells) = try Self.readTiles(folder, zooms: minZoom...meta.maxZoom, path: path)
+    }
+
+    /// The JSON tiles, read into one buffer (a tile is a few hundred bytes: one allocation each
+    /// would cost more than the tile), and the cells of the highest zoom's tiles.
+    private static func readTiles(_ folder: FolderFiles, zooms: ClosedRange<Int>, path: String) throws
+        -> ([TileID: ByteBuffer], [TileID: [String: TileCell]]) {
+        var pack = ByteBuffer()
+        var places: [(TileID, Range<Int>)] = []
+        for z in zooms {
             for xName in folder.names("tiles/\(z)") {
                 guard let x = Int(xName), x >= 0, x < 1 << z else { continue }
                 for yName in folder.names("tiles/\(z)/\(xName)") where yName.hasSuffix(".json") {
                     guard let y = Int(yName.dropLast(5)), y >= 0, y < 1 << z,
-                          let bytes = try folder.read("tiles/\(z)/\(xName)/\(yName)") else { continue }
-                    let tile = TileID(z: z, x: x, y: y)
-                    tiles[tile] = bytes
-                    if z == meta.maxZoom {
-                        cells[tile] = try TileLookup.cells(ofTile: Data(bytes), path: "\(path)/tiles/\(tile).json")
-                    }
+                          let place = try folder.append("tiles/\(z)/\(xName)/\(yName)", to: &pack) else { continue }
+                    places.append((TileID(z: z, x: x, y: y), place))
                 }
             }
         }
-        jsonTiles = tiles
-        self.cells = cells
+        // Sliced once every tile is in: a slice taken earlier would make each append copy the pack.
+        var tiles: [TileID: ByteBuffer] = [:]
+        var cells: [TileID: [String: TileCell]] = [:]
+        for (tile, place) in places {
+            let bytes = pack.getSlice(at: place.lowerBound, length: place.count)!
+            tiles[tile] = bytes
+            if tile.z == zooms.upperBound {
+                cells[tile] = try TileLookup.cells(ofTile: Data(bytes.readableBytesView),
+                                                   path: "\(path)/tiles/\(tile).json")
+            }
+        }
+        return (tiles, cells)
     }
 
     /// The `lookup` answer for a location, from memory (the same code as `areawatch lookup`).
@@ -120,8 +138,14 @@ struct FolderFiles {
     /// A report file larger than this is refused rather than read into memory.
     static let maxFileBytes = 1 << 30
 
-    /// The file's bytes; nil when it does not exist.
-    func read(_ relative: String) throws -> [UInt8]? {
+    /// The file's bytes in a buffer of their own; nil when it does not exist.
+    func read(_ relative: String) throws -> ByteBuffer? {
+        var buffer = ByteBuffer()
+        return try append(relative, to: &buffer).map { _ in buffer }
+    }
+
+    /// Appends the file's bytes to `buffer`; nil when it does not exist, else where they are.
+    func append(_ relative: String, to buffer: inout ByteBuffer) throws -> Range<Int>? {
         let f = openat(fd, relative, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard f >= 0 else {
             if errno == ENOENT { return nil }
@@ -135,15 +159,21 @@ struct FolderFiles {
         guard Int(info.st_size) <= Self.maxFileBytes else {
             throw SnapshotError(path: path + "/" + relative, message: "larger than \(Self.maxFileBytes) bytes")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(f, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw SnapshotError(path: path + "/" + relative, message: "read cut short at byte \(done)") }
-            done += n
+        let size = Int(info.st_size), start = buffer.writerIndex
+        guard size > 0 else { return start..<start }
+        _ = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { out -> Int in
+            var done = 0
+            while done < size {
+                let n = pread(f, out.baseAddress! + done, size - done, off_t(done))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    throw SnapshotError(path: path + "/" + relative, message: "read cut short at byte \(done)")
+                }
+                done += n
+            }
+            return size
         }
-        return bytes
+        return start..<start + size
     }
 
     /// The entry names of a subfolder (empty when absent).

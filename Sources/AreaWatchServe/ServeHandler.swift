@@ -2,8 +2,10 @@ import AreaWatchCore
 import AreaWatchJobs
 import AreaWatchReport
 import Foundation
+import NIOCore
 
-/// One request as the handler needs it (the HTTP library's types stay in `Server.swift`).
+/// One request as the handler needs it (the HTTP library's types stay in `Server.swift`; bodies
+/// are NIO's `ByteBuffer`, so a report file is shared by every response that sends it).
 public struct ServeRequest: Sendable {
     public var method: String
     public var path: String
@@ -22,11 +24,17 @@ public struct ServeRequest: Sendable {
 public struct ServeResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
-    public var body: [UInt8]
+    /// The body a GET gets: a slice of the snapshot's bytes or bytes made for this answer.
+    public var body: ByteBuffer
+    /// HEAD: the headers and `Content-Length` of the GET, and no body.
+    public var headOnly = false
 
     public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
+
+    /// The body's bytes (a copy, for tests and tools).
+    public var bytes: [UInt8] { Array(body.readableBytesView) }
 }
 
 /// The server's answers (docs/FORMATS.md "HTTP API (serve)"), a pure function of the request,
@@ -63,10 +71,10 @@ public struct ServeHandler: Sendable {
         }
         if response.status == 200, let tags = request.ifNoneMatch, Self.matches(tags, etag) {
             response.status = 304
-            response.body = []
+            response.body = ByteBuffer()
             response.headers.removeAll { ["content-type", "content-encoding"].contains($0.0.lowercased()) }
         }
-        if request.method == "HEAD" { response.body = [] }
+        response.headOnly = request.method == "HEAD"
         return response
     }
 
@@ -139,7 +147,7 @@ public struct ServeHandler: Sendable {
                 return (error(404, "zoom \(z) is outside the vector tiles' zooms \(archive.header.minZoom)-\(archive.header.maxZoom)"), etagKey)
             }
             guard let stored = archive.tile(z: z, x: x, y: y) else { return (empty(), etagKey) }
-            var response = ok(Array(stored), "application/vnd.mapbox-vector-tile", Self.dataCache)
+            var response = ok(ByteBuffer(stored), "application/vnd.mapbox-vector-tile", Self.dataCache)
             response.headers.append(("Vary", "Accept-Encoding"))
             guard archive.header.tileCompression == PMTilesArchive.Compression.gzip.rawValue else { return (response, etagKey) }
             if Gzip.accepted(by: r.acceptEncoding) {
@@ -149,27 +157,34 @@ public struct ServeHandler: Sendable {
             guard let plain = try? Gzip.inflate(stored, limit: 64 << 20) else {
                 return (error(500, "tile \(id) in grid.pmtiles is not valid gzip data"), etagKey)
             }
-            response.body = plain
+            response.body = ByteBuffer(bytes: plain)
             return (response, etagKey)
         default:
             return (error(404, "tiles are served as .json and .mvt"), etagKey)
         }
     }
 
-    private func ok(_ body: String, _ type: String, _ cache: String) -> ServeResponse { ok(Array(body.utf8), type, cache) }
+    private func ok(_ body: String, _ type: String, _ cache: String) -> ServeResponse {
+        ok(ByteBuffer(string: body), type, cache)
+    }
 
-    private func ok(_ body: [UInt8], _ type: String, _ cache: String) -> ServeResponse {
+    private func ok(_ body: ByteBuffer, _ type: String, _ cache: String) -> ServeResponse {
         ServeResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", cache)], body: body)
     }
 
     private func empty() -> ServeResponse {
-        ServeResponse(status: 204, headers: [("Cache-Control", Self.dataCache)], body: [])
+        ServeResponse(status: 204, headers: [("Cache-Control", Self.dataCache)], body: ByteBuffer())
     }
 
     private func error(_ status: Int, _ message: String) -> ServeResponse {
-        let body = JSONValue.object([("error", .string(message)), ("status", .int(status))]).serialized(pretty: true)
-        return ServeResponse(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", Self.errorCache)],
-                             body: Array(body.utf8))
+        let headers = [("Content-Type", "application/json"), ("Cache-Control", Self.errorCache)]
+        return ServeResponse(status: status, headers: headers, body: Self.errorBody(status: status, message: message))
+    }
+
+    /// Every error's body (`ConnectionGuard`'s answers too): `{"error": MESSAGE, "status": N}`.
+    static func errorBody(status: Int, message: String) -> ByteBuffer {
+        let object = JSONValue.object([("error", .string(message)), ("status", .int(status))])
+        return ByteBuffer(string: object.serialized(pretty: true))
     }
 
     /// Digits only, at most 10 (no sign, no `+`, no hex).

@@ -1,10 +1,11 @@
 import Foundation
+import NIOCore
 
 /// MapLibre GL JS (`maplibre-gl.js`, `maplibre-gl.css`) for the map page, read once from a folder
 /// found at run time: `--web-dir`, else `$AREAWATCH_WEB_DIR`, else `.build-web/maplibre` in the
 /// working directory (where `make web` puts them). They are not part of the repository.
 public struct WebAssets: Sendable {
-    public struct Asset: Sendable { public var bytes: [UInt8]; public var contentType: String }
+    public struct Asset: Sendable { public var bytes: ByteBuffer; public var contentType: String }
 
     public static let fileNames = ["maplibre-gl.js": "text/javascript; charset=utf-8", "maplibre-gl.css": "text/css; charset=utf-8"]
     public static let defaultFolder = ".build-web/maplibre"
@@ -21,7 +22,7 @@ public struct WebAssets: Sendable {
         if let folder {
             for (name, type) in Self.fileNames {
                 if let data = FileManager.default.contents(atPath: folder + "/" + name) {
-                    assets[name] = Asset(bytes: Array(data), contentType: type)
+                    assets[name] = Asset(bytes: ByteBuffer(bytes: data), contentType: type)
                 }
             }
         }

@@ -1,6 +1,7 @@
 import AreaWatchCore
 import AreaWatchTestSupport
 import Foundation
+import NIOCore
 import Testing
 @testable import AreaWatchServe
 
@@ -27,7 +28,7 @@ import Testing
                 repeat {
                     let s = store.current
                     for bytes in s.jsonTiles.values.prefix(5)
-                    where !String(decoding: bytes, as: UTF8.self).hasPrefix("{\"as_of\":\"\(s.asOf!)\"") { mixed.add() }
+                    where !String(buffer: bytes).hasPrefix("{\"as_of\":\"\(s.asOf!)\"") { mixed.add() }
                     checked.add()
                 } while !stop.value
                 finished.leave()

@@ -3,6 +3,7 @@ import AreaWatchJobs
 import AreaWatchReport
 import AreaWatchTestSupport
 import Foundation
+import NIOCore
 import Testing
 @testable import AreaWatchServe
 
@@ -33,7 +34,7 @@ import Testing
             let response = get("/v1/safety", "lat=\(lat)&lon=\(lon)")
             #expect(response.status == 200)
             let expected = AnswerJSON.lookup(try TileLookup.answer(tiles: folder + "/tiles", lat: lat, lon: lon)).serialized(pretty: true)
-            #expect(String(decoding: response.body, as: UTF8.self) == expected)
+            #expect(String(buffer: response.body) == expected)
             if expected.contains("\"found\": true") { found += 1 }
         }
         // Both kinds occur: cells listed in a tile, and locations with no cell (safe, counts 0).
@@ -46,7 +47,7 @@ import Testing
                       "lat=%ZZ&lon=0", "lat= 53&lon=0"] {
             let response = get("/v1/safety", query)
             #expect(response.status == 400, "\(query)")
-            let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            let object = try JSONSerialization.jsonObject(with: Data(response.bytes)) as? [String: Any]
             #expect((object?["error"] as? String)?.isEmpty == false, "\(query)")
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Cache-Control") == "no-store")
@@ -63,7 +64,7 @@ import Testing
         for tile in tiles {
             let response = get("/tiles/" + tile)
             #expect(response.status == 200)
-            #expect(response.body == Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/tiles/" + tile))))
+            #expect(response.bytes == Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/tiles/" + tile))))
         }
         // An empty tile of the set (far from every incident) is 204; addresses outside it are 404.
         let empty = TileID(lat: 0, lon: 0, zoom: 14)
@@ -94,18 +95,18 @@ import Testing
             let zipped = mvt(path, "br, gzip;q=0.8")
             #expect(zipped.status == 200 && zipped.header("Content-Encoding") == "gzip")
             #expect(zipped.header("Content-Type") == "application/vnd.mapbox-vector-tile")
-            #expect(zipped.body == Array(withArchive.archive!.tile(z: z, x: x, y: y)!))
-            #expect(String(decoding: try Gzip.inflate(zipped.body, limit: 1 << 20), as: UTF8.self) == "mvt \(z)/\(x)/\(y)")
+            #expect(zipped.bytes == Array(withArchive.archive!.tile(z: z, x: x, y: y)!))
+            #expect(String(decoding: try Gzip.inflate(zipped.bytes, limit: 1 << 20), as: UTF8.self) == "mvt \(z)/\(x)/\(y)")
             for encoding in [nil, "identity", "gzip;q=0", "deflate"] {
                 let plain = mvt(path, encoding)
                 #expect(plain.header("Content-Encoding") == nil, "\(encoding ?? "none")")
-                #expect(String(decoding: plain.body, as: UTF8.self) == "mvt \(z)/\(x)/\(y)")
+                #expect(String(buffer: plain.body) == "mvt \(z)/\(x)/\(y)")
                 #expect(plain.header("ETag") != zipped.header("ETag"), "two representations, two tags")
             }
         }
         #expect(mvt("/tiles/14/0/0.mvt", "gzip").status == 204)
         #expect(mvt("/tiles/12/0/0.mvt", "gzip").status == 404, "below the archive's minzoom 13")
-        let tileJSON = try JSONSerialization.jsonObject(with: Data(handler.respond(ServeRequest(path: "/tilejson.json"), snapshot: withArchive).body)) as? [String: Any]
+        let tileJSON = try JSONSerialization.jsonObject(with: Data(handler.respond(ServeRequest(path: "/tilejson.json"), snapshot: withArchive).bytes)) as? [String: Any]
         #expect(tileJSON?["minzoom"] as? Int == 13 && tileJSON?["maxzoom"] as? Int == 14)
     }
 
@@ -121,7 +122,7 @@ import Testing
             tags.insert(etag)
             if response.status == 200 {
                 let again = get(path, query, ifNoneMatch: "\"other\", " + etag)
-                #expect(again.status == 304 && again.body.isEmpty && again.header("ETag") == etag)
+                #expect(again.status == 304 && again.body.readableBytes == 0 && again.header("ETag") == etag)
                 #expect(get(path, query, ifNoneMatch: "\"other\"").status == 200)
             }
         }
@@ -134,19 +135,19 @@ import Testing
 
     @Test func tileJSONPointsAtTheServersVectorTiles() throws {
         let response = get("/tilejson.json", host: "maps.example.org:9000")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(response.bytes)) as? [String: Any])
         #expect(object["tilejson"] as? String == "3.0.0")
         #expect(object["tiles"] as? [String] == ["http://maps.example.org:9000/tiles/{z}/{x}/{y}.mvt"])
         #expect(object["attribution"] as? String == "Test attribution")
         #expect((object["vector_layers"] as? [[String: Any]])?.first?["id"] as? String == "cells")
         #expect((object["areawatch"] as? [String: Any])?["as_of"] as? String == "2024-06-30T12:00:00Z")
         // A Host header that is not a host is not written into URLs.
-        let hostile = try JSONSerialization.jsonObject(with: Data(get("/tilejson.json", host: "evil\"/><script>").body)) as? [String: Any]
+        let hostile = try JSONSerialization.jsonObject(with: Data(get("/tilejson.json", host: "evil\"/><script>").bytes)) as? [String: Any]
         #expect(hostile?["tiles"] as? [String] == ["http://127.0.0.1:8080/tiles/{z}/{x}/{y}.mvt"])
     }
 
     @Test func theMapPageSaysSoWhenMapLibreIsMissing() throws {
-        let page = String(decoding: get("/").body, as: UTF8.self)
+        let page = String(buffer: get("/").body)
         #expect(page.contains("MapLibre GL JS is not installed"))
         #expect(!page.contains("/static/maplibre-gl.js"))
         #expect(get("/static/maplibre-gl.js").status == 404)
@@ -154,8 +155,8 @@ import Testing
         try web.file("maplibre-gl.js", "/* js */")
         try web.file("maplibre-gl.css", "/* css */")
         let withWeb = ServeHandler(corsOrigin: nil, web: WebAssets(folder: web.path), defaultHost: "x")
-        #expect(String(decoding: get("/", handler: withWeb).body, as: UTF8.self).contains("<script src=\"/static/maplibre-gl.js\">"))
-        #expect(get("/static/maplibre-gl.js", handler: withWeb).body == Array("/* js */".utf8))
+        #expect(String(buffer: get("/", handler: withWeb).body).contains("<script src=\"/static/maplibre-gl.js\">"))
+        #expect(get("/static/maplibre-gl.js", handler: withWeb).bytes == Array("/* js */".utf8))
         #expect(get("/static/../report.html", handler: withWeb).status == 404)
     }
 }
