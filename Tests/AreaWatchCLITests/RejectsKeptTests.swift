@@ -176,6 +176,59 @@ struct RejectsKeptTests {
         #expect(try StoreProbe.integer(db, "SELECT count(*) FROM rejects") == Self.expectedRejects(files))
     }
 
+    /// First-hour item 3: `report --input` wrote its rejects nowhere.
+    @Test("report --input --rejects writes what an ingest of the files writes; summary.json lists the rejects by file")
+    func adHocRejects() throws {
+        let tmp = try TempDir()
+        let files = try GeneratedData.write([("h1", 900), ("h2", 700)], into: tmp.sub("in"), seed: 23)
+        let paths = files.map(\.path)
+        let db = tmp.sub("s.db"), stored = tmp.sub("s-rejects.csv"), adHoc = tmp.sub("adhoc/rejects.csv")
+        try areawatchOK(["ingest"] + paths + ["--db", db, "--quiet"])
+        let report = ["--as-of", Datasets.asOf, "--tile-zooms", "none", "--quiet"]
+        try areawatchOK(["report", "--input"] + paths + ["--rejects", adHoc, "--out", tmp.sub("r1")] + report)
+        #expect(try readBytes(adHoc) == (try readBytes(stored)), "the ad-hoc rejects differ from the ingest's")
+        #expect(Self.leftovers(beside: adHoc).isEmpty)
+
+        func rejectsMember(_ folder: String) throws -> JSON {
+            try #require(try JSON.parse(try readBytes(folder + "/summary.json"))["rejects"])
+        }
+        let expected = Self.expectedRejects(files)
+        for (folder, path) in [("r1", adHoc), ("r3", stored)] {
+            if folder == "r3" { try areawatchOK(["report", "--db", db, "--out", tmp.sub(folder)] + report) }
+            let member = try rejectsMember(tmp.sub(folder))
+            #expect(member["path"]?.string == path, "\(folder): \(member)")
+            #expect(member["rejected"]?.int == expected, "\(folder): \(member)")
+            let listed = member["files"]?.array ?? []
+            #expect(listed.compactMap { $0["path"]?.string } == paths, "\(folder): \(member)")
+            for (entry, file) in zip(listed, files) {
+                #expect(entry["rejects_by_reason"]?["missing_coordinates"]?.int == file.file.rows - file.file.accepted)
+                #expect(entry["sha256"]?.string?.count == 64)
+            }
+        }
+        // Without --rejects nothing is written, and the summary says so.
+        try areawatchOK(["report", "--input"] + paths + ["--out", tmp.sub("r2")] + report)
+        let none = try rejectsMember(tmp.sub("r2"))
+        #expect(none["path"] == .null && none["rejected"]?.int == expected, "\(none)")
+    }
+
+    @Test("report --rejects: refused with --db, over an input or inside the report folder; a refused report: none",
+          arguments: ["db", "input", "inside", "refused"])
+    func adHocRejectsRefused(_ kind: String) throws {
+        let tmp = try TempDir()
+        let input = try tmp.file("in.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\nb,,-1.86,2018-05-01\n")
+        var arguments = ["report", "--out", tmp.sub("out"), "--as-of", Datasets.asOf, "--tile-zooms", "none"]
+        switch kind {
+        case "db": arguments += ["--db", tmp.sub("s.db"), "--rejects", tmp.sub("r.csv")]
+        case "input": arguments += ["--input", input, "--rejects", input]
+        case "inside": arguments += ["--input", input, "--rejects", tmp.sub("out/r.csv")]
+        default: arguments += ["--input", input, "--rejects", tmp.sub("r.csv"), "--precision", "12", "--max-cells", "1"]
+        }
+        let before = try readTree(tmp.path)
+        let r = try areawatch(arguments)
+        #expect(r.status == 1 && !r.stderr.isEmpty, "\(r)")
+        #expect(try readTree(tmp.path) == before, "\(kind): files changed: \(listFolder(tmp.path))")
+    }
+
     /// The rejects file is rewritten whole: it may not be an input, the store or a file beside it.
     @Test("ingest --rejects naming an input, the store or its lock: exit 1, nothing changed",
           arguments: ["input", "store", "lock"])
