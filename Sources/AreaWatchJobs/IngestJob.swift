@@ -55,7 +55,9 @@ public struct IngestOutcome: Sendable {
     /// SPEC §11: 2 when a file was an input error, 3 when the reject rate exceeds `maxRejectRate`.
     public func failure(maxRejectRate: Double) -> JobError? {
         if !failures.isEmpty {
-            return JobError(.inputOrStore, failures.map(\.description).joined(separator: "\nareawatch: "))
+            // The one place each input error is printed (one line each).
+            return JobError(.inputOrStore, failures.map { "\($0) — nothing of this file was kept" }
+                .joined(separator: "\nareawatch: "))
         }
         if rejectRate > maxRejectRate {
             return JobError(.rejectRateExceeded, "reject rate \(Percent.text(rejectRate)) exceeds the maximum reject rate "
@@ -76,8 +78,14 @@ public enum Percent {
 /// Ingests files into the store, one transaction per file (SPEC §3–§5).
 public enum IngestJob {
     /// Under the store's lock (exit 4 when held), creates the store if needed and ingests.
-    /// The outcome's `failure` is the exit status to report after printing it.
+    /// The outcome's `failure` is the exit status to report after printing it. The inputs are
+    /// checked first: when none can be opened, nothing is created (no store, lock or rejects
+    /// file); otherwise each that cannot is an input error of its own (SPEC §3, §5).
     public static func run(_ request: IngestRequest, progress: ProgressReporter) throws -> IngestOutcome {
+        let unreadable = InputFiles.problems(request.files)
+        if !unreadable.isEmpty && unreadable.count == request.files.count {
+            throw InputFiles.error(unreadable, action: "nothing was ingested")
+        }
         let rejectsPath = request.policy.rejectsPath(storePath: request.storePath)
         try StoreRejectsFile.checkPath(rejectsPath, storePath: request.storePath, inputs: request.files)
         let lock = try StoreLock(storePath: request.storePath)
@@ -115,8 +123,8 @@ public enum IngestJob {
                 progress.log("\(path): \(report.records) records, \(report.inserted) new, \(report.updated) updated, "
                              + "\(report.duplicates) unchanged, \(report.rejected) rejected")
             } catch let error as InputError {
+                // Printed once, with the others, when the command ends (`failure`).
                 outcome.failures.append(error)
-                progress.warn("\(error) — nothing of this file was kept")
             }
         }
         // A new store into which no file went (all failed or skipped) is still put in place.
@@ -199,6 +207,32 @@ public enum IngestJob {
     static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// Inputs are checked before anything is created (SPEC §3): a file that cannot be opened for
+/// reading (missing, unreadable, a folder, not a regular file) is named once, with why.
+enum InputFiles {
+    static func problems(_ paths: [String]) -> [InputError] {
+        paths.compactMap { path -> InputError? in
+            do throws(InputError) {
+                _ = try ByteSource(rawPath: path)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Exit 2: each problem on its own line, then what was not done.
+    static func error(_ problems: [InputError], action: String) -> JobError {
+        JobError(.inputOrStore, (problems.map(\.description) + [action]).joined(separator: "\nareawatch: "))
+    }
+
+    /// Throws `error` when any input cannot be opened.
+    static func check(_ paths: [String], action: String) throws {
+        let found = problems(paths)
+        if !found.isEmpty { throw error(found, action: action) }
     }
 }
 

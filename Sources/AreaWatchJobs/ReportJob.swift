@@ -52,6 +52,7 @@ public enum ReportJob {
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         if case .files(let paths, _) = request.source {
+            try InputFiles.check(paths, action: "no report was written")
             if let rejects = request.rejectsPath {
                 let others = [settings.areas, settings.poi].compactMap { $0 }
                 try StoreRejectsFile.checkPath(rejects, storePath: nil, inputs: paths + others)
