@@ -110,11 +110,6 @@ struct OutFolderSafetyTests {
         ("store = \"data/x.db\"\nout = \"data\"\n[inbox]\nfolder = \"inbox\"\n", "data"),
         ("store = \"x.db\"\nout = \"inbox\"\n[inbox]\nfolder = \"inbox\"\n", "inbox"),
         ("store = \"x.db\"\nout = \"out\"\n[inbox]\nfolder = \"inbox\"\n[ingest]\nrejects = \"out/rejects.csv\"\n", "out"),
-        // Inside the spare a report to out would take or keep (`.out.spare`).
-        ("store = \".out.spare/x.db\"\nout = \"out\"\n[inbox]\nfolder = \"inbox\"\n", "out"),
-        ("store = \"x.db\"\nout = \"out\"\n[inbox]\nfolder = \".out.spare/inbox\"\n", "out"),
-        ("store = \"x.db\"\nout = \"out\"\n[inbox]\nfolder = \"inbox\"\n[ingest]\nrejects = \".out.spare/r.csv\"\n",
-         "out"),
     ])
     func runConfigs(_ config: String, _ out: String) throws {
         let tmp = try TempDir()

@@ -138,6 +138,41 @@ struct SpareFolderTests {
         #expect(check.status == 0, "\(check)")
     }
 
+    /// The nightly job's store, inbox or rejects file inside the spare its report would take.
+    @Test("run: a store, inbox or rejects file inside the spare is refused before anything changes",
+          arguments: ["store", "inbox", "rejects"])
+    func runPathsInsideTheSpare(_ kind: String) throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("reports/latest"), spare = tmp.sub("reports/.latest.spare")
+        try areawatchOK(Self.narrow(out))
+        try areawatchOK(Self.narrow(out))
+        #expect(exists(spare + "/.areawatch-report"), "no spare to take")
+        let files = try GeneratedData.write([("s1", 300)], into: tmp.sub("inbox"), seed: 4)
+        let store = kind == "store" ? "reports/.latest.spare/x.db" : "x.db"
+        let inbox = kind == "inbox" ? "reports/.latest.spare/inbox" : "inbox"
+        if kind == "inbox" { try copyItem(tmp.sub("inbox"), spare + "/inbox") }
+        try areawatchOK(["ingest", files[0].path, "--db", tmp.sub(store), "--quiet"])
+        let rejects = kind == "rejects" ? "rejects = \"reports/.latest.spare/r.csv\"\n" : ""
+        if kind == "rejects" { try tmp.file("reports/.latest.spare/r.csv", "source,record,id,reason,excerpt\n") }
+        let config = try tmp.file("job.toml", """
+            store = "\(store)"
+            out = "reports/latest"
+            [inbox]
+            folder = "\(inbox)"
+            [ingest]
+            \(rejects)[query]
+            as_of = "\(Datasets.asOf)"
+            [report]
+            precision = 6
+            tile_zooms = "12-13"
+
+            """)
+        let before = try readTree(tmp.path)
+        let r = try areawatch(["run", "--config", config])
+        #expect(r.status == 1 && r.stderr.contains(".latest.spare"), "\(r)")
+        #expect(try readTree(tmp.path) == before, "the refused run changed files")
+    }
+
     @Test("an input or areas file inside a work folder's name (.DIR.tmp-*) or the spare: refused, nothing touched")
     func inputsInsideWorkFolders() throws {
         let tmp = try TempDir()
