@@ -42,3 +42,12 @@ public enum Concurrency {
         }
     }
 }
+
+/// Whether a process id names a running process: leftovers named after a process (`.tmp-PID`)
+/// are only removed once it has ended. A process of another user answers EPERM and is alive.
+public enum ProcessLiveness {
+    public static func isAlive(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
+    }
+}

@@ -64,7 +64,7 @@ public typealias IngestProgress = (_ bytesRead: Int64, _ totalBytes: Int64, _ re
 public enum FileIngester {
     public static func ingest<Sink: IncidentSink>(
         path: String, sha256: String, bytes: Int64, options: IngestOptions,
-        into sink: inout Sink, rejects: RejectsWriter?, progress: IngestProgress? = nil
+        into sink: inout Sink, rejects: (any RejectRecorder)?, progress: IngestProgress? = nil
     ) throws -> FileIngestReport {
         let (records, detected, byteSource) = try InputReader.open(path: path, options: options.reader)
         return try ingest(records: records, detected: detected, byteSource: byteSource, path: path, sha256: sha256,
@@ -74,7 +74,8 @@ public enum FileIngester {
     /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests); every
     /// read returns at most `readLimit` bytes.
     public static func ingest<Sink: IncidentSink>(
-        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?,
+        bytes data: [UInt8], name: String, options: IngestOptions, into sink: inout Sink,
+        rejects: (any RejectRecorder)?,
         readLimit: Int = .max
     ) throws -> FileIngestReport {
         let (records, detected, byteSource) = try InputReader.open(options: options.reader) { () throws(InputError) in
@@ -86,7 +87,7 @@ public enum FileIngester {
 
     private static func ingest<Sink: IncidentSink>(
         records: RecordSource, detected: DetectedInput, byteSource: ByteSource, path: String, sha256: String, bytes: Int64,
-        options: IngestOptions, into sink: inout Sink, rejects: RejectsWriter?, progress: IngestProgress?
+        options: IngestOptions, into sink: inout Sink, rejects: (any RejectRecorder)?, progress: IngestProgress?
     ) throws -> FileIngestReport {
         var report = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
         report.format = detected.description
@@ -158,7 +159,7 @@ public enum FileIngester {
     /// to the rejects file; counts records, accepted and rejects in `report`.
     private static func parse(
         records: RecordSource, byteSource: ByteSource, path: String, options: IngestOptions,
-        report: inout FileIngestReport, rejects: RejectsWriter?, progress: IngestProgress?,
+        report: inout FileIngestReport, rejects: (any RejectRecorder)?, progress: IngestProgress?,
         emit: (consuming Incident) throws -> Void
     ) throws {
         var accounting = RecordAccounting(path: path, options: options, fileSHA256: report.sha256, rejects: rejects,
@@ -173,7 +174,7 @@ public enum FileIngester {
 struct RecordAccounting {
     let path: String
     let options: IngestOptions
-    let rejects: RejectsWriter?
+    let rejects: (any RejectRecorder)?
     let byteSource: ByteSource
     let progress: IngestProgress?
     /// The sink tells keys apart by hash (`IncidentSink.identifiesKeysByHash`): id-less keys are
@@ -185,7 +186,8 @@ struct RecordAccounting {
     /// The first value of each reject reason while nothing is accepted: an all-rejected file's message.
     private var examples: [RejectReason: String] = [:]
 
-    init(path: String, options: IngestOptions, fileSHA256: String, rejects: RejectsWriter?, byteSource: ByteSource,
+    init(path: String, options: IngestOptions, fileSHA256: String, rejects: (any RejectRecorder)?,
+         byteSource: ByteSource,
          progress: IngestProgress?, hashesKeys: Bool = false) {
         self.path = path
         self.hashesKeys = hashesKeys

@@ -19,6 +19,8 @@ public struct LoadedIncidents: Sendable {
     public var inputs: [InputSummary]
     public var sourceKind: String
     public var sourcePath: String?
+    /// Where the rejects are and how many each file had (summary.json `rejects`).
+    public var rejects = RejectsSummary(path: nil, files: [])
 }
 
 /// How a load from the store uses the column snapshot beside it (docs/DECISIONS.md).
@@ -45,8 +47,11 @@ public struct SnapshotUse: Sendable {
 }
 
 public enum IncidentLoading {
+    /// `rejects`: where the rejects of input files go (`report --input --rejects`); not used
+    /// with a store, whose rejects are in it.
     public static func load(_ source: IncidentSource, groupBy: BreakdownField?, keepKeys: Bool,
-                            snapshot: SnapshotUse = .readOnly, progress: ProgressReporter) throws -> LoadedIncidents {
+                            snapshot: SnapshotUse = .readOnly, rejects: RejectsWriter? = nil,
+                            progress: ProgressReporter) throws -> LoadedIncidents {
         switch source {
         case .store(let path):
             let store = try IncidentStore(path: path, mode: .readOnly)
@@ -59,7 +64,9 @@ public enum IncidentLoading {
                                  duplicates: entry.duplicates, rejected: entry.rejected,
                                  rejectsByReason: entry.rejectsByReason, skipped: false)
                 }
-                return LoadedIncidents(columns: columns, inputs: inputs, sourceKind: "store", sourcePath: path)
+                var loaded = LoadedIncidents(columns: columns, inputs: inputs, sourceKind: "store", sourcePath: path)
+                loaded.rejects = try storedRejects(store, inputs: inputs)
+                return loaded
             }
         case .files(let paths, let options):
             let expected = paths.reduce(0) { total, path in
@@ -79,7 +86,7 @@ public enum IncidentLoading {
                 defer { digest?.wait() }
                 let (sha, bytes) = try digest == nil ? FileDigest.sha256(path: path) : ("", 0)
                 var report = try FileIngester.ingest(
-                    path: path, sha256: sha, bytes: bytes, options: options, into: &builder, rejects: nil,
+                    path: path, sha256: sha, bytes: bytes, options: options, into: &builder, rejects: rejects,
                     progress: { read, total, records in
                         progress.update("read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
                                         detail: "\(records) records")
@@ -88,7 +95,28 @@ public enum IncidentLoading {
                 inputs.append(InputSummary(report))
                 progress.log("\(path): \(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
             }
-            return LoadedIncidents(columns: builder.columns, inputs: inputs, sourceKind: "files", sourcePath: nil)
+            var loaded = LoadedIncidents(columns: builder.columns, inputs: inputs, sourceKind: "files", sourcePath: nil)
+            loaded.rejects = RejectsSummary(path: rejects?.path, files: filesWithRejects(inputs))
+            return loaded
+        }
+    }
+
+    /// A store's rejects as its table holds them; for a store made before the table, as its
+    /// ingest log counted them (the last ingest of each file), with no rejects file named.
+    static func storedRejects(_ store: IncidentStore, inputs: [InputSummary]) throws -> RejectsSummary {
+        guard let counts = try store.rejectCounts() else {
+            var latest: [String: InputSummary] = [:]
+            for input in inputs { latest[input.sha256] = input }
+            return RejectsSummary(path: nil, files: filesWithRejects(inputs.filter { latest[$0.sha256] == $0 }))
+        }
+        return RejectsSummary(path: try store.rejectsFilePath(), files: counts.map {
+            RejectsSummary.File(path: $0.source, sha256: $0.sha256, byReason: $0.byReason)
+        })
+    }
+
+    static func filesWithRejects(_ inputs: [InputSummary]) -> [RejectsSummary.File] {
+        inputs.filter { $0.rejected > 0 }.map {
+            RejectsSummary.File(path: $0.path, sha256: $0.sha256, byReason: $0.rejectsByReason)
         }
     }
 }

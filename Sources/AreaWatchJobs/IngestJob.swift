@@ -42,6 +42,7 @@ public struct IngestOutcome: Sendable {
     /// Files that were input errors: nothing of them was kept.
     public var failures: [InputError] = []
     public var rejectsPath: String
+    /// Rows of the rejects file: every reject of every file the store holds.
     public var rejectsWritten = 0
     /// The column snapshot of the store as this ingest left it (nil when none is known), for
     /// the nightly job's report stage.
@@ -54,7 +55,9 @@ public struct IngestOutcome: Sendable {
     /// SPEC §11: 2 when a file was an input error, 3 when the reject rate exceeds `maxRejectRate`.
     public func failure(maxRejectRate: Double) -> JobError? {
         if !failures.isEmpty {
-            return JobError(.inputOrStore, failures.map(\.description).joined(separator: "\nareawatch: "))
+            // The one place each input error is printed (one line each).
+            return JobError(.inputOrStore, failures.map { "\($0) — nothing of this file was kept" }
+                .joined(separator: "\nareawatch: "))
         }
         if rejectRate > maxRejectRate {
             return JobError(.rejectRateExceeded, "reject rate \(Percent.text(rejectRate)) exceeds the maximum reject rate "
@@ -75,22 +78,32 @@ public enum Percent {
 /// Ingests files into the store, one transaction per file (SPEC §3–§5).
 public enum IngestJob {
     /// Under the store's lock (exit 4 when held), creates the store if needed and ingests.
-    /// The outcome's `failure` is the exit status to report after printing it.
+    /// The outcome's `failure` is the exit status to report after printing it. The inputs are
+    /// checked first: when none can be opened, nothing is created (no store, lock or rejects
+    /// file); otherwise each that cannot is an input error of its own (SPEC §3, §5).
     public static func run(_ request: IngestRequest, progress: ProgressReporter) throws -> IngestOutcome {
+        let unreadable = InputFiles.problems(request.files)
+        if !unreadable.isEmpty && unreadable.count == request.files.count {
+            throw InputFiles.error(unreadable, action: "nothing was ingested")
+        }
+        let rejectsPath = request.policy.rejectsPath(storePath: request.storePath)
+        try StoreRejectsFile.checkPath(rejectsPath, storePath: request.storePath, inputs: request.files)
         let lock = try StoreLock(storePath: request.storePath)
         defer { withExtendedLifetime(lock) {} }
         let store = try IncidentStore(path: request.storePath, mode: .create, staged: true)
         return try run(IngestSettings(files: request.files, options: request.reading.ingestOptions,
-                                      force: request.policy.force, rejectsPath: request.policy.rejectsPath(storePath: request.storePath)),
+                                      force: request.policy.force, rejectsPath: rejectsPath),
                        store: store, progress: progress)
     }
 
     /// Ingests into a store whose lock the caller holds. With `keeper` the caller writes the
-    /// column snapshot (`finish`); without, it is written before returning.
+    /// column snapshot (`finish`); without, it is written before returning. Each file's rejects
+    /// are committed with its records; the rejects file is then made from the store.
     static func run(_ settings: IngestSettings, store: IncidentStore, keeper: ColumnSnapshotKeeper? = nil,
                     progress: ProgressReporter) throws -> IngestOutcome {
         var outcome = IngestOutcome(rejectsPath: settings.rejectsPath)
-        let rejects = try RejectsWriter(path: settings.rejectsPath)
+        try StoreRejectsFile.prepare(store: store, path: settings.rejectsPath, progress: progress)
+        let rejects = RejectSpool(folder: folder(of: store.path))
         let snapshot = keeper ?? ColumnSnapshotKeeper(store: store)
         // Also when a store error ends the job: the files committed before it are in the snapshot.
         defer { if keeper == nil { finish(snapshot, progress: progress) } }
@@ -110,14 +123,13 @@ public enum IngestJob {
                 progress.log("\(path): \(report.records) records, \(report.inserted) new, \(report.updated) updated, "
                              + "\(report.duplicates) unchanged, \(report.rejected) rejected")
             } catch let error as InputError {
+                // Printed once, with the others, when the command ends (`failure`).
                 outcome.failures.append(error)
-                progress.warn("\(error) — nothing of this file was kept")
             }
         }
-        try rejects.commit()
-        outcome.rejectsWritten = rejects.count
         // A new store into which no file went (all failed or skipped) is still put in place.
         try store.publishIfStaged()
+        outcome.rejectsWritten = try StoreRejectsFile.write(from: store, to: settings.rejectsPath)
         outcome.snapshot = keeper == nil ? finish(snapshot, progress: progress) : snapshot.current
         return outcome
     }
@@ -136,7 +148,7 @@ public enum IngestJob {
     }
 
     private static func ingestFile(_ path: String, sha256: String, bytes: Int64, settings: IngestSettings,
-                                   store: IncidentStore, rejects: RejectsWriter, snapshot: ColumnSnapshotKeeper,
+                                   store: IncidentStore, rejects: RejectSpool, snapshot: ColumnSnapshotKeeper,
                                    progress: ProgressReporter) throws -> FileIngestReport {
         let started = UTCTime.now()
         let options = settings.options(for: path)
@@ -144,6 +156,7 @@ public enum IngestJob {
                                               expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
                                                                                    bytesPerRecord: RecordEstimate.largeRecordBytes))
         snapshot.begin()
+        rejects.removeAll()
         transaction.capturesColumns = snapshot.mayUseInsertedColumns
         transaction.beforeCommit = { snapshot.prepareCommit($0) }
         do {
@@ -162,9 +175,14 @@ public enum IngestJob {
                 updated: report.updated, duplicates: report.duplicates, rejected: report.rejected, startedAt: started,
                 finishedAt: UTCTime.now(), inserted: report.inserted, format: report.format,
                 rejectsByReason: JSONValue.object(report.rejectsByReason.sorted { $0.key < $1.key }
-                    .map { ($0.key.rawValue, .int($0.value)) }).serialized()))
+                    .map { ($0.key.rawValue, .int($0.value)) }).serialized()),
+                rejects: { add in
+                    try rejects.forEach { row in
+                        try add(StoredReject(source: path, record: row.record, id: row.id, reason: row.reason.rawValue,
+                                             excerpt: row.excerpt))
+                    }
+                })
             snapshot.committed()
-            try rejects.endFile()
             // Where the time goes (docs/PERFORMANCE.md): reading + inserting, then the commit with
             // the index rebuild of a bulk load.
             let parts = transaction.bulkRebuildSeconds.map { "\($0.part) \(seconds($0.seconds)) s" }
@@ -175,7 +193,7 @@ public enum IngestJob {
         } catch {
             transaction.rollback()
             snapshot.rolledBack()
-            rejects.discardFile()
+            rejects.removeAll()
             throw error
         }
     }
@@ -184,6 +202,37 @@ public enum IngestJob {
 
     static func baseName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// Inputs are checked before anything is created (SPEC §3): a file that cannot be opened for
+/// reading (missing, unreadable, a folder, not a regular file) is named once, with why.
+enum InputFiles {
+    static func problems(_ paths: [String]) -> [InputError] {
+        paths.compactMap { path -> InputError? in
+            do throws(InputError) {
+                _ = try ByteSource(rawPath: path)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Exit 2: each problem on its own line, then what was not done.
+    static func error(_ problems: [InputError], action: String) -> JobError {
+        JobError(.inputOrStore, (problems.map(\.description) + [action]).joined(separator: "\nareawatch: "))
+    }
+
+    /// Throws `error` when any input cannot be opened.
+    static func check(_ paths: [String], action: String) throws {
+        let found = problems(paths)
+        if !found.isEmpty { throw error(found, action: action) }
     }
 }
 

@@ -13,6 +13,8 @@ public struct ReportRequest: Sendable {
     public var protected: [String]
     /// How a store's column snapshot is used.
     public var snapshot: SnapshotUse = .readOnly
+    /// Where the rejects of input files are written (`report --input --rejects`); nil: nowhere.
+    public var rejectsPath: String?
 
     public init(source: IncidentSource, query: QuerySettings, report: ReportSettings, protected: [String] = []) {
         self.source = source
@@ -24,7 +26,7 @@ public struct ReportRequest: Sendable {
     /// Everything the report folder must not hold: the store or input files, the areas and POI
     /// files, and `protected`.
     var protectedPaths: [String] {
-        var paths = protected + [report.areas, report.poi].compactMap { $0 }
+        var paths = protected + [report.areas, report.poi, rejectsPath].compactMap { $0 }
         switch source {
         case .store(let path): paths.append(path)
         case .files(let files, _): paths += files
@@ -49,6 +51,13 @@ public enum ReportJob {
         // checked here too, before any work (the cube refuses bad parameters by trapping).
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
+        if case .files(let paths, _) = request.source {
+            try InputFiles.check(paths, action: "no report was written")
+            if let rejects = request.rejectsPath {
+                let others = [settings.areas, settings.poi].compactMap { $0 }
+                try StoreRejectsFile.checkPath(rejects, storePath: nil, inputs: paths + others)
+            }
+        }
         AtomicDirectory.startWritingBack(filesystemOf: settings.out)
         var timings = priorTimings
         var clock = ProgressReporter.now()
@@ -68,8 +77,14 @@ public enum ReportJob {
         let pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
 
         progress.log("loading incidents")
+        // Ad-hoc rejects go beside their final name until the report is published; what a killed
+        // run left there goes first.
+        let rejects = try request.source.isStore ? nil : request.rejectsPath.map { path in
+            RejectsWriter.removeOrphans(of: path)
+            return try RejectsWriter(path: path)
+        }
         var loaded = try IncidentLoading.load(request.source, groupBy: settings.groupBy, keepKeys: false,
-                                              snapshot: request.snapshot, progress: progress)
+                                              snapshot: request.snapshot, rejects: rejects, progress: progress)
         incidents = loaded.columns.count
         lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
@@ -117,9 +132,14 @@ public enum ReportJob {
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
         content.ehsa = ehsa
+        content.rejects = loaded.rejects
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(content, to: settings.out, protecting: request.protectedPaths,
                                              clock: ProgressReporter.now)
+        if let rejects {
+            try rejects.commit()
+            progress.log("rejects: \(rejects.count) written to \(rejects.path)")
+        }
         return ReportRun(content: content, outcome: outcome)
     }
 }

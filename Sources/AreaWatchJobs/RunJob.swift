@@ -20,6 +20,7 @@ public enum RunJob {
         var request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
                                     protected: [config.inboxFolder, config.rejectsPath])
         try ReportFolder.checkReplaceable(config.out, protecting: request.protectedPaths)
+        try StoreRejectsFile.checkPath(config.rejectsPath, storePath: config.storePath, inputs: [])
         let lock = try StoreLock(storePath: config.storePath)
         defer { withExtendedLifetime(lock) {} }
         let started = ProgressReporter.now()

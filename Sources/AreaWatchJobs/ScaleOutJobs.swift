@@ -199,11 +199,13 @@ public enum ScaleOutJobs {
         let grid = GridResult(merging: cells, precision: settings.precision, parameters: parameters, years: merged.years)
         let protected = summaries.map(\.path)
         try ReportFolder.checkReplaceable(settings.out, protecting: protected)
-        let content = ReportContent(
+        var content = ReportContent(
             parameters: parameters, grid: grid, totals: merged, tileZooms: settings.tileZooms.zooms,
             disclosure: Disclosure(minCellCount: settings.minCellCount), areas: nil, pointsOfInterest: nil, breakdown: nil,
             sourceKind: "files", sourcePath: nil, inputs: summaries, timings: [("merge", ProgressReporter.now() - started)],
             attribution: settings.attribution, engineVersion: ReportJob.engineVersion)
+        // As `report --input` without `--rejects` summarises them (the tasks write no rejects file).
+        content.rejects = RejectsSummary(path: nil, files: IncidentLoading.filesWithRejects(summaries))
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(content, to: settings.out, protecting: protected, clock: ProgressReporter.now)
         return ReportRun(content: content, outcome: outcome)

@@ -2,6 +2,7 @@ import Glibc
 import Dispatch
 import Synchronization
 import CAreaWatchSystem
+import AreaWatchCore
 
 /// Failure writing a report.
 public struct ReportError: Error, Sendable, CustomStringConvertible {
@@ -133,20 +134,23 @@ public final class BufferedFile {
 /// folder). The old content is then kept as `.NAME.spare`, which the next run takes as its work
 /// folder and writes over (`SpareFolder`); it is never under the final name and may be deleted at
 /// any time. Only a folder `ReportFolder` allows is replaced, checked when the work starts and
-/// again just before the swap. Leftovers of crashed runs (`.NAME.tmp-*` holding the marker) are
-/// removed first.
+/// again just before the swap. Leftovers of crashed runs (`.NAME.tmp-*` of dead processes) are
+/// removed first. Every folder this removes is checked to hold nothing but report files first
+/// (`removeTree`): publishing never deletes what areawatch did not write.
 public struct AtomicDirectory: Sendable {
     public let finalPath: String
     public let workPath: String
     private let sparePath: String
     /// The previous report's folder being written over; nil when the work folder started empty.
     private let spare: SpareFolder?
+    /// Paths the folder, its spare and its work folders must not hold (checked again at the swap).
+    private let protected: [String]
 
     /// - Parameter protected: paths that must not be inside the folder (store, inbox, rejects, inputs).
     public init(path: String, protecting protected: [String] = []) throws {
-        var trimmed = path
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let trimmed = ReportFolder.trimmed(path)
         finalPath = trimmed
+        self.protected = protected
         try ReportFolder.checkReplaceable(trimmed, protecting: protected)
         let (parent, name) = AtomicDirectory.split(trimmed)
         try AtomicDirectory.makeDirectories(parent)
@@ -180,7 +184,12 @@ public struct AtomicDirectory: Sendable {
 
     /// Path of a file in a folder of the work folder that the caller has already created.
     public func path(_ relative: String) -> String {
-        spare?.noteWritten(relative.hasSuffix("/.") ? String(relative.dropLast(2)) : relative)
+        let name = relative.hasSuffix("/.") ? String(relative.dropLast(2)) : relative
+        // A new output must be added to `ReportFolder.topFiles`: a folder holding a file not
+        // listed there is not replaced by the next report.
+        assert(ReportFolder.isReportFile(name) || ReportFolder.isReportFolder(name),
+               "\(name) is not a known report file")
+        spare?.noteWritten(name)
         return workPath + "/" + relative
     }
 
@@ -221,10 +230,10 @@ public struct AtomicDirectory: Sendable {
         var info = stat()
         if lstat(finalPath, &info) == 0 {
             // Files may have been put there while the report was computed.
-            try ReportFolder.checkReplaceable(finalPath, protecting: [])
+            try ReportFolder.checkReplaceable(finalPath, protecting: protected)
             guard aw_exchange_paths(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot replace") }
             syncDirectory(parent)
-            try keepAsSpare()
+            keepAsSpare()
         } else {
             guard rename(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot publish") }
             syncDirectory(parent)
@@ -233,14 +242,15 @@ public struct AtomicDirectory: Sendable {
 
     /// The work folder now holds the previous report: kept for the next run to write over when it
     /// carries the marker and nothing takes the spare's name (an earlier spare, or anything of
-    /// the user's, is never replaced), removed otherwise.
-    private func keepAsSpare() throws {
+    /// the user's, is never replaced), removed otherwise. The new report is published by then:
+    /// a previous report that cannot be removed stays as a leftover for the next run to remove.
+    private func keepAsSpare() {
         var info = stat()
         if lstat(workPath + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
            aw_rename_noreplace(workPath, sparePath) == 0 {
             return
         }
-        try AtomicDirectory.removeTree(workPath)
+        try? AtomicDirectory.removeTree(workPath)
     }
 
     /// Removes the work folder (a failed run publishes nothing).
@@ -267,15 +277,14 @@ public struct AtomicDirectory: Sendable {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw ReportError.errno(path, "cannot create") }
     }
 
-    /// Work folders of earlier runs that died before publishing, unless their process still runs.
+    /// Work folders of earlier runs that died before publishing, unless their process still runs;
+    /// only those holding nothing but report files (`removeTree` leaves any other).
     static func removeLeftovers(parent: String, name: String) {
         let prefix = "." + name + ".tmp-"
         var stale: [String] = []
         for (entryName, _) in entries(of: parent) {
             guard entryName.hasPrefix(prefix), let pid = Int32(entryName.dropFirst(prefix.count)) else { continue }
-            let path = parent + "/" + entryName
-            guard ReportFolder.isReportWork(path) else { continue }
-            if pid == getpid() || kill(pid, 0) != 0 { stale.append(path) }
+            if pid == getpid() || !ProcessLiveness.isAlive(pid) { stale.append(parent + "/" + entryName) }
         }
         for path in stale { try? removeTree(path) }
     }
@@ -319,17 +328,21 @@ public struct AtomicDirectory: Sendable {
         return (folders, others)
     }
 
-    /// Removes a file, or a folder with everything in it: the files by several threads
+    /// Removes a report's work folder with everything in it: the files by several threads
     /// (`FileFanOut`), then the folders, deepest first. The report marker goes last: a folder
-    /// whose removal is cut short stays recognisable.
+    /// whose removal is cut short stays recognisable. A folder holding anything a report does not
+    /// write (`ReportFolder.isReportFile`), or a path that is not a folder, is left whole and the
+    /// error names it: nothing areawatch did not write is ever deleted.
     static func removeTree(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            guard unlink(path) == 0 else { throw ReportError.errno(path, "cannot remove") }
-            return
+            throw ReportError(path: path, message: "not a report work folder; left in place")
         }
         let (folders, others) = tree(path)
+        if let foreign = ReportFolder.firstForeignEntry(folders: folders, others: others) {
+            throw ReportError(path: path, message: "holds \(foreign), which areawatch does not write; left in place")
+        }
         let hasMarker = others.contains(ReportFolder.markerName)
         let files = others.filter { $0 != ReportFolder.markerName }.map { path + "/" + $0 }
         @Sendable func remove(_ file: String) throws {

@@ -32,6 +32,34 @@ public struct InputSummary: Sendable, Equatable {
     }
 }
 
+/// Where the rejects of a report's inputs are and how many each file had, by SPEC §3 reason
+/// (summary.json `rejects`): files without a reject are not listed.
+public struct RejectsSummary: Sendable, Equatable {
+    public struct File: Sendable, Equatable {
+        public var path: String
+        public var sha256: String
+        public var byReason: [String: Int]
+
+        public init(path: String, sha256: String, byReason: [String: Int]) {
+            self.path = path
+            self.sha256 = sha256
+            self.byReason = byReason
+        }
+
+        public var rejected: Int { byReason.values.reduce(0, +) }
+    }
+
+    /// The rejects file; nil when none was written (`report --input` without `--rejects`, or a
+    /// store whose rejects were never written from its table).
+    public var path: String?
+    public var files: [File]
+
+    public init(path: String?, files: [File]) {
+        self.path = path
+        self.files = files
+    }
+}
+
 /// Named areas with their results and the property that names them.
 public struct AreaReport: Sendable {
     public var result: AreaResult
@@ -70,6 +98,8 @@ public struct ReportContent: Sendable {
     public var changes: ReportChanges?
     /// Emerging hot spots (`--ehsa`, SPEC §13); nil when not asked for.
     public var ehsa: EHSAReport? = nil
+    /// Where the inputs' rejects are (summary.json `rejects`).
+    public var rejects = RejectsSummary(path: nil, files: [])
 
     public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
                 disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,

@@ -9,48 +9,104 @@ public struct ReportFolderRefused: Error, Sendable, CustomStringConvertible {
 }
 
 /// Which folders a report may replace (SPEC §8): one that does not exist, an empty one, or a
-/// report folder areawatch wrote — it carries the marker file. Never a folder that holds the
-/// store, an inbox, a rejects file or an input, whatever it carries.
+/// report folder areawatch wrote — it carries the marker file and holds nothing but what a report
+/// writes. Never a folder whose replacement would remove the store, an inbox, a rejects file or
+/// an input: neither DIR itself nor the folders publishing DIR removes or renames (`.DIR.spare`,
+/// `.DIR.tmp-*`) may hold one.
 public enum ReportFolder {
     /// Written first into every report folder.
     public static let markerName = ".areawatch-report"
     static let markerText = "Written by areawatch: this folder is replaced whole by the next report written to it.\n"
 
-    /// Report folders of versions before the marker: only files areawatch writes, and its summary.
-    static let legacyEntries: Set<String> = [
-        "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
-        "tiles", "grid.pmtiles", "ehsa.csv", "ehsa.geojson", "summary.json", "report.html",
+    /// The files a report writes at the top of its folder; below it only `tiles/` (`isReportEntry`).
+    static let topFiles: Set<String> = [
+        markerName, "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
+        "grid.pmtiles", "ehsa.csv", "ehsa.geojson", "summary.json", "report.html",
     ]
 
     /// Throws `ReportFolderRefused` unless `path` may be replaced; `protected` are paths (files
-    /// or folders, existing or not) that must not be inside it or equal to it.
-    public static func checkReplaceable(_ path: String, protecting protected: [String]) throws {
-        let target = canonical(path)
-        for p in protected where !p.isEmpty {
-            let c = canonical(p)
-            if c == target || c.hasPrefix(target == "/" ? "/" : target + "/") {
-                throw ReportFolderRefused(path: path, reason: "it holds \(p)")
-            }
-        }
+    /// or folders, existing or not) that must not be inside it, its spare or its work folders.
+    public static func checkReplaceable(_ given: String, protecting protected: [String]) throws {
+        try checkProtected(given, protecting: protected)
+        // Without the trailing slash: `lstat("link/")` would follow a link.
+        let path = trimmed(given)
         var info = stat()
         guard lstat(path, &info) == 0 else { return }  // absent: created
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw ReportFolderRefused(path: path, reason: (info.st_mode & S_IFMT) == S_IFLNK
                                       ? "it is a symbolic link, not a report folder" : "it is not a folder")
         }
-        let entries = entryNames(path)
-        if entries.isEmpty || entries.contains(markerName) { return }
-        if entries.contains("summary.json"), entries.allSatisfy({ legacyEntries.contains($0) }) { return }
-        throw ReportFolderRefused(
-            path: path, reason: "it is not empty and is not a report folder areawatch wrote (no \(markerName) marker); "
-                + "choose a new or empty folder")
+        let (folders, others) = AtomicDirectory.tree(path)
+        if folders.isEmpty && others.isEmpty { return }
+        guard lstat(path + "/" + markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ReportFolderRefused(
+                path: path, reason: "it is not empty and is not a report folder areawatch wrote "
+                    + "(no \(markerName) marker file); choose a new or empty folder")
+        }
+        if let foreign = firstForeignEntry(folders: folders, others: others) {
+            throw ReportFolderRefused(
+                path: path, reason: "it holds \(foreign), which areawatch does not write; "
+                    + "move it out of the folder or choose another folder")
+        }
     }
 
-    /// Whether a leftover work folder (`.NAME.tmp-PID`) is areawatch's: empty, marked, or holding
-    /// only report files (an earlier version's, or one whose removal was cut short).
+    /// The protected-path part of `checkReplaceable`: no protected path may be DIR, `.DIR.spare`,
+    /// a `.DIR.tmp-*` work folder, or anything inside one of them (compared with links resolved).
+    static func checkProtected(_ path: String, protecting protected: [String]) throws {
+        let target = canonical(trimmed(path))
+        let (parent, name) = AtomicDirectory.split(target)
+        let parentPrefix = parent == "/" ? "/" : parent + "/"
+        for p in protected where !p.isEmpty {
+            let c = canonical(p)
+            if c == target || c.hasPrefix(target == "/" ? "/" : target + "/") {
+                throw ReportFolderRefused(path: path, reason: "it holds \(p)")
+            }
+            guard c.hasPrefix(parentPrefix) else { continue }
+            let child = c.dropFirst(parentPrefix.count).prefix { $0 != "/" }
+            if child == "." + name + ".spare" || child.hasPrefix("." + name + ".tmp-") {
+                throw ReportFolderRefused(
+                    path: path, reason: "\(p) is inside \(parentPrefix)\(child), which publishing the report replaces "
+                        + "or removes")
+            }
+        }
+    }
+
+    /// Whether `relative` (a path inside a report folder) names a file a report writes: one of
+    /// `topFiles`, `tiles/tilejson.json` or a tile `tiles/Z/X/Y.json`.
+    static func isReportFile(_ relative: String) -> Bool {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1: return topFiles.contains(relative)
+        case 2: return parts[0] == "tiles" && parts[1] == "tilejson.json"
+        case 4:
+            return parts[0] == "tiles" && isNumber(parts[1]) && isNumber(parts[2]) && parts[3].hasSuffix(".json")
+                && isNumber(parts[3].dropLast(5))
+        default: return false
+        }
+    }
+
+    /// Whether `relative` names a folder a report writes: `tiles`, `tiles/Z`, `tiles/Z/X`.
+    static func isReportFolder(_ relative: String) -> Bool {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        return parts[0] == "tiles" && parts.count <= 3 && parts.dropFirst().allSatisfy(isNumber)
+    }
+
+    private static func isNumber(_ text: Substring) -> Bool {
+        !text.isEmpty && text.count <= 10 && text.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+
+    /// The first entry of a tree (`AtomicDirectory.tree`) that a report does not write, or nil.
+    /// Names decide: a link or special file under a report file's name is not areawatch's
+    /// either, but unlinking it loses no data (it is unlinked, never written through).
+    static func firstForeignEntry(folders: [String], others: [String]) -> String? {
+        folders.first { !isReportFolder($0) } ?? others.first { !isReportFile($0) }
+    }
+
+    /// Whether a leftover work folder (`.NAME.tmp-PID`) holds nothing but report files (marked
+    /// or not: the marker may be missing in one whose making or removal was cut short).
     static func isReportWork(_ path: String) -> Bool {
-        let entries = entryNames(path)
-        return entries.contains(markerName) || entries.allSatisfy { legacyEntries.contains($0) }
+        let (folders, others) = AtomicDirectory.tree(path)
+        return firstForeignEntry(folders: folders, others: others) == nil
     }
 
     /// The marker's content (a work folder gets it before anything else).
@@ -58,9 +114,15 @@ public enum ReportFolder {
         try BufferedFile.write(markerText, to: folder + "/" + markerName)
     }
 
+    static func trimmed(_ path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
+    }
+
     /// Absolute path with links resolved as far as the path exists (`realpath` of the longest
     /// existing prefix, then the rest as written).
-    static func canonical(_ path: String) -> String {
+    public static func canonical(_ path: String) -> String {
         var existing = path.isEmpty ? "." : path
         var rest: [String] = []
         while true {
@@ -81,18 +143,5 @@ public enum ReportFolder {
             if parent == existing { return path }
             existing = parent
         }
-    }
-
-    static func entryNames(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 }

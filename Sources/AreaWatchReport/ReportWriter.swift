@@ -152,6 +152,7 @@ enum Summary {
                 ("years", .object(zip(c.totals.years, c.totals.yearCounts).map { (String($0), .int($1)) })),
             ])),
             ("rejects_by_reason", .object(c.rejectsByReason.map { ($0.0, .int($0.1)) })),
+            ("rejects", rejects(c.rejects)),
             ("excluded_future", .int(c.totals.excludedFuture)),
             ("grid", .object([
                 ("cells", .int(published.cells.count)),
@@ -176,6 +177,23 @@ enum Summary {
         members.append(("files", .object(files.map { ($0.0, .int(Int($0.1))) })))
         members.append(("timings_s", .object(timings.map { ($0.0, .fixed($0.1, decimals: 3)) })))
         return .object(members)
+    }
+}
+
+extension Summary {
+    /// `rejects`: the rejects file (null when none was written) and each file's rejects by reason.
+    static func rejects(_ r: RejectsSummary) -> JSONValue {
+        .object([
+            ("path", .optional(r.path)),
+            ("rejected", .int(r.files.reduce(0) { $0 + $1.rejected })),
+            ("files", .array(r.files.map { file in
+                .object([
+                    ("path", .string(file.path)), ("sha256", .string(file.sha256)), ("rejected", .int(file.rejected)),
+                    ("rejects_by_reason",
+                     .object(file.byReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+                ])
+            })),
+        ])
     }
 }
 

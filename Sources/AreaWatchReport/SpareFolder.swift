@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import CAreaWatchSystem
 
 /// The folder a replaced report leaves beside the final name (`.NAME.spare`), taken as the next
 /// report's work folder. A file both reports have is written over in place and cut to its new
@@ -25,34 +26,55 @@ final class SpareFolder: Sendable {
         parent + "/." + name + ".spare"
     }
 
-    /// Renames the spare to `work` when it is one areawatch left (a folder, not a link, holding
-    /// the marker) and lists it. Anything in it that must not be written through is unlinked
-    /// first: a symbolic link, or a file with other links (a backup made with hard links would
-    /// otherwise see its copy change). Nil when there is no spare; throws when one was taken but
-    /// could not be made safe (the caller then starts from an empty folder).
+    /// Renames the spare to `work` when it is one areawatch left — a folder, not a link, holding
+    /// the marker and nothing but what a report writes (`ReportFolder.isReportFile`) — and lists
+    /// it. A spare holding anything else (the user's files, a store) is not taken: it is left
+    /// where it is, untouched. Anything in it that must not be written through is unlinked: a
+    /// symbolic link, or a file with other links (a backup made with hard links would otherwise
+    /// see its copy change); under a report file's name, so no data goes with it. Nil when there
+    /// is no spare to take; throws when one was taken but could not be made safe (the caller
+    /// then starts from an empty folder).
     static func take(_ spare: String, as work: String) throws -> SpareFolder? {
         var info = stat()
         guard lstat(spare, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR,
               lstat(spare + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              rename(spare, work) == 0 else { return nil }
+              ReportFolder.isReportWork(spare), rename(spare, work) == 0 else { return nil }
         // What was renamed must still be that folder (not a link put there in between).
         guard lstat(work, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             unlink(work)
             return nil
         }
         let (folders, others) = AtomicDirectory.tree(work)
+        if ReportFolder.firstForeignEntry(folders: folders, others: others) != nil {
+            // Something was put into the spare between the check and the rename: given back.
+            if aw_rename_noreplace(work, spare) != 0 {
+                throw ReportError(path: work, message: "the spare report folder changed while it was taken; left here")
+            }
+            return nil
+        }
+        // The marker first, so that the folder is never without one for longer than a write.
+        try keepMarkerSafe(in: work)
         var files: [String] = []
-        // The marker is checked too: it is written over like the rest (and made anew if unlinked).
-        for child in others {
+        for child in others where child != ReportFolder.markerName {
             let full = work + "/" + child
             var entry = stat()
             if lstat(full, &entry) == 0, (entry.st_mode & S_IFMT) == S_IFREG, entry.st_nlink == 1 {
-                if child != ReportFolder.markerName { files.append(child) }
+                files.append(child)
             } else if unlink(full) != 0 && errno != ENOENT {
                 throw ReportError.errno(full, "cannot remove from the spare report folder")
             }
         }
         return SpareFolder(files: files, folders: folders)
+    }
+
+    /// A marker with other links (or not a plain file) is replaced by a new one, not written
+    /// through (the work folder's marker is written over right after).
+    private static func keepMarkerSafe(in work: String) throws {
+        let marker = work + "/" + ReportFolder.markerName
+        var entry = stat()
+        guard lstat(marker, &entry) != 0 || (entry.st_mode & S_IFMT) != S_IFREG || entry.st_nlink != 1 else { return }
+        guard unlink(marker) == 0 || errno == ENOENT else { throw ReportError.errno(marker, "cannot remove") }
+        try ReportFolder.writeMarker(into: work)
     }
 
     /// Records a file or folder (relative to the work folder) the new report writes.

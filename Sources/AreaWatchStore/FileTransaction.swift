@@ -211,8 +211,10 @@ public final class FileTransaction: IncidentSink {
         if try statement.step() { updatedRowids.append(statement.int64(0)) }
     }
 
-    /// Rebuilds what bulk mode dropped, logs the file and commits.
-    public func commit(_ entry: IngestLogEntry) throws {
+    /// Rebuilds what bulk mode dropped, logs the file, stores its rejects (replacing those of an
+    /// earlier ingest of the same bytes) and commits: the file's records, log row and rejects are
+    /// in the store together or not at all.
+    public func commit(_ entry: IngestLogEntry, rejects: RejectRows? = nil) throws {
         let db = store.db
         if let chunks {
             try chunks.drain()
@@ -242,6 +244,7 @@ public final class FileTransaction: IncidentSink {
                           .text(entry.rejectsByReason)])
             try log.run()
         }
+        try store.replaceRejects(sha256: entry.sha256, rows: rejects)
         try store.advanceStamp()
         beforeCommit?(self)
         insertedColumns = nil

@@ -5,7 +5,7 @@ import AreaWatchCore
 import CSQLite
 
 /// The areawatch store (SPEC §5): an SQLite + SpatiaLite database holding `incidents` with a
-/// POINT geometry and spatial index, and the `ingests` log. See docs/SCHEMA.md.
+/// POINT geometry and spatial index, the `ingests` log and the files' `rejects`. See docs/SCHEMA.md.
 public final class IncidentStore {
     public let path: String
     /// The connection; replaced once when a staged store is published (`publishIfStaged`).
@@ -226,6 +226,7 @@ public final class IncidentStore {
                 throw StoreError(path: path, code: .error, message: "SpatiaLite could not add the geometry column")
             }
             try createSecondaryIndexes()
+            try db.execute(IncidentStore.rejectsSchemaSQL)
             try db.execute("PRAGMA user_version = \(IncidentStore.schemaVersion)")
             try db.execute("COMMIT")
         } catch {

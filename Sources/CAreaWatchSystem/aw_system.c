@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <unistd.h>
 #include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
 #include "aw_system.h"
 
 /// renameat2 with `flags`; ENOSYS where the C library has no renameat2.
@@ -32,6 +35,22 @@ int aw_rename_noreplace(const char *from, const char *to) {
 
 int aw_sync_filesystem(int fd) {
     return syncfs(fd);
+}
+
+int aw_open_unnamed_file(const char *folder) {
+#ifdef O_TMPFILE
+    int fd = open(folder, O_RDWR | O_CLOEXEC | O_TMPFILE, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+#endif
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/.areawatch-spool-XXXXXX", folder);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int named = mkostemp(path, O_CLOEXEC);
+    if (named >= 0) unlink(path);
+    return named;
 }
 
 int aw_start_writeback(int fd, long long offset, long long length) {

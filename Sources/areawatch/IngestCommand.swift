@@ -43,6 +43,7 @@ enum IngestTable {
         }
         var text = Table.render(rows)
         text += "\nrejects: \(outcome.rejectsWritten) written to \(TerminalText.escaped(outcome.rejectsPath))"
+            + " (every file the store holds)"
         return text
     }
 }

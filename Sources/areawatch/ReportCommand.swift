@@ -10,11 +10,21 @@ extension AreaWatch {
         @OptionGroup var source: SourceOptions
         @OptionGroup var query: QuerySettings
         @OptionGroup var report: ReportSettings
+        @Option(help: "With --input: write the rejected records here (source,record,id,reason,excerpt).")
+        var rejects: String?
+
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            if rejects != nil && source.input.isEmpty {
+                throw ValidationError("--rejects is for --input: a store's rejects file is written by ingest and run")
+            }
+        }
+
         func run() throws {
-            let result = try ReportJob.run(ReportRequest(source: source.source, query: query, report: report),
-                                           progress: ProgressReporter(quiet: output.quiet))
+            var request = ReportRequest(source: source.source, query: query, report: report)
+            request.rejectsPath = rejects
+            let result = try ReportJob.run(request, progress: ProgressReporter(quiet: output.quiet))
             print(ReportOutput.text(result, out: report.out))
         }
     }

@@ -80,7 +80,8 @@ struct IngestCommandTests {
         // The rejects file: beside the store, RFC 4180, one row per rejected record.
         let rejectsPath = tmp.sub("store-rejects.csv")
         let totalRejects = police.rejectedLines.count + watchme.rejected.count
-        #expect(table.rejectsLine == "rejects: \(totalRejects) written to \(rejectsPath)", "\(first)")
+        #expect(table.rejectsLine == "rejects: \(totalRejects) written to \(rejectsPath) (every file the store holds)",
+                "\(first)")
         let rejects = StrictCSV.parse(try readBytes(rejectsPath))
         #expect(rejects.violations.isEmpty, "\(rejects.violations)")
         #expect(rejects.header == ["source", "record", "id", "reason", "excerpt"])

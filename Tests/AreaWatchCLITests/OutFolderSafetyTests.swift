@@ -37,7 +37,7 @@ struct OutFolderSafetyTests {
         #expect(listFolder(tmp.sub("d")) == ["in.csv"])
     }
 
-    @Test("a folder of other files, or a symbolic link: refused; an empty folder: written")
+    @Test("a folder of other files, a link, or a report folder holding a user's file: refused; an empty one: written")
     func foreignFolders() throws {
         let tmp = try TempDir()
         let input = try tmp.file("in.csv", Self.csv)
@@ -54,21 +54,56 @@ struct OutFolderSafetyTests {
         try tmp.folder("empty")
         try areawatchOK(["report", "--input", input, "--out", tmp.sub("empty"), "--as-of", Datasets.asOf, "--quiet"])
         #expect(exists(tmp.sub("empty/grid.csv")) && exists(tmp.sub("empty/.areawatch-report")))
-        // Its own folder is replaced on the next run; a file dropped into it makes it foreign.
+        // Its own folder is replaced on the next run; a file dropped into it is not areawatch's:
+        // the folder is then refused, the file and the report left as they were.
         try areawatchOK(["report", "--input", input, "--out", tmp.sub("empty"), "--as-of", Datasets.asOf, "--quiet"])
         try tmp.file("empty/mine.txt", "analyst's notes")
+        let before = try readTree(tmp.sub("empty"))
         let again = try areawatch(["report", "--input", input, "--out", tmp.sub("empty"), "--as-of", Datasets.asOf])
-        #expect(again.status == 0, "a report folder with the marker is areawatch's: \(again)")
+        #expect(again.status == 1 && again.stderr.contains("mine.txt") && again.stderr.contains("does not write"),
+                "\(again)")
+        #expect(try readTree(tmp.sub("empty")) == before)
     }
 
-    @Test("a report folder of an earlier version (no marker, only report files) is replaced")
-    func legacyReportFolder() throws {
+    /// The attack of the first data-loss item: a folder of the user's own files named like report
+    /// files, with no marker, was replaced (exit 0) and the files were gone, no spare left.
+    @Test("a folder without the marker is refused whatever names it holds (summary.json, tiles/ with other files)")
+    func reportLikeFolderWithoutMarker() throws {
         let tmp = try TempDir()
         let input = try tmp.file("in.csv", Self.csv)
-        try areawatchOK(["report", "--input", input, "--out", tmp.sub("old"), "--as-of", Datasets.asOf, "--quiet"])
-        removeItem(tmp.sub("old/.areawatch-report"))
-        try areawatchOK(["report", "--input", input, "--out", tmp.sub("old"), "--as-of", Datasets.asOf, "--quiet"])
-        #expect(exists(tmp.sub("old/.areawatch-report")))
+        try tmp.file("mine/summary.json", "{\"my\": \"own summary\"}\n")
+        try tmp.file("mine/grid.csv", "my,own,grid\n")
+        try tmp.file("mine/tiles/12/2000/1300.json", "{}")
+        try tmp.file("mine/tiles/holiday.jpg", "a photo")
+        let before = try readTree(tmp.path)
+        let r = try areawatch(["report", "--input", input, "--out", tmp.sub("mine"), "--as-of", Datasets.asOf])
+        #expect(r.status == 1 && r.stderr.contains("no .areawatch-report marker"), "\(r)")
+        #expect(try readTree(tmp.path) == before, "the refused report changed files")
+        #expect(listFolder(tmp.path) == ["in.csv", "mine"], "a spare or work folder was left: \(listFolder(tmp.path))")
+
+        // Only report files, but still no marker (what earlier versions accepted): refused too.
+        removeItem(tmp.sub("mine/tiles/holiday.jpg"))
+        let reportNames = try areawatch(["report", "--input", input, "--out", tmp.sub("mine"),
+                                         "--as-of", Datasets.asOf])
+        #expect(reportNames.status == 1, "\(reportNames)")
+        #expect(try readText(tmp.sub("mine/summary.json")) == "{\"my\": \"own summary\"}\n")
+    }
+
+    @Test("a marker that is a symbolic link or a folder does not make a folder areawatch's")
+    func markerMustBeAPlainFile() throws {
+        let tmp = try TempDir()
+        let input = try tmp.file("in.csv", Self.csv)
+        let elsewhere = try tmp.file("elsewhere-marker", "Written by areawatch\n")
+        try tmp.file("linked/notes.txt", "keep")
+        #expect(symlink(elsewhere, tmp.sub("linked/.areawatch-report")) == 0)
+        try tmp.file("nested/notes.txt", "keep")
+        try tmp.folder("nested/.areawatch-report")
+        for name in ["linked", "nested"] {
+            let before = try readTree(tmp.sub(name))
+            let r = try areawatch(["report", "--input", input, "--out", tmp.sub(name), "--as-of", Datasets.asOf])
+            #expect(r.status == 1 && r.stderr.contains("marker"), "\(name): \(r)")
+            #expect(try readTree(tmp.sub(name)) == before)
+        }
     }
 
     @Test("run: out holding the store, the inbox or the rejects file is refused before anything changes", arguments: [

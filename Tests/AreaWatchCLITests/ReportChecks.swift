@@ -380,8 +380,8 @@ func modelProblems(csv: GridCSV, model: ModelGrid) -> [String] {
 func summaryProblems(_ bytes: [UInt8], csv: GridCSV, features: Int, model: ModelGrid?, report: [String: [UInt8]]) -> [String] {
     var problems: [String] = []
     guard let s = try? JSON.parse(bytes) else { return ["summary.json: not JSON"] }
-    let order = ["engine", "as_of", "parameters", "source", "inputs", "totals", "rejects_by_reason", "excluded_future", "grid", "areas",
-                 "points_of_interest", "breakdown", "tiles", "files", "timings_s"]
+    let order = ["engine", "as_of", "parameters", "source", "inputs", "totals", "rejects_by_reason", "rejects",
+                 "excluded_future", "grid", "areas", "points_of_interest", "breakdown", "tiles", "files", "timings_s"]
     let keys = s.keys
     if keys != order.filter({ keys.contains($0) }) || !["engine", "as_of", "parameters", "totals", "grid", "timings_s"].allSatisfy(keys.contains) {
         problems.append("summary.json members \(keys)")

@@ -16,6 +16,11 @@ struct SpareFolderTests {
          "--tile-zooms", "10-14", "--ehsa", "--poi", Datasets.poi, "--group-by", "category", "--quiet"]
     }
 
+    /// Process ids above the kernel's limit belong to no process.
+    static func pidMax() throws -> Int {
+        Int(try readText("/proc/sys/kernel/pid_max").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 4_194_304
+    }
+
     static func narrow(_ out: String) -> [String] {
         ["report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf, "--precision", "6",
          "--radius", "500", "--tile-zooms", "12-13", "--quiet"]
@@ -99,5 +104,108 @@ struct SpareFolderTests {
         #expect(mkdir(spare, 0o755) == 0)
         try areawatchOK(Self.narrow(out))
         #expect(exists(spare) && listFolder(spare).isEmpty, "an empty folder of the user's was replaced: \(listFolder(spare))")
+    }
+
+    /// The second data-loss item: a store inside the spare (`.DIR.spare/store.db`, used with
+    /// --db) was deleted by the next report to DIR (exit 0).
+    @Test("a store inside the spare: a report naming it is refused; one that does not is written, the spare left alone")
+    func storeInsideTheSpare() throws {
+        let tmp = try TempDir()
+        let parent = tmp.sub("reports"), out = parent + "/latest", spare = parent + "/.latest.spare"
+        try areawatchOK(Self.narrow(out))
+        try areawatchOK(Self.narrow(out))
+        #expect(exists(spare + "/.areawatch-report"), "the second run left no spare")
+        let db = spare + "/store.db"
+        try areawatchOK(["ingest", Datasets.police[2], "--db", db, "--quiet"])
+        let store = try StoreProbe.snapshot(db)
+        let before = try readTree(parent)
+
+        let refused = try areawatch(["report", "--db", db, "--out", out, "--as-of", Datasets.asOf,
+                                     "--tile-zooms", "12-13"])
+        #expect(refused.status == 1 && refused.stderr.contains(".latest.spare"), "\(refused)")
+        #expect(try readTree(parent) == before, "the refused report changed files")
+
+        // A report that does not name the store: the spare holds files a report does not write,
+        // so it is neither taken nor removed; the report is what a fresh run publishes.
+        try areawatchOK(Self.narrow(out))
+        #expect(try StoreProbe.snapshot(db) == store)
+        #expect(listFolder(spare).contains("store.db") && listFolder(spare).contains("store-rejects.csv"),
+                "\(listFolder(spare))")
+        try areawatchOK(Self.narrow(tmp.sub("fresh")))
+        #expect(reportDifferences(try readTree(out), try readTree(tmp.sub("fresh"))).isEmpty)
+        #expect(listFolder(parent) == [".latest.spare", "latest"], "\(listFolder(parent))")
+        let check = try areawatch(["check", "--db", db])
+        #expect(check.status == 0, "\(check)")
+    }
+
+    /// The nightly job's store, inbox or rejects file inside the spare its report would take.
+    @Test("run: a store, inbox or rejects file inside the spare is refused before anything changes",
+          arguments: ["store", "inbox", "rejects"])
+    func runPathsInsideTheSpare(_ kind: String) throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("reports/latest"), spare = tmp.sub("reports/.latest.spare")
+        try areawatchOK(Self.narrow(out))
+        try areawatchOK(Self.narrow(out))
+        #expect(exists(spare + "/.areawatch-report"), "no spare to take")
+        let files = try GeneratedData.write([("s1", 300)], into: tmp.sub("inbox"), seed: 4)
+        let store = kind == "store" ? "reports/.latest.spare/x.db" : "x.db"
+        let inbox = kind == "inbox" ? "reports/.latest.spare/inbox" : "inbox"
+        if kind == "inbox" { try copyItem(tmp.sub("inbox"), spare + "/inbox") }
+        try areawatchOK(["ingest", files[0].path, "--db", tmp.sub(store), "--quiet"])
+        let rejects = kind == "rejects" ? "rejects = \"reports/.latest.spare/r.csv\"\n" : ""
+        if kind == "rejects" { try tmp.file("reports/.latest.spare/r.csv", "source,record,id,reason,excerpt\n") }
+        let config = try tmp.file("job.toml", """
+            store = "\(store)"
+            out = "reports/latest"
+            [inbox]
+            folder = "\(inbox)"
+            [ingest]
+            \(rejects)[query]
+            as_of = "\(Datasets.asOf)"
+            [report]
+            precision = 6
+            tile_zooms = "12-13"
+
+            """)
+        let before = try readTree(tmp.path)
+        let r = try areawatch(["run", "--config", config])
+        #expect(r.status == 1 && r.stderr.contains(".latest.spare"), "\(r)")
+        #expect(try readTree(tmp.path) == before, "the refused run changed files")
+    }
+
+    @Test("an input or areas file inside a work folder's name (.DIR.tmp-*) or the spare: refused, nothing touched")
+    func inputsInsideWorkFolders() throws {
+        let tmp = try TempDir()
+        let parent = tmp.sub("reports"), out = parent + "/latest"
+        let csv = "id,lat,lon,time\na,53.72,-1.86,2018-05-01\n"
+        let inWork = try tmp.file("reports/.latest.tmp-kept/in.csv", csv)
+        let inSpare = try tmp.file("reports/.latest.spare/in.csv", csv)
+        let before = try readTree(tmp.path)
+        for input in [inWork, inSpare] {
+            let r = try areawatch(["report", "--input", input, "--out", out, "--as-of", Datasets.asOf])
+            #expect(r.status == 1 && r.stderr.contains("refusing to replace"), "\(r)")
+            let areas = try areawatch(["report", "--input", Datasets.police[2], "--areas", input, "--out", out,
+                                       "--as-of", Datasets.asOf])
+            #expect(areas.status == 1 && areas.stderr.contains("refusing to replace"), "\(areas)")
+        }
+        #expect(try readTree(tmp.path) == before)
+        #expect(!exists(out))
+    }
+
+    @Test("a leftover work folder of an ended process is removed only when it holds nothing but report files")
+    func leftoversOfEndedRuns() throws {
+        let tmp = try TempDir()
+        let parent = tmp.sub("reports"), out = parent + "/latest"
+        let pidMax = try Self.pidMax()
+        try areawatchOK(Self.narrow(tmp.sub("fresh")))
+        try tmp.folder("reports")
+        let reportOnly = parent + "/.latest.tmp-\(pidMax + 1)", mixed = parent + "/.latest.tmp-\(pidMax + 2)"
+        try copyItem(tmp.sub("fresh"), reportOnly)
+        try copyItem(tmp.sub("fresh"), mixed)
+        try tmp.file("reports/.latest.tmp-\(pidMax + 2)/tiles/notes.txt", "mine\n")
+        try areawatchOK(Self.narrow(out))
+        #expect(!exists(reportOnly), "a leftover of report files only was kept")
+        #expect(try readText(mixed + "/tiles/notes.txt") == "mine\n", "a leftover holding another file was removed")
+        #expect(exists(mixed + "/grid.csv"), "the leftover was emptied around the user's file")
     }
 }

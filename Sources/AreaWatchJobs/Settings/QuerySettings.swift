@@ -10,10 +10,11 @@ public struct QuerySettings: ParsableArguments, Sendable {
     @Option(help: "The as-of instant (ISO 8601); default now, truncated to the second.")
     public var asOf: Instant?
 
-    @Option(help: "Radius in metres, within (0, 50000].")
+    @Option(parsing: .unconditional, help: "Radius in metres, within (0, 50000].")
     public var radius = Decimal(1000)
 
-    @Option(help: "Class bounds: below the first is safe, below the second medium, else dangerous.")
+    @Option(parsing: .unconditional,
+            help: "Class bounds: below the first is safe, below the second medium, else dangerous.")
     public var thresholds = Thresholds.standard
 
     @Option(name: [.customLong("category"), .customLong("categories")], help: "Only incidents of this category (repeatable).")

@@ -19,10 +19,10 @@ public struct ReadingSettings: ParsableArguments, Sendable {
     @Option(help: "Keys of records without an id: snapshot (a full export, default) or append (a delta feed).")
     public var idless: IdlessMode = .snapshot
 
-    @Option(help: "A record larger than this many bytes is rejected as malformed_record.")
+    @Option(parsing: .unconditional, help: "A record larger than this many bytes is rejected as malformed_record.")
     public var maxRecordBytes = 1 << 20
 
-    @Option(help: "Nesting deeper than this inside one JSON record makes it malformed_record.")
+    @Option(parsing: .unconditional, help: "Nesting deeper than this inside one JSON record makes it malformed_record.")
     public var maxJSONDepth = 64
 
     @Option(help: ArgumentHelp("Read times in this strftime-style pattern first (%Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%), e.g. '%m/%d/%Y %I:%M:%S %p' (SPEC §2.5).",
@@ -67,7 +67,7 @@ public struct IngestPolicy: ParsableArguments, Sendable {
     @Flag(help: "Re-read files whose SHA-256 was already ingested.")
     public var force = false
 
-    @Option(help: "Exit 3 when the share of rejected records exceeds this (0…1).")
+    @Option(parsing: .unconditional, help: "Exit 3 when the share of rejected records exceeds this (0…1).")
     public var maxRejectRate = Decimal(1)
 
     @Option(help: "Where to write the rejects (default: beside the store, NAME-rejects.csv).")

@@ -10,7 +10,7 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "The report folder: replaced atomically when absent, empty or a report folder areawatch wrote.")
     public var out = "reports/latest"
 
-    @Option(help: "Geohash precision of the grid cells (1…12).")
+    @Option(parsing: .unconditional, help: "Geohash precision of the grid cells (1…12).")
     public var precision = 7
 
     @Option(help: "Named areas: a GeoJSON file of Polygon/MultiPolygon features.")
@@ -25,22 +25,25 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "Breakdown by category or by an attribute (input column).")
     public var groupBy: BreakdownField?
 
-    @Option(help: "Zooms of the widget tiles, e.g. 10-14; 'none' writes no tiles.")
+    @Option(parsing: .unconditional, help: "Zooms of the widget tiles, e.g. 10-14; 'none' writes no tiles.")
     public var tileZooms = TileZooms.standard
 
-    @Option(help: "Withhold counts below this from public outputs (SPEC §10).")
+    @Option(parsing: .unconditional, help: "Withhold counts below this from public outputs (SPEC §10).")
     public var minCellCount = 1
 
-    @Option(help: "Refuse a grid estimated to have more cells than this (bounded work, SPEC §8).")
+    @Option(parsing: .unconditional,
+            help: "Refuse a grid estimated to have more cells than this (bounded work, SPEC §8).")
     public var maxCells = 5_000_000
 
-    @Option(help: "False discovery rate α: a change is a rise or fall when its Benjamini–Hochberg q is at most this (SPEC §12).")
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("False discovery rate α: a change is a rise or fall when its Benjamini–Hochberg q "
+                               + "is at most this (SPEC §12)."))
     public var fdr = Decimal(0.05)
 
     @Option(help: "Attribution written into the TileJSON and the HTML footer.")
     public var attribution = "areawatch"
 
-    @Option(help: "Worker threads for the grid (default: all cores).")
+    @Option(parsing: .unconditional, help: "Worker threads for the grid (default: all cores).")
     public var threads: Int?
 
     @Option(help: "Grid algorithm: scatter (default) or rtree (an R-tree count per cell centre).")
@@ -49,13 +52,14 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Flag(help: "Emerging hot spot analysis (SPEC §13): ehsa.csv, ehsa.geojson and a map in report.html.")
     public var ehsa = false
 
-    @Option(help: "Geohash precision of the emerging-hot-spot cells (1…12).")
+    @Option(parsing: .unconditional, help: "Geohash precision of the emerging-hot-spot cells (1…12).")
     public var ehsaPrecision = 6
 
-    @Option(help: "Monthly steps of the emerging-hot-spot cube (10…1200).")
+    @Option(parsing: .unconditional, help: "Monthly steps of the emerging-hot-spot cube (10…1200).")
     public var ehsaSteps = 24
 
-    @Option(help: "Benjamini–Hochberg level at which a bin is a hot or cold spot, in (0, 1).")
+    @Option(parsing: .unconditional,
+            help: "Benjamini–Hochberg level at which a bin is a hot or cold spot, in (0, 1).")
     public var ehsaAlpha = Decimal(0.05)
 
     public init() {}

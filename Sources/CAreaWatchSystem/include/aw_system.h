@@ -12,6 +12,11 @@ int aw_rename_noreplace(const char *from, const char *to);
 /// Flushes the whole filesystem holding `fd` (Linux syncfs). Returns 0 or -1 with errno.
 int aw_sync_filesystem(int fd);
 
+/// Opens a new file without a name in `folder` for reading and writing (Linux O_TMPFILE), or,
+/// where the file system has no such files, one made by mkostemp and unlinked at once: nothing of
+/// it outlives the process. Close-on-exec. Returns the descriptor, or -1 with errno set.
+int aw_open_unnamed_file(const char *folder);
+
 /// Starts writing a byte range of `fd` to disk without waiting for it (Linux sync_file_range
 /// with SYNC_FILE_RANGE_WRITE; length 0 means to the end). Returns 0 or -1 with errno.
 int aw_start_writeback(int fd, long long offset, long long length);
