@@ -52,6 +52,16 @@ final class CSVRecordSource: RecordSource {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "not a CSV or JSON file (the first line is not a readable CSV header)")
         }
+        // One field is no incident file (coordinates and a time take two columns at least), and
+        // its first line is not shown: it may be any file's content (a password file's first
+        // entry), not a header anyone wrote for areawatch.
+        guard scanner.fieldCount > 1 else {
+            let delimiterName = delimiter == 9 ? "tab" : "'\(Character(UnicodeScalar(delimiter)))'"
+            throw InputError(file: path, position: "line \(scanner.recordLine)",
+                             message: "not a CSV file of incidents: its first line is one field when split at "
+                                + "\(delimiterName) (not shown); a CSV header names the coordinate and time columns "
+                                + "(--delimiter gives the separator)")
+        }
         let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
         let assignment = FieldAssignment(names: header, overrides: options.columns)
         if let point = options.columns.names[.point], assignment.column(.point) < 0 {
