@@ -70,6 +70,7 @@ struct UsageTests {
         ["lookup", "--tiles", "t", "--lat", "-91", "--lon", "0"],
         ["ingest", "x.csv", "--column", "time=+"],
         ["ingest", "x.csv", "--column", "colour=Red"],
+        ["ingest", "x.csv", "--timezone", "posix/Europe/London"],
     ])
     func usageError(_ arguments: [String]) throws {
         let tmp = try TempDir()
