@@ -34,7 +34,8 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
             switch u {
             case "\n": out.append(contentsOf: "\\n".unicodeScalars)
             case "\r": out.append(contentsOf: "\\r".unicodeScalars)
-            case _ where isBreaking(u): out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
+            case _ where isBreaking(u):
+                out.append(contentsOf: "\\u{\(String(u.value, radix: 16, uppercase: true))}".unicodeScalars)
             default: out.append(u)
             }
         }

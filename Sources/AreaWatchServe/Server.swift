@@ -90,8 +90,9 @@ public enum Server {
                      acceptEncoding: r.headers[.acceptEncoding], ifNoneMatch: r.headers[.ifNoneMatch], host: r.head.authority)
     }
 
-    /// One line on stderr (the server's messages; the access log goes through `AccessLog`).
+    /// One line on stderr (the server's messages; the access log goes through `AccessLog`). The
+    /// folder and host come from the command line: escaped like data.
     static func log(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
     }
 }
