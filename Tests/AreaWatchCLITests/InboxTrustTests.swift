@@ -132,6 +132,27 @@ struct InboxTrustTests {
         #expect(r.stderr.contains("inbox/latest.csv: already ingested"), "\(r)")
     }
 
+    @Test("a folder reached through a second link is walked once; the walk stops 32 folders down")
+    func secondLinkAndDepth() throws {
+        let tmp = try TempDir()
+        try tmp.file("inbox/a/x.csv", Self.incidents(["x"]))
+        try Self.symlink("a", tmp.sub("inbox/b1"))
+        try Self.symlink("a", tmp.sub("inbox/b2"))
+        let deep = (1...33).map { "d\($0)" }.joined(separator: "/")
+        let deepest = (1...32).map { "d\($0)" }.joined(separator: "/")
+        try tmp.file("inbox/" + deep + "/y.csv", Self.incidents(["y"], lat: 53.73))
+        try tmp.file("inbox/" + deepest + "/z.csv", Self.incidents(["z"], lat: 53.74))
+        let r = try areawatch(["run", "--config", try Self.job(tmp, inbox: "include = [\"*/*.csv\", \"d1/**/*.csv\"]")])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderrLines.contains { $0.hasSuffix("inbox/b2: skipped: a link to a folder already walked through "
+                                                      + tmp.sub("inbox/b1")) }, "\(r)")
+        #expect(r.stderrLines.contains { $0.hasSuffix("/d33: skipped: more than 32 folders below the inbox") }, "\(r)")
+        let stored = try StoreProbe.snapshot(tmp.sub("s.db")).ingestedFiles
+        let files = stored.map { String($0.dropFirst(tmp.sub("inbox/").count)) }
+        // b1/x.csv is the same file as a/x.csv (same SHA-256: skipped); y.csv is 34 names down.
+        #expect(files == ["a/x.csv", deepest + "/z.csv"], "\(files)")
+    }
+
     @Test("`**` matches any number of folders, none included; `*` stays within one")
     func doubleStar() throws {
         let tmp = try TempDir()
