@@ -9,7 +9,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run serve web test bench bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve screenshot deps test-deps clean
+.PHONY: all build run serve web test bench bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
 
 all: build
 
@@ -132,6 +132,11 @@ hostile-rss: build
 # descriptors asserted bounded and a probe answered throughout, in under two minutes.
 hostile-serve: build
 	python3 Benchmarks/hostile_serve.py
+
+# Every zone of the system's tzdata read by areawatch (release) and by Python's zoneinfo: 1,000
+# local times per zone, one `areawatch run` over all of them (Benchmarks/peers/timezones.py).
+peer-timezones: build
+	python3 Benchmarks/peers/timezones.py --binary $(RELEASE_BIN)
 
 # report.html of the bundled job, rendered by headless Chromium for the README, and the map of
 # `serve` (WebGL by SwiftShader) with a click answer checked against `lookup` (Benchmarks/map_check.py).

@@ -52,19 +52,25 @@ final class CSVRecordSource: RecordSource {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "not a CSV or JSON file (the first line is not a readable CSV header)")
         }
+        // One field is no incident file (coordinates and a time take two columns at least), and
+        // its first line is not shown: it may be any file's content (a password file's first
+        // entry), not a header anyone wrote for areawatch.
+        guard scanner.fieldCount > 1 else {
+            let delimiterName = delimiter == 9 ? "tab" : "'\(Character(UnicodeScalar(delimiter)))'"
+            throw InputError(file: path, position: "line \(scanner.recordLine)",
+                             message: "not a CSV file of incidents: its first line is one field when split at "
+                                + "\(delimiterName) (not shown); a CSV header names the coordinate and time columns "
+                                + "(--delimiter gives the separator)")
+        }
         let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
         let assignment = FieldAssignment(names: header, overrides: options.columns)
-        if let point = options.columns.names[.point], assignment.column(.point) < 0 {
+        if let unmatched = assignment.unmatched.first {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "CSV header has no column '\(point.prefix(80))' for --column point= (columns: \(CSVRecordSource.listing(header)))")
+                             message: CSVRecordSource.unmatchedMessage(unmatched, header: header), isUsage: true)
         }
         guard assignment.hasCoordinates else {
             throw InputError(file: path, position: "line \(scanner.recordLine)",
                              message: "CSV header has no latitude/longitude columns (columns: \(CSVRecordSource.listing(header))); name them with --column lat=NAME --column lon=NAME")
-        }
-        if let missing = assignment.missingTimePart {
-            throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "CSV header has no column '\(missing.prefix(80))' for --column time=DATE+TIME (columns: \(CSVRecordSource.listing(header)))")
         }
         let layout = CSVLayout(
             path: path, delimiter: delimiter, header: header, options: options,
@@ -92,6 +98,19 @@ final class CSVRecordSource: RecordSource {
         timePartColumn = layout.timePartColumn
         pointColumn = layout.pointColumn
         self.times = times ?? TimeReader(options: layout.options)
+    }
+
+    /// A `--column` mapping to a column the header lacks: the name, the closest column, the columns.
+    static func unmatchedMessage(_ unmatched: (mapping: String, missing: String, alreadyUsed: Bool),
+                                 header: [String]) -> String {
+        let mapping = "--column " + ClosestName.cut(unmatched.mapping)
+        let missing = ClosestName.quoted(unmatched.missing)
+        if unmatched.alreadyUsed {
+            return "\(mapping): the CSV column \(missing) already fills another field (columns: \(listing(header)))"
+        }
+        let closest = ClosestName.closest(to: unmatched.missing, among: header)
+        let hint = closest.map { "; the closest is \(ClosestName.quoted($0))" } ?? ""
+        return "\(mapping): the CSV header has no column \(missing)\(hint) (columns: \(listing(header)))"
     }
 
     /// The first column names, each cut short, for a one-line message of bounded length.

@@ -71,6 +71,19 @@ public enum FileIngester {
                           bytes: bytes, options: options, into: &sink, rejects: rejects, progress: progress)
     }
 
+    /// Whether the `--column` mappings of `options` fit the CSV header of `path`: the usage error
+    /// (`InputError.isUsage`) an ingest of the file would stop at, found before anything is
+    /// stored. Any other problem of the file is left for the ingest to report.
+    public static func checkColumnMappings(path: String, options: ReaderOptions) throws(InputError) {
+        do {
+            try InputReader.checkHeader(path: path, options: options)
+        } catch let error where error.isUsage {
+            throw error
+        } catch {
+            return
+        }
+    }
+
     /// Ingests bytes held in memory as if they were the file `name` (fuzzing and tests); every
     /// read returns at most `readLimit` bytes.
     public static func ingest<Sink: IncidentSink>(

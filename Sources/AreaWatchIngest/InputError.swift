@@ -6,11 +6,16 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// a whole is the problem.
     public let position: String
     public let message: String
+    /// The options, not the file, are at fault: a `--column` mapping names a column or member
+    /// the file does not have. Nothing of the file is kept either way; the command exits 1
+    /// (SPEC §11, usage) instead of 2.
+    public let isUsage: Bool
 
-    public init(file: String, position: String = "", message: String) {
+    public init(file: String, position: String = "", message: String, isUsage: Bool = false) {
         self.file = file
         self.position = position
         self.message = message
+        self.isUsage = isUsage
     }
 
     /// One line: `FILE: POSITION: MESSAGE`, with line breaks and other control characters of the
@@ -29,7 +34,8 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
             switch u {
             case "\n": out.append(contentsOf: "\\n".unicodeScalars)
             case "\r": out.append(contentsOf: "\\r".unicodeScalars)
-            case _ where isBreaking(u): out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
+            case _ where isBreaking(u):
+                out.append(contentsOf: "\\u{\(String(u.value, radix: 16, uppercase: true))}".unicodeScalars)
             default: out.append(u)
             }
         }

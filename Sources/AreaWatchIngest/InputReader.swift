@@ -98,6 +98,20 @@ enum InputReader {
         return (json, DetectedInput(format: .json, jsonShape: shape, compressed: source.isCompressed), source)
     }
 
+    /// The `--column` check of a CSV file's header alone, without reading its records: throws
+    /// the error `CSVRecordSource` would for the header; a JSON file is not looked into (its
+    /// mappings are checked once its records are read).
+    static func checkHeader(path: String, options: ReaderOptions) throws(InputError) {
+        let buffer = ChunkBuffer(source: try ByteSource(path: path), chunkSize: options.readWindowBytes)
+        try skipBOM(buffer)
+        guard let start = try firstSignificantByte(buffer, keepingAtMost: options.maxRecordBytes), !start.lineCut else {
+            return
+        }
+        let looksJSON = start.byte == ASCII.openBrace || start.byte == ASCII.openBracket
+        guard options.format == .csv || (options.format == nil && !looksJSON) else { return }
+        _ = try CSVRecordSource(buffer: buffer, options: options, firstLine: start.line)
+    }
+
     /// The first byte that is not whitespace. Lines of whitespace before it are released as they
     /// are passed, so memory stays bounded however many there are: `line` is the 1-based line
     /// where the kept bytes start and `lineStart` its content offset. Blanks before the byte on

@@ -5,6 +5,13 @@ import Glibc
 /// overrides) and builds the incident: the JSON counterpart of `FieldAssignment`.
 final class JSONRecordMapper {
     private let overrides: [(field: Int, name: String)]
+    /// Each override's `--column` text and the name it asks for, for a message.
+    private let overrideTexts: [(mapping: String, name: String)]
+    /// Whether any record of the file had a member of each override's name (SPEC §2.3: a mapping
+    /// no record has is a usage error, decided at the end of the file; JSON has no header).
+    @exclusivity(unchecked) private var overrideSeen: [Bool]
+    /// Records mapped so far (objects; a file of none is not checked).
+    @exclusivity(unchecked) private var mappedRecords = 0
     /// Member name bytes → (field slot, rank) or nil; a record's few names repeat in every
     /// record, so a short list compared byte-wise beats hashing a String per member.
     // Unchecked exclusivity: one reader owns its mapper, and the checks were a fifth of the
@@ -33,14 +40,19 @@ final class JSONRecordMapper {
 
     init(options: ReaderOptions) {
         let overrides = options.columns
-        var list = overrides.names.map { (IncidentField.allCases.firstIndex(of: $0.key)!, normalizedName($0.value)) }
+        var list = overrides.names.sorted { $0.key.rawValue < $1.key.rawValue }.map { field, name in
+            (field: IncidentField.allCases.firstIndex(of: field)!, name: name, mapping: "\(field.rawValue)=\(name)")
+        }
         if let parts = overrides.timeParts {
             // Member names are not known in advance: in JSON `A+B` always joins two members.
-            list.removeAll { $0.0 == 2 }
-            list.append((2, normalizedName(parts.date)))
-            list.append((JSONRecordMapper.timePartSlot, normalizedName(parts.time)))
+            let mapping = list.first { $0.field == 2 }!.mapping
+            list.removeAll { $0.field == 2 }
+            list.append((field: 2, name: parts.date, mapping: mapping))
+            list.append((field: JSONRecordMapper.timePartSlot, name: parts.time, mapping: mapping))
         }
-        self.overrides = list
+        self.overrides = list.map { (field: $0.field, name: normalizedName($0.name)) }
+        overrideTexts = list.map { (mapping: $0.mapping, name: $0.name) }
+        overrideSeen = [Bool](repeating: false, count: list.count)
         joinsTime = overrides.timeParts != nil
         pointGiven = overrides.names[.point] != nil
         times = TimeReader(options: options)
@@ -62,8 +74,9 @@ final class JSONRecordMapper {
         }
         let normalized = normalizedName(name)
         var result = (slot: -1, rank: Int.max)
-        if let o = overrides.first(where: { $0.name == normalized }) {
-            result = (o.field, -1)
+        if let k = overrides.firstIndex(where: { $0.name == normalized }) {
+            result = (overrides[k].field, -1)
+            overrideSeen[k] = true
         } else {
             for (slot, field) in IncidentField.allCases.enumerated() {
                 if overrides.contains(where: { $0.field == slot }) || (pointGiven && slot <= 1) { continue }
@@ -78,6 +91,18 @@ final class JSONRecordMapper {
             }
         }
         return result
+    }
+
+    /// At the end of a file: the first `--column` mapping no record had a member for, as a
+    /// message naming the member and the closest name seen; nil when all were found, or when no
+    /// record was read.
+    func unmatchedMapping() -> String? {
+        guard mappedRecords > 0, let k = overrideSeen.firstIndex(of: false) else { return nil }
+        let (mapping, name) = overrideTexts[k]
+        let seen = resolved.map { String(decoding: $0.name, as: UTF8.self) }
+        let hint = ClosestName.closest(to: name, among: seen).map { "; the closest is \(ClosestName.quoted($0))" } ?? ""
+        return "--column \(ClosestName.cut(mapping)): no record of the file (\(mappedRecords) read) has a member "
+            + ClosestName.quoted(name) + hint
     }
 
     static func rawValue(_ tape: JSONTape, _ index: Int) -> RawValue {
@@ -97,6 +122,7 @@ final class JSONRecordMapper {
     func map(_ tape: JSONTape, object: Int?, memberID: String?, location: RecordLocation,
              coordinates: Result<(lat: RawValue, lon: RawValue), RejectReason>? = nil,
              featureID: RawValue? = nil) -> SourceRecord {
+        mappedRecords += 1
         slotNode.update(repeating: -1, count: JSONRecordMapper.slotCount)
         slotRank.update(repeating: .max, count: JSONRecordMapper.slotCount)
         attributeMembers.removeAll(keepingCapacity: true)

@@ -65,6 +65,13 @@ final class JSONRecordSource: RecordSource {
     }
 
     func forEachRecord(_ body: (consuming SourceRecord) throws -> Void) throws {
+        try readRecords(body)
+        if let problem = mapper.unmatchedMapping() {
+            throw InputError(file: stream.path, message: problem, isUsage: true)
+        }
+    }
+
+    private func readRecords(_ body: (consuming SourceRecord) throws -> Void) throws {
         switch shape {
         case .ndjson:
             try readLines(body)

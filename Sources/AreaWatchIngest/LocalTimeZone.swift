@@ -1,40 +1,148 @@
 import AreaWatchCore
-import Foundation
+import Glibc
 
 /// `--timezone`: an IANA zone whose rules turn local wall times into UTC (SPEC §2.5).
 ///
-/// The rules are Foundation's `TimeZone` (the IANA database as the Swift runtime ships it):
-/// rules of our own would go stale with every government decision. Only this type, in Ingest,
-/// touches it; Core stays free of I/O.
+/// The rules are the system's tzdata (docs/DECISIONS.md, "time zones"): the TZif file of that
+/// name under `/usr/share/zoneinfo` (or `$TZDIR`), read here, so that every zone the system
+/// knows, its backward links (`US/Eastern`, `Asia/Calcutta`) included, is accepted with the
+/// system's rules, and a tzdata update reaches areawatch as it reaches everything else on the
+/// machine. Only this type, in Ingest, reads the files; Core stays free of I/O.
 public struct LocalTimeZone: Sendable, Equatable {
     public let identifier: String
-    let zone: TimeZone
+    let rules: ZoneRules
 
     /// The zone of that IANA name; case is forgiven (`america/chicago`), abbreviations such as
     /// `CST` are not names. A usage error names the zone when it is unknown.
     public init(named name: String) throws(TimeFormatError) {
-        let known = TimeZone.knownTimeZoneIdentifiers
-        guard !known.isEmpty else {
-            throw TimeFormatError(message: "--timezone \(name): no time-zone database is available on this machine")
+        let shown = String(name.prefix(64)) + (name.count > 64 ? "…" : "")
+        guard ZoneCatalog.isWellFormed(name) else {
+            throw TimeFormatError(message: "--timezone: '\(shown)' is not a zone name; give an IANA name "
+                                  + "such as America/Chicago, America/New_York or Europe/London")
         }
-        let wanted = name.lowercased()
-        guard !name.isEmpty, name.utf8.count <= 64,
-              let identifier = known.first(where: { $0 == name }) ?? known.first(where: { $0.lowercased() == wanted }),
-              let zone = TimeZone(identifier: identifier) else {
-            throw TimeFormatError(message: "--timezone: unknown time zone '\(name.prefix(64))'; give an IANA name such as America/Chicago, America/New_York or Europe/London")
+        guard ZoneCatalog.isAvailable else {
+            throw TimeFormatError(message: "--timezone \(shown): no time-zone database at \(ZoneCatalog.root) "
+                                  + "(install the tzdata package)")
         }
-        self.identifier = identifier
-        self.zone = zone
+        var found: (name: String, rules: ZoneRules)?
+        do {
+            if let rules = try ZoneCatalog.load(name) {
+                found = (name, rules)
+            } else if let match = ZoneCatalog.caseInsensitiveMatch(name), let rules = try ZoneCatalog.load(match) {
+                found = (match, rules)
+            }
+        } catch {
+            throw TimeFormatError(message: "--timezone \(shown): the zone file cannot be read: \(error.message)")
+        }
+        guard let found else {
+            let hint = ClosestName.closest(to: name, among: ZoneCatalog.names()).map { "; the closest is \($0)" } ?? ""
+            throw TimeFormatError(message: "--timezone: unknown time zone '\(shown)'\(hint); give an IANA name "
+                                  + "such as America/Chicago, America/New_York or Europe/London")
+        }
+        identifier = found.name
+        rules = found.rules
     }
 
     public static func == (a: LocalTimeZone, b: LocalTimeZone) -> Bool { a.identifier == b.identifier }
 }
 
+/// The zone names of the system's tzdata: every TZif file under the zoneinfo folder, links
+/// included, except the `posix/` and `right/` copies (the same zones again, and the right/ ones
+/// count leap seconds, which POSIX times do not), `posixrules` and `localtime` (not zone names).
+enum ZoneCatalog {
+    /// `$TZDIR` as glibc reads it, else Debian's folder.
+    static var root: String {
+        if let dir = getenv("TZDIR"), dir.pointee != 0 { return String(cString: dir) }
+        return "/usr/share/zoneinfo"
+    }
+
+    static var isAvailable: Bool {
+        var info = stat()
+        return stat(root, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static let excludedTopLevel: Set<String> = ["posix", "right", "posixrules", "localtime"]
+
+    /// Names of letters, digits, `_`, `-` and `+` between single `/`, nothing that leaves the
+    /// folder or names a non-zone file.
+    static func isWellFormed(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 255 else { return false }
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard let first = parts.first, !excludedTopLevel.contains(String(first)) else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && part != "." && part != ".." && part.utf8.allSatisfy(isNameByte)
+        }
+    }
+
+    private static func isNameByte(_ b: UInt8) -> Bool {
+        PosixZoneRule.isLetter(b) || PosixZoneRule.isDigit(b) || "_-+.".utf8.contains(b)
+    }
+
+    /// The rules of the zone file of exactly that name, or nil when there is none (or it is not
+    /// a TZif file: `zone.tab` and the like).
+    static func load(_ name: String) throws(ZoneFileError) -> ZoneRules? {
+        guard isWellFormed(name), let bytes = readZoneFile(root + "/" + name), bytes.starts(with: "TZif".utf8) else {
+            return nil
+        }
+        return try ZoneRules(tzif: bytes)
+    }
+
+    /// The catalog's name that equals `name` but for case, if any.
+    static func caseInsensitiveMatch(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return names().first { $0.lowercased() == wanted }
+    }
+
+    /// Every zone name, sorted.
+    static func names() -> [String] {
+        var found: [String] = []
+        func walk(_ relative: String, depth: Int) {
+            guard depth < 4, let dir = opendir(relative.isEmpty ? root : root + "/" + relative) else { return }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+                }
+                if name.hasPrefix(".") || (relative.isEmpty && excludedTopLevel.contains(name)) { continue }
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard lstat(root + "/" + child, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR {
+                    walk(child, depth: depth + 1)
+                } else if isWellFormed(child), let head = readZoneFile(root + "/" + child, limit: 4),
+                          head.starts(with: "TZif".utf8) {
+                    found.append(child)
+                }
+            }
+        }
+        walk("", depth: 0)
+        return found.sorted()
+    }
+
+    /// At most `limit` bytes of a regular file (following links), or nil.
+    private static func readZoneFile(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 1 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: min(Int(info.st_size), limit))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        return Array(bytes.prefix(done))
+    }
+}
+
 /// Local wall time → UTC in one zone, with a cache per local day: a day without a change of
-/// offset (all but a few a year) converts by one subtraction; only the days of a change ask
-/// the rules for each value. One per reader: not shared between threads.
+/// offset near it (all but a few a year) converts by one subtraction; only the days around a
+/// change ask the rules for each value. One per reader: not shared between threads.
 final class ZoneConverter {
-    private let zone: TimeZone
+    private let rules: ZoneRules
     private static let slots = 4096
     /// Raw storage, not arrays: a class's array properties pay an exclusivity check on every
     /// access, and this lookup runs once per record.
@@ -42,12 +150,12 @@ final class ZoneConverter {
     /// The day's offset in seconds east of UTC, or `irregular`.
     private let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: ZoneConverter.slots)
     private static let irregular = Int32.min
-    /// Wider than any offset the database has (Asia/Manila's LMT was −15:56): every instant
-    /// that can show a given wall time lies within this of it.
-    private static let window: Int64 = 18 * 3600
+    /// Wider than any offset a TZif file may hold (RFC 8536: under 26 hours): every instant that
+    /// shows a given wall time lies within this of it.
+    private static let window: Int64 = 26 * 3600
 
     init(_ zone: LocalTimeZone) {
-        self.zone = zone.zone
+        rules = zone.rules
         days.initialize(repeating: .min, count: ZoneConverter.slots)
         offsets.initialize(repeating: 0, count: ZoneConverter.slots)
     }
@@ -73,46 +181,27 @@ final class ZoneConverter {
         return exact(wall, precision: precision)
     }
 
-    private func offset(at instant: Int64) -> Int64 {
-        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant))))
-    }
-
-    /// Every instant that shows `wall` (at most a few; none in a gap).
-    private func candidates(_ wall: Int64) -> [Int64] {
-        var offsets = [offset(at: wall - ZoneConverter.window), offset(at: wall + ZoneConverter.window)]
-        for o in offsets { offsets.append(offset(at: wall - o)) }
-        var found: [Int64] = []
-        for o in offsets where offset(at: wall - o) == o && !found.contains(wall - o) { found.append(wall - o) }
-        return found
-    }
-
-    /// The one offset of the whole local day, when no instant of it is skipped or repeated.
+    /// The one offset of every wall time of the local day, when no change of offset happens
+    /// within `window` of it: then each of its wall times shows at exactly one instant.
     private func regularOffset(day: Int64) -> Int32? {
         let start = day * 86_400, end = start + 86_399
-        let first = candidates(start), last = candidates(end)
-        guard first.count == 1, last.count == 1 else { return nil }
-        let o = start - first[0]
-        guard end - last[0] == o else { return nil }
-        // No change of offset in between (one that went and came back within a day).
-        if let next = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: Double(first[0]))),
-           next.timeIntervalSince1970 <= Double(last[0]) {
-            return nil
-        }
-        return Int32(o)
+        let window = ZoneConverter.window
+        guard rules.changes(from: start - window, through: end + window).isEmpty else { return nil }
+        return Int32(rules.offset(at: start))
     }
 
+    /// Every instant that shows `wall`, earliest first; for a wall time in a gap with a date or
+    /// month precision, the instant the gap ends.
     private func exact(_ wall: Int64, precision: TimePrecision) -> Int64? {
-        let found = candidates(wall)
-        if let earliest = found.min() { return earliest }
+        let changes = rules.changes(from: wall - ZoneConverter.window, through: wall + ZoneConverter.window)
+        var candidates = [rules.offset(at: wall - ZoneConverter.window)] + changes.map(\.after)
+        candidates = candidates.filter { rules.offset(at: wall - $0) == $0 }
+        if let earliest = candidates.map({ wall - $0 }).min() { return earliest }
         guard precision != .second else { return nil }
-        // In a gap: the first instant whose wall time is at or after `wall` (binary search over
-        // the gap, whose bounds the offsets on either side give).
-        let before = offset(at: wall - ZoneConverter.window), after = offset(at: wall + ZoneConverter.window)
-        var lo = wall - max(before, after), hi = wall - min(before, after)
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2
-            if mid + offset(at: mid) >= wall { hi = mid } else { lo = mid + 1 }
+        // Clocks went forward over `wall`: the first instant whose wall time is at or after it.
+        let forward = changes.first { c in
+            c.after > c.before && c.instant + c.before <= wall && wall < c.instant + c.after
         }
-        return lo
+        return forward?.instant
     }
 }

@@ -52,12 +52,13 @@ public struct IngestOutcome: Sendable {
     public var rejected: Int { reports.reduce(0) { $0 + $1.rejected } }
     public var rejectRate: Double { records == 0 ? 0 : Double(rejected) / Double(records) }
 
-    /// SPEC §11: 2 when a file was an input error, 3 when the reject rate exceeds `maxRejectRate`.
+    /// SPEC §11: 2 when a file was an input error (1 when a `--column` mapping did not fit a file),
+    /// 3 when the reject rate exceeds `maxRejectRate`.
     public func failure(maxRejectRate: Double) -> JobError? {
         if !failures.isEmpty {
             // The one place each input error is printed (one line each).
-            return JobError(.inputOrStore, failures.map { "\($0) — nothing of this file was kept" }
-                .joined(separator: "\nareawatch: "))
+            return JobError(failures.contains(where: \.isUsage) ? .usage : .inputOrStore,
+                            failures.map { "\($0) — nothing of this file was kept" }.joined(separator: "\nareawatch: "))
         }
         if rejectRate > maxRejectRate {
             return JobError(.rejectRateExceeded, "reject rate \(Percent.text(rejectRate)) exceeds the maximum reject rate "

@@ -30,7 +30,7 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
     public static func from(_ error: any Error) -> JobError {
         switch error {
         case let e as JobError: return e
-        case let e as InputError: return JobError(.inputOrStore, e.description)
+        case let e as InputError: return JobError(e.isUsage ? .usage : .inputOrStore, e.description)
         case let e as StoreError: return JobError(.inputOrStore, e.description)
         case let e as ReportError: return JobError(.inputOrStore, e.description)
         case let e as ReportFolderRefused: return JobError(.usage, e.description)

@@ -86,6 +86,9 @@ public enum ReportJob {
         var loaded = try IncidentLoading.load(request.source, groupBy: settings.groupBy, keepKeys: false,
                                               snapshot: request.snapshot, rejects: rejects, progress: progress)
         incidents = loaded.columns.count
+        if let field = settings.groupBy, let problem = GroupByCheck.problem(field, in: loaded.columns) {
+            throw JobError(.usage, problem)
+        }
         lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
         // The breakdown and the hot-spot cube read the columns after indexing; otherwise the index

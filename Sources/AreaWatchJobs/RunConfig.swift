@@ -12,10 +12,12 @@ public struct RunConfig: Sendable {
     public var storePath: String
     public var inboxFolder: String
     /// Glob patterns (relative to the inbox folder) of the files to ingest.
-    public var include: [String]
+    public var include: [InboxPattern]
+    /// `[inbox] follow_links_outside`: follow links whose target lies outside the inbox folder.
+    public var followLinksOutside: Bool
     public var reading: ReadingSettings
     /// `[[inbox.files]]`: reading options of the files matching each pattern, first match wins.
-    public var fileReadings: [(pattern: String, reading: ReadingSettings)]
+    public var fileReadings: [(pattern: InboxPattern, reading: ReadingSettings)]
     public var policy: IngestPolicy
     public var query: QuerySettings
     /// `out` is the top-level key.
@@ -25,7 +27,7 @@ public struct RunConfig: Sendable {
     public var rejectsPath: String { policy.rejectsPath(storePath: storePath) }
 
     public static func load(path: String) throws -> RunConfig {
-        guard let text = readText(path) else { throw JobError(.inputOrStore, "\(path): cannot read the config file") }
+        let text = try readText(path)
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -58,14 +60,23 @@ public struct RunConfig: Sendable {
         storePath = resolve(store)
 
         let inbox = try section("inbox")
-        for key in inbox?.keys ?? [] where !["folder", "include", "files"].contains(key) { throw fail("unknown key \"\(key)\" in [inbox]") }
+        for key in inbox?.keys ?? [] where !["folder", "include", "files", "follow_links_outside"].contains(key) {
+            throw fail("unknown key \"\(key)\" in [inbox]")
+        }
         inboxFolder = resolve(try string(inbox, "folder") ?? "inbox")
         include = try inbox?["include"].map { value in
             guard let array = value.array, let patterns = Optional(array.compactMap(\.string)), patterns.count == array.count else {
                 throw fail("include must be an array of strings")
             }
-            return patterns
-        } ?? ["*"]
+            guard !patterns.isEmpty else { throw fail("[inbox] include is empty: no file would ever be ingested") }
+            return try patterns.map { try RunConfig.pattern($0, context: "\(file) [inbox] include") }
+        } ?? [try RunConfig.pattern("*", context: file)]
+        if let follow = inbox?["follow_links_outside"] {
+            guard let flag = follow.bool else { throw fail("follow_links_outside must be true or false") }
+            followLinksOutside = flag
+        } else {
+            followLinksOutside = false
+        }
 
         // [ingest] holds the reading options and the ingest policy side by side.
         let ingest = try section("ingest")
@@ -77,13 +88,16 @@ public struct RunConfig: Sendable {
             skipping: Set(ingestKeys.filter { policyKeys.contains(ConfigArguments.normalized($0)) }))
         reading = try ConfigArguments.parse(readingArguments, as: ReadingSettings.self, context: "\(file) [ingest]")
         // [[inbox.files]]: the [ingest] reading options, then the table's own (later ones win).
-        var fileReadings: [(pattern: String, reading: ReadingSettings)] = []
+        var fileReadings: [(pattern: InboxPattern, reading: ReadingSettings)] = []
         if let files = inbox?["files"] {
             guard let tables = files.array else { throw fail("[[inbox.files]] must be tables") }
             for (k, element) in tables.enumerated() {
                 let context = "\(file) [[inbox.files]] #\(k + 1)"
                 guard let t = element.table else { throw fail("[[inbox.files]] must be tables") }
-                guard let pattern = t["pattern"]?.string else { throw JobError(.usage, "\(context): missing \"pattern\" (a glob)") }
+                guard let text = t["pattern"]?.string else {
+                    throw JobError(.usage, "\(context): missing \"pattern\" (a glob)")
+                }
+                let pattern = try RunConfig.pattern(text, context: context)
                 let own = try ConfigArguments.arguments(t, as: ReadingSettings.self, context: context, skipping: ["pattern"])
                 fileReadings.append((pattern, try ConfigArguments.parse(readingArguments + own, as: ReadingSettings.self, context: context)))
             }
@@ -100,53 +114,72 @@ public struct RunConfig: Sendable {
         self.report = report.resolvingPaths(resolve)
     }
 
+    /// A glob of the config, checked (a pattern that can never match is a usage error).
+    private static func pattern(_ text: String, context: String) throws -> InboxPattern {
+        do {
+            return try InboxPattern(text)
+        } catch {
+            throw JobError(.usage, "\(context): \(error)")
+        }
+    }
+
     /// The reading options of an inbox file (a path returned by `inboxFiles`).
     public func reading(forInboxFile path: String) -> ReadingSettings {
         let relative = path.hasPrefix(inboxFolder + "/") ? String(path.dropFirst(inboxFolder.count + 1)) : path
-        return fileReadings.first { fnmatch($0.pattern, relative, FNM_PATHNAME) == 0 }?.reading ?? reading
+        let names = relative.split(separator: "/").map(String.init)
+        return fileReadings.first { $0.pattern.matches(names) }?.reading ?? reading
     }
 
-    private static func readText(_ path: String) -> String? {
-        guard let f = fopen(path, "r") else { return nil }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+    /// The config file's text. A folder, a FIFO or a device is refused (opened without blocking,
+    /// so a FIFO given by mistake does not hang the job).
+    private static func readText(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let error = errno
+            if error == EISDIR { throw folderGiven(path) }
+            throw cannotRead(path, error)
         }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The inbox files matching `include`, sorted by relative path.
-    public func inboxFiles() throws -> [String] {
-        var found: [String] = []
-        func walk(_ relative: String) {
-            let path = relative.isEmpty ? inboxFolder : inboxFolder + "/" + relative
-            guard let dir = opendir(path) else { return }
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(dir)
-            for name in names.sorted() {
-                let child = relative.isEmpty ? name : relative + "/" + name
-                var info = stat()
-                guard stat(inboxFolder + "/" + child, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFDIR {
-                    walk(child)
-                } else if include.contains(where: { fnmatch($0, child, FNM_PATHNAME) == 0 }) {
-                    found.append(inboxFolder + "/" + child)
-                }
-            }
-        }
+        defer { close(fd) }
         var info = stat()
-        guard stat(inboxFolder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw JobError(.inputOrStore, "\(inboxFolder): the inbox folder does not exist")
+        guard fstat(fd, &info) == 0 else { throw JobError(.inputOrStore, "\(path): cannot read the config file") }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw folderGiven(path)
+        default: throw JobError(.usage, "\(path): not a regular file; --config takes the job's TOML file")
         }
-        walk("")
-        return found.sorted()
+        guard info.st_size <= maxConfigBytes else {
+            throw JobError(.usage, "\(path): larger than \(maxConfigBytes >> 20) MiB: not a job configuration")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            guard n > 0 else {
+                if n < 0 && errno == EINTR { continue }
+                if n == 0 { break }
+                throw cannotRead(path, errno)
+            }
+            done += n
+        }
+        return String(decoding: bytes.prefix(done), as: UTF8.self)
+    }
+
+    private static let maxConfigBytes: Int = 16 << 20
+
+    private static func cannotRead(_ path: String, _ error: Int32) -> JobError {
+        JobError(.inputOrStore, "\(path): cannot read the config file (\(String(cString: strerror(error))))")
+    }
+
+    private static func folderGiven(_ path: String) -> JobError {
+        JobError(.usage, "\(path): a folder, not a config file; --config takes the job's TOML file "
+                 + "(e.g. areawatch.toml)")
+    }
+
+    /// The inbox files matching `include`, sorted by path, and the entries a pattern matched
+    /// that the walk did not take, each with its reason (InboxWalk).
+    public func inboxFiles() throws -> (files: [String], skipped: [(path: String, reason: String)]) {
+        var walk = InboxWalk(folder: inboxFolder, include: include, followLinksOutside: followLinksOutside)
+        try walk.run()
+        return (walk.files, walk.skipped.map { ($0.path, $0.reason) })
     }
 }

@@ -24,13 +24,16 @@ public enum RunJob {
         let lock = try StoreLock(storePath: config.storePath)
         defer { withExtendedLifetime(lock) {} }
         let started = ProgressReporter.now()
+        // The inbox is walked before the store is opened: a walk that fails leaves no new store
+        // (`NAME.new`) behind, and one that takes long holds nothing but the lock.
+        let (files, skipped) = try config.inboxFiles()
+        for entry in skipped { progress.warn("\(entry.path): skipped: \(entry.reason)") }
         let store = try IncidentStore(path: config.storePath, mode: .create, staged: true)
         // The WAL checkpoint (every page the ingest changed, copied into the store file) and the
         // column snapshot file are written beside the report stage, which reads neither: the
         // report takes the snapshot from memory. Both are done before the job returns.
         try store.deferCheckpoints()
         let keeper = ColumnSnapshotKeeper(store: store)
-        let files = try config.inboxFiles()
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
         let optionsByFile = Dictionary(uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
         let ingest: IngestOutcome

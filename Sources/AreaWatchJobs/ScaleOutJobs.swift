@@ -30,7 +30,7 @@ public enum ScaleOutJobs {
             report = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: options, into: &sink, rejects: nil)
         } catch let error as InputError where name != nil {
             // Name the file as the user gave it, not the executor's local copy.
-            throw JobError(.inputOrStore, error.description.replacing(path, with: name!))
+            throw JobError(error.isUsage ? .usage : .inputOrStore, error.description.replacing(path, with: name!))
         }
         if let name { report.file = name }
         let header = CanonicalRecord.header(fileIndex: 0).bytes.count

@@ -122,9 +122,10 @@ public enum Server {
         return elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
     }
 
-    /// One line on stderr (the server's messages; the access log goes through `AccessLog`).
+    /// One line on stderr (the server's messages; the access log goes through `AccessLog`). The
+    /// folder and host come from the command line: escaped like data.
     static func log(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
     }
 }
 

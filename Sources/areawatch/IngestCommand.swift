@@ -21,6 +21,7 @@ extension AreaWatch {
         }
 
         func run() throws {
+            try ColumnCheck.headers(of: files, reading: reading)
             let outcome = try IngestJob.run(IngestRequest(storePath: store.db, files: files, reading: reading, policy: policy),
                                             progress: ProgressReporter(quiet: output.quiet))
             print(IngestTable.render(outcome))

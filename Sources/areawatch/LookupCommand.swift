@@ -20,10 +20,15 @@ extension AreaWatch {
             if json {
                 print(AnswerJSON.lookup(a).serialized(pretty: true), terminator: "")
             } else {
-                print("\(a.label) (\(a.safetyClass.rawValue))")
-                print("current \(a.current.map(String.init) ?? "withheld"), previous \(a.previous.map(String.init) ?? "withheld")"
-                      + (a.text.map { ": \($0)" } ?? ""))
-                print("cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)\(a.found ? "" : " (no incident nearby)")")
+                // The tiles folder is read as it is found: what it holds is escaped like data.
+                let current = a.current.map(String.init) ?? "withheld"
+                let previous = a.previous.map(String.init) ?? "withheld"
+                let lines = [
+                    "\(a.label) (\(a.safetyClass.rawValue))",
+                    "current \(current), previous \(previous)" + (a.text.map { ": \($0)" } ?? ""),
+                    "cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)\(a.found ? "" : " (no incident nearby)")",
+                ]
+                for line in lines { print(TerminalText.escaped(line)) }
             }
         }
     }

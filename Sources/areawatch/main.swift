@@ -1,4 +1,5 @@
 import ArgumentParser
+import AreaWatchCore
 import AreaWatchJobs
 import CAreaWatchSystem
 #if canImport(Glibc)
@@ -7,13 +8,17 @@ import Glibc
 
 /// Entry point: runs the command and maps every failure to a SPEC §11 exit status with a
 /// one-line message on stderr (ArgumentParser's own usage errors become status 1).
+///
+/// Messages quote values from the arguments, the config and the inputs (paths, zone names,
+/// column names, ArgumentParser's "the value '…' is invalid"): every one is written through
+/// `TerminalText`, so an escape sequence in a value is shown, never obeyed by the terminal.
 func runMain() -> Int32 {
     do {
         var command = try AreaWatch.parseAsRoot()
         try command.run()
         return 0
     } catch let error as JobError {
-        if !error.message.isEmpty { writeError("areawatch: \(error.message)\n") }
+        if !error.message.isEmpty { writeError("areawatch: \(escapedLines(error.message))\n") }
         return error.status.rawValue
     } catch {
         let code = AreaWatch.exitCode(for: error)
@@ -23,13 +28,21 @@ func runMain() -> Int32 {
         }
         if let status = error as? ExitCode { return status.rawValue }
         if code == .validationFailure {
-            writeError(AreaWatch.fullMessage(for: error) + "\n")
+            writeError(TerminalText.escaped(AreaWatch.fullMessage(for: error), keepingNewlines: true) + "\n")
             return ExitStatus.usage.rawValue
         }
         let mapped = JobError.from(error)
-        writeError("areawatch: \(mapped.message)\n")
+        writeError("areawatch: \(escapedLines(mapped.message))\n")
         return mapped.status.rawValue
     }
+}
+
+/// A job's message, escaped; several failures come as lines joined by `\nareawatch: ` (the
+/// only line breaks kept: one inside a value is shown as `\u{A}`).
+func escapedLines(_ message: String) -> String {
+    let separator = "\nareawatch: "
+    return message.split(separator: separator, omittingEmptySubsequences: false)
+        .map { TerminalText.escaped(String($0)) }.joined(separator: separator)
 }
 
 func writeError(_ text: String) {

@@ -276,6 +276,40 @@ enum PortalFiles {
                          "\(file),4,3,invalid_time,\"3,JA3,03/11/2018 02:59:59 AM,THEFT,41.80,-87.75,false\""])
     }
 
+    /// Before: `UTC`, `Etc/UTC`, `Asia/Kolkata` and `US/Eastern` were "unknown time zone" while
+    /// the deprecated `Asia/Calcutta` worked. Every zone of the system's tzdata is a name now;
+    /// the instants are checked against the zones' laws written in this test (USZone).
+    @Test(arguments: ["UTC", "Etc/UTC", "Asia/Kolkata", "Asia/Calcutta", "US/Eastern", "America/New_York",
+                      "us/eastern"])
+    func systemZonesAndTheirLinks(_ zone: String) throws {
+        let tmp = try TempDir()
+        let walls = ["2018-03-11 01:59:59", "2018-03-11 02:30:00", "2018-03-11 03:00:00", "2018-07-04 12:00:00",
+                     "2018-11-04 01:30:00", "2018-11-04 02:00:00", "2045-03-12 02:30:00", "2100-07-01 12:00:00",
+                     "1999-12-31 23:59:59"]
+        var text = "id,lat,lon,time\n"
+        for (k, wall) in walls.enumerated() { text += "w\(k),53.72,-1.86,\(wall)\n" }
+        let file = try tmp.file("local.csv", text)
+        let db = tmp.sub("s.db"), rejects = tmp.sub("rejects.csv")
+        try areawatchOK(["ingest", file, "--db", db, "--timezone", zone, "--rejects", rejects, "--quiet"])
+        let eastern = zone.lowercased().contains("eastern") || zone.contains("New_York")
+        let fixed: Int64 = zone.contains("UTC") ? 0 : 19_800
+        var expected: [String: Int64] = [:], rejected: [String] = []
+        for (k, wall) in walls.enumerated() {
+            let w = Civil.parseISO(wall.replacingOccurrences(of: " ", with: "T") + "Z")!
+            let shown = [w + 18_000, w + 14_400].filter { w - $0 == Self.newYorkZone.offset(at: $0) }
+            let instants = eastern ? shown : [w - fixed]
+            if let first = instants.min() { expected["w\(k)"] = first } else { rejected.append("w\(k)") }
+        }
+        #expect(rejected == (eastern ? ["w1", "w6"] : []))
+        let stored = try StoreProbe.strings(db, "SELECT key || ' ' || time FROM incidents ORDER BY key")
+        #expect(stored == expected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }, "\(zone)")
+        let reasons = try readText(rejects).split(separator: "\n").dropFirst().map { row in
+            let fields = row.split(separator: ",")
+            return fields[2] + " " + fields[3]
+        }
+        #expect(reasons == rejected.map { "\($0) invalid_time" })
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         let file = Datasets.police[0]
         for options in [["--time-format", "%m/%d/%Y %"], ["--time-format", "%m/%d/%Y %Q"], ["--time-format", String(repeating: "%Y", count: 400)],

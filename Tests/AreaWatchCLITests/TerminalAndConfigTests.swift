@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import AreaWatchTestSupport
 import Testing
 
@@ -30,6 +31,55 @@ struct TerminalAndConfigTests {
         #expect(!json.stdout.contains("\u{1B}"), "\(json)")
         let parsed = try JSON.parse(json.stdout)
         #expect(parsed["categories"]?[Self.hostile]?.int == 1, "\(json)")
+    }
+
+    /// Before: values from the arguments and the config reached the terminal raw in messages
+    /// (ArgumentParser's "the value '…' is invalid", the job's errors, serve's log).
+    @Test("values of --timezone, --column, --db, --out, lookup --tiles, serve DIR and a config's folder are escaped")
+    func argumentsEscaped() throws {
+        let tmp = try TempDir()
+        let evil = "x\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m"
+        let shown = "x\\u{1B}]0;pwned\\u{7}\\u{1B}[2J\\u{9B}31m"
+        let csv = try tmp.file("a.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\n")
+        let db = tmp.sub("s.db")
+        try areawatchOK(["ingest", csv, "--db", db, "--quiet"])
+        try areawatchOK(["report", "--db", db, "--out", tmp.sub("rep"), "--as-of", Datasets.asOf, "--tile-zooms", "14",
+                         "--quiet"])
+        let evilFolder = try tmp.folder("cfg" + evil)
+        let config = try tmp.file("cfg" + evil + "/job.toml", "store = \"s.db\"\nout = \"out\"\ncolour = 1\n")
+        let runs: [(args: [String], status: Int32)] = [
+            (["ingest", csv, "--db", db, "--timezone", evil], 1),
+            (["ingest", csv, "--db", db, "--column", "id=" + evil], 1),
+            (["ingest", csv, "--db", db, "--column", evil + "=id"], 1),
+            (["stats", "--db", tmp.sub(evil + ".db")], 2),
+            (["report", "--db", db, "--out", evilFolder, "--as-of", Datasets.asOf, "--tile-zooms", "none"], 1),
+            (["report", "--db", db, "--out", tmp.sub("new" + evil), "--as-of", Datasets.asOf, "--tile-zooms", "none"],
+             0),
+            (["lookup", "--tiles", tmp.sub(evil), "--lat", "53.72", "--lon", "-1.86"], 2),
+            (["serve", tmp.sub(evil), "--port", "0"], 2),
+            (["run", "--config", config], 1),
+        ]
+        for (args, status) in runs {
+            let r = try areawatch(args)
+            #expect(r.status == status, "\(r)")
+            for control in ["\u{1B}", "\u{07}", "\u{9B}"] {
+                #expect(!r.stdout.contains(control) && !r.stderr.contains(control), "raw control character in \(r)")
+            }
+            #expect(r.stdout.contains(shown) || r.stderr.contains(shown), "the value is not shown escaped: \(r)")
+        }
+        // A report folder whose name holds the sequence, served: the log line shows it escaped.
+        try copyItem(tmp.sub("rep"), tmp.sub("served" + evil))
+        let server = try Spawned(["serve", tmp.sub("served" + evil), "--port", "0", "--no-access-log"])
+        let deadline = monotonicNow() + 30
+        var log = ""
+        while monotonicNow() < deadline && !log.contains("listening on") && server.poll() == nil {
+            log = (try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? ""
+            usleep(20_000)
+        }
+        server.kill(SIGTERM)
+        let ended = server.wait(timeout: 20)
+        #expect(ended.stderr.contains("serving " + tmp.sub("served" + shown)), "\(ended)")
+        #expect(!ended.stderr.contains("\u{1B}") && !ended.stderr.contains("\u{9B}"), "\(ended)")
     }
 
     @Test("the config takes tile_zooms = \"none\" as the command line does; keys are the options' names")

@@ -68,6 +68,9 @@ struct UsageTests {
         ["ingest", "x.csv", "--max-reject-rate", "1.5"],
         ["ingest", "x.csv", "--format", "xml"],
         ["lookup", "--tiles", "t", "--lat", "-91", "--lon", "0"],
+        ["ingest", "x.csv", "--column", "time=+"],
+        ["ingest", "x.csv", "--column", "colour=Red"],
+        ["ingest", "x.csv", "--timezone", "posix/Europe/London"],
     ])
     func usageError(_ arguments: [String]) throws {
         let tmp = try TempDir()

@@ -62,10 +62,12 @@ struct CSVShapeTests {
 
     @Test("--delimiter overrides detection")
     func delimiterOverride() throws {
-        // `|` is never detected: the header is one column and has no coordinates.
+        // `|` is never detected: the header is one field, which is no incident file; the message
+        // points to --delimiter (and does not quote a line that may be any file's content).
         let pipe = try fixture("pipe.csv")
         let error = inputError(pipe)
-        #expect(error?.message.contains("latitude") == true)
+        #expect(error?.message.contains("its first line is one field when split at ','") == true)
+        #expect(error?.message.contains("--delimiter") == true)
         var options = IngestOptions()
         options.reader.delimiter = UInt8(ascii: "|")
         let result = try ingest(pipe, options: options)

@@ -100,7 +100,8 @@ struct FieldNameTests {
         #expect(incident.attributes == #"{"latitude":"10","timestamp":"1530000000"}"#)
 
         // JSON members too.
-        let json = try dir.file("override.json", #"[{"north": 53.7, "East": -1.8, "When": "2018-07-01", "timestamp": 1530000000, "Ref": "R-2"}]"#)
+        let json = try dir.file("override.json", #"[{"north": 53.7, "East": -1.8, "When": "2018-07-01", "#
+                                + #""timestamp": 1530000000, "Ref": "R-2", "kind": "k"}]"#)
         let j = try #require(try ingest(json, options: options).incidents.first)
         #expect(j.key == "R-2" && j.time == epoch(2018, 7, 1))
         #expect(j.attributes == #"{"timestamp":"1530000000"}"#)
@@ -117,6 +118,22 @@ struct FieldNameTests {
         #expect(ColumnOverrides.parse("lat=") == nil)
         #expect(ColumnOverrides.parse("colour=Red") == nil)
         #expect(ColumnOverrides.parse("lat") == nil)
+        // A `+` with a blank side names no second column (and no column named `+`).
+        for text in ["time=+", "time=Date+", "time=+Time", "time= + "] {
+            #expect(ColumnOverrides.parse(text) == nil, "\(text)")
+        }
+        #expect(ColumnOverrides.parse("time=Date+Time")?.1 == "Date+Time")
+        #expect(ColumnOverrides.parse("handled=+1")?.1 == "+1", "only the time joins two columns")
+        do {
+            _ = try ColumnOverrides.checked("colour=Red")
+            Issue.record("an unknown field was accepted")
+        } catch {
+            #expect(error.description.contains("unknown field 'colour'"))
+        }
+        // Two fields from one column.
+        #expect(ColumnOverrides([.id: "Ref", .category: "r-e-f"]).problem?.contains("name the same column") == true)
+        #expect(ColumnOverrides([.time: "Date+Time", .id: "date"]).problem != nil)
+        #expect(ColumnOverrides([.time: "Date+Time", .id: "Ref"]).problem == nil)
     }
 
     @Test("unmatched columns: canonical JSON, keys in byte order, empty values dropped, escapes")

@@ -141,7 +141,9 @@ private func instant(_ reader: TimeReader, _ text: String) -> Int64? {
             o.timeZone = try LocalTimeZone(named: "America/Chicago")
         }
         #expect(r.incident("1")?.time == Civil.epoch(2018, 7, 5, 4, 30))
-        #expect(r.incident("1")?.attributes == #"{"Arrest":"false","Case Number":"JB1","Primary Type":"THEFT"}"#)
+        // `Primary Type` is the category (SPEC §2.3); the rest are attributes.
+        #expect(r.incident("1")?.category == "THEFT")
+        #expect(r.incident("1")?.attributes == #"{"Arrest":"false","Case Number":"JB1"}"#)
         #expect(r.incident("3")?.time == Civil.epoch(2018, 7, 4, 23, 30))  // falls back to §2.4
         #expect(r.reasons == ["3": "invalid_time", "5": "invalid_time"])  // the skipped hour; "yesterday"
     }
@@ -175,8 +177,9 @@ private func instant(_ reader: TimeReader, _ text: String) -> Int64? {
         #expect(r.incident("107")?.lat == 40.71)
         #expect(r.reasons == ["4": "missing_time", "5": "missing_coordinates", "6": "invalid_coordinates",
                               "9": "invalid_coordinates", "10": "null_island", "11": "missing_coordinates"])
-        // The joined columns are the time, not attributes; the rest are.
-        #expect(r.incident("101")?.attributes == #"{"OFNS_DESC":"ROBBERY"}"#)
+        // The joined columns are the time, not attributes; `OFNS_DESC` is the category (SPEC §2.3).
+        #expect(r.incident("101")?.attributes == nil)
+        #expect(r.incident("101")?.category == "ROBBERY")
     }
 
     @Test func jsonJoinAndPoint() throws {
@@ -195,14 +198,15 @@ private func instant(_ reader: TimeReader, _ text: String) -> Int64? {
         #expect(r.reasons == ["[2]": "missing_time", "[3]": "missing_coordinates"])
     }
 
-    @Test func missingJoinColumnIsAnInputError() throws {
+    @Test func missingJoinColumnIsAUsageError() throws {
         let dir = try TempDir()
         let path = dir.path + "/a.csv"
         try "id,date,lat,lon\n1,2018-07-04,53.7,-1.8\n".write(toFile: path, atomically: false, encoding: .utf8)
         var options = IngestOptions()
         options.reader.columns = ColumnOverrides([.time: "date+hour"])
         let error = try #require(inputError(path, options: options))
-        #expect(error.message.contains("no column 'hour' for --column time=DATE+TIME"))
+        #expect(error.message.contains("--column time=date+hour: the CSV header has no column 'hour'; the closest is"))
+        #expect(error.isUsage)
         #expect(ColumnOverrides([.point: "loc", .lat: "y"]).problem != nil)
     }
 }

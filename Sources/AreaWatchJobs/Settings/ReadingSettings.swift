@@ -7,7 +7,9 @@ public struct ReadingSettings: ParsableArguments, Sendable {
     @Option(help: "Force the input format instead of detecting it (json or csv).")
     public var format: InputFormat?
 
-    @Option(name: [.customLong("column"), .customLong("columns")], help: ArgumentHelp("Map a field to a column or member name (repeatable).", valueName: "field=Header"))
+    @Option(name: [.customLong("column"), .customLong("columns")],
+            help: ArgumentHelp("Map a field to a column or member name (repeatable).", valueName: "field=Header"),
+            transform: ColumnMapping.parse)
     public var columns: [ColumnMapping] = []
 
     @Option(help: "CSV delimiter (',', ';' or 'tab'); detected from the header by default.")

@@ -86,14 +86,14 @@ public struct Delimiter: Sendable, Hashable, ExpressibleByArgument {
 }
 
 /// `--column field=Header`.
-public struct ColumnMapping: Sendable, Hashable, ExpressibleByArgument {
+public struct ColumnMapping: Sendable, Hashable {
     public var field: IncidentField
     public var header: String
 
-    public init?(argument: String) {
-        guard let (field, header) = ColumnOverrides.parse(argument) else { return nil }
-        self.field = field
-        self.header = header
+    /// The option's transform: a value that is not a mapping is a usage error saying why.
+    public static func parse(_ argument: String) throws -> ColumnMapping {
+        let (field, header) = try ColumnOverrides.checked(argument)
+        return ColumnMapping(field: field, header: header)
     }
 }
 
