@@ -192,8 +192,12 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
     records = inputs.flatMap(canonical_task(engine_name, partitions, list(reading_args)))
     shards = records.partitionBy(partitions, _partition) \
         .mapPartitions(dedup_task(engine_name, shard_precision, precision, radius))
+    # The shards compute the box the tiles publish, which depends on the minimum cell count.
+    report_args = list(report_args)
+    cell_count = [report_args[i + 1] for i, a in enumerate(report_args[:-1]) if a == "--min-cell-count"]
+    shard_args = query_args + ["--min-cell-count", cell_count[-1]] if cell_count else query_args
     parts = shards.partitionBy(partitions, _partition) \
-        .mapPartitions(shard_task(engine_name, precision, query_args)) \
+        .mapPartitions(shard_task(engine_name, precision, shard_args)) \
         .collect()
 
     work = keep_parts or tempfile.mkdtemp(prefix="areawatch-merge-")

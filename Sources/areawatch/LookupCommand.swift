@@ -20,10 +20,11 @@ extension AreaWatch {
             if json {
                 print(AnswerJSON.lookup(a).serialized(pretty: true), terminator: "")
             } else {
-                print("\(a.label) (\(a.safetyClass.rawValue))")
+                print("\(a.label)\(a.shownClass.map { " (\($0.rawValue))" } ?? "")")
                 print("current \(a.current.map(String.init) ?? "withheld"), previous \(a.previous.map(String.init) ?? "withheld")"
                       + (a.text.map { ": \($0)" } ?? ""))
-                print("cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)\(a.found ? "" : " (no incident nearby)")")
+                print("cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)"
+                      + (a.coverage == .none ? " (outside the data)" : a.found ? "" : " (no incident nearby)"))
             }
         }
     }

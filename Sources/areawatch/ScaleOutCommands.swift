@@ -52,11 +52,13 @@ extension AreaWatch {
         @Option(name: .customLong("in"), help: "The folder of <shard>.<part>.awr files.") var input: String
         @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
         @OptionGroup var query: QuerySettings
+        @Option(help: "The report's --min-cell-count (the published data box, SPEC §8).") var minCellCount = 1
         @Option(help: "Worker threads.") var threads = 1
         @Option(help: "The AWCEL file to write.") var out: String
 
         func run() throws {
             let (shards, cells) = try ScaleOutJobs.shardGrid(folder: input, precision: precision, query: query,
+                                                              minCellCount: max(1, minCellCount),
                                                               threads: max(1, threads), out: out)
             print("\(cells) cells in \(shards) shards")
         }
