@@ -223,6 +223,12 @@ public enum ScaleOutJobs {
         return out
     }
 
+    /// Step 0, on the driver before any task: the report folder `mergeReport` will write is
+    /// refused now, not after the whole job (exit 1, SPEC §8).
+    public static func checkOut(_ out: String, protecting files: [String]) throws {
+        try ReportFolder.checkReplaceable(out, protecting: files)
+    }
+
     /// Every step must use one as-of: `latest` would be each shard's own newest incident.
     private static func refuseLatest(_ query: QuerySettings) throws {
         if query.asOf == .latest {

@@ -81,4 +81,18 @@ extension AreaWatch {
             print(ReportOutput.text(result, out: report.out))
         }
     }
+
+    struct CheckOut: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-out",
+            abstract: "Scale-out step 0: refuse the report folder before any work, as `report` would (SPEC §8).",
+            shouldDisplay: false)
+
+        @Option(help: "The report folder the job will write.") var out: String
+        @Argument(help: "The job's input files (the folder must not hold them).") var files: [String] = []
+
+        func run() throws {
+            try ScaleOutJobs.checkOut(out, protecting: files)
+        }
+    }
 }
