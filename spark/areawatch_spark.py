@@ -61,7 +61,8 @@ def _run(args):
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     if child.returncode != 0:
-        raise RuntimeError("areawatch-engine-failed[%d]: %s" % (child.returncode, _failure(args, child.returncode, stderr)))
+        message = _failure(args, child.returncode, stderr)
+        raise RuntimeError("areawatch-engine-failed[%d]: %s" % (child.returncode, message))
     stats = os.environ.get("AREAWATCH_SPARK_STATS")
     if stats:
         line = {"step": args[1], "wall_s": round(time.monotonic() - started, 3), "engine_rss_mb": usage.ru_maxrss / 1024,

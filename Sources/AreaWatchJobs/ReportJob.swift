@@ -134,15 +134,16 @@ public enum ReportJob {
 
 extension ReportJob {
     /// SPEC §8, §13: the emerging-hot-spot cube's exact size, counted before any of it is built;
-    /// above `--max-ehsa-bins` the report is refused (a cube of 1.2 billion bins needs ~40 GB).
+    /// above `--max-ehsa-bins` the report is refused (a cube of 1.2 billion bins needs ~30 GB).
     static func checkCubeSize(_ index: IncidentIndex, time: [Int64], settings: ReportSettings) throws {
         let parameters = settings.ehsaParameters
         let size = HotSpotCube.size(index: index, time: time, parameters: parameters,
                                     minimumIncidents: settings.minCellCount)
         guard size.bins <= settings.maxEHSABins else {
-            throw JobError(.usage, "the emerging-hot-spot cube would have \(size.bins) bins (\(size.locations) cells of "
-                           + "geohash-\(parameters.precision) × \(parameters.steps) months), more than --max-ehsa-bins "
-                           + "\(settings.maxEHSABins); lower --ehsa-precision or --ehsa-steps, or raise --max-ehsa-bins")
+            throw JobError(.usage, "the emerging-hot-spot cube would have \(size.bins) bins "
+                + "(\(size.locations) cells of geohash-\(parameters.precision) × \(parameters.steps) months), "
+                + "more than --max-ehsa-bins \(settings.maxEHSABins); lower --ehsa-precision or --ehsa-steps, "
+                + "or raise --max-ehsa-bins")
         }
     }
 }

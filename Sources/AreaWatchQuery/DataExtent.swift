@@ -52,7 +52,8 @@ public struct DataExtent: Sendable, Equatable {
         } else {
             let south = GeohashCell(lat: extent.box.minLat, lon: extent.box.minLon, precision: cellPrecision).bounds
             let north = GeohashCell(lat: extent.box.maxLat, lon: extent.box.maxLon, precision: cellPrecision).bounds
-            extent.publishedBox = GeoBox(minLat: south.minLat, minLon: south.minLon, maxLat: north.maxLat, maxLon: north.maxLon)
+            extent.publishedBox = GeoBox(minLat: south.minLat, minLon: south.minLon,
+                                         maxLat: north.maxLat, maxLon: north.maxLon)
         }
         self = extent
     }
@@ -74,7 +75,9 @@ public struct DataExtent: Sendable, Equatable {
         while k < sorted.count {
             var end = k + 1
             while end < sorted.count && sorted[end] == sorted[k] { end += 1 }
-            if end - k >= minCount { box = GeoBox.union(box, GeohashCell(prefix: sorted[k], precision: precision).bounds) }
+            if end - k >= minCount {
+                box = GeoBox.union(box, GeohashCell(prefix: sorted[k], precision: precision).bounds)
+            }
             k = end
         }
         return box

@@ -16,7 +16,8 @@ enum GridArchive {
     /// and returns its size in bytes.
     @discardableResult
     static func write(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, to path: String) throws -> Int64 {
+                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+                      to path: String) throws -> Int64 {
         let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
                             dataBounds: dataBounds)
         let file = try BufferedFile(path: path)

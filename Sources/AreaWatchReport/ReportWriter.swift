@@ -38,7 +38,8 @@ public enum ReportWriter {
             defer { archive?.wait() }
             if let zooms = content.tileZooms, let tiles {
                 archive = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
-                                             bounds = content.dataBounds, path = try directory.file("grid.pmtiles")] () throws(any Error) in
+                                             bounds = content.dataBounds,
+                                             path = try directory.file("grid.pmtiles")] () throws(any Error) in
                     try GridArchive.write(tiles.value(), grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
                                           dataBounds: bounds, to: path)
                 }
@@ -81,8 +82,8 @@ public enum ReportWriter {
             }
             if let zooms = content.tileZooms, let tiles {
                 let (count, bytes) = try WidgetTiles.write(tiles.value(), grid: content.grid, zooms: zooms, disclosure: content.disclosure,
-                                                           attribution: content.attribution, dataBounds: content.dataBounds,
-                                                           into: directory)
+                                                           attribution: content.attribution,
+                                                           dataBounds: content.dataBounds, into: directory)
                 outcome.tiles = count
                 outcome.files.append(("tiles/", bytes))
             }

@@ -101,8 +101,8 @@ public enum WidgetTiles {
         }
         let count = tiles.count
         let bytes = written.withLock { $0 }
-        let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution, dataBounds: dataBounds)
-            .serialized(pretty: true)
+        let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+                            dataBounds: dataBounds).serialized(pretty: true)
         try BufferedFile.write(json, to: try directory.file("tiles/tilejson.json"))
         return (count, bytes + Int64(json.utf8.count))
     }
@@ -161,6 +161,7 @@ public enum WidgetTiles {
     static func dataBoundsMember(_ bounds: TileSetMeta.DataBounds) -> [(String, JSONValue)] {
         guard case .known(let box) = bounds else { return [] }
         guard let box else { return [("data_bounds", .null)] }
-        return [("data_bounds", .array([.number(box.minLon), .number(box.minLat), .number(box.maxLon), .number(box.maxLat)]))]
+        let edges = [box.minLon, box.minLat, box.maxLon, box.maxLat]
+        return [("data_bounds", .array(edges.map { .number($0) }))]
     }
 }

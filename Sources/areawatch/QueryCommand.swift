@@ -41,10 +41,15 @@ enum QueryOutput {
         """
         \(a.label)\(a.shownClass.map { " (\($0.rawValue))" } ?? "")
         \(a.current) event(s) during last year within \(NumberFormat.compact(a.radius)) m
-        \(a.coverage == .none ? "no incident of the data lies within \(NumberFormat.compact(a.radius)) m of its box" : a.text)
+        \(a.coverage == .none ? noData(a) : a.text)
         previous year: \(a.previous), delta: \(a.delta), pct: \(a.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? "n/a"), handled: \(a.handled)
         as of \(UTCTime.iso8601(a.asOf)) at \(a.lat), \(a.lon); \(excludedFuture) future incident(s) not counted
         """
+    }
+
+    /// The line that replaces the year-over-year text outside the data (SPEC §7.1).
+    static func noData(_ a: PointAnswer) -> String {
+        "no incident of the data lies within \(NumberFormat.compact(a.radius)) m of its box"
     }
 
     static func listText(_ listed: [ListedIncident]) -> String {

@@ -11,6 +11,11 @@ import Testing
 struct EHSAHardeningCLITests {
     static let asOf = "2024-03-31T12:00:00Z"
 
+    /// `lat,lon` with 7 decimals.
+    static func point(_ lat: Double, _ lon: Double) -> String {
+        NumberFormat.fixed(lat, decimals: 7) + "," + NumberFormat.fixed(lon, decimals: 7)
+    }
+
     /// `count` incidents at distinct points (so distinct geohash-12 cells) over 0.2° × 0.3° and
     /// the last 20 months.
     static func scattered(_ tmp: TempDir, count: Int) throws -> String {
@@ -20,12 +25,12 @@ struct EHSAHardeningCLITests {
         for k in 0..<count {
             let lat = 53.6 + rng.unit() * 0.2, lon = -2.0 + rng.unit() * 0.3
             let t = end - 60 - Int64(rng.unit() * Double(600 * 86_400))
-            text += "s\(k),\(NumberFormat.fixed(lat, decimals: 7)),\(NumberFormat.fixed(lon, decimals: 7)),\(UTCTime.iso8601(t))\n"
+            text += "s\(k),\(point(lat, lon)),\(UTCTime.iso8601(t))\n"
         }
         return try tmp.file("scattered.csv", "\(text)")
     }
 
-    @Test("--ehsa-precision 12 --ehsa-steps 1200 is refused with exit 1 before any work, naming the count and the option")
+    @Test("--ehsa-precision 12 --ehsa-steps 1200: refused with exit 1 before any work, naming the count and the option")
     func cubeAboveTheBoundIsRefused() throws {
         let tmp = try TempDir()
         // 20,000 locations × 1,200 steps = 24,000,000 bins: above the default 20,000,000.
@@ -35,7 +40,8 @@ struct EHSAHardeningCLITests {
                                "--ehsa-precision", "12", "--ehsa-steps", "1200", "--tile-zooms", "none"])
         let seconds = monotonicNow() - started
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderr.contains("24000000 bins") && r.stderr.contains("20000 cells of geohash-12 × 1200 months"), "\(r.stderr)")
+        #expect(r.stderr.contains("24000000 bins") && r.stderr.contains("20000 cells of geohash-12 × 1200 months"),
+                "\(r.stderr)")
         #expect(r.stderr.contains("--max-ehsa-bins 20000000"), "\(r.stderr)")
         #expect(r.stderrLines.count == 1 || r.stderrLines.last!.contains("--max-ehsa-bins"), "\(r.stderr)")
         #expect(!exists(tmp.sub("out")), "nothing written")
@@ -46,8 +52,8 @@ struct EHSAHardeningCLITests {
     func exactBound() throws {
         let tmp = try TempDir()
         let input = try Self.scattered(tmp, count: 300)
-        let base = ["report", "--input", input, "--as-of", Self.asOf, "--ehsa", "--ehsa-precision", "7", "--ehsa-steps", "24",
-                    "--tile-zooms", "none", "--quiet"]
+        let base = ["report", "--input", input, "--as-of", Self.asOf, "--ehsa", "--ehsa-precision", "7",
+                    "--ehsa-steps", "24", "--tile-zooms", "none", "--quiet"]
         try areawatchOK(base + ["--out", tmp.sub("all")])
         let locations = StrictCSV.parse(try readBytes(tmp.sub("all/ehsa.csv"))).dictionaries.count
         #expect(locations > 100)
@@ -75,7 +81,7 @@ struct EHSAHardeningCLITests {
                     let lon = b.minLon + Double(dx) * w + (0.1 + 0.8 * rng.unit()) * w
                     let recent = dx == 0 && dy == 0 && rng.unit() < 0.6
                     let t = end - 60 - Int64(rng.unit() * Double((recent ? 60 : 700) * 86_400))
-                    text += "b\(k),\(NumberFormat.fixed(lat, decimals: 7)),\(NumberFormat.fixed(lon, decimals: 7)),\(UTCTime.iso8601(t))\n"
+                    text += "b\(k),\(point(lat, lon)),\(UTCTime.iso8601(t))\n"
                     k += 1
                 }
             }
@@ -94,16 +100,18 @@ struct EHSAHardeningCLITests {
         let with = try Self.block(tmp, name: "with.csv", extra: "lone,\(lone.lat),\(lone.lon),2024-03-20T10:00:00Z\n")
         func run(_ input: String, k: Int) throws -> [String: [UInt8]] {
             let out = tmp.sub("\(URL(fileURLWithPath: input).lastPathComponent)-k\(k)")
-            try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Self.asOf, "--ehsa", "--min-cell-count", "\(k)",
-                             "--tile-zooms", "none", "--quiet"])
+            try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Self.asOf, "--ehsa",
+                             "--min-cell-count", "\(k)", "--tile-zooms", "none", "--quiet"])
             let html = try readText(out + "/report.html")
             let start = try #require(html.range(of: "<section id=\"ehsa\">"))
-            let section = String(html[start.lowerBound...].prefix { _ in true }.components(separatedBy: "</section>")[0])
+            let section = String(html[start.lowerBound...]).components(separatedBy: "</section>")[0]
             return ["ehsa.csv": try readBytes(out + "/ehsa.csv"), "ehsa.geojson": try readBytes(out + "/ehsa.geojson"),
                     "report.html#ehsa": Array(section.utf8)]
         }
         let k3 = (try run(without, k: 3), try run(with, k: 3))
-        for name in k3.0.keys.sorted() { #expect(k3.0[name] == k3.1[name], "\(name) differs with the lone incident, K = 3") }
+        for name in k3.0.keys.sorted() {
+            #expect(k3.0[name] == k3.1[name], "\(name) differs with the lone incident, K = 3")
+        }
         // Not vacuous: without disclosure control the incident is a location of its own and moves
         // its neighbours' z-scores.
         let k1 = (try run(without, k: 1), try run(with, k: 1))

@@ -231,7 +231,7 @@ struct StatsQueryLookupTests {
         }
     }
 
-    @Test("lookup golden answer at Halifax town centre; safe with counts 0 inside the data far from incidents, no data outside")
+    @Test("lookup golden answer at Halifax; inside the data, far from incidents: safe, counts 0; outside: no data")
     func lookupGoldenAndFarAway() throws {
         let run = try BundledRun.get()
         let tiles = run.out + "/tiles"
@@ -242,12 +242,14 @@ struct StatsQueryLookupTests {
         // Outside the data's box grown by the radius (SPEC §7.1): no class, "No data for this location".
         for (lat, lon) in [("-33.8688", "151.2093"), ("53.9", "-1.5")] {
             let far = try JSON.parse(try areawatchOK(["lookup", "--tiles", tiles, "--lat", lat, "--lon", lon, "--json"]).stdout)
-            #expect(far["class"]?.isNull == true && far["current"]?.int == 0 && far["previous"]?.int == 0 && far["found"]?.bool == false
-                    && far["label"]?.string == "No data for this location" && far["coverage"]?.string == "none", "\(lat),\(lon): \(far)")
+            #expect(far["class"]?.isNull == true && far["current"]?.int == 0 && far["previous"]?.int == 0
+                    && far["found"]?.bool == false && far["label"]?.string == "No data for this location"
+                    && far["coverage"]?.string == "none", "\(lat),\(lon): \(far)")
         }
         // Inside it, with no incident within the radius: Safe Area with counts 0.
         let (insideLat, insideLon) = ("53.625", "-1.75")
-        let inside = try JSON.parse(try areawatchOK(["lookup", "--tiles", tiles, "--lat", insideLat, "--lon", insideLon, "--json"]).stdout)
+        let inside = try JSON.parse(try areawatchOK(["lookup", "--tiles", tiles, "--lat", insideLat, "--lon", insideLon,
+                                                     "--json"]).stdout)
         #expect(inside["class"]?.string == "safe" && inside["current"]?.int == 0 && inside["found"]?.bool == false
                 && inside["label"]?.string == "Safe Area" && inside["coverage"]?.string == "data", "\(inside)")
         let text = try areawatchOK(["lookup", "--tiles", tiles, "--lat", insideLat, "--lon", insideLon])

@@ -27,7 +27,8 @@ struct CoverageTests {
                 let lon = [box.minLon, box.maxLon, random.uniform(box.minLon, box.maxLon)][Int(random.next() % 3)]
                 let p = destination(lat: lat, lon: lon, bearing: random.uniform(0, 360),
                                     distance: radius * random.uniform(0, 0.999_999))
-                #expect(grown.contains(lat: p.lat, lon: p.lon), "\(box) r \(radius): (\(p.lat), \(p.lon)) from (\(lat), \(lon))")
+                #expect(grown.contains(lat: p.lat, lon: p.lon),
+                        "\(box) r \(radius): (\(p.lat), \(p.lon)) from (\(lat), \(lon))")
                 #expect(Coverage.of(lat: p.lat, lon: p.lon, box: box, radius: radius) == .data)
             }
         }
@@ -43,7 +44,8 @@ struct CoverageTests {
         let east = try! #require(grown.east)
         #expect(grown.contains(lat: 50.005, lon: east) && !grown.contains(lat: 50.005, lon: east + 1e-9))
         // The east edge is where a circle of the radius around the box's north-east corner reaches.
-        let tangent = asin(sin(50.01 * Haversine.radiansPerDegree) / cos(1000 / Haversine.earthRadius)) / Haversine.radiansPerDegree
+        let rad = Haversine.radiansPerDegree
+        let tangent = asin(sin(50.01 * rad) / cos(1000 / Haversine.earthRadius)) / rad
         let reach = Haversine.distance(lat1: 50.01, lon1: 0.02, lat2: tangent, lon2: east)
         #expect(abs(reach - 1000) < 1e-6, "\(reach)")
     }

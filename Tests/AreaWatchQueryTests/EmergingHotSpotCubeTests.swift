@@ -28,7 +28,8 @@ import Testing
                 #expect(Array(cube.counts[(l * steps)..<(l * steps + steps)]) == expected[name], "\(kind) \(name)")
             }
             #expect(cube.counts.reduce(0) { $0 + Int($1) } == expected.values.reduce(0) { $0 + Int($1.reduce(0, +)) })
-            #expect(HotSpotCube.size(index: index, time: columns.time, parameters: ehsa) == (names.count, names.count * steps))
+            let size = HotSpotCube.size(index: index, time: columns.time, parameters: ehsa)
+            #expect(size == (names.count, names.count * steps))
 
             // --min-cell-count K: a cell with fewer than K incidents in the cube is no location at
             // all; the others keep exactly their counts. `size` counts the same cube, before it.

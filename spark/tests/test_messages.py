@@ -30,7 +30,8 @@ def no_spark(monkeypatch):
 
 
 def test_failure_is_the_engines_last_line():
-    progress = b"areawatch: loading incidents\nareawatch: indexing\nareawatch: x.csv: line 3: the file ends inside a quoted field\n"
+    progress = (b"areawatch: loading incidents\nareawatch: indexing\n"
+                b"areawatch: x.csv: line 3: the file ends inside a quoted field\n")
     assert areawatch_spark._failure(["eng", "canonical"], 2, progress) == \
         "areawatch: x.csv: line 3: the file ends inside a quoted field"
     silent = areawatch_spark._failure(["/bin/false", "check-out"], 1, b"")

@@ -7,7 +7,8 @@ public struct QuerySettings: ParsableArguments, Sendable {
     /// SPEC §8: a radius beyond this would make every cell's disc cover a city; refused as usage.
     public static let maxRadius = 50_000.0
 
-    @Option(help: ArgumentHelp("The as-of instant (ISO 8601), or 'latest': the newest incident's time (after the filters); default now, truncated to the second.",
+    @Option(help: ArgumentHelp("The as-of instant (ISO 8601), or 'latest': the newest incident's time "
+                               + "(after the filters); default now, truncated to the second.",
                                valueName: "instant|latest"))
     public var asOf: AsOf?
 
@@ -52,8 +53,9 @@ public struct QuerySettings: ParsableArguments, Sendable {
                                 minCellCount: minCellCount)
         let parameters = parameters(latest: extent?.lastTime)
         if asOf == .latest {
-            progress.log(extent == nil ? "--as-of latest: no incident passes the filters; as of now, \(UTCTime.iso8601(parameters.asOf))"
-                         : "--as-of latest: \(UTCTime.iso8601(parameters.asOf)), the newest incident's time")
+            let t = UTCTime.iso8601(parameters.asOf)
+            progress.log(extent == nil ? "--as-of latest: no incident passes the filters; as of now, \(t)"
+                         : "--as-of latest: \(t), the newest incident's time")
         }
         return (parameters, extent)
     }

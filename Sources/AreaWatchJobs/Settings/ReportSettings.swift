@@ -59,7 +59,7 @@ public struct ReportSettings: ParsableArguments, Sendable {
     public var ehsaAlpha = Decimal(0.05)
 
     @Option(name: .customLong("max-ehsa-bins"),
-            help: "Refuse an emerging-hot-spot cube of more bins (locations × steps) than this (bounded work, SPEC §8).")
+            help: "Refuse an emerging-hot-spot cube of more bins (locations × steps) than this (SPEC §8).")
     public var maxEHSABins = 20_000_000
 
     public init() {}
