@@ -61,7 +61,7 @@ def _run(args):
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     if child.returncode != 0:
-        message = stderr.decode("utf-8", "replace").strip() or "exit status %d" % child.returncode
+        message = _failure(args, child.returncode, stderr)
         raise RuntimeError("areawatch-engine-failed[%d]: %s" % (child.returncode, message))
     stats = os.environ.get("AREAWATCH_SPARK_STATS")
     if stats:
@@ -71,6 +71,18 @@ def _run(args):
         with open(os.path.join(stats, "steps-%d.jsonl" % os.getpid()), "a") as f:
             f.write(json.dumps(line) + "\n")
     return stdout.decode("utf-8", "replace")
+
+
+def _failure(args, status, stderr):
+    """One line saying why a step failed: the engine's own message is its last line on stderr
+    (the lines before it are progress); an engine that says nothing is named with its status."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    if lines:
+        return lines[-1]
+    if status < 0:
+        return "the engine %s was killed by signal %d in step %s" % (args[0], -status, args[1])
+    return ("the engine %s exited with status %d in step %s without a message: is --engine an areawatch binary?"
+            % (args[0], status, args[1]))
 
 
 def _read(path):
@@ -192,8 +204,12 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
     records = inputs.flatMap(canonical_task(engine_name, partitions, list(reading_args)))
     shards = records.partitionBy(partitions, _partition) \
         .mapPartitions(dedup_task(engine_name, shard_precision, precision, radius))
+    # The shards compute the box the tiles publish, which depends on the minimum cell count.
+    report_args = list(report_args)
+    cell_count = [report_args[i + 1] for i, a in enumerate(report_args[:-1]) if a == "--min-cell-count"]
+    shard_args = query_args + ["--min-cell-count", cell_count[-1]] if cell_count else query_args
     parts = shards.partitionBy(partitions, _partition) \
-        .mapPartitions(shard_task(engine_name, precision, query_args)) \
+        .mapPartitions(shard_task(engine_name, precision, shard_args)) \
         .collect()
 
     work = keep_parts or tempfile.mkdtemp(prefix="areawatch-merge-")
@@ -211,8 +227,34 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
 
 def engine_message(error):
     """The engine's own one-line message inside a Spark failure, when there is one."""
-    found = re.search(r"areawatch-engine-failed\[\d+\]: ([^\n]*)", str(error))
+    found = re.search(r"areawatch-engine-failed\[-?\d+\]: ([^\n]*)", str(error))
     return found.group(1) if found else None
+
+
+def engine_status(error):
+    """The exit status the failed engine step gave (SPEC §11), 2 when unknown."""
+    found = re.search(r"areawatch-engine-failed\[(-?\d+)\]", str(error))
+    status = int(found.group(1)) if found else 2
+    return status if status in (1, 2, 3, 4) else 2
+
+
+def check_out(engine, out, files):
+    """Before any work: the engine refuses a report folder it would not replace (exit 1, SPEC §8),
+    and an --engine that is no areawatch binary fails here, not in the middle of the job."""
+    _run([os.path.abspath(engine), "check-out", "--out", out] + [f for f in files if not _is_uri(f)])
+
+
+# The JVM's own log (start-up notices, a failed task's stack traces) is turned off: a failure is
+# reported as the engine's one-line message, last and alone. Applied when the JVM starts (the
+# `python -m` path, through spark-submit's --conf), and by setLogLevel once it runs.
+QUIET_LOG4J = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
+
+
+def quiet_builder(builder):
+    option = "-Dlog4j2.configurationFile=file:" + QUIET_LOG4J
+    return builder.config("spark.driver.extraJavaOptions", option) \
+        .config("spark.executor.extraJavaOptions", option) \
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
 
 
 def parse_args(argv):
@@ -256,30 +298,58 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.as_of is None:
         args.as_of = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        check_out(args.engine, args.out, args.files)
+    except RuntimeError as error:
+        print("areawatch-spark: " + (engine_message(error) or str(error)), file=sys.stderr)
+        return engine_status(error)
+    # Everything the JVM and Spark's Python workers print (start-up notices, log lines, a failed
+    # task's traces) goes to a log file, not to the terminal: a failure is said in one line, last.
+    log = tempfile.NamedTemporaryFile(prefix="areawatch-spark-", suffix=".log", delete=False)
+    terminal = os.dup(2)
+    sys.stderr.flush()
+    os.dup2(log.fileno(), 2)
+    failure = None
+    try:
+        text = _run_spark(args)
+    except Exception as error:  # a failed task: show the engine's message, not a JVM trace
+        failure = error
+    finally:
+        sys.stderr.flush()
+        os.dup2(terminal, 2)
+        os.close(terminal)
+        log.close()
+    if failure is None or engine_message(failure) is not None:
+        os.unlink(log.name)
+    if failure is None:
+        print(text, end="")
+        return 0
+    if engine_message(failure) is None:
+        first = (str(failure).strip().splitlines() or [type(failure).__name__])[0]
+        print("areawatch-spark: Spark failed: %s (its log: %s)" % (first, log.name), file=sys.stderr)
+        return 2
+    print("areawatch-spark: " + engine_message(failure), file=sys.stderr)
+    return engine_status(failure)
+
+
+def _run_spark(args):
+    """The job on a Spark session made here (quiet, local[2] unless told otherwise)."""
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName("areawatch").config("spark.ui.showConsoleProgress", "false")
+    builder = quiet_builder(SparkSession.builder.appName("areawatch"))
     if args.master:
         builder = builder.master(args.master)
     elif not SparkConf().contains("spark.master"):  # spark-submit sets it; `python -m` does not
         builder = builder.master("local[2]")
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel("OFF")
     try:
-        text = run_job(spark, args.files, args.out, args.engine, partitions=args.partitions,
+        return run_job(spark, args.files, args.out, args.engine, partitions=args.partitions,
                        shard_precision=args.shard_precision, precision=args.precision, radius=args.radius,
                        reading_args=_options(args, ["format", "column", "delimiter", "source", "idless"]),
                        query_args=_options(args, ["as-of", "thresholds", "category", "handled"]),
                        report_args=_options(args, ["tile-zooms", "min-cell-count", "attribution"]))
-        print(text, end="")
-        return 0
-    except Exception as error:  # a failed task: show the engine's message, not a JVM trace
-        message = engine_message(error)
-        if message is None:
-            raise
-        print("areawatch-spark: " + message, file=sys.stderr)
-        return 2
     finally:
         spark.stop()
 

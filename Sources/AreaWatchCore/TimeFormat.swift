@@ -99,7 +99,9 @@ public struct TimeFormat: Sendable, Equatable {
             throw TimeFormatError(message: "--time-format gives both %j and a month or day; give one")
         }
         if has("day") && !has("month") { throw TimeFormatError(message: "--time-format has a day but no month (%m, %b or %B)") }
-        if !has("month") && !has("day of the year") {
+        // A year alone (`%Y`, the suggestion for year columns, SPEC §2.4) is 1 January 00:00 with
+        // precision month, the coarsest the incident model has.
+        if !has("month") && !has("day of the year") && seen.count > 1 {
             throw TimeFormatError(message: "--time-format has no month (%m, %b or %B) or day of the year (%j)")
         }
         let hasDay = has("day") || has("day of the year")

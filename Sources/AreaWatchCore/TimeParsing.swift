@@ -44,7 +44,8 @@ public enum TimeValue: Sendable, Hashable {
 /// Time values of SPEC §2.4, parsed from bytes without allocating.
 ///
 /// Accepted text (after trimming spaces):
-/// - a decimal number: epoch seconds, or milliseconds when its magnitude is ≥ 1e11;
+/// - a decimal number: epoch seconds, or milliseconds when its magnitude is ≥ 1e11 (a whole
+///   number of magnitude below 100,000 is a year, not a time: invalid);
 /// - `YYYY-MM` (precision month), `YYYY-MM-DD` (precision day), `/` allowed for `-`;
 /// - `YYYY-MM-DD[T or space]hh:mm[:ss[.fff…]][zone]` where zone is `Z`, `UTC`, `GMT`, `±hh`,
 ///   `±hhmm` or `±hh:mm`, optionally after one space; no zone means UTC; `24:00:00` is the next
@@ -77,9 +78,22 @@ public enum TimeParser {
         return .instant(t)
     }
 
-    /// A JSON number or numeric text: epoch seconds, or milliseconds when |v| ≥ 1e11.
+    /// Why a whole number below 100,000 in a time field is `invalid_time` (SPEC §2.4), for the
+    /// messages that explain rejects.
+    public static let yearReason = "a year, not a time: use --time-format %Y"
+
+    /// A whole number of magnitude below 100,000 (`2018`, `0`, `-5`): a year, a code or a
+    /// placeholder, never a plausible incident time (seconds within 28 hours of 1970), so it is
+    /// refused rather than counted in 1970 (SPEC §2.4).
+    @inline(__always)
+    public static func isYearLike(_ value: Double) -> Bool {
+        abs(value) < 100_000 && value == value.rounded(.towardZero)
+    }
+
+    /// A JSON number or numeric text: epoch seconds, or milliseconds when |v| ≥ 1e11; nil for a
+    /// year-like whole number (`isYearLike`).
     public static func fromEpoch(_ value: Double) -> ParsedTime? {
-        guard value.isFinite else { return nil }
+        guard value.isFinite, !isYearLike(value) else { return nil }
         let seconds: Double
         if abs(value) >= 1e11 {
             if value == value.rounded(.towardZero), abs(value) < 9e15 {

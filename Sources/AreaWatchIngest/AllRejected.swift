@@ -25,7 +25,9 @@ enum AllRejected {
         switch reason {
         case .invalidTime:
             message += ", e.g. time \(example ?? "?")"
-            if let format = options.timeFormat {
+            if let raw = examples[reason], let value = DecimalParsing.parse(raw), TimeParser.isYearLike(value) {
+                message += ": \(TimeParser.yearReason)"
+            } else if let format = options.timeFormat {
                 message += ", which matches neither --time-format '\(format.pattern)' nor an ISO 8601 form"
             } else if let raw = examples[reason], let pattern = suggestion(for: raw) {
                 message += "; it reads with --time-format '\(pattern)'"

@@ -13,7 +13,8 @@ public enum AnswerJSON {
             ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)),
             ("as_of", .string(UTCTime.iso8601(a.asOf))), ("current", .int(a.current)), ("previous", .int(a.previous)),
             ("delta", .int(a.delta)), ("pct", a.pct.map { .fixed($0, decimals: 4) } ?? .null), ("handled", .int(a.handled)),
-            ("class", .string(a.safetyClass.rawValue)), ("label", .string(a.label)), ("text", .string(a.text)),
+            ("class", a.shownClass.map { .string($0.rawValue) } ?? .null), ("label", .string(a.label)),
+            ("text", a.coverage == .none ? .null : .string(a.text)), ("coverage", .string(a.coverage.rawValue)),
             ("p_change", .number(pChange)), ("excluded_future", .int(excludedFuture)),
         ]
         if let listed {
@@ -31,9 +32,11 @@ public enum AnswerJSON {
         .object([
             ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)), ("as_of", .string(a.asOf)),
             ("geohash", .string(a.geohash)), ("tile", .string(a.tile)), ("current", .optional(a.current)),
-            ("previous", .optional(a.previous)), ("delta", .optional(a.delta)), ("class", .string(a.safetyClass.rawValue)),
+            ("previous", .optional(a.previous)), ("delta", .optional(a.delta)),
+            ("class", a.shownClass.map { .string($0.rawValue) } ?? .null),
             ("label", .string(a.label)), ("text", .optional(a.text)), ("found", .bool(a.found)),
             ("p_change", a.pChange.map { .number($0) } ?? .null), ("change", .string(a.change.rawValue)),
+            ("coverage", .string(a.coverage.rawValue)),
         ])
     }
 

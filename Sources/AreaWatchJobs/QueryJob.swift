@@ -14,11 +14,20 @@ public struct ListedIncident: Sendable {
 
 /// `areawatch query`: the widget answer for one location (SPEC §7.1).
 public enum QueryJob {
-    public static func run(source: IncidentSource, parameters: QueryParameters, lat: Double, lon: Double, list: Bool,
+    /// The answer, with its coverage (SPEC §7.1) from the box of every incident that passes the
+    /// filters; a warning on stderr when both windows are empty while the data holds incidents.
+    public static func run(source: IncidentSource, query: QuerySettings, lat: Double, lon: Double, list: Bool,
                            progress: ProgressReporter) throws -> (PointAnswer, [ListedIncident], excludedFuture: Int) {
         let loaded = try IncidentLoading.load(source, groupBy: nil, keepKeys: list, progress: progress)
+        let (parameters, extent) = query.resolved(for: loaded.columns, progress: progress)
         let index = IncidentIndex(columns: loaded.columns, parameters: parameters)
-        let answer = index.pointAnswer(lat: lat, lon: lon)
+        var answer = index.pointAnswer(lat: lat, lon: lon)
+        answer.coverage = Coverage.of(lat: lat, lon: lon, box: extent?.box, radius: parameters.radius)
+        let totals = index.totals()
+        if let warning = extent?.emptyWindowsWarning(current: totals.current, previous: totals.previous,
+                                                     asOf: parameters.asOf) {
+            progress.warn(warning)
+        }
         guard list else { return (answer, [], index.excludedFuture) }
         let columns = loaded.columns
         let listed = index.windowedWithin(lat: lat, lon: lon).map { b -> ListedIncident in

@@ -46,7 +46,6 @@ public enum ReportJob {
 
     public static func run(_ request: ReportRequest, progress: ProgressReporter, priorTimings: [(String, Double)] = []) throws -> ReportRun {
         let settings = request.report
-        let parameters = request.query.parameters()
         // The command line and the config validate the settings; a request built in code is
         // checked here too, before any work (the cube refuses bad parameters by trapping).
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
@@ -89,6 +88,8 @@ public enum ReportJob {
         if let field = settings.groupBy, let problem = GroupByCheck.problem(field, in: loaded.columns) {
             throw JobError(.usage, problem)
         }
+        let (parameters, extent) = request.query.resolved(for: loaded.columns, cellPrecision: settings.precision,
+                                                          minCellCount: settings.minCellCount, progress: progress)
         lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
         // The breakdown and the hot-spot cube read the columns after indexing; otherwise the index
@@ -110,6 +111,7 @@ public enum ReportJob {
                            + "\(settings.precision) and radius \(NumberFormat.compact(parameters.radius)) m, more than --max-cells "
                            + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
         }
+        if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
         progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
         let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
         lap("grid")
@@ -117,12 +119,17 @@ public enum ReportJob {
         let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         let totals = index.totals()
+        if let warning = extent?.emptyWindowsWarning(current: totals.current, previous: totals.previous,
+                                                     asOf: parameters.asOf) {
+            progress.warn(warning)
+        }
         lap("queries")
         var ehsa: EHSAReport?
         if settings.ehsa {
             let ehsaParameters = settings.ehsaParameters
             progress.log("emerging hot spots: geohash-\(ehsaParameters.precision) cells × \(ehsaParameters.steps) months")
-            let cube = HotSpotCube(index: index, time: loaded.columns.time, parameters: ehsaParameters)
+            let cube = HotSpotCube(index: index, time: loaded.columns.time, parameters: ehsaParameters,
+                                   minimumIncidents: settings.minCellCount)
             let result = EmergingHotSpots.analyse(cube, alpha: ehsaParameters.alpha)
             ehsa = EHSAReport(parameters: ehsaParameters, locations: result.locations, summary: result.summary)
             lap("ehsa")
@@ -136,6 +143,7 @@ public enum ReportJob {
         content.fdr = settings.fdr.value
         content.ehsa = ehsa
         content.rejects = loaded.rejects
+        content.extent = .known(extent)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(content, to: settings.out, protecting: request.protectedPaths,
                                              clock: ProgressReporter.now)
@@ -144,6 +152,22 @@ public enum ReportJob {
             progress.log("rejects: \(rejects.count) written to \(rejects.path)")
         }
         return ReportRun(content: content, outcome: outcome)
+    }
+}
+
+extension ReportJob {
+    /// SPEC §8, §13: the emerging-hot-spot cube's exact size, counted before any of it is built;
+    /// above `--max-ehsa-bins` the report is refused (a cube of 1.2 billion bins needs ~30 GB).
+    static func checkCubeSize(_ index: IncidentIndex, time: [Int64], settings: ReportSettings) throws {
+        let parameters = settings.ehsaParameters
+        let size = HotSpotCube.size(index: index, time: time, parameters: parameters,
+                                    minimumIncidents: settings.minCellCount)
+        guard size.bins <= settings.maxEHSABins else {
+            throw JobError(.usage, "the emerging-hot-spot cube would have \(size.bins) bins "
+                + "(\(size.locations) cells of geohash-\(parameters.precision) × \(parameters.steps) months), "
+                + "more than --max-ehsa-bins \(settings.maxEHSABins); lower --ehsa-precision or --ehsa-steps, "
+                + "or raise --max-ehsa-bins")
+        }
     }
 }
 

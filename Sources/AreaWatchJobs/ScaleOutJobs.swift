@@ -123,8 +123,9 @@ public enum ScaleOutJobs {
     /// incidents inside it, all of which are S's own; the other shards' incidents in the union
     /// are beyond its radius. So the owned cells come out as S alone would give them, while a
     /// task of a thousand small shards (near a pole) builds one index instead of a thousand.
-    public static func shardGrid(folder: String, precision: Int, query: QuerySettings, threads: Int,
-                                 out: String) throws -> (shards: Int, cells: Int) {
+    public static func shardGrid(folder: String, precision: Int, query: QuerySettings, minCellCount: Int = 1,
+                                 threads: Int, out: String) throws -> (shards: Int, cells: Int) {
+        try refuseLatest(query)
         var shards = Set<GeohashCell>()
         var paths: [String] = []
         for name in try ExchangeFile.list(folder, suffix: ".awr") {
@@ -152,7 +153,9 @@ public enum ScaleOutJobs {
         let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads)
         let grid = index.grid(precision: precision, threads: threads)
         let cells = grid.cells(ownedBy: shards)
-        let totals = ShardTotals(columns: columns, parameters: parameters, shards: shards)
+        var totals = ShardTotals(columns: columns, parameters: parameters, shards: shards)
+        totals.extent = DataExtent(columns: columns, parameters: parameters, cellPrecision: precision,
+                                   minCellCount: minCellCount, shards: shards, threads: threads)
         try ExchangeFile.write(ShardCellsFile.encode(precision: precision, totals: totals, cells: cells), to: out)
         return (shards.count, cells.count)
     }
@@ -165,6 +168,7 @@ public enum ScaleOutJobs {
             throw JobError(.usage, "the scale-out job writes the grid, tiles, summary and HTML report; "
                            + "--areas, --poi and --group-by are for `areawatch report`")
         }
+        try refuseLatest(query)
         let parameters = query.parameters()
         let started = ProgressReporter.now()
         var inputs: [(Int, InputSummaryParts)] = []
@@ -206,8 +210,31 @@ public enum ScaleOutJobs {
             attribution: settings.attribution, engineVersion: ReportJob.engineVersion)
         // As `report --input` without `--rejects` summarises them (the tasks write no rejects file).
         content.rejects = RejectsSummary(path: nil, files: IncidentLoading.filesWithRejects(summaries))
+        content = withExtent(content, totals.extent, progress: progress)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(content, to: settings.out, protecting: protected, clock: ProgressReporter.now)
         return ReportRun(content: content, outcome: outcome)
+    }
+
+    /// The shards' merged extent, and the empty-windows warning it may call for (SPEC §7).
+    private static func withExtent(_ content: ReportContent, _ extent: DataExtent?,
+                                   progress: ProgressReporter) -> ReportContent {
+        var out = content
+        out.extent = .known(extent)
+        if let warning = out.emptyWindowsWarning { progress.warn(warning) }
+        return out
+    }
+
+    /// Step 0, on the driver before any task: the report folder `mergeReport` will write is
+    /// refused now, not after the whole job (exit 1, SPEC §8).
+    public static func checkOut(_ out: String, protecting files: [String]) throws {
+        try ReportFolder.checkReplaceable(out, protecting: files)
+    }
+
+    /// Every step must use one as-of: `latest` would be each shard's own newest incident.
+    private static func refuseLatest(_ query: QuerySettings) throws {
+        if query.asOf == .latest {
+            throw JobError(.usage, "--as-of latest is not available to the scale-out steps: give the instant itself")
+        }
     }
 }

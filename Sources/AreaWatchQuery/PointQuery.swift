@@ -12,11 +12,17 @@ public struct PointAnswer: Sendable, Equatable {
     /// Current-window incidents within the radius whose handled is true.
     public var handled: Int
     public var safetyClass: SafetyClass
+    /// SPEC §7.1: `none` when the location lies outside the data's box grown by the radius; the
+    /// answer then has no class and says "No data for this location". Set by the caller that
+    /// knows the data's extent (`DataExtent`).
+    public var coverage: Coverage = .data
 
     public var yearOverYear: YearOverYear { YearOverYear(current: current, previous: previous) }
     public var delta: Int { yearOverYear.delta }
     public var pct: Double? { yearOverYear.pct }
-    public var label: String { safetyClass.label }
+    /// The class, nil when there is no data for the location.
+    public var shownClass: SafetyClass? { coverage == .none ? nil : safetyClass }
+    public var label: String { shownClass?.label ?? Coverage.noDataLabel }
     public var text: String { yearOverYear.text }
 }
 

@@ -37,6 +37,9 @@ public struct ShardTotals: Sendable, Equatable {
     public var excludedFuture = 0
     /// Calendar year → incidents (filters applied, not after the as-of).
     public var years: [Int: Int] = [:]
+    /// The shards' own incidents at any time (filters applied), for coverage and the
+    /// empty-windows warning; set by the shard step, merged with `add`.
+    public var extent: DataExtent?
 
     public init() {}
 
@@ -63,6 +66,7 @@ public struct ShardTotals: Sendable, Equatable {
         previous += other.previous
         excludedFuture += other.excludedFuture
         for (year, n) in other.years { years[year, default: 0] += n }
+        extent.add(other.extent)
     }
 
     /// The summary's totals, as `IncidentIndex.totals()` gives them on one machine.
@@ -116,7 +120,7 @@ extension GridResult {
 
 /// `AWCEL` files: one shard's owned cells and totals (docs/FORMATS.md).
 public enum ShardCellsFile {
-    public static let magic = "AWCEL001"
+    public static let magic = "AWCEL002"
 
     public static func encode(precision: Int, totals: ShardTotals, cells: [ShardCell]) -> [UInt8] {
         var w = BinaryWriter(capacity: 64 + cells.count * 56)
@@ -131,6 +135,7 @@ public enum ShardCellsFile {
             w.i64(Int64(year))
             w.i64(Int64(n))
         }
+        writeExtent(totals.extent, to: &w)
         w.u64(UInt64(cells.count))
         for c in cells {
             w.u64(c.prefix)
@@ -156,6 +161,7 @@ public enum ShardCellsFile {
             let year = Int(try r.i64())
             totals.years[year] = Int(try r.i64())
         }
+        totals.extent = try readExtent(&r)
         let count = try r.u64()
         guard count <= UInt64(bytes.count) else { throw BinaryReader.Malformed(description: "\(name): bad cell count") }
         var cells: [ShardCell] = []
@@ -170,5 +176,31 @@ public enum ShardCellsFile {
         }
         guard r.atEnd else { throw BinaryReader.Malformed(description: "\(name): trailing bytes at \(r.offset)") }
         return (precision, totals, cells)
+    }
+
+    /// The extent: a count (0: none), then the times, the box and the published box (a flag, then
+    /// its four edges), coordinates as IEEE 754 bit patterns.
+    private static func writeExtent(_ extent: DataExtent?, to w: inout BinaryWriter) {
+        guard let e = extent else { return w.i64(0) }
+        w.i64(Int64(e.count))
+        w.i64(e.firstTime)
+        w.i64(e.lastTime)
+        func box(_ b: GeoBox) { for v in [b.minLat, b.minLon, b.maxLat, b.maxLon] { w.u64(v.bitPattern) } }
+        box(e.box)
+        w.u8(e.publishedBox == nil ? 0 : 1)
+        if let published = e.publishedBox { box(published) }
+    }
+
+    private static func readExtent(_ r: inout BinaryReader) throws -> DataExtent? {
+        let count = Int(try r.i64())
+        guard count > 0 else { return nil }
+        let first = try r.i64(), last = try r.i64()
+        func box() throws -> GeoBox {
+            let v = try (0..<4).map { _ in Double(bitPattern: try r.u64()) }
+            return GeoBox(minLat: v[0], minLon: v[1], maxLat: v[2], maxLon: v[3])
+        }
+        let all = try box()
+        let published = try r.u8() == 1 ? try box() : nil
+        return DataExtent(count: count, firstTime: first, lastTime: last, box: all, publishedBox: published)
     }
 }

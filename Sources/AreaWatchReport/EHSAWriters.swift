@@ -24,8 +24,9 @@ public struct EHSAReport: Sendable {
 
 extension Disclosure {
     /// The locations public outputs show: those with at least `--min-cell-count` incidents in
-    /// the cube (SPEC §13). The others still counted in n, x̄ and S; only their rows go. With
-    /// K = 1 every location qualifies (a location has at least one incident).
+    /// the cube (SPEC §10, §13). The report's cube already holds no other location (a cell of
+    /// fewer is withheld from the computation, not only from the writing); this keeps a cube
+    /// built without that rule from publishing one. With K = 1 every location qualifies.
     public func publicEHSA(_ report: EHSAReport) -> EHSAReport {
         var out = report
         out.locations = report.locations.filter { $0.incidents >= minCellCount }

@@ -10,14 +10,16 @@ import AreaWatchQuery
 /// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
 /// tile lists exactly the JSON tile's cells with the same values.
 enum GridArchive {
-    static let formatVersion = "1.0"
+    static let formatVersion = "1.1"
 
     /// Writes the archive to `path` (inside the report's work folder, which is published whole)
     /// and returns its size in bytes.
     @discardableResult
     static func write(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                      attribution: String, to path: String) throws -> Int64 {
-        let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution)
+                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+                      to path: String) throws -> Int64 {
+        let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+                            dataBounds: dataBounds)
         let file = try BufferedFile(path: path)
         try file.write(bytes)
         try file.finish()
@@ -26,7 +28,8 @@ enum GridArchive {
 
     /// The archive's bytes: a function of the tiles and parameters alone (deterministic).
     static func archive(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                        attribution: String, parts: Int = archiveParts) -> [UInt8] {
+                        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+                        parts: Int = archiveParts) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
         let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y), tile: $0) }.sorted { $0.id < $1.id }
@@ -53,7 +56,8 @@ enum GridArchive {
         header.centerZoom = UInt8(zooms.lowerBound)
         header.centerLonE7 = PMTiles.Header.e7((box.minLon + box.maxLon) / 2)
         header.centerLatE7 = PMTiles.Header.e7((box.minLat + box.maxLat) / 2)
-        let meta = Array(metadata(grid, zooms: zooms, disclosure: disclosure, attribution: attribution).serialized().utf8)
+        let meta = Array(metadata(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+                                  dataBounds: dataBounds).serialized().utf8)
         return builder.archive(metadata: meta, header: header, compressor: GzipCompressor())
     }
 
@@ -77,7 +81,8 @@ enum GridArchive {
 
     /// The archive's JSON metadata: TileJSON-style `vector_layers` plus what a widget needs to
     /// answer a location from the archive alone (as the TileJSON's `areawatch` member).
-    static func metadata(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String) -> JSONValue {
+    static func metadata(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+                         dataBounds: TileSetMeta.DataBounds = .unknown) -> JSONValue {
         let p = grid.parameters
         let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
             switch key {
@@ -105,7 +110,7 @@ enum GridArchive {
                 ("radius_m", .number(p.radius)),
                 ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
                 ("min_cell_count", .int(disclosure.minCellCount)),
-            ])),
+            ] + WidgetTiles.dataBoundsMember(dataBounds))),
         ])
     }
 }

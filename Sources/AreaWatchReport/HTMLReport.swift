@@ -20,6 +20,10 @@ enum HTMLReport {
         out += "<meta name=\"generator\" content=\"areawatch \(HTMLText.escape(content.engineVersion))\" />\n"
         out += "<title>areawatch report — as of \(asOf)</title>\n"
         out += "<style>\n\(HTMLStyle.css)</style>\n</head>\n<body>\n<main>\n"
+        // SPEC §7: an as-of that leaves both windows empty is said first, not left to an empty page.
+        if let warning = exact.emptyWindowsWarning {
+            out += "<p class=\"banner\" id=\"empty-windows\" role=\"alert\">\(HTMLText.escape(warning))</p>\n"
+        }
         out += header(content, asOf: asOf)
         out += HTMLChanges.section(content)
         out += HTMLSummary.section(content)

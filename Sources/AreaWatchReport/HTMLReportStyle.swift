@@ -26,6 +26,8 @@ enum HTMLStyle {
       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
     main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 40px; }
     header { border-bottom: 3px solid var(--ink); padding-bottom: 12px; margin-bottom: 8px; }
+    .banner { background: #fff4d6; border: 2px solid #d9a400; border-radius: 4px; padding: 10px 14px;
+      margin: 0 0 14px; font-weight: 600; }
     h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
     h1 .asof { font-weight: 400; color: var(--muted); font-size: 20px; }
     h2 { font-size: 19px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }

@@ -100,6 +100,21 @@ public struct ReportContent: Sendable {
     public var ehsa: EHSAReport? = nil
     /// Where the inputs' rejects are (summary.json `rejects`).
     public var rejects = RejectsSummary(path: nil, files: [])
+    /// The data at any time, after the filters (SPEC §7.1, §8): the tiles' `data_bounds` and the
+    /// empty-windows banner come from it. `.unknown` for content made without it.
+    public var extent: Recorded<DataExtent> = .unknown
+
+    /// The box the tiles carry for `coverage`.
+    public var dataBounds: TileSetMeta.DataBounds {
+        guard case .known(let extent) = extent else { return .unknown }
+        return .known(extent?.publishedBox)
+    }
+
+    /// SPEC §7's warning when both windows are empty while the data holds incidents.
+    public var emptyWindowsWarning: String? {
+        guard case .known(let data) = extent else { return nil }
+        return data?.emptyWindowsWarning(current: totals.current, previous: totals.previous, asOf: parameters.asOf)
+    }
 
     public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
                 disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,

@@ -38,9 +38,10 @@ public enum ReportWriter {
             defer { archive?.wait() }
             if let zooms = content.tileZooms, let tiles {
                 archive = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
+                                             bounds = content.dataBounds,
                                              path = try directory.file("grid.pmtiles")] () throws(any Error) in
                     try GridArchive.write(tiles.value(), grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                                          to: path)
+                                          dataBounds: bounds, to: path)
                 }
             }
             // The HTML page is rendered beside the other files rather than after them.
@@ -81,7 +82,8 @@ public enum ReportWriter {
             }
             if let zooms = content.tileZooms, let tiles {
                 let (count, bytes) = try WidgetTiles.write(tiles.value(), grid: content.grid, zooms: zooms, disclosure: content.disclosure,
-                                                           attribution: content.attribution, into: directory)
+                                                           attribution: content.attribution,
+                                                           dataBounds: content.dataBounds, into: directory)
                 outcome.tiles = count
                 outcome.files.append(("tiles/", bytes))
             }
@@ -161,6 +163,11 @@ enum Summary {
                 ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
             ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),
         ]
+        if let warning = c.emptyWindowsWarning {
+            // SPEC §7: right after excluded_future, before the grid.
+            let grid = members.firstIndex { $0.0 == "grid" } ?? members.count
+            members.insert(("warnings", .array([.string(warning)])), at: grid)
+        }
         if let areas = c.areas {
             members.append(("areas", .object([
                 ("count", .int(areas.areas.count)),

@@ -20,16 +20,21 @@ public struct TileAnswer: Sendable, Equatable {
     public var change: ChangeDirection = .none
     /// SPEC §12's E-test p of `current` against `previous` (nil when a count is withheld).
     public var pChange: Double?
+    /// SPEC §7.1: `none` when the location lies outside the box the tiles carry grown by the
+    /// radius (no class, "No data for this location").
+    public var coverage: Coverage = .data
 
     public var delta: Int? {
         guard let current, let previous else { return nil }
         return current - previous
     }
 
-    public var label: String { safetyClass.label }
+    /// The class, nil when there is no data for the location.
+    public var shownClass: SafetyClass? { coverage == .none ? nil : safetyClass }
+    public var label: String { shownClass?.label ?? Coverage.noDataLabel }
 
     public var text: String? {
-        guard let current, let previous else { return nil }
+        guard coverage == .data, let current, let previous else { return nil }
         return YearOverYear(current: current, previous: previous).text
     }
 }
@@ -43,6 +48,12 @@ public struct TileSetMeta: Sendable, Equatable {
     public var thresholds: Thresholds
     /// Disclosure control of the report (`--min-cell-count`): above 1, no cell means "fewer than K".
     public var minCellCount: Int
+    /// `areawatch.data_bounds`: the box of the data (SPEC §8) that decides `coverage`; nil inside
+    /// `.known` when the report had no incident. Tiles written before the member existed are
+    /// `.unknown` and answer `data`, as they always did.
+    public var dataBounds: DataBounds
+
+    public typealias DataBounds = Recorded<GeoBox>
     /// Lengths in days of the current and previous windows (the E-test's exposures), read once
     /// with the TileJSON (the server answers every lookup from one `TileSetMeta`).
     public var windowDays: (current: Double, previous: Double) { (currentWindowDays, previousWindowDays) }
@@ -61,12 +72,33 @@ public struct TileSetMeta: Sendable, Equatable {
         self.precision = precision
         self.asOf = asOf
         minCellCount = (areawatch["min_cell_count"] as? Int) ?? 1
+        dataBounds = TileSetMeta.dataBounds(areawatch["data_bounds"])
         (currentWindowDays, previousWindowDays) = TimeWindows(asOf: TimeParser.parse(asOf)?.seconds ?? 0).windowDays
         radius = (areawatch["radius_m"] as? NSNumber)?.doubleValue ?? 1000
         thresholds = (areawatch["thresholds"] as? [NSNumber]).flatMap {
             $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
         } ?? .standard
     }
+
+    /// `[west, south, east, north]`, `null` (no data) or absent (tiles of an older version).
+    private static func dataBounds(_ value: Any?) -> DataBounds {
+        guard let value else { return .unknown }
+        guard let edges = (value as? [NSNumber])?.map(\.doubleValue), edges.count == 4 else { return .known(nil) }
+        return .known(GeoBox(minLat: edges[1], minLon: edges[0], maxLat: edges[3], maxLon: edges[2]))
+    }
+
+    /// The coverage of a location by these tiles' data (SPEC §7.1).
+    public func coverage(lat: Double, lon: Double) -> Coverage {
+        guard case .known(let box) = dataBounds else { return .data }
+        return Coverage.of(lat: lat, lon: lon, box: box, radius: radius)
+    }
+}
+
+/// A value a report may not have recorded (older versions did not): `.known(nil)` is "recorded:
+/// there is none".
+public enum Recorded<Value: Sendable & Equatable>: Sendable, Equatable {
+    case unknown
+    case known(Value?)
 }
 
 /// One cell as a tile lists it: `[r_current, r_previous, class]` (nil values: withheld).
@@ -111,6 +143,7 @@ public enum TileLookup {
         var answer = TileAnswer(lat: lat, lon: lon, asOf: meta.asOf, radius: meta.radius, geohash: cell.string,
                                 tile: tile.description, current: withheld ? nil : 0, previous: withheld ? nil : 0,
                                 safetyClass: .safe, found: false)
+        answer.coverage = meta.coverage(lat: lat, lon: lon)
         guard let entry = try lookup(tile, cell.string) else { return answer }
         answer.found = true
         answer.current = entry.current

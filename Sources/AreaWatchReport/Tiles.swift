@@ -63,6 +63,7 @@ public enum WidgetTiles {
 
     /// Writes `tiles` (from `build`) as `tiles/{z}/{x}/{y}.json` plus `tiles/tilejson.json`.
     static func write(_ tiles: [Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+                      dataBounds: TileSetMeta.DataBounds = .unknown,
                       into directory: AtomicDirectory) throws -> (tiles: Int, bytes: Int64) {
         let asOf = UTCTime.iso8601(grid.parameters.asOf)
         let radius = NumberFormat.compact(grid.parameters.radius)
@@ -100,7 +101,8 @@ public enum WidgetTiles {
         }
         let count = tiles.count
         let bytes = written.withLock { $0 }
-        let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution).serialized(pretty: true)
+        let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+                            dataBounds: dataBounds).serialized(pretty: true)
         try BufferedFile.write(json, to: try directory.file("tiles/tilejson.json"))
         return (count, bytes + Int64(json.utf8.count))
     }
@@ -125,7 +127,8 @@ public enum WidgetTiles {
     }
 
     /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
-    static func tileJSON(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String) -> JSONValue {
+    static func tileJSON(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+                         dataBounds: TileSetMeta.DataBounds = .unknown) -> JSONValue {
         let box = bounds(grid)
         let p = grid.parameters
         return .object([
@@ -149,7 +152,16 @@ public enum WidgetTiles {
                 ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
                 ("min_cell_count", .int(disclosure.minCellCount)),
                 ("cell_format", .string("cells: {geohash: [r_current, r_previous, class]}")),
-            ])),
+            ] + dataBoundsMember(dataBounds))),
         ])
+    }
+
+    /// `data_bounds`: `[west, south, east, north]` of the data (SPEC §8, exact cell edges), `null`
+    /// when the report has no incident, absent when unknown. Lookups decide `coverage` from it.
+    static func dataBoundsMember(_ bounds: TileSetMeta.DataBounds) -> [(String, JSONValue)] {
+        guard case .known(let box) = bounds else { return [] }
+        guard let box else { return [("data_bounds", .null)] }
+        let edges = [box.minLon, box.minLat, box.maxLon, box.maxLat]
+        return [("data_bounds", .array(edges.map { .number($0) }))]
     }
 }

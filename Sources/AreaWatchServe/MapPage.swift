@@ -56,8 +56,11 @@ enum MapPage {
           if (map && window.maplibregl && response.ok) {
             const a = JSON.parse(text);
             const body = document.createElement("div");
-            body.textContent = `${a.label} (${a.class}) — current ${a.current ?? "withheld"}, previous ${a.previous ?? "withheld"}` +
-              (a.text ? `: ${a.text}` : "") + ` — cell ${a.geohash}, as of ${a.as_of}`;
+            // SPEC §7.1: outside the data's box there is no class to show, only that there is no data.
+            body.textContent = a.coverage === "none"
+              ? `${a.label}: this report holds no incident within ${a.radius_m} m of here, as of ${a.as_of}`
+              : `${a.label} (${a.class}) — current ${a.current ?? "withheld"}, previous ${a.previous ?? "withheld"}` +
+                (a.text ? `: ${a.text}` : "") + ` — cell ${a.geohash}, as of ${a.as_of}`;
             if (popup) popup.remove();
             popup = new maplibregl.Popup().setLngLat([lon, lat]).setDOMContent(body).addTo(map);
           }

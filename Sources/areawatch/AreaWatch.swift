@@ -13,5 +13,5 @@ struct AreaWatch: ParsableCommand {
             """,
         version: ReportJob.engineVersion,
         subcommands: [Ingest.self, Stats.self, Query.self, Report.self, Lookup.self, Serve.self, Run.self, Check.self, Benchmark.self,
-                      Canonical.self, Dedup.self, ShardGrid.self, MergeReport.self])
+                      Canonical.self, Dedup.self, ShardGrid.self, MergeReport.self, CheckOut.self])
 }

@@ -23,10 +23,11 @@ extension AreaWatch {
                 // The tiles folder is read as it is found: what it holds is escaped like data.
                 let current = a.current.map(String.init) ?? "withheld"
                 let previous = a.previous.map(String.init) ?? "withheld"
+                let place = a.coverage == .none ? " (outside the data)" : a.found ? "" : " (no incident nearby)"
                 let lines = [
-                    "\(a.label) (\(a.safetyClass.rawValue))",
+                    "\(a.label)\(a.shownClass.map { " (\($0.rawValue))" } ?? "")",
                     "current \(current), previous \(previous)" + (a.text.map { ": \($0)" } ?? ""),
-                    "cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)\(a.found ? "" : " (no incident nearby)")",
+                    "cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)\(place)",
                 ]
                 for line in lines { print(TerminalText.escaped(line)) }
             }

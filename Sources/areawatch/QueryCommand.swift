@@ -23,7 +23,7 @@ extension AreaWatch {
         func run() throws {
             let progress = ProgressReporter(quiet: output.quiet || json)
             let (answer, listed, excludedFuture) = try QueryJob.run(
-                source: source.source, parameters: query.parameters(), lat: location.lat.value, lon: location.lon.value,
+                source: source.source, query: query, lat: location.lat.value, lon: location.lon.value,
                 list: list, progress: progress)
             if json {
                 print(AnswerJSON.query(answer, excludedFuture: excludedFuture, listed: list ? listed : nil).serialized(pretty: true),
@@ -39,12 +39,17 @@ extension AreaWatch {
 enum QueryOutput {
     static func text(_ a: PointAnswer, excludedFuture: Int) -> String {
         """
-        \(a.label) (\(a.safetyClass.rawValue))
+        \(a.label)\(a.shownClass.map { " (\($0.rawValue))" } ?? "")
         \(a.current) event(s) during last year within \(NumberFormat.compact(a.radius)) m
-        \(a.text)
+        \(a.coverage == .none ? noData(a) : a.text)
         previous year: \(a.previous), delta: \(a.delta), pct: \(a.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? "n/a"), handled: \(a.handled)
         as of \(UTCTime.iso8601(a.asOf)) at \(a.lat), \(a.lon); \(excludedFuture) future incident(s) not counted
         """
+    }
+
+    /// The line that replaces the year-over-year text outside the data (SPEC §7.1).
+    static func noData(_ a: PointAnswer) -> String {
+        "no incident of the data lies within \(NumberFormat.compact(a.radius)) m of its box"
     }
 
     static func listText(_ listed: [ListedIncident]) -> String {

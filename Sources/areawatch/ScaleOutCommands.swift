@@ -52,11 +52,13 @@ extension AreaWatch {
         @Option(name: .customLong("in"), help: "The folder of <shard>.<part>.awr files.") var input: String
         @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
         @OptionGroup var query: QuerySettings
+        @Option(help: "The report's --min-cell-count (the published data box, SPEC §8).") var minCellCount = 1
         @Option(help: "Worker threads.") var threads = 1
         @Option(help: "The AWCEL file to write.") var out: String
 
         func run() throws {
             let (shards, cells) = try ScaleOutJobs.shardGrid(folder: input, precision: precision, query: query,
+                                                              minCellCount: max(1, minCellCount),
                                                               threads: max(1, threads), out: out)
             print("\(cells) cells in \(shards) shards")
         }
@@ -77,6 +79,20 @@ extension AreaWatch {
             let result = try ScaleOutJobs.mergeReport(parts: parts, query: query, report: report,
                                                       progress: ProgressReporter(quiet: output.quiet))
             print(ReportOutput.text(result, out: report.out))
+        }
+    }
+
+    struct CheckOut: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-out",
+            abstract: "Scale-out step 0: refuse the report folder before any work, as `report` would (SPEC §8).",
+            shouldDisplay: false)
+
+        @Option(help: "The report folder the job will write.") var out: String
+        @Argument(help: "The job's input files (the folder must not hold them).") var files: [String] = []
+
+        func run() throws {
+            try ScaleOutJobs.checkOut(out, protecting: files)
         }
     }
 }

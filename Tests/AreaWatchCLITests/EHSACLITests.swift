@@ -94,9 +94,10 @@ struct EHSACLITests {
         let csv = StrictCSV.parse(try readBytes(tmp.sub("out/ehsa.csv")))
         #expect(csv.header.last == "wkt" && csv.header[csv.header.count - 2] == "z12")
         #expect(csv.records.allSatisfy { $0.fields[0].count == 7 })
-        // Locations with fewer than 3 incidents are computed (counted in `locations`) but not written.
+        // A cell with fewer than 3 incidents is no location at all (SPEC §10, §13): every location
+        // computed is written.
         let written = try #require(summary["ehsa"]?["written"]?.int)
-        #expect(csv.records.count == written && written < summary["ehsa"]?["locations"]?.int ?? 0, "\(summary)")
+        #expect(csv.records.count == written && written == summary["ehsa"]?["locations"]?.int, "\(summary)")
 
         for bad in [["--ehsa-steps", "9"], ["--ehsa-precision", "13"], ["--ehsa-alpha", "1"]] {
             let r = try areawatch(["report", "--input", input, "--out", tmp.sub("bad"), "--ehsa"] + bad)

@@ -9,7 +9,7 @@ import AreaWatchCore
 struct StatsQueryLookupTests {
     static let halifax = (lat: "53.7248", lon: "-1.8658")
     static let queryFields = ["lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct", "handled", "class",
-                              "label", "text", "p_change", "excluded_future"]
+                              "label", "text", "coverage", "p_change", "excluded_future"]
 
     // MARK: stats
 
@@ -155,11 +155,15 @@ struct StatsQueryLookupTests {
             (["--handled", "false"], { $0.handled == false }),
             (["--category", "No such category"], { _ in false }),
         ]
-        for (options, filter) in cases {
+        for (options, filter) in cases.dropLast() {
             let r = try areawatchOK(base + options)
             let model = ModelAnswer(incidents: incidents, lat: 53.7248, lon: -1.8658, asOf: Model.asOf, filter: filter)
             Self.expectAgrees(try JSON.parse(r.stdout), with: model)
         }
+        // A filter that leaves no incident anywhere: no data for any location (SPEC §7.1).
+        let none = try JSON.parse(try areawatchOK(base + cases.last!.0).stdout)
+        #expect(none["current"]?.int == 0 && none["previous"]?.int == 0 && none["coverage"]?.string == "none"
+                && none["class"]?.isNull == true && none["label"]?.string == "No data for this location", "\(none)")
     }
 
     @Test("query --input reads the files without a store and creates none")
@@ -227,7 +231,7 @@ struct StatsQueryLookupTests {
         }
     }
 
-    @Test("lookup golden answer at Halifax town centre, and safe with counts 0 far from any incident")
+    @Test("lookup golden answer at Halifax; inside the data, far from incidents: safe, counts 0; outside: no data")
     func lookupGoldenAndFarAway() throws {
         let run = try BundledRun.get()
         let tiles = run.out + "/tiles"
@@ -235,15 +239,24 @@ struct StatsQueryLookupTests {
         let r = try areawatchOK(["lookup", "--tiles", tiles, "--lat", Self.halifax.lat, "--lon", Self.halifax.lon, "--json"])
         #expect(r.stdout == golden, "lookup --json differs from Fixtures/lookup-halifax-town-centre.json:\n\(r.stdout)")
 
+        // Outside the data's box grown by the radius (SPEC §7.1): no class, "No data for this location".
         for (lat, lon) in [("-33.8688", "151.2093"), ("53.9", "-1.5")] {
             let far = try JSON.parse(try areawatchOK(["lookup", "--tiles", tiles, "--lat", lat, "--lon", lon, "--json"]).stdout)
-            #expect(far["class"]?.string == "safe" && far["current"]?.int == 0 && far["previous"]?.int == 0 && far["found"]?.bool == false
-                    && far["label"]?.string == "Safe Area", "\(lat),\(lon): \(far)")
+            #expect(far["class"]?.isNull == true && far["current"]?.int == 0 && far["previous"]?.int == 0
+                    && far["found"]?.bool == false && far["label"]?.string == "No data for this location"
+                    && far["coverage"]?.string == "none", "\(lat),\(lon): \(far)")
         }
-        let text = try areawatchOK(["lookup", "--tiles", tiles, "--lat", "53.9", "--lon", "-1.5"])
+        // Inside it, with no incident within the radius: Safe Area with counts 0.
+        let (insideLat, insideLon) = ("53.625", "-1.75")
+        let inside = try JSON.parse(try areawatchOK(["lookup", "--tiles", tiles, "--lat", insideLat, "--lon", insideLon,
+                                                     "--json"]).stdout)
+        #expect(inside["class"]?.string == "safe" && inside["current"]?.int == 0 && inside["found"]?.bool == false
+                && inside["label"]?.string == "Safe Area" && inside["coverage"]?.string == "data", "\(inside)")
+        let text = try areawatchOK(["lookup", "--tiles", tiles, "--lat", insideLat, "--lon", insideLon])
         #expect(text.stdoutLines.first == "Safe Area (safe)", "\(text)")
-        let q = try JSON.parse(try areawatchOK(["query", "--db", run.store, "--lat", "53.9", "--lon", "-1.5", "--as-of", Datasets.asOf, "--json"]).stdout)
-        #expect(q["current"]?.int == 0 && q["class"]?.string == "safe", "\(q)")
+        let q = try JSON.parse(try areawatchOK(["query", "--db", run.store, "--lat", insideLat, "--lon", insideLon,
+                                                "--as-of", Datasets.asOf, "--json"]).stdout)
+        #expect(q["current"]?.int == 0 && q["class"]?.string == "safe" && q["coverage"]?.string == "data", "\(q)")
 
         let missing = try areawatch(["lookup", "--tiles", run.dir + "/no-tiles", "--lat", "53.7", "--lon", "-1.8"])
         #expect(missing.status == 2 && missing.stderr.contains("no-tiles"), "\(missing)")

@@ -63,10 +63,20 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
         #expect(try parse("%d %b %Y", "01 Ju 2018") == nil)
     }
 
+    @Test("a year alone is 1 January, precision month (SPEC §2.4's suggestion for year columns)")
+    func yearAlone() throws {
+        let format = try TimeFormat.compile("%Y")
+        #expect(format.precision == .month)
+        #expect(try parse("%Y", "2018") == WallTime(wall: UTCTime.epochSeconds(CivilTime(year: 2018, month: 1, day: 1)),
+                                                    precision: .month, offset: nil))
+        #expect(try parse("%Y", "2018-07") == nil)
+        #expect(try parse("FY%y", "FY18")?.wall == UTCTime.epochSeconds(CivilTime(year: 2018, month: 1, day: 1)))
+    }
+
     @Test func refusedPatterns() {
         let refused: [(String, String)] = [
             ("", "empty"), ("%Y-%m-%d %", "lone '%'"), ("%Y-%m-%d %Q", "unknown directive %Q"),
-            ("%Y %Y-%m", "twice"), ("%m/%d", "no year"), ("%Y %d", "no month"), ("%Y", "no month"),
+            ("%Y %Y-%m", "twice"), ("%m/%d", "no year"), ("%Y %d", "no month"), ("%Y %z", "no month"),
             ("%Y-%m %H:%M", "no day"), ("%Y-%m-%d %M", "no hour"), ("%Y-%m-%d %H:%S", "no minutes"),
             ("%Y-%m-%d %I:%M", "no %p"), ("%Y-%m-%d %H:%M %p", "%p but no"), ("%Y-%j-%m", "both %j"),
             ("%Y-%m-%d %z %Z", "zone twice"), ("%Y-%m-%d %z", "zone but no time"),

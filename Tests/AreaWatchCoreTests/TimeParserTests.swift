@@ -26,13 +26,15 @@ private let accepted: [Accepted] = [
     Accepted("1.3937364e9", t0),
     Accepted("  1393736400  ", t0),
     Accepted("\t1393736400", t0),
-    Accepted("0", 0),
-    Accepted("-0", 0),
-    Accepted("-1", -1),
+    // A fraction is not a year (SPEC §2.4): floored, as ever.
     Accepted("-0.5", -1),
     Accepted("-1.5", -2),
+    Accepted("2014.5", 2014),
     Accepted("-1393736400", -t0),
-    Accepted("2014", 2014),
+    // The smallest whole magnitudes that are seconds, not years.
+    Accepted("100000", 100_000),
+    Accepted("-100000", -100_000),
+    Accepted("1e5", 100_000),
     Accepted("99999999999", 99_999_999_999),
     Accepted("-62135596800", UTCTime.earliest),
     // Milliseconds: magnitude ≥ 1e11.
@@ -109,6 +111,8 @@ private let accepted: [Accepted] = [
 private let rejected: [String] = [
     "", " ", "\t", "abc", "nan", "NaN", "inf", "-inf", "infinity", "0x10", "1e400", "-1e400", "1e15", "-1e15",
     "1393736400Z", "--1", "1e", ".", "1.2.3", "+", "-", "١٢٣",
+    // Whole numbers of magnitude below 100,000 are years, not times (SPEC §2.4).
+    "0", "-0", "-1", "-5", "2014", "2018", "2018.0", "99999", "-99999", "+2018", "2.018e3", " 2018 ",
     // Out of range.
     "-62135596801", "-62135596800001", "253402300800000", "9e18",
     "0000-12-31", "0000-01-01T00:00:00Z", "0000-01", "10000-01-01",
@@ -156,6 +160,10 @@ struct TimeParserTests {
         #expect(TimeParser.fromEpoch(1e11)?.seconds == 100_000_000)
         #expect(TimeParser.fromEpoch(-1e11)?.seconds == -100_000_000)
         #expect(TimeParser.fromEpoch(-0.25)?.seconds == -1)
+        #expect(TimeParser.fromEpoch(2018) == nil && TimeParser.fromEpoch(99_999) == nil)
+        #expect(TimeParser.fromEpoch(0) == nil)
+        #expect(TimeParser.fromEpoch(100_000)?.seconds == 100_000 && TimeParser.fromEpoch(99_999.5)?.seconds == 99_999)
+        #expect(TimeParser.isYearLike(-99_999) && !TimeParser.isYearLike(-100_000) && !TimeParser.isYearLike(0.5))
         #expect(TimeParser.fromEpoch(-1_393_736_400_000.5)?.seconds == -t0 - 1)
         #expect(TimeParser.fromEpoch(1_393_736_401_000.0.nextDown)?.seconds == t0)
         #expect(TimeParser.fromEpoch((-1_393_736_400_000.0).nextDown)?.seconds == -t0 - 1)

@@ -25,7 +25,7 @@ struct FormatDetectionTests {
     @Test("leading whitespace and a BOM before JSON")
     func whitespaceBeforeJSON() throws {
         let dir = try TempDir()
-        let text = "\u{FEFF}\n\n   \t[{\"id\": \"w\", \"latitude\": 1, \"longitude\": 2, \"timestamp\": 3}]"
+        let text = "\u{FEFF}\n\n   \t[{\"id\": \"w\", \"latitude\": 1, \"longitude\": 2, \"timestamp\": 1530000000}]"
         let result = try ingest(try dir.file("ws.data", text))
         #expect(result.report.format == "json/array")
         #expect(result.incidents.map(\.key) == ["w"])
@@ -46,7 +46,7 @@ struct FormatDetectionTests {
     @Test("--format json on a JSON file named .csv")
     func formatJSONOverride() throws {
         let dir = try TempDir()
-        let path = try dir.file("mislabelled.csv", #"{"posts": {"p": {"latitude": 1, "longitude": 2, "timestamp": 3}}}"#)
+        let path = try dir.file("mislabelled.csv", #"{"posts": {"p": {"latitude": 1, "longitude": 2, "timestamp": 1530000000}}}"#)
         var options = IngestOptions()
         options.reader.format = .json
         #expect(try ingest(path, options: options).incidents.map(\.key) == ["p"])

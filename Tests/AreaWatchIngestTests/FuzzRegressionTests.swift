@@ -78,7 +78,7 @@ struct FuzzRegressionTests {
         #expect(try ingest(array).incidents.map(\.key) == ["\u{1F600}"])
 
         // A lone surrogate is U+FFFD in both places; an escaped backslash before "u" is not an escape.
-        let lone = try dir.file("m.json", #"{"\ud83d": {"latitude": 1, "longitude": 1, "timestamp": 1}, "\\u0041": {"latitude": 1, "longitude": 1, "timestamp": 1}}"#)
+        let lone = try dir.file("m.json", #"{"\ud83d": {"latitude": 1, "longitude": 1, "timestamp": 1530000000}, "\\u0041": {"latitude": 1, "longitude": 1, "timestamp": 1530000000}}"#)
         #expect(try ingest(lone).incidents.map(\.key) == ["\u{FFFD}", "\\u0041"])
     }
 

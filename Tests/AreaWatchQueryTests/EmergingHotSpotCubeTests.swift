@@ -28,6 +28,22 @@ import Testing
                 #expect(Array(cube.counts[(l * steps)..<(l * steps + steps)]) == expected[name], "\(kind) \(name)")
             }
             #expect(cube.counts.reduce(0) { $0 + Int($1) } == expected.values.reduce(0) { $0 + Int($1.reduce(0, +)) })
+            let size = HotSpotCube.size(index: index, time: columns.time, parameters: ehsa)
+            #expect(size == (names.count, names.count * steps))
+
+            // --min-cell-count K: a cell with fewer than K incidents in the cube is no location at
+            // all; the others keep exactly their counts. `size` counts the same cube, before it.
+            for k in [2, 3, 7] {
+                let kept = expected.filter { $0.value.reduce(0, +) >= Int32(k) }
+                let small = HotSpotCube(index: index, time: columns.time, parameters: ehsa, minimumIncidents: k)
+                let smallNames = small.cells.map { GeohashCell(prefix: $0, precision: precision).string }
+                #expect(smallNames == kept.keys.sorted(), "\(kind) p\(precision) K \(k)")
+                for (l, name) in smallNames.enumerated() {
+                    #expect(Array(small.counts[(l * steps)..<(l * steps + steps)]) == kept[name])
+                }
+                let size = HotSpotCube.size(index: index, time: columns.time, parameters: ehsa, minimumIncidents: k)
+                #expect(size == (kept.count, kept.count * steps))
+            }
         }
     }
 

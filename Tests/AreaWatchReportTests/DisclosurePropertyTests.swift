@@ -7,6 +7,8 @@ import AreaWatchQuery
 /// SPEC §10's test of `--min-cell-count K`: add one incident farther than 2 × radius from every
 /// other incident, outside every named area and POI radius; with K ≥ 2 the geographic public
 /// outputs are byte-identical with and without it. Seeded random datasets, K ∈ {2, 3, 5}.
+/// Every output is covered: the emerging-hot-spot files and map (at a precision whose cells hold
+/// the lone incident alone) and the tiles' data box too.
 @Suite("disclosure control: an isolated incident leaves no trace (SPEC §10)")
 struct DisclosurePropertyTests {
     static let asOf = UTCTime.epochSeconds(CivilTime(year: 2024, month: 6, day: 30, hour: 12))
@@ -83,12 +85,20 @@ struct DisclosurePropertyTests {
         }
         let parameters = QueryParameters(asOf: asOf, radius: radius)
         let index = IncidentIndex(columns: columns, parameters: parameters)
-        return ReportContent(
+        var content = ReportContent(
             parameters: parameters, grid: index.grid(precision: precision), totals: index.totals(), tileZooms: 10...14,
             disclosure: Disclosure(minCellCount: k),
             areas: AreaReport(result: index.areas(d.areas), areas: d.areas, idProperty: "name"),
             pointsOfInterest: index.pointsOfInterest(d.pois), breakdown: index.breakdown(columns: columns, field: "category"),
             sourceKind: "files", sourcePath: nil, inputs: [], timings: [], attribution: "test", engineVersion: "0")
+        // EHSA cells whose diagonal is below 2 × radius, so the lone incident is alone in its cell.
+        let ehsa = EmergingHotSpotParameters(precision: radius >= 1000 ? 6 : 7, steps: 24)
+        let cube = HotSpotCube(index: index, time: columns.time, parameters: ehsa, minimumIncidents: k)
+        let result = EmergingHotSpots.analyse(cube, alpha: ehsa.alpha)
+        content.ehsa = EHSAReport(parameters: ehsa, locations: result.locations, summary: result.summary)
+        content.extent = .known(DataExtent(columns: columns, parameters: parameters, cellPrecision: precision,
+                                           minCellCount: k))
+        return content
     }
 
     /// Every file of a report folder written by the real writer, by relative path.
@@ -110,7 +120,7 @@ struct DisclosurePropertyTests {
     /// The sections of report.html the property covers (heatmap, cell tables, areas, POI).
     static func geographicSections(_ html: [UInt8]) -> [String] {
         let page = String(decoding: html, as: UTF8.self)
-        return ["heatmap", "top-cells", "areas", "poi"].map { id in
+        return ["heatmap", "top-cells", "areas", "poi", "ehsa"].map { id in
             guard let start = page.range(of: "<section id=\"\(id)\">") else { return "" }
             return String(page[start.lowerBound...].prefix { _ in true }.components(separatedBy: "</section>")[0])
         }
@@ -144,6 +154,27 @@ struct DisclosurePropertyTests {
         let exactWith = try Self.written(Self.content(d.incidents + [lone], d, radius: c.radius, precision: c.precision, k: 1))
         #expect(!Self.geographicDifferences(exactWithout, exactWith).isEmpty)
         #expect(without["grid.csv"] != exactWithout["grid.csv"], "nothing was withheld: the dataset is too dense to test the rule")
+        let tileJSON = without["tiles/tilejson.json"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+        #expect(without["ehsa.csv"] != nil && tileJSON.contains("\"data_bounds\""),
+                "the EHSA files and the data box are among the outputs compared")
+    }
+
+    @Test("EHSA: with K ≥ 2 the lone incident is no location; with K = 1 it is one whenever it falls in the cube")
+    func ehsaLoneIncident() throws {
+        var withheldSomewhere = false
+        for c in Self.cases {
+            let d = Self.dataset(seed: c.seed)
+            let lone = Self.isolatedIncident(d, radius: c.radius, seed: c.seed)
+            let exact = Self.content(d.incidents + [lone], d, radius: c.radius, precision: c.precision, k: 1)
+            let guarded = Self.content(d.incidents + [lone], d, radius: c.radius, precision: c.precision, k: c.k)
+            let ehsa = try #require(exact.ehsa)
+            let cell = GeohashCell(lat: lone.lat, lon: lone.lon, precision: ehsa.parameters.precision)
+            let inCube = MonthlySteps(asOf: Self.asOf, count: 24).step(of: lone.time) != nil
+            #expect(ehsa.locations.contains { $0.cell == cell } == inCube, "seed \(c.seed)")
+            #expect(!(guarded.ehsa?.locations.contains { $0.cell == cell } ?? true), "seed \(c.seed)")
+            withheldSomewhere = withheldSomewhere || inCube
+        }
+        #expect(withheldSomewhere, "no case put the lone incident inside the cube")
     }
 
     @Test("published figures are ≥ K or withheld; every cell with a figure to show is published", arguments: cases)

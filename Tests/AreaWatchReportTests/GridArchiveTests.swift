@@ -76,7 +76,7 @@ struct GridArchiveTests {
                 && h.tileDataOffset + h.tileDataLength == archive.bytes.count)
         #expect(h.bounds[0] < h.center[0] && h.center[0] < h.bounds[2] && h.bounds[1] < h.center[1] && h.center[1] < h.bounds[3])
         #expect(archive.metadata["as_of"] as? String == "2024-06-30T12:00:00Z")
-        #expect(archive.metadata["type"] as? String == "overlay" && archive.metadata["version"] as? String == "1.0")
+        #expect(archive.metadata["type"] as? String == "overlay" && archive.metadata["version"] as? String == "1.1")
         let layers = try #require(archive.metadata["vector_layers"] as? [[String: Any]])
         #expect(layers.count == 1 && layers[0]["id"] as? String == "cells" && layers[0]["minzoom"] as? Int == 8)
         #expect(layers[0]["fields"] as? [String: String] == ["geohash": "String", "r_current": "Number", "r_previous": "Number",

@@ -7,8 +7,10 @@ public struct QuerySettings: ParsableArguments, Sendable {
     /// SPEC §8: a radius beyond this would make every cell's disc cover a city; refused as usage.
     public static let maxRadius = 50_000.0
 
-    @Option(help: "The as-of instant (ISO 8601); default now, truncated to the second.")
-    public var asOf: Instant?
+    @Option(help: ArgumentHelp("The as-of instant (ISO 8601), or 'latest': the newest incident's time "
+                               + "(after the filters); default now, truncated to the second.",
+                               valueName: "instant|latest"))
+    public var asOf: AsOf?
 
     @Option(parsing: .unconditional, help: "Radius in metres, within (0, 50000].")
     public var radius = Decimal(1000)
@@ -31,9 +33,32 @@ public struct QuerySettings: ParsableArguments, Sendable {
         }
     }
 
-    /// The query parameters; without `--as-of`, as of `now`.
-    public func parameters(now: Int64 = UTCTime.now()) -> QueryParameters {
-        QueryParameters(asOf: asOf?.seconds ?? now, radius: radius.value, thresholds: thresholds,
-                        categories: Set(categories), handled: handled)
+    /// The query parameters; without `--as-of`, as of `now`; with `latest`, as of `latest` (the
+    /// newest incident's time, `DataExtent.lastTime`), or `now` when there is no incident.
+    public func parameters(now: Int64 = UTCTime.now(), latest: Int64? = nil) -> QueryParameters {
+        let t: Int64
+        switch asOf {
+        case .instant(let seconds): t = seconds
+        case .latest: t = latest ?? now
+        case nil: t = now
+        }
+        return QueryParameters(asOf: t, radius: radius.value, thresholds: thresholds,
+                               categories: Set(categories), handled: handled)
     }
+
+    /// The parameters for a run over `columns`: `--as-of latest` resolved from their extent (logged,
+    /// since every output states the instant it chose), and the extent itself.
+    public func resolved(for columns: IncidentColumns, cellPrecision: Int = 7, minCellCount: Int = 1,
+                         progress: ProgressReporter) -> (parameters: QueryParameters, extent: DataExtent?) {
+        let extent = DataExtent(columns: columns, parameters: parameters(now: 0), cellPrecision: cellPrecision,
+                                minCellCount: minCellCount)
+        let parameters = parameters(latest: extent?.lastTime)
+        if asOf == .latest {
+            let t = UTCTime.iso8601(parameters.asOf)
+            progress.log(extent == nil ? "--as-of latest: no incident passes the filters; as of now, \(t)"
+                         : "--as-of latest: \(t), the newest incident's time")
+        }
+        return (parameters, extent)
+    }
+
 }

@@ -62,6 +62,10 @@ public struct ReportSettings: ParsableArguments, Sendable {
             help: "Benjamini–Hochberg level at which a bin is a hot or cold spot, in (0, 1).")
     public var ehsaAlpha = Decimal(0.05)
 
+    @Option(name: .customLong("max-ehsa-bins"),
+            help: "Refuse an emerging-hot-spot cube of more bins (locations × steps) than this (SPEC §8).")
+    public var maxEHSABins = 20_000_000
+
     public init() {}
 
     public func validate() throws {
@@ -71,6 +75,7 @@ public struct ReportSettings: ParsableArguments, Sendable {
         }
         guard minCellCount >= 1 else { throw ValidationError("--min-cell-count must be at least 1") }
         guard maxCells >= 1 else { throw ValidationError("--max-cells must be at least 1") }
+        guard maxEHSABins >= 1 else { throw ValidationError("--max-ehsa-bins must be at least 1") }
         guard fdr.value > 0, fdr.value < 1 else { throw ValidationError("--fdr must be within (0, 1)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let problem = ehsaParameters.problem { throw ValidationError(problem) }

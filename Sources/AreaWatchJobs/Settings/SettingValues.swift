@@ -22,15 +22,19 @@ public struct Decimal: Sendable, Hashable, ExpressibleByArgument, CustomStringCo
     public var defaultValueDescription: String { description }
 }
 
-/// An instant given as ISO 8601 text (SPEC §2.4's forms), e.g. `2018-07-31T23:59:59Z`.
-public struct Instant: Sendable, Hashable, ExpressibleByArgument {
-    public var seconds: Int64
-
-    public init(seconds: Int64) { self.seconds = seconds }
+/// `--as-of`: an instant given as ISO 8601 text (SPEC §2.4's forms), e.g. `2018-07-31T23:59:59Z`,
+/// or `latest`: the newest incident's time, known once the incidents are loaded (SPEC §7).
+public enum AsOf: Sendable, Hashable, ExpressibleByArgument {
+    case instant(Int64)
+    case latest
 
     public init?(argument: String) {
+        if argument == "latest" {
+            self = .latest
+            return
+        }
         guard let parsed = TimeParser.parse(argument) else { return nil }
-        seconds = parsed.seconds
+        self = .instant(parsed.seconds)
     }
 }
 

@@ -1,0 +1,123 @@
+import AreaWatchCore
+
+/// What the data holds once the filters are applied, at any time (older and future incidents
+/// included): how many incidents, their time range and their box. `--as-of latest` (SPEC §7),
+/// the empty-windows warning and the `coverage` of answers (SPEC §7.1) are decided from it.
+public struct DataExtent: Sendable, Equatable {
+    public var count: Int
+    public var firstTime: Int64
+    public var lastTime: Int64
+    /// The smallest box holding every incident (the exact coordinates: for `query` only).
+    public var box: GeoBox
+    /// The box public outputs carry (the tiles, SPEC §8): the union of the geohash cells of the
+    /// report's precision holding at least `--min-cell-count` incidents, so that it shows cell
+    /// edges, never an incident's coordinate, and a cell of fewer than K incidents looks like
+    /// nothing there (SPEC §10). nil when no cell qualifies.
+    public var publishedBox: GeoBox?
+
+    /// The extent of the incidents of `columns` that pass `parameters`' filters (its as-of plays
+    /// no part) and, with `shards`, whose home is one of them; nil when there is none.
+    /// `cellPrecision` and `minCellCount` define `publishedBox`.
+    public init?(columns: IncidentColumns, parameters: QueryParameters, cellPrecision: Int, minCellCount: Int = 1,
+                 shards: Set<GeohashCell>? = nil, threads: Int = 2) {
+        let allowed = parameters.allowedCategories(in: columns)
+        let countCells = minCellCount > 1
+        let shift = UInt64(64 - 5 * cellPrecision)
+        let chunks = IncidentIndex.chunks(columns.count, threads)
+        let parts = Concurrency.map(chunks.count) { c -> (DataExtent?, [UInt64]) in
+            var count = 0, first = Int64.max, last = Int64.min
+            var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
+            var cells: [UInt64] = []
+            for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
+                let lat = columns.lat[i], lon = columns.lon[i], time = columns.time[i]
+                if let shards, let precision = shards.first?.precision,
+                   !shards.contains(GeohashCell(lat: lat, lon: lon, precision: precision)) { continue }
+                if countCells { cells.append(Geohash.code(lat: lat, lon: lon) >> shift) }
+                count += 1
+                first = min(first, time)
+                last = max(last, time)
+                box.minLat = min(box.minLat, lat); box.maxLat = max(box.maxLat, lat)
+                box.minLon = min(box.minLon, lon); box.maxLon = max(box.maxLon, lon)
+            }
+            let part = count == 0 ? nil
+                : DataExtent(count: count, firstTime: first, lastTime: last, box: box, publishedBox: nil)
+            return (part, cells)
+        }
+        var merged: DataExtent?
+        for part in parts { merged.add(part.0) }
+        guard var extent = merged else { return nil }
+        if countCells {
+            extent.publishedBox = DataExtent.box(ofCells: parts.flatMap(\.1), precision: cellPrecision,
+                                                 minCount: minCellCount)
+        } else {
+            let south = GeohashCell(lat: extent.box.minLat, lon: extent.box.minLon, precision: cellPrecision).bounds
+            let north = GeohashCell(lat: extent.box.maxLat, lon: extent.box.maxLon, precision: cellPrecision).bounds
+            extent.publishedBox = GeoBox(minLat: south.minLat, minLon: south.minLon,
+                                         maxLat: north.maxLat, maxLon: north.maxLon)
+        }
+        self = extent
+    }
+
+    public init(count: Int, firstTime: Int64, lastTime: Int64, box: GeoBox, publishedBox: GeoBox?) {
+        self.count = count
+        self.firstTime = firstTime
+        self.lastTime = lastTime
+        self.box = box
+        self.publishedBox = publishedBox
+    }
+
+    /// The union of the cells (prefixes at `precision`) that occur at least `minCount` times.
+    static func box(ofCells cells: [UInt64], precision: Int, minCount: Int) -> GeoBox? {
+        var sorted = cells
+        sorted.sort()
+        var box: GeoBox?
+        var k = 0
+        while k < sorted.count {
+            var end = k + 1
+            while end < sorted.count && sorted[end] == sorted[k] { end += 1 }
+            if end - k >= minCount {
+                box = GeoBox.union(box, GeohashCell(prefix: sorted[k], precision: precision).bounds)
+            }
+            k = end
+        }
+        return box
+    }
+
+    /// The data's time range as text, for messages: `FIRST to LAST`.
+    public var timeRange: String { "\(UTCTime.iso8601(firstTime)) to \(UTCTime.iso8601(lastTime))" }
+
+    /// SPEC §7's warning when both windows hold nothing while the data holds incidents (the usual
+    /// cause: the default as-of, today, over last year's file); nil when a window holds any.
+    public func emptyWindowsWarning(current: Int, previous: Int, asOf: Int64) -> String? {
+        guard current == 0, previous == 0 else { return nil }
+        return "no incident lies in the current or previous window (the two years to \(UTCTime.iso8601(asOf))), "
+            + "but the data holds \(count) incident(s) from \(timeRange): "
+            + "give --as-of latest, or an --as-of within a year after them"
+    }
+}
+
+extension Optional where Wrapped == DataExtent {
+    /// Merges another part's extent (the parts of one run, or the shards of a scale-out run).
+    public mutating func add(_ other: DataExtent?) {
+        guard let other else { return }
+        guard var extent = self else {
+            self = other
+            return
+        }
+        extent.count += other.count
+        extent.firstTime = min(extent.firstTime, other.firstTime)
+        extent.lastTime = max(extent.lastTime, other.lastTime)
+        extent.box = GeoBox.union(extent.box, other.box)
+        if let published = other.publishedBox { extent.publishedBox = GeoBox.union(extent.publishedBox, published) }
+        self = extent
+    }
+}
+
+extension GeoBox {
+    /// The smallest box holding both (`box` nil: `other` alone).
+    public static func union(_ box: GeoBox?, _ other: GeoBox) -> GeoBox {
+        guard let box else { return other }
+        return GeoBox(minLat: min(box.minLat, other.minLat), minLon: min(box.minLon, other.minLon),
+                      maxLat: max(box.maxLat, other.maxLat), maxLon: max(box.maxLon, other.maxLon))
+    }
+}
