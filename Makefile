@@ -9,7 +9,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run serve web test bench bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
+.PHONY: all build install uninstall run serve web test bench bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
 
 all: build
 
@@ -30,7 +30,7 @@ deps:
 # (for that check) is not installed here: it is large; `make screenshot` installs it.
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
-	@python3 -c "import pmtiles.writer, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q pmtiles mapbox-vector-tile
+	@python3 -c "import pmtiles.writer, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile
 
 # MapLibre GL JS (BSD-3) for `areawatch serve`'s map, from the PyPI wheel of py-maplibregl (MIT),
 # which ships maplibre-gl.js/.css 5.3.0; copied into .build-web/maplibre (not committed), the
@@ -56,6 +56,26 @@ serve: run web
 build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product areawatch
 
+# The release binary on the PATH with its shell completions (ArgumentParser writes them) and the
+# map's MapLibre files: `make install PREFIX=$$HOME/.local`. DESTDIR stages a package.
+PREFIX  ?= /usr/local
+INSTALL_BIN   = $(DESTDIR)$(PREFIX)/bin
+INSTALL_SHARE = $(DESTDIR)$(PREFIX)/share
+install: build web
+	install -d $(INSTALL_BIN) $(INSTALL_SHARE)/bash-completion/completions $(INSTALL_SHARE)/zsh/site-functions \
+	  $(INSTALL_SHARE)/fish/vendor_completions.d $(INSTALL_SHARE)/areawatch/maplibre
+	install -m 755 $(RELEASE_BIN) $(INSTALL_BIN)/areawatch
+	$(RELEASE_BIN) --generate-completion-script bash > $(INSTALL_SHARE)/bash-completion/completions/areawatch
+	$(RELEASE_BIN) --generate-completion-script zsh > $(INSTALL_SHARE)/zsh/site-functions/_areawatch
+	$(RELEASE_BIN) --generate-completion-script fish > $(INSTALL_SHARE)/fish/vendor_completions.d/areawatch.fish
+	install -m 644 $(WEB_DIR)/maplibre-gl.js $(WEB_DIR)/maplibre-gl.css $(INSTALL_SHARE)/areawatch/maplibre
+	@echo "installed $(INSTALL_BIN)/areawatch (serve's map: --web-dir $(PREFIX)/share/areawatch/maplibre)" >&2
+
+uninstall:
+	rm -f $(INSTALL_BIN)/areawatch $(INSTALL_SHARE)/bash-completion/completions/areawatch \
+	  $(INSTALL_SHARE)/zsh/site-functions/_areawatch $(INSTALL_SHARE)/fish/vendor_completions.d/areawatch.fish
+	rm -rf $(INSTALL_SHARE)/areawatch
+
 # The nightly job on the bundled datasets: ingest datasets/ into reports/areawatch.db, write
 # reports/calderdale; then the emerging-hot-spot job on the synthetic monthly city (SPEC §13 needs
 # every month; datasets/synthetic-city/README.md), written to reports/synthetic-city.
@@ -64,12 +84,14 @@ run: build
 	$(RELEASE_BIN) run --config synthetic-city.toml
 
 # The end-to-end tests run the debug `areawatch` binary: build it explicitly, then the tests.
+# The terminal shows failures, skips (each says what would run it) and a line per test target;
+# the whole test output is in .build/test-output.log.
 # Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
 test: test-deps spark-deps
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	python3 Tools/test_summary.py --log .build/test-output.log -- $(SWIFT) test --skip-build
 	python3 -m pytest spark/tests -q -p no:cacheprovider; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 # The scale-out job's runtime: a Java runtime from Debian (when there is no `java`), pyspark and
@@ -78,7 +100,7 @@ spark-deps:
 	@command -v java >/dev/null 2>&1 || { \
 	  echo "installing system packages: default-jre-headless" >&2; \
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q default-jre-headless; }
-	@python3 -c "import pyspark, pytest" 2>/dev/null || python3 -m pip install -q pyspark pytest
+	@python3 -c "import pyspark, pytest" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pyspark pytest
 
 bench: build bench-deps
 	python3 Benchmarks/bench.py
@@ -101,8 +123,8 @@ bench-spark: build spark-deps
 # statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py).
 bench-deps: test-deps
 	$(call ensure_packages,spatialite-bin time wrk)
-	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q duckdb geopandas shapely pyogrio
-	@python3 -c "import scipy, statsmodels, esda, libpysal, pymannkendall" 2>/dev/null || python3 -m pip install -q scipy statsmodels esda libpysal pymannkendall
+	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore duckdb geopandas shapely pyogrio
+	@python3 -c "import scipy, statsmodels, esda, libpysal, pymannkendall" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore scipy statsmodels esda libpysal pymannkendall
 
 # libFuzzer targets (docs/RELIABILITY.md): FuzzCSV, FuzzJSON, FuzzValues built with -sanitize=fuzzer,address
 # into .build-fuzz/, each run for FUZZ_SECONDS (default 600) in turn; FUZZ_TARGETS picks some of

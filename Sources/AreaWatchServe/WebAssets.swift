@@ -3,7 +3,8 @@ import NIOCore
 
 /// MapLibre GL JS (`maplibre-gl.js`, `maplibre-gl.css`) for the map page, read once from a folder
 /// found at run time: `--web-dir`, else `$AREAWATCH_WEB_DIR`, else `.build-web/maplibre` in the
-/// working directory (where `make web` puts them). They are not part of the repository.
+/// working directory (where `make web` puts them), else `../share/areawatch/maplibre` beside the
+/// executable (where `make install` puts them). They are not part of the repository.
 public struct WebAssets: Sendable {
     public struct Asset: Sendable { public var bytes: ByteBuffer; public var contentType: String }
 
@@ -29,9 +30,27 @@ public struct WebAssets: Sendable {
         self.assets = assets
     }
 
-    /// The first of `--web-dir`, `$AREAWATCH_WEB_DIR` and the default folder that is given.
-    public static func locate(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> WebAssets {
-        WebAssets(folder: option ?? environment["AREAWATCH_WEB_DIR"] ?? defaultFolder)
+    /// The first of `--web-dir` and `$AREAWATCH_WEB_DIR` that is given; else the default folder
+    /// when it exists, else the one installed beside the executable (`nil`: none).
+    public static func locate(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                              executable: String? = "/proc/self/exe") -> WebAssets {
+        if let chosen = option ?? environment["AREAWATCH_WEB_DIR"] { return WebAssets(folder: chosen) }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: defaultFolder, isDirectory: &isFolder), isFolder.boolValue {
+            return WebAssets(folder: defaultFolder)
+        }
+        guard let executable, let installed = installedFolder(executable: executable) else {
+            return WebAssets(folder: defaultFolder)
+        }
+        return WebAssets(folder: installed)
+    }
+
+    /// `PREFIX/share/areawatch/maplibre` for an executable in `PREFIX/bin` (links resolved).
+    static func installedFolder(executable: String) -> String? {
+        let path = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        let prefix = path.deletingLastPathComponent().deletingLastPathComponent()
+        let folder = prefix.appendingPathComponent("share/areawatch/maplibre").path
+        return FileManager.default.fileExists(atPath: folder + "/maplibre-gl.js") ? folder : nil
     }
 
     /// Only the two known names are served (no path is ever built from the request).

@@ -26,7 +26,7 @@ extension AreaWatch {
         @Option(help: "Send Access-Control-Allow-Origin with this origin (or *). Default: none.")
         var corsOrigin: String?
 
-        @Option(help: "Folder holding maplibre-gl.js and maplibre-gl.css for the map (default: $AREAWATCH_WEB_DIR, else .build-web/maplibre).")
+        @Option(help: "Folder holding maplibre-gl.js and maplibre-gl.css for the map (default: $AREAWATCH_WEB_DIR, else .build-web/maplibre, else share/areawatch/maplibre of an installed binary).")
         var webDir: String?
 
         @Option(help: "Milliseconds between checks for a newly published report folder.")

@@ -23,7 +23,7 @@ func runMain() -> Int32 {
     } catch {
         let code = AreaWatch.exitCode(for: error)
         if code == .success {
-            print(AreaWatch.fullMessage(for: error))
+            print(HelpExamples.appended(to: AreaWatch.fullMessage(for: error), arguments: CommandLine.arguments))
             return 0
         }
         if let status = error as? ExitCode { return status.rawValue }

@@ -288,7 +288,7 @@ struct BundledDataTests {
     }()
 
     @Test("full West Yorkshire files: 25,829 / 26,996 / 30,752 accepted, 83,577 incidents, rejects all missing_coordinates",
-          .enabled(if: BundledDataTests.fullData != nil, "skipped: ../shared/data/police-uk not present"))
+          .enabled(if: BundledDataTests.fullData != nil, "skipped: to run it, put the West Yorkshire police data in ../shared/data/police-uk beside the package root"))
     func westYorkshire() throws {
         let dir = try #require(Self.fullData)
         let facts: [(file: String, rows: Int, noCoordinates: Int, accepted: Int)] = [

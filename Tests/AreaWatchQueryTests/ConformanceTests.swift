@@ -96,7 +96,7 @@ enum WestYorkshire {
 
 @Suite("Conformance: West Yorkshire data in ../shared",
        .enabled(if: Paths.sharedAvailable,
-                "skipped: ../shared/ (data/police-uk and conformance/) is not beside the package root"))
+                "skipped: to run it, put the West Yorkshire police data and conformance results in ../shared beside the package root (data/police-uk/ and conformance/)"))
 struct ConformanceTests {
     @Test("ingest facts: 87,348 records, 83,577 accepted, 3,771 missing_coordinates")
     func ingestFacts() throws {
