@@ -12,6 +12,7 @@ has something to draw; exit 0 when every check passes, 1 with the reason otherwi
 """
 
 import argparse
+import base64
 import gzip
 import json
 import math
@@ -128,11 +129,81 @@ def chromium():
     return None
 
 
-def browser(args, timeout=120):
-    base = [chromium(), "--headless=new", "--no-sandbox", "--use-gl=angle", "--use-angle=swiftshader",
-            "--enable-unsafe-swiftshader", "--hide-scrollbars", "--no-first-run", "--disable-extensions",
-            f"--user-data-dir={tempfile.mkdtemp(prefix='map-check-')}"]
-    return subprocess.run(base + args, capture_output=True, text=True, timeout=timeout)
+class Browser:
+    """Headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`:
+    JSON messages separated by NUL, commands on the child's fd 3, answers on its fd 4), so the check
+    waits for the page's own signals (the map's `idle` event) instead of a fixed time budget, which
+    a loaded machine can outrun."""
+
+    def __init__(self, width=1200, height=800):
+        to_child_r, self.to_child = os.pipe()
+        self.from_child, from_child_w = os.pipe()
+
+        def wire():
+            os.dup2(to_child_r, 3)
+            os.dup2(from_child_w, 4)
+
+        args = [chromium(), "--headless=new", "--no-sandbox", "--use-gl=angle", "--use-angle=swiftshader",
+                "--enable-unsafe-swiftshader", "--hide-scrollbars", "--no-first-run", "--disable-extensions",
+                "--remote-debugging-pipe", f"--window-size={width},{height}",
+                f"--user-data-dir={tempfile.mkdtemp(prefix='map-check-')}", "about:blank"]
+        self.process = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=wire, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.pending = b""
+        self.next_id = 0
+        targets = self.call("Target.getTargets")["targetInfos"]
+        page = next(t["targetId"] for t in targets if t["type"] == "page")
+        self.session = self.call("Target.attachToTarget", {"targetId": page, "flatten": True})["sessionId"]
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=True)
+
+    def call(self, method, params=None, session=False, timeout=60):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self.to_child, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" not in self.pending:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"map check: Chromium did not answer {method} in {timeout} s")
+                chunk = os.read(self.from_child, 1 << 16)
+                if not chunk:
+                    raise SystemExit(f"map check: Chromium ended during {method}")
+                self.pending += chunk
+            raw, self.pending = self.pending.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == self.next_id:
+                if "error" in answer:
+                    raise SystemExit(f"map check: {method}: {answer['error']}")
+                return answer.get("result", {})
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=True)
+        return result.get("result", {}).get("value")
+
+    def wait_for(self, expression, what, timeout=150):
+        """Polls `expression` until it is truthy: the page's state, not a timer, ends the wait."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.25)
+        raise SystemExit(f"map check: {what} after {timeout} s")
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except SystemExit:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
 def main():
@@ -166,23 +237,24 @@ def main():
             with open(os.path.join(report, "tiles", "tilejson.json")) as f:
                 b = json.load(f)["bounds"]
             lat, lon = f"{(b[1] + b[3]) / 2:.6f}", f"{(b[0] + b[2]) / 2:.6f}"
-            # The click's code path, its answer read from the DOM.
-            dom = browser(["--virtual-time-budget=15000", "--dump-dom", f"{base}/?probe={lat},{lon}"]).stdout
-            m = re.search(r'<pre id="answer"[^>]*>(.*?)</pre>', dom, re.S)
-            if not m or not m.group(1).strip():
-                raise SystemExit("map check: #answer is empty after the probe")
-            answer = m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+            # The click's code path: the page answers the probe and the map reports `idle` once
+            # every tile it shows is drawn; then the screenshot (with the probe's popup).
+            png = a.out or os.path.join(work, "map.png")
+            os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
+            page = Browser()
+            try:
+                page.call("Page.navigate", {"url": f"{base}/?probe={lat},{lon}"}, session=True)
+                answer = page.wait_for("(document.getElementById('answer') || {}).textContent", "#answer is empty after the probe")
+                page.wait_for("document.body.dataset.idle === '1'", "the map never became idle")
+                shot = page.call("Page.captureScreenshot", {"format": "png"}, session=True)
+                with open(png, "wb") as f:
+                    f.write(base64.b64decode(shot["data"]))
+            finally:
+                page.close()
             lookup = subprocess.run([a.bin, "lookup", "--tiles", os.path.join(report, "tiles"), "--lat", lat, "--lon", lon, "--json"],
                                     capture_output=True, text=True, check=True).stdout
             if json.loads(answer) != json.loads(lookup):
                 raise SystemExit(f"map check: the page's answer differs from lookup:\n{answer}\n{lookup}")
-            png = a.out or os.path.join(work, "map.png")
-            os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
-            # With the probe, so the picture shows a click popup as well.
-            shot = browser(["--window-size=1200,800", "--virtual-time-budget=20000", f"--screenshot={os.path.abspath(png)}",
-                            f"{base}/?probe={lat},{lon}"])
-            if not os.path.exists(png):
-                raise SystemExit(f"map check: no screenshot\n{shot.stderr[-2000:]}")
             width, height, rows = read_png(png)
             # The map area right of the panel: pixels neither background nor white/grey text.
             coloured = sum(1 for row in rows[height // 4: 3 * height // 4] for px in row[width // 3:]

@@ -6,7 +6,7 @@ import Testing
 /// to reports made from the store (except `timings_s`); a missing, damaged, truncated or stale
 /// one is refused with a note and the store is read instead; `report` never writes it; the
 /// nightly job makes it when there is none and keeps it in step.
-@Suite("column snapshot (CLI)", .timeLimit(.minutes(3)))
+@Suite("column snapshot (CLI)", .timeLimit(.minutes(10)))
 struct ColumnSnapshotCLITests {
     static func report(_ db: String, _ out: String) -> [String] {
         ["report", "--db", db, "--out", out, "--as-of", Datasets.asOf, "--precision", "7", "--tile-zooms", "12-13",

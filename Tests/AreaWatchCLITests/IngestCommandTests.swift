@@ -50,7 +50,7 @@ struct IngestTable {
     }
 }
 
-@Suite("ingest", .timeLimit(.minutes(3)))
+@Suite("ingest", .timeLimit(.minutes(10)))
 struct IngestCommandTests {
     static let tableHeader = ["file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"]
 

@@ -6,7 +6,7 @@ import Glibc
 
 /// SPEC §10: reports and tiles carry aggregates only — never a user id, a description, or a
 /// single incident's coordinates. Every file the bundled nightly job publishes is scanned.
-@Suite("privacy", .timeLimit(.minutes(3)))
+@Suite("privacy", .timeLimit(.minutes(10)))
 struct PrivacyTests {
     /// What must never appear in a published file.
     struct Secrets {

@@ -47,7 +47,7 @@ func bundledAreas() throws -> [(name: String, id: String, polygons: [[[(Double, 
     }
 }
 
-@Suite("report and run commands", .timeLimit(.minutes(3)))
+@Suite("report and run commands", .timeLimit(.minutes(10)))
 struct ReportCommandTests {
     static let inputs = Array(Datasets.police.suffix(2))
 

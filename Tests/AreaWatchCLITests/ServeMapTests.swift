@@ -6,7 +6,7 @@ import Testing
 /// coloured pixels in the map area, and the click's code path (`/?probe=LAT,LON`) answering what
 /// `lookup --json` answers. Skips with a plain message when Chromium, MapLibre (`make web`) or the
 /// Python packages that build a grid.pmtiles for a report without one are missing.
-@Suite("serve map", .timeLimit(.minutes(4)))
+@Suite("serve map", .timeLimit(.minutes(10)))
 struct ServeMapTests {
     @Test("the map draws the grid and a probe answers as lookup")
     func mapInHeadlessChromium() throws {

@@ -11,7 +11,7 @@ struct NumberTextMemoTests {
     ])
     func sameTextAsFormatting(_ style: NumberTextMemo.Style) {
         var rng = SplitMix64(seed: 0x5E0)
-        let specials: [Double] = [0, -0.0, 1, 0.5, 100, 1e-5, 0.1 + 0.2, 1.0 / 3, 5e-324, .greatestFiniteMagnitude,
+        let specials: [Double] = [0, -0.0, 1, 0.5, 100, 1e-5, 0.1 + 0.2, 1.0 / 3, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
                                   .infinity, -.infinity, .nan, 0.47839130639409927, 0.9356985889154986, 53.611908,
                                   -1.8608093261718750, 2.5e-7, -2.5e-7, 0.0000005]
         let pool = specials + (0..<3000).map { _ in rng.unit() } + (0..<500).map { _ in (rng.unit() * 1e4).rounded() / 100 }
