@@ -24,6 +24,11 @@ enum HTMLReport {
         if let warning = exact.emptyWindowsWarning {
             out += "<p class=\"banner\" id=\"empty-windows\" role=\"alert\">\(HTMLText.escape(warning))</p>\n"
         }
+        // SPEC §8: saturated classes are said before the map that would be a solid red.
+        if let warning = ReportContent.saturationWarning(content.grid) {
+            out += "<p class=\"banner\" id=\"saturated\" role=\"note\">"
+                + HTMLText.escape(warning).replacing("`--thresholds`", with: "<code>--thresholds</code>") + "</p>\n"
+        }
         out += header(content, asOf: asOf)
         out += HTMLChanges.section(content)
         out += HTMLSummary.section(content)
@@ -108,6 +113,11 @@ enum HTMLText {
 
     /// `+12`, `0`, `-3`: a delta always shows its direction.
     static func signed(_ v: Int) -> String { v > 0 ? "+" + grouped(v) : grouped(v) }
+
+    /// `43.8%`: a share of a whole is never signed (signs are for changes, `percent`).
+    static func share(_ fraction: Double) -> String {
+        NumberFormat.fixed(fraction * 100, decimals: 1) + "%"
+    }
 
     /// `+12.5%`, or an em dash when there is no previous count to compare with.
     static func percent(_ pct: Double?) -> String {

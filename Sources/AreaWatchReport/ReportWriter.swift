@@ -166,10 +166,11 @@ enum Summary {
                 ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
             ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),
         ]
-        if let warning = c.emptyWindowsWarning {
-            // SPEC §7: right after excluded_future, before the grid.
+        let warnings = [c.emptyWindowsWarning, ReportContent.saturationWarning(published)].compactMap { $0 }
+        if !warnings.isEmpty {
+            // SPEC §7, §8: right after excluded_future, before the grid.
             let grid = members.firstIndex { $0.0 == "grid" } ?? members.count
-            members.insert(("warnings", .array([.string(warning)])), at: grid)
+            members.insert(("warnings", .array(warnings.map { .string($0) })), at: grid)
         }
         if let areas = c.areas {
             members.append(("areas", .object([
