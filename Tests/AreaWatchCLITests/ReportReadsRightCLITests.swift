@@ -1,6 +1,7 @@
 import Foundation
 import AreaWatchTestSupport
 import Testing
+import AreaWatchCore
 
 /// report.html reads right (SPEC §8): shares carry no sign, saturated classes are said first.
 @Suite("report.html reads right, end to end", .timeLimit(.minutes(3)))
@@ -82,4 +83,35 @@ struct ReportReadsRightCLITests {
         #expect(!(try readText(relaxed + "/report.html")).contains("id=\"saturated\""))
         #expect(try JSON.parse(try readBytes(relaxed + "/summary.json"))["warnings"] == nil)
     }
+
+    @Test("the widget answer is the geohash-7 cell centre's: lookup equals query there, and may differ at the point")
+    func widgetAnswersTheCellCentre() throws {
+        let run = try BundledRun.get()
+        let lattice = Lattice(precision: 7)
+        // Half the diagonal of a geohash-7 cell at 53.72° N, the most a location lies from its centre.
+        let halfDiagonal = 0.5 * (pow(lattice.height * 111_195.08, 2) + pow(lattice.width * 111_195.08 * cos(53.72 * .pi / 180), 2))
+            .squareRoot()
+        #expect(abs(halfDiagonal - 88.7) < 0.1)
+        var rng = SplitMix64(seed: 20)
+        var differing = 0
+        for _ in 0..<20 {
+            let lat = 53.70 + Double(rng.next() % 50_000) / 1e6, lon = -1.90 + Double(rng.next() % 80_000) / 1e6
+            let point = ["--lat", exact(lat), "--lon", exact(lon)]
+            let centre = lattice.centre(lattice.cell(lat: lat, lon: lon))
+            let atCentre = ["--lat", exact(centre.lat), "--lon", exact(centre.lon)]
+            #expect(Sphere.distance(lat, lon, centre.lat, centre.lon) <= halfDiagonal)
+            let query = ["query", "--db", run.store, "--as-of", Datasets.asOf, "--json"]
+            let q = try JSON.parse(try areawatchOK(query + point).stdout)
+            let qCentre = try JSON.parse(try areawatchOK(query + atCentre).stdout)
+            let l = try JSON.parse(try areawatchOK(["lookup", "--tiles", run.out + "/tiles", "--json"] + point).stdout)
+            for field in ["current", "previous", "class"] {
+                #expect(l[field] == qCentre[field], "\(lat),\(lon) \(field): lookup \(l) vs query at the centre \(qCentre)")
+            }
+            if l["current"] != q["current"] || l["previous"] != q["previous"] { differing += 1 }
+        }
+        // What README and FORMATS.md say: near the radius's edge the two answers differ.
+        #expect(differing > 0, "no point where the centre's answer differs from the point's")
+        print("widget vs query: \(differing) of 20 points differ")
+    }
 }
+
