@@ -35,7 +35,8 @@ enum HTMLReport {
         if let ehsa = content.ehsa { out += HTMLEHSA.section(ehsa, asOf: content.parameters.asOf) }
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
-        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure)
+        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure,
+                                 areas: content.areas)
         if let breakdown = content.breakdown { out += HTMLTables.breakdownSection(breakdown, disclosure: content.disclosure) }
         if let areas = content.areas { out += HTMLTables.areasSection(areas, disclosure: content.disclosure) }
         if let poi = content.pointsOfInterest { out += HTMLTables.poiSection(poi, disclosure: content.disclosure) }
