@@ -80,7 +80,8 @@ public struct ShardTotals: Sendable, Equatable {
         let counts = sortedYears.map { years[$0]! }
         let all = counts.reduce(0, +)
         return Totals(years: sortedYears, yearCounts: counts, current: current, previous: previous,
-                      older: all - current - previous, excludedFuture: excludedFuture, months: MonthSeries(sparse: months))
+                      older: all - current - previous, excludedFuture: excludedFuture,
+                      months: MonthSeries(sparse: months))
     }
 }
 

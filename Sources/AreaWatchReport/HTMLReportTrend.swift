@@ -9,7 +9,8 @@ enum HTMLTrend {
     static let left = 64.0, right = 16.0, top = 34.0, bottom = 42.0
 
     /// `totals` and `areas` are already the public ones: years and months below K are not in them.
-    static func section(_ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure(), areas: AreaReport? = nil) -> String {
+    static func section(_ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure(),
+                        areas: AreaReport? = nil) -> String {
         var out = "<section id=\"trend\">\n<h2>Trend</h2>\n"
         guard !totals.years.isEmpty else { return out + "<p class=\"none\">No incidents.</p>\n</section>\n" }
         let months = totals.months
@@ -18,7 +19,8 @@ enum HTMLTrend {
             out += "<figure>\n" + HTMLMonthly.chart(months)
             out += "<figcaption>Incidents per UTC calendar month from the first month holding one to the last, "
             out += "months without incidents drawn as empty slots"
-            out += disclosure.isActive ? " (months with fewer than \(disclosure.minCellCount) counted as empty).</figcaption>\n"
+            out += disclosure.isActive
+                ? " (months with fewer than \(disclosure.minCellCount) counted as empty).</figcaption>\n"
                 : ".</figcaption>\n"
             out += "</figure>\n"
         }
@@ -32,8 +34,8 @@ enum HTMLTrend {
         if disclosure.isActive { out += " Years with fewer than \(disclosure.minCellCount) incidents are not shown." }
         let partialYears = totals.years.filter { partial[$0] != nil }
         if !partialYears.isEmpty {
-            out += " Partial years (marked *): " + partialYears.map { "\($0) (\(HTMLMonthly.partialText(partial[$0]!)))" }
-                .joined(separator: ", ") + "."
+            out += " Partial years (marked *): "
+                + partialYears.map { "\($0) (\(HTMLMonthly.partialText(partial[$0]!)))" }.joined(separator: ", ") + "."
         }
         if toAsOf { out += " \(asOfYear) runs to \(UTCTime.iso8601(asOf))." }
         out += "</figcaption>\n</figure>\n"
@@ -61,7 +63,8 @@ enum HTMLTrend {
         for (k, (year, count)) in zip(totals.years, totals.yearCounts).enumerated() {
             let x = left + slot * Double(k) + (slot - barW) / 2
             let isPartial = year == toAsOf || partial[year] != nil
-            let note = partial[year].map { " (\(HTMLMonthly.partialText($0)))" } ?? (year == toAsOf ? " (to the as-of)" : "")
+            let note = partial[year].map { " (\(HTMLMonthly.partialText($0)))" }
+                ?? (year == toAsOf ? " (to the as-of)" : "")
             out += "<g class=\"bar\" data-year=\"\(year)\" data-count=\"\(count)\">"
             out += "<rect x=\"\(f(x))\" y=\"\(f(y(Double(count))))\" width=\"\(f(barW))\" height=\"\(f(y(0) - y(Double(count))))\" "
             out += "fill=\"\(HTMLStyle.bar)\"\(isPartial ? " fill-opacity=\"0.5\" stroke=\"\(HTMLStyle.bar)\" stroke-dasharray=\"4 3\"" : "")>"

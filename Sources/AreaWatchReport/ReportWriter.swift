@@ -65,8 +65,8 @@ public enum ReportWriter {
                                                changes: changes.areas, to: try directory.file("areas.csv"))
                 record("areas.csv")
             }
-            try TimeseriesCSV.write(totals: content.totals, areas: content.areas?.result, disclosure: content.disclosure,
-                                    to: try directory.file(TimeseriesCSV.name))
+            try TimeseriesCSV.write(totals: content.totals, areas: content.areas?.result,
+                                    disclosure: content.disclosure, to: try directory.file(TimeseriesCSV.name))
             record(TimeseriesCSV.name)
             if let poi = content.pointsOfInterest {
                 try TableWriters.writePOI(poi, disclosure: content.disclosure, changes: changes.pointsOfInterest,

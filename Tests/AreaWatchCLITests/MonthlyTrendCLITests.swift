@@ -13,27 +13,31 @@ struct MonthlyTrendCLITests {
 
     /// `data-month="…" data-count="…"` of the monthly bars, in order.
     static func monthlyBars(_ section: String) -> [[String]] {
-        let pattern = try! NSRegularExpression(pattern: #"<g class="month-bar" data-month="([0-9]{4}-[0-9]{2})" data-count="([0-9]+)">"#)
+        let pattern = try! NSRegularExpression(
+            pattern: #"<g class="month-bar" data-month="([0-9]{4}-[0-9]{2})" data-count="([0-9]+)">"#)
         let range = NSRange(section.startIndex..., in: section)
         return pattern.matches(in: section, range: range).map { m in
             (1...2).map { String(section[Range(m.range(at: $0), in: section)!]) }
         }
     }
 
-    @Test("the three bundled Julys: said in words, 25 monthly bars equal to timeseries.csv, every year partial, area sparklines")
+    @Test("three bundled Julys: said in words, 25 month bars as timeseries.csv, every year partial, area sparklines")
     func bundledJulys() throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input"] + Datasets.police + ["--out", out, "--as-of", Datasets.asOf, "--areas",
-                                                                    Datasets.areas, "--area-id", "name", "--tile-zooms", "none",
-                                                                    "--quiet"])
+        try areawatchOK(["report", "--input"] + Datasets.police + [
+            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+            "--tile-zooms", "none", "--quiet",
+        ])
         let section = try Self.trendSection(try readText(out + "/report.html"))
-        #expect(section.contains("<p id=\"months-covered\"><strong>The data holds July 2016, July 2017 and July 2018.</strong></p>"))
+        #expect(section.contains(
+            "<p id=\"months-covered\"><strong>The data holds July 2016, July 2017 and July 2018.</strong></p>"))
         let series = StrictCSV.parse(try readBytes(out + "/timeseries.csv")).records.map(\.fields)
         let all = series.filter { $0[0] == "all" }.map { [$0[1], $0[2]] }
         #expect(all.count == 25)
         #expect(Self.monthlyBars(section) == all)
-        #expect(section.contains("Partial years (marked *): 2016 (partial: July), 2017 (partial: July), 2018 (partial: July)."))
+        #expect(section.contains(
+            "Partial years (marked *): 2016 (partial: July), 2017 (partial: July), 2018 (partial: July)."))
         for year in ["2016", "2017", "2018"] { #expect(section.contains(">\(year)*</text>"), "\(year) not marked") }
         // Per area: one sparkline bar per month holding incidents, titled with timeseries.csv's count.
         for area in try bundledAreas() {
@@ -53,16 +57,18 @@ struct MonthlyTrendCLITests {
         var text = "id,lat,lon,time\n"
         for month in 1...15 {
             let (year, m) = month <= 12 ? (2017, month) : (2018, month - 12)
-            for k in 0..<(month % 4 + 1) { text += "m\(month)-\(k),53.72,-1.86,\(String(format: "%04d-%02d", year, m))-15T12:00:00Z\n" }
+            let day = String(format: "%04d-%02d", year, m) + "-15T12:00:00Z"
+            for k in 0..<(month % 4 + 1) { text += "m\(month)-\(k),53.72,-1.86,\(day)\n" }
         }
         let input = try tmp.file("months.csv", text)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2018-12-31T23:59:59Z", "--tile-zooms", "none",
-                         "--quiet"])
+        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2018-12-31T23:59:59Z",
+                         "--tile-zooms", "none", "--quiet"])
         let section = try Self.trendSection(try readText(out + "/report.html"))
         #expect(section.contains("The data holds January 2017 to March 2018."))
         #expect(section.contains("Partial years (marked *): 2018 (partial: January to March)."))
-        #expect(!section.contains("2017 (partial") && section.contains(">2017</text>") && section.contains(">2018*</text>"))
+        #expect(!section.contains("2017 (partial"))
+        #expect(section.contains(">2017</text>") && section.contains(">2018*</text>"))
         let bars = Self.monthlyBars(section)
         #expect(bars.count == 15 && bars.first == ["2017-01", "2"] && bars.last == ["2018-03", "4"])
     }

@@ -20,7 +20,8 @@ struct ReportReadsRightCLITests {
         for k in 0..<n {
             let lat = 53.72 + (next() - 0.5) * 0.008, lon = -1.86 + (next() - 0.5) * 0.008
             let day = 1 + Int(next() * 27)
-            text += "d\(k),\(String(format: "%.6f", lat)),\(String(format: "%.6f", lon)),2018-05-\(String(format: "%02d", day))T12:00:00Z\n"
+            let position = String(format: "%.6f,%.6f", lat, lon)
+            text += "d\(k),\(position),2018-05-\(String(format: "%02d", day))T12:00:00Z\n"
         }
         return try tmp.file("dense.csv", text)
     }
@@ -55,7 +56,8 @@ struct ReportReadsRightCLITests {
         let tmp = try TempDir()
         let input = try Self.denseInput(tmp, count: 3000)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none", "--quiet"])
+        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
+                         "--quiet"])
         let (cells, dangerous) = try Self.classCounts(out)
         #expect(Double(dangerous) >= 0.8 * Double(cells), "\(dangerous) of \(cells): the data does not saturate")
         let share = String(format: "%.1f", Double(dangerous) / Double(cells) * 100)
@@ -66,13 +68,15 @@ struct ReportReadsRightCLITests {
             formatter.usesGroupingSeparator = true
             return formatter.string(from: NSNumber(value: n))!
         }
-        let sentence = "classes saturate here: \(grouped(dangerous)) of the \(grouped(cells)) cells (\(share)%) are classed "
+        let sentence = "classes saturate here: \(grouped(dangerous)) of the \(grouped(cells)) cells (\(share)%) "
+            + "are classed "
             + "dangerous; use the change and hot-spot sections, or `--thresholds`"
         let summary = try JSON.parse(try readBytes(out + "/summary.json"))
         #expect(summary["warnings"]?.array?.map(\.string) == [sentence])
         let html = try readText(out + "/report.html")
         let main = try #require(html.range(of: "<main>\n"))
-        #expect(html[main.upperBound...].hasPrefix("<p class=\"banner\" id=\"saturated\" role=\"note\">classes saturate here: "))
+        #expect(html[main.upperBound...].hasPrefix(
+            "<p class=\"banner\" id=\"saturated\" role=\"note\">classes saturate here: "))
         #expect(html.contains("or <code>--thresholds</code></p>"))
         // Thresholds the data does not saturate: no banner.
         let relaxed = tmp.sub("relaxed")
@@ -89,8 +93,9 @@ struct ReportReadsRightCLITests {
         let run = try BundledRun.get()
         let lattice = Lattice(precision: 7)
         // Half the diagonal of a geohash-7 cell at 53.72° N, the most a location lies from its centre.
-        let halfDiagonal = 0.5 * (pow(lattice.height * 111_195.08, 2) + pow(lattice.width * 111_195.08 * cos(53.72 * .pi / 180), 2))
-            .squareRoot()
+        let metresPerDegree = 111_195.08
+        let north = lattice.height * metresPerDegree, east = lattice.width * metresPerDegree * cos(53.72 * .pi / 180)
+        let halfDiagonal = 0.5 * (north * north + east * east).squareRoot()
         #expect(abs(halfDiagonal - 88.7) < 0.1)
         var rng = SplitMix64(seed: 20)
         var differing = 0
@@ -105,7 +110,7 @@ struct ReportReadsRightCLITests {
             let qCentre = try JSON.parse(try areawatchOK(query + atCentre).stdout)
             let l = try JSON.parse(try areawatchOK(["lookup", "--tiles", run.out + "/tiles", "--json"] + point).stdout)
             for field in ["current", "previous", "class"] {
-                #expect(l[field] == qCentre[field], "\(lat),\(lon) \(field): lookup \(l) vs query at the centre \(qCentre)")
+                #expect(l[field] == qCentre[field], "\(lat),\(lon) \(field): lookup \(l) vs query at the centre")
             }
             if l["current"] != q["current"] || l["previous"] != q["previous"] { differing += 1 }
         }

@@ -24,17 +24,20 @@ struct TimeseriesCLITests {
         }
     }
 
-    static func report(_ tmp: TempDir, inputs: [String], name: String, extra: [String] = []) throws -> StrictCSV.Parsed {
+    static func report(_ tmp: TempDir, inputs: [String], name: String,
+                       extra: [String] = []) throws -> StrictCSV.Parsed {
         let out = tmp.sub(name)
-        try areawatchOK(["report", "--input"] + inputs + ["--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas,
-                                                          "--area-id", "name", "--tile-zooms", "none", "--quiet"] + extra)
+        try areawatchOK(["report", "--input"] + inputs + [
+            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+            "--tile-zooms", "none", "--quiet",
+        ] + extra)
         let csv = StrictCSV.parse(try readBytes(out + "/timeseries.csv"))
         #expect(csv.violations.isEmpty, "\(csv.violations)")
         #expect(csv.header == ["area", "month", "count"])
         return csv
     }
 
-    @Test("the three bundled Julys: all and per-area rows for 2016-07…2018-07, zeros between, counts as the files give them")
+    @Test("the three bundled Julys: all and per-area rows for 2016-07…2018-07, zeros between, counts from the files")
     func bundledPoliceData() throws {
         let tmp = try TempDir()
         let csv = try Self.report(tmp, inputs: Datasets.police, name: "out")
@@ -66,12 +69,14 @@ struct TimeseriesCLITests {
     func withheldBelowK() throws {
         let tmp = try TempDir()
         // Two incidents in January 2015, inside no area and far from the rest.
-        let early = try tmp.file("early.csv", "id,lat,lon,time\ne1,53.30,-2.60,2015-01-10T00:00:00Z\ne2,53.31,-2.61,2015-01-11T00:00:00Z\n")
+        let early = try tmp.file("early.csv", "id,lat,lon,time\ne1,53.30,-2.60,2015-01-10T00:00:00Z\n"
+                                 + "e2,53.31,-2.61,2015-01-11T00:00:00Z\n")
         let exact = try Self.report(tmp, inputs: [early] + Datasets.police, name: "exact")
         #expect(exact.records.first?.fields == ["all", "2015-01", "2"])
         let exactRows = exact.records.map(\.fields)
         let k = 100  // Sowerby Bridge holds 83 and 106: one July withheld, one shown
-        let withheld = try Self.report(tmp, inputs: [early] + Datasets.police, name: "k", extra: ["--min-cell-count", String(k)])
+        let withK = ["--min-cell-count", String(k)]
+        let withheld = try Self.report(tmp, inputs: [early] + Datasets.police, name: "k", extra: withK)
         let rows = withheld.records.map(\.fields)
         // The span starts at the first month with at least K incidents: 2015-01 looks like nothing there.
         #expect(rows.first?[1] == "2016-07" && rows.last?[1] == "2018-07")
@@ -84,7 +89,7 @@ struct TimeseriesCLITests {
         }
         #expect(someWithheld, "no count below K: the test would not show withholding")
         // Without the early incidents the area rows are the same (they hold none of them).
-        let without = try Self.report(tmp, inputs: Datasets.police, name: "k-without", extra: ["--min-cell-count", String(k)])
+        let without = try Self.report(tmp, inputs: Datasets.police, name: "k-without", extra: withK)
         #expect(without.records.map(\.fields) == rows)
     }
 
@@ -93,7 +98,8 @@ struct TimeseriesCLITests {
         let tmp = try TempDir()
         let out = tmp.sub("full")
         let arguments = ["report", "--input"] + Datasets.all + [
-            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name", "--poi", Datasets.poi,
+            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+            "--poi", Datasets.poi,
             "--group-by", "category", "--tile-zooms", "11-13", "--ehsa", "--min-cell-count", "2", "--quiet",
         ]
         try areawatchOK(arguments)
@@ -118,8 +124,8 @@ struct TimeseriesCLITests {
 
             """)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2017-06-30T00:00:00Z", "--tile-zooms", "none",
-                         "--quiet"])
+        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2017-06-30T00:00:00Z",
+                         "--tile-zooms", "none", "--quiet"])
         let rows = StrictCSV.parse(try readBytes(out + "/timeseries.csv")).records.map(\.fields)
         let months = Self.months(from: "1969-12", to: "2017-01")
         #expect(rows.map { $0[1] } == months && rows.allSatisfy { $0[0] == "all" })
@@ -127,8 +133,8 @@ struct TimeseriesCLITests {
         let held = rows.filter { $0[2] != "0" }.map { $0[1] + "=" + $0[2] }
         #expect(held == ["1969-12=1", "2016-12=1", "2017-01=2"], "\(held)")
         let none = tmp.sub("none")
-        try areawatchOK(["report", "--input", input, "--out", none, "--as-of", "2017-06-30T00:00:00Z", "--tile-zooms", "none",
-                         "--category", "Robbery", "--quiet"])
+        try areawatchOK(["report", "--input", input, "--out", none, "--as-of", "2017-06-30T00:00:00Z",
+                         "--tile-zooms", "none", "--category", "Robbery", "--quiet"])
         #expect(try readText(none + "/timeseries.csv") == "area,month,count\n")
     }
 }

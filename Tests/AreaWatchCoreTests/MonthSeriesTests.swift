@@ -29,8 +29,9 @@ struct MonthSeriesTests {
     @Test("year and month of random instants, month and year edges and negative epochs, as brute force gives them")
     func yearMonthAgainstBruteForce() {
         var rng = SplitMix64(seed: 28)
-        var instants: [Int64] = [0, -1, 951_782_399, 951_782_400, 951_868_799, 951_868_800, UTCTime.earliest, UTCTime.latest,
-                                 -2_208_988_801, -2_208_988_800, 7_258_118_399, 7_258_118_400]
+        var instants: [Int64] = [0, -1, 951_782_399, 951_782_400, 951_868_799, 951_868_800,
+                                 UTCTime.earliest, UTCTime.latest, -2_208_988_801, -2_208_988_800,
+                                 7_258_118_399, 7_258_118_400]
         for _ in 0..<20_000 { instants.append(Int64.random(in: UTCTime.earliest...UTCTime.latest, using: &rng)) }
         // Around 1850…2250 (inside and outside the engine's year table), the first and last
         // second of random months, and every 29 February of the range.
@@ -59,7 +60,8 @@ struct MonthSeriesTests {
         for round in 0..<200 {
             let base = Int64.random(in: -3_000_000_000...3_000_000_000, using: &rng)
             let spread = Int64.random(in: 1...(round % 2 == 0 ? 90 * 86_400 : 3 * 365 * 86_400), using: &rng)
-            let times = (0..<Int.random(in: 0...60, using: &rng)).map { _ in base + Int64.random(in: 0...spread, using: &rng) }
+            let n = Int.random(in: 0...60, using: &rng)
+            let times = (0..<n).map { _ in base + Int64.random(in: 0...spread, using: &rng) }
             var sparse: [Int: Int] = [:]
             for t in times { sparse[MonthSeries.number(of: t), default: 0] += 1 }
             let series = MonthSeries(sparse: sparse)

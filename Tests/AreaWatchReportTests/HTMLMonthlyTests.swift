@@ -10,7 +10,8 @@ struct HTMLMonthlyTests {
     func coverage() {
         let julys = MonthSeries(sparse: [Self.month(2016, 7): 5, Self.month(2017, 7): 6, Self.month(2018, 7): 7])
         #expect(HTMLMonthly.coverage(julys) == "The data holds July 2016, July 2017 and July 2018.")
-        let run = MonthSeries(sparse: [Self.month(2016, 11): 1, Self.month(2016, 12): 1, Self.month(2017, 1): 1, Self.month(2017, 5): 2])
+        let run = MonthSeries(sparse: [Self.month(2016, 11): 1, Self.month(2016, 12): 1, Self.month(2017, 1): 1,
+                                       Self.month(2017, 5): 2])
         #expect(HTMLMonthly.coverage(run) == "The data holds November 2016 to January 2017 and May 2017.")
         #expect(HTMLMonthly.coverage(MonthSeries(sparse: [Self.month(2020, 2): 1])) == "The data holds February 2020.")
         var everyOther: [Int: Int] = [:]
