@@ -9,6 +9,8 @@ public struct AreaStats: Sendable, Equatable {
     public var handled: Int
     /// Incidents inside the area per year of `AreaResult.years`.
     public var yearCounts: [Int]
+    /// Incidents inside the area per UTC calendar month (SPEC §8 timeseries.csv).
+    public var months = MonthSeries()
     public var areaKm2: Double
     /// n_current × π·radius² / area: the count a radius circle would see at this density.
     public var densityEquivalent: Double
@@ -50,6 +52,32 @@ public struct Totals: Sendable, Equatable {
     public var previous: Int
     public var older: Int
     public var excludedFuture: Int
+    /// The same incidents as `yearCounts` per UTC calendar month (SPEC §8 timeseries.csv).
+    public var months = MonthSeries()
+}
+
+/// Counts per month over the span of the years present (one array slot per month of those years).
+struct MonthCounter: Sendable {
+    private let firstYear: Int
+    private var counts: [Int]
+
+    /// `years`: the years present, ascending.
+    init(years: [Int]) {
+        firstYear = years.first ?? 0
+        counts = [Int](repeating: 0, count: years.isEmpty ? 0 : (years[years.count - 1] - firstYear + 1) * 12)
+    }
+
+    @inline(__always)
+    mutating func add(year: Int16, month: UInt8) {
+        counts[(Int(year) - firstYear) * 12 + Int(month) - 1] += 1
+    }
+
+    /// Adds a counter made for the same years.
+    mutating func add(_ other: MonthCounter) {
+        for k in counts.indices { counts[k] += other.counts[k] }
+    }
+
+    var series: MonthSeries { MonthSeries(first: MonthSeries.number(year: firstYear, month: 1), counts: counts) }
 }
 
 extension IncidentIndex {
@@ -64,19 +92,25 @@ extension IncidentIndex {
         let parts = IncidentIndex.chunks(count, threads)
         let partCounts = Concurrency.map(parts.count) { part in
             var counts = [Int](repeating: 0, count: years.count)
+            var months = MonthCounter(years: years)
             var current = 0, previous = 0
             for i in parts[part] {
                 counts[slot[year[i]]] += 1
+                months.add(year: year[i], month: month[i])
                 if membership[i] == WindowMembership.current.rawValue { current += 1 }
                 if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
             }
-            return (years: counts, current: current, previous: previous)
+            return (years: counts, months: months, current: current, previous: previous)
         }
         var counts = [Int](repeating: 0, count: years.count)
-        for part in partCounts { for k in counts.indices { counts[k] += part.years[k] } }
+        var months = MonthCounter(years: years)
+        for part in partCounts {
+            for k in counts.indices { counts[k] += part.years[k] }
+            months.add(part.months)
+        }
         let current = partCounts.reduce(0) { $0 + $1.current }, previous = partCounts.reduce(0) { $0 + $1.previous }
         return Totals(years: years, yearCounts: counts, current: current, previous: previous,
-                      older: count - current - previous, excludedFuture: excludedFuture)
+                      older: count - current - previous, excludedFuture: excludedFuture, months: months.series)
     }
 
     /// Counts per named area; an incident inside several areas counts in each.
@@ -92,10 +126,12 @@ extension IncidentIndex {
                               areaKm2: area.sphericalArea / 1e6, densityEquivalent: 0, safetyClass: .safe)
             // Edges indexed by latitude: the cost per incident does not grow with the vertices.
             let index = AreaIndex(area)
+            var months = MonthCounter(years: years)
             for range in coveringRanges(area.bounds) {
                 for i in range where index.contains(lat: lat[i], lon: lon[i]) {
                     assigned[i] = true
                     s.yearCounts[slot[year[i]]] += 1
+                    months.add(year: year[i], month: month[i])
                     if membership[i] == WindowMembership.current.rawValue {
                         s.nCurrent += 1
                         if handled[i] == 1 { s.handled += 1 }
@@ -104,6 +140,7 @@ extension IncidentIndex {
                     }
                 }
             }
+            s.months = months.series
             let areaM2 = s.areaKm2 * 1e6
             // The area readers refuse zero-area parts (`NamedArea.problem`); an area built in code
             // without area holds no incident of positive measure: density 0, never infinite.

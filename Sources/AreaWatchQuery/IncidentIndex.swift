@@ -29,6 +29,8 @@ public struct IncidentIndex: Sendable {
     public let handled: [Int8]
     /// UTC calendar year.
     public let year: [Int16]
+    /// UTC calendar month of the year, 1…12 (the monthly series of SPEC §8).
+    public let month: [UInt8]
     /// The years present in `year` and each one's index among them (grid, totals, areas, breakdown).
     let yearSlots: YearSlots
     /// Index of the incident in the columns the index was built from.
@@ -69,7 +71,7 @@ public struct IncidentIndex: Sendable {
         columns = IncidentColumns()
         excludedFuture = gathered.excludedFuture
         codes = gathered.codes; lat = gathered.lat; lon = gathered.lon; membership = gathered.membership
-        handled = gathered.handled; year = gathered.year; sourceIndex = gathered.order
+        handled = gathered.handled; year = gathered.year; month = gathered.month; sourceIndex = gathered.order
         gathered = Gathered()
         yearSlots = YearSlots(year)
         let (lat, lon, membership, handled) = (self.lat, self.lon, self.membership, self.handled)
@@ -140,7 +142,7 @@ public struct IncidentIndex: Sendable {
     private struct Gathered {
         var excludedFuture = 0
         var codes: [UInt64] = [], order: [UInt32] = [], lat: [Double] = [], lon: [Double] = []
-        var membership: [UInt8] = [], handled: [Int8] = [], year: [Int16] = []
+        var membership: [UInt8] = [], handled: [Int8] = [], year: [Int16] = [], month: [UInt8] = []
     }
 
     private static func gather(_ columns: IncidentColumns, parameters: QueryParameters, threads: Int) -> Gathered {
@@ -173,15 +175,17 @@ public struct IncidentIndex: Sendable {
         var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n), membership = [UInt8](repeating: 0, count: n)
         var handled = [Int8](repeating: 0, count: n), year = [Int16](repeating: 0, count: n)
+        var month = [UInt8](repeating: 0, count: n)
         let gatherChunks = IncidentIndex.chunks(n, threads)
         lat.withUnsafeMutableBufferPointer { latOut in
         lon.withUnsafeMutableBufferPointer { lonOut in
         membership.withUnsafeMutableBufferPointer { membershipOut in
         handled.withUnsafeMutableBufferPointer { handledOut in
         year.withUnsafeMutableBufferPointer { yearOut in
+        month.withUnsafeMutableBufferPointer { monthOut in
             let (latOut, lonOut) = (UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut))
             let (membershipOut, handledOut) = (UnsafeMutableSendableBuffer(membershipOut), UnsafeMutableSendableBuffer(handledOut))
-            let yearOut = UnsafeMutableSendableBuffer(yearOut)
+            let (yearOut, monthOut) = (UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(monthOut))
             let order = order
             do {
                 DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
@@ -200,13 +204,15 @@ public struct IncidentIndex: Sendable {
                         let m = windows.membership(t)
                         membershipOut[k] = m.rawValue
                         handledOut[k] = columns.handled[i]
-                        yearOut[k] = Int16(UTCTime.year(of: t))
+                        let (calendarYear, calendarMonth) = UTCTime.yearMonth(of: t)
+                        yearOut[k] = Int16(calendarYear)
+                        monthOut[k] = UInt8(calendarMonth)
                     }
                 }
             }
-        }}}}}
+        }}}}}}
         return Gathered(excludedFuture: excludedFuture, codes: sortedCodes, order: order, lat: lat, lon: lon,
-                        membership: membership, handled: handled, year: year)
+                        membership: membership, handled: handled, year: year, month: month)
 
     }
 
@@ -221,7 +227,7 @@ public struct IncidentIndex: Sendable {
 
     /// Bytes held by the index's arrays.
     public var memoryBytes: Int {
-        count * (8 + 8 + 8 + 1 + 1 + 2 + 4) + rtree.memoryBytes + rtree.count * (1 + 4 + 4 + 4)
+        count * (8 + 8 + 8 + 1 + 1 + 2 + 1 + 4) + rtree.memoryBytes + rtree.count * (1 + 4 + 4 + 4)
             + (hasPointIndex ? 0 : windowedPoints.lat.count * (8 + 8 + 1))
     }
 

@@ -37,6 +37,8 @@ public struct ShardTotals: Sendable, Equatable {
     public var excludedFuture = 0
     /// Calendar year → incidents (filters applied, not after the as-of).
     public var years: [Int: Int] = [:]
+    /// Month number (`MonthSeries`) → incidents, the same incidents as `years`.
+    public var months: [Int: Int] = [:]
     /// The shards' own incidents at any time (filters applied), for coverage and the
     /// empty-windows warning; set by the shard step, merged with `add`.
     public var extent: DataExtent?
@@ -57,7 +59,9 @@ public struct ShardTotals: Sendable, Equatable {
             case .previous: previous += 1
             case .older: break
             }
-            years[UTCTime.year(of: columns.time[i]), default: 0] += 1
+            let (year, month) = UTCTime.yearMonth(of: columns.time[i])
+            years[year, default: 0] += 1
+            months[MonthSeries.number(year: year, month: month), default: 0] += 1
         }
     }
 
@@ -66,6 +70,7 @@ public struct ShardTotals: Sendable, Equatable {
         previous += other.previous
         excludedFuture += other.excludedFuture
         for (year, n) in other.years { years[year, default: 0] += n }
+        for (month, n) in other.months { months[month, default: 0] += n }
         extent.add(other.extent)
     }
 
@@ -75,7 +80,8 @@ public struct ShardTotals: Sendable, Equatable {
         let counts = sortedYears.map { years[$0]! }
         let all = counts.reduce(0, +)
         return Totals(years: sortedYears, yearCounts: counts, current: current, previous: previous,
-                      older: all - current - previous, excludedFuture: excludedFuture)
+                      older: all - current - previous, excludedFuture: excludedFuture,
+                      months: MonthSeries(sparse: months))
     }
 }
 
@@ -120,7 +126,7 @@ extension GridResult {
 
 /// `AWCEL` files: one shard's owned cells and totals (docs/FORMATS.md).
 public enum ShardCellsFile {
-    public static let magic = "AWCEL002"
+    public static let magic = "AWCEL003"
 
     public static func encode(precision: Int, totals: ShardTotals, cells: [ShardCell]) -> [UInt8] {
         var w = BinaryWriter(capacity: 64 + cells.count * 56)
@@ -133,6 +139,12 @@ public enum ShardCellsFile {
         w.u32(UInt32(years.count))
         for (year, n) in years {
             w.i64(Int64(year))
+            w.i64(Int64(n))
+        }
+        let months = totals.months.sorted { $0.key < $1.key }
+        w.u32(UInt32(months.count))
+        for (month, n) in months {
+            w.i64(Int64(month))
             w.i64(Int64(n))
         }
         writeExtent(totals.extent, to: &w)
@@ -160,6 +172,10 @@ public enum ShardCellsFile {
         for _ in 0..<Int(try r.u32()) {
             let year = Int(try r.i64())
             totals.years[year] = Int(try r.i64())
+        }
+        for _ in 0..<Int(try r.u32()) {
+            let month = Int(try r.i64())
+            totals.months[month] = Int(try r.i64())
         }
         totals.extent = try readExtent(&r)
         let count = try r.u64()

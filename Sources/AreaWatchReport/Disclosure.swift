@@ -64,6 +64,7 @@ public struct Disclosure: Sendable, Equatable {
         guard isActive else { return result }
         var out = result
         (out.years, out.areas) = yearsShown(result.years, rows: result.areas, counts: \.yearCounts)
+        for k in out.areas.indices { out.areas[k].months = out.areas[k].months.withholding(below: minCellCount) }
         return out
     }
 
@@ -88,13 +89,15 @@ public struct Disclosure: Sendable, Equatable {
         return (kept.map { years[$0] }, cut)
     }
 
-    /// The calendar-year totals as the report's trend shows them: years below K are left out.
+    /// The calendar-year totals as the report's trend shows them: years below K are left out, and
+    /// months below K are months without incidents (the series runs between months shown).
     public func publicTotals(_ t: Totals) -> Totals {
         guard isActive else { return t }
         let kept = t.years.indices.filter { t.yearCounts[$0] >= minCellCount }
         var out = t
         out.years = kept.map { t.years[$0] }
         out.yearCounts = kept.map { t.yearCounts[$0] }
+        out.months = t.months.withholding(below: minCellCount)
         return out
     }
 

@@ -24,13 +24,19 @@ enum HTMLReport {
         if let warning = exact.emptyWindowsWarning {
             out += "<p class=\"banner\" id=\"empty-windows\" role=\"alert\">\(HTMLText.escape(warning))</p>\n"
         }
+        // SPEC §8: saturated classes are said before the map that would be a solid red.
+        if let warning = ReportContent.saturationWarning(content.grid) {
+            out += "<p class=\"banner\" id=\"saturated\" role=\"note\">"
+                + HTMLText.escape(warning).replacing("`--thresholds`", with: "<code>--thresholds</code>") + "</p>\n"
+        }
         out += header(content, asOf: asOf)
         out += HTMLChanges.section(content)
         out += HTMLSummary.section(content)
         if let ehsa = content.ehsa { out += HTMLEHSA.section(ehsa, asOf: content.parameters.asOf) }
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
-        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure)
+        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure,
+                                 areas: content.areas)
         if let breakdown = content.breakdown { out += HTMLTables.breakdownSection(breakdown, disclosure: content.disclosure) }
         if let areas = content.areas { out += HTMLTables.areasSection(areas, disclosure: content.disclosure) }
         if let poi = content.pointsOfInterest { out += HTMLTables.poiSection(poi, disclosure: content.disclosure) }
@@ -108,6 +114,11 @@ enum HTMLText {
 
     /// `+12`, `0`, `-3`: a delta always shows its direction.
     static func signed(_ v: Int) -> String { v > 0 ? "+" + grouped(v) : grouped(v) }
+
+    /// `43.8%`: a share of a whole is never signed (signs are for changes, `percent`).
+    static func share(_ fraction: Double) -> String {
+        NumberFormat.fixed(fraction * 100, decimals: 1) + "%"
+    }
 
     /// `+12.5%`, or an em dash when there is no previous count to compare with.
     static func percent(_ pct: Double?) -> String {

@@ -22,7 +22,7 @@ enum HTMLChanges {
         out += "(E-test of r_current against r_previous, Benjamini–Hochberg false discovery rate "
         out += "\(NumberFormat.compact(c.fdr))); every other change is within what chance gives. "
         if !cells.isEmpty {
-            out += "\(HTMLText.percent(Double(dangerous) / Double(cells.count))) of the cells are classed dangerous, "
+            out += "\(HTMLText.share(Double(dangerous) / Double(cells.count))) of the cells are classed dangerous, "
             out += "so the class alone says little about where things are getting worse.</p>\n"
         } else {
             out += "</p>\n"

@@ -1,28 +1,49 @@
 import AreaWatchCore
 import AreaWatchQuery
 
-/// The calendar-year trend: an inline SVG bar chart of the totals per UTC year.
+/// The trend: the months the data covers, incidents per month and per UTC calendar year (inline
+/// SVG bar charts), partial years marked, and a monthly series per named area.
 enum HTMLTrend {
     static let width = 1100.0
     static let height = 300.0
     static let left = 64.0, right = 16.0, top = 34.0, bottom = 42.0
 
-    /// `totals` is already the public one: years below K are not in it.
-    static func section(_ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure()) -> String {
-        var out = "<section id=\"trend\">\n<h2>Calendar-year trend</h2>\n"
+    /// `totals` and `areas` are already the public ones: years and months below K are not in them.
+    static func section(_ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure(),
+                        areas: AreaReport? = nil) -> String {
+        var out = "<section id=\"trend\">\n<h2>Trend</h2>\n"
         guard !totals.years.isEmpty else { return out + "<p class=\"none\">No incidents.</p>\n</section>\n" }
+        let months = totals.months
+        if !months.isEmpty { out += "<p id=\"months-covered\"><strong>\(HTMLMonthly.coverage(months))</strong></p>\n" }
+        if months.counts.count > 1 {
+            out += "<figure>\n" + HTMLMonthly.chart(months)
+            out += "<figcaption>Incidents per UTC calendar month from the first month holding one to the last, "
+            out += "months without incidents drawn as empty slots"
+            out += disclosure.isActive
+                ? " (months with fewer than \(disclosure.minCellCount) counted as empty).</figcaption>\n"
+                : ".</figcaption>\n"
+            out += "</figure>\n"
+        }
         let asOfYear = UTCTime.year(of: asOf)
-        // The as-of year is partial unless the as-of is its last second.
-        let partial = UTCTime.civil(asOf + 1).year == asOfYear && totals.years.contains(asOfYear)
-        out += "<figure>\n" + chart(totals, partialYear: partial ? asOfYear : nil, asOf: asOf)
+        // The as-of year is partial unless the as-of is its last second; any year whose data does
+        // not cover all twelve months is partial too.
+        let toAsOf = UTCTime.civil(asOf + 1).year == asOfYear && totals.years.contains(asOfYear)
+        let partial = HTMLMonthly.partialYears(months)
+        out += "<figure>\n" + chart(totals, partial: partial, toAsOf: toAsOf ? asOfYear : nil, asOf: asOf)
         out += "<figcaption>Incidents per UTC calendar year up to the as-of instant (all incidents that pass the filters)."
         if disclosure.isActive { out += " Years with fewer than \(disclosure.minCellCount) incidents are not shown." }
-        if partial { out += " \(asOfYear) is partial: it runs to \(UTCTime.iso8601(asOf))." }
+        let partialYears = totals.years.filter { partial[$0] != nil }
+        if !partialYears.isEmpty {
+            out += " Partial years (marked *): "
+                + partialYears.map { "\($0) (\(HTMLMonthly.partialText(partial[$0]!)))" }.joined(separator: ", ") + "."
+        }
+        if toAsOf { out += " \(asOfYear) runs to \(UTCTime.iso8601(asOf))." }
         out += "</figcaption>\n</figure>\n"
+        if let areas { out += HTMLMonthly.areasTable(areas, months: months.months) }
         return out + "</section>\n"
     }
 
-    static func chart(_ totals: Totals, partialYear: Int?, asOf: Int64) -> String {
+    static func chart(_ totals: Totals, partial: [Int: [Int]], toAsOf: Int?, asOf: Int64) -> String {
         let plotW = width - left - right, plotH = height - top - bottom
         let maxCount = max(1, totals.yearCounts.max() ?? 1)
         let step = niceStep(Double(maxCount) / 5)
@@ -41,11 +62,13 @@ enum HTMLTrend {
         let barW = min(90, slot * 0.62)
         for (k, (year, count)) in zip(totals.years, totals.yearCounts).enumerated() {
             let x = left + slot * Double(k) + (slot - barW) / 2
-            let isPartial = year == partialYear
+            let isPartial = year == toAsOf || partial[year] != nil
+            let note = partial[year].map { " (\(HTMLMonthly.partialText($0)))" }
+                ?? (year == toAsOf ? " (to the as-of)" : "")
             out += "<g class=\"bar\" data-year=\"\(year)\" data-count=\"\(count)\">"
             out += "<rect x=\"\(f(x))\" y=\"\(f(y(Double(count))))\" width=\"\(f(barW))\" height=\"\(f(y(0) - y(Double(count))))\" "
             out += "fill=\"\(HTMLStyle.bar)\"\(isPartial ? " fill-opacity=\"0.5\" stroke=\"\(HTMLStyle.bar)\" stroke-dasharray=\"4 3\"" : "")>"
-            out += "<title>\(year): \(HTMLText.grouped(count))\(isPartial ? " (to the as-of)" : "")</title></rect>"
+            out += "<title>\(year): \(HTMLText.grouped(count))\(note)</title></rect>"
             // Labels thin out when years are many, so they never overlap.
             let every = max(1, Int((44 / slot).rounded(.up)))
             if k % every == 0 || k == totals.years.count - 1 {

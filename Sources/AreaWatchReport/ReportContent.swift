@@ -110,6 +110,19 @@ public struct ReportContent: Sendable {
         return .known(extent?.publishedBox)
     }
 
+    /// SPEC §8: the classes saturate when at least this share of the written cells is `dangerous`.
+    public static let saturatedShare = 0.8
+
+    /// SPEC §8's warning when the classes saturate, from the grid as written (the public one).
+    public static func saturationWarning(_ grid: GridResult) -> String? {
+        let cells = grid.cells.count
+        let dangerous = grid.classCounts[.dangerous] ?? 0
+        guard cells > 0, Double(dangerous) >= saturatedShare * Double(cells) else { return nil }
+        return "classes saturate here: \(HTMLText.grouped(dangerous)) of the \(HTMLText.grouped(cells)) cells "
+            + "(\(NumberFormat.fixed(Double(dangerous) / Double(cells) * 100, decimals: 1))%) are classed dangerous; "
+            + "use the change and hot-spot sections, or `--thresholds`"
+    }
+
     /// SPEC §7's warning when both windows are empty while the data holds incidents.
     public var emptyWindowsWarning: String? {
         guard case .known(let data) = extent else { return nil }

@@ -65,6 +65,9 @@ public enum ReportWriter {
                                                changes: changes.areas, to: try directory.file("areas.csv"))
                 record("areas.csv")
             }
+            try TimeseriesCSV.write(totals: content.totals, areas: content.areas?.result,
+                                    disclosure: content.disclosure, to: try directory.file(TimeseriesCSV.name))
+            record(TimeseriesCSV.name)
             if let poi = content.pointsOfInterest {
                 try TableWriters.writePOI(poi, disclosure: content.disclosure, changes: changes.pointsOfInterest,
                                           to: try directory.file("poi.csv"))
@@ -163,10 +166,11 @@ enum Summary {
                 ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
             ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),
         ]
-        if let warning = c.emptyWindowsWarning {
-            // SPEC §7: right after excluded_future, before the grid.
+        let warnings = [c.emptyWindowsWarning, ReportContent.saturationWarning(published)].compactMap { $0 }
+        if !warnings.isEmpty {
+            // SPEC §7, §8: right after excluded_future, before the grid.
             let grid = members.firstIndex { $0.0 == "grid" } ?? members.count
-            members.insert(("warnings", .array([.string(warning)])), at: grid)
+            members.insert(("warnings", .array(warnings.map { .string($0) })), at: grid)
         }
         if let areas = c.areas {
             members.append(("areas", .object([

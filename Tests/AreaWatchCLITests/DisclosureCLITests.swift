@@ -18,11 +18,21 @@ struct DisclosureCLITests {
     /// Files of the geographic outputs that differ between two report folders.
     static func differences(_ a: [String: [UInt8]], _ b: [String: [UInt8]]) -> [String] {
         var out: [String] = []
-        for path in Set(a.keys).union(b.keys).sorted() where !["summary.json", "breakdown.csv", "report.html"].contains(path) && a[path] != b[path] {
+        for path in Set(a.keys).union(b.keys).sorted() where !["summary.json", "breakdown.csv", "report.html", "timeseries.csv"].contains(path)
+            && a[path] != b[path] {
             out.append(path)
         }
         if geographicSections(a["report.html"]) != geographicSections(b["report.html"]) { out.append("report.html (map or tables)") }
+        if areaSeries(a["timeseries.csv"]) != areaSeries(b["timeseries.csv"]) { out.append("timeseries.csv (area rows)") }
         return out
+    }
+
+    /// timeseries.csv as SPEC §10's property covers it: the named areas' shown counts. The `all`
+    /// rows are whole-data totals (like the calendar-year trend), and an empty area count is
+    /// "nothing there" whatever month span the whole data gives the file.
+    static func areaSeries(_ bytes: [UInt8]?) -> [String] {
+        String(decoding: bytes ?? [], as: UTF8.self).split(separator: "\n").dropFirst()
+            .filter { !$0.hasPrefix("all,") && !$0.hasSuffix(",") }.map(String.init)
     }
 
     @Test("one isolated incident changes no geographic output with --min-cell-count 3 (and shows without it)")

@@ -68,7 +68,7 @@ struct ReportCommandTests {
         let report = try readTree(out)
         let top = Set(report.keys.map { String($0.split(separator: "/")[0]) })
         #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
-                        "summary.json", "report.html", ".areawatch-report"])
+                        "summary.json", "report.html", "timeseries.csv", ".areawatch-report"])
         let incidents = try Self.policeIncidents()
         let model = ModelGrid(incidents: incidents, asOf: Model.asOf, precision: 6, radius: 1000)
 

@@ -128,13 +128,23 @@ struct DisclosurePropertyTests {
 
     /// Differences between two reports in the outputs the property covers.
     static func geographicDifferences(_ a: [String: [UInt8]], _ b: [String: [UInt8]]) -> [String] {
-        let covered = { (path: String) in path != "summary.json" && path != "breakdown.csv" && path != "report.html" }
+        let covered = { (path: String) in path != "summary.json" && path != "breakdown.csv" && path != "report.html"
+            && path != "timeseries.csv" }
         var out: [String] = []
         for path in Set(a.keys).union(b.keys).sorted() where covered(path) && a[path] != b[path] {
             out.append(a[path] == nil ? "\(path) only with the incident" : b[path] == nil ? "\(path) only without it" : "\(path) differs")
         }
         if geographicSections(a["report.html"] ?? []) != geographicSections(b["report.html"] ?? []) { out.append("report.html sections differ") }
+        if areaSeries(a["timeseries.csv"]) != areaSeries(b["timeseries.csv"]) { out.append("timeseries.csv area rows differ") }
         return out
+    }
+
+    /// timeseries.csv as SPEC §10's property covers it: the named areas' shown counts. The `all`
+    /// rows are whole-data totals (like the calendar-year trend), and an empty area count is
+    /// "nothing there" whatever month span the whole data gives the file.
+    static func areaSeries(_ bytes: [UInt8]?) -> [String] {
+        String(decoding: bytes ?? [], as: UTF8.self).split(separator: "\n").dropFirst()
+            .filter { !$0.hasPrefix("all,") && !$0.hasSuffix(",") }.map(String.init)
     }
 
     static let cases: [(seed: UInt64, k: Int, radius: Double, precision: Int)] = [
