@@ -122,6 +122,17 @@ public enum NumberFormat {
         text.withUTF8 { out.append(contentsOf: $0) }
     }
 
+    /// An integer with a comma between groups of three digits (`1,999,769`), for counts people read.
+    public static func grouped(_ v: Int) -> String {
+        let digits = Array(String(v.magnitude).utf8)
+        var out: [UInt8] = v < 0 ? [UInt8(ascii: "-")] : []
+        for (i, digit) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(UInt8(ascii: ",")) }
+            out.append(digit)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Appends the decimal digits of an integer.
     @inline(__always)
     public static func appendInteger(_ v: Int, to out: inout [UInt8]) {

@@ -10,6 +10,8 @@ public final class ByteSource {
     public let fileSize: Int64
     /// Bytes of the file read so far (compressed bytes for gzip), for progress.
     public private(set) var fileBytesRead: Int64 = 0
+    /// Content bytes (decompressed for gzip) handed out so far.
+    public private(set) var contentBytesRead: Int64 = 0
 
     /// The open file, or -1 for an in-memory source.
     private let fd: Int32
@@ -101,6 +103,22 @@ public final class ByteSource {
 
     /// Fills up to `capacity` bytes of decompressed content; 0 at the end of the content.
     public func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
+        let n = try readContent(into: buffer, capacity: capacity)
+        contentBytesRead += Int64(n)
+        return n
+    }
+
+    /// The file bytes that hold the first `contentOffset` bytes of content, for progress: the
+    /// offset itself for a plain file; for gzip, estimated from the expansion so far (never
+    /// more than the compressed bytes read). At most the file's size.
+    public func fileBytes(coveringContent contentOffset: Int64) -> Int64 {
+        guard isCompressed else { return min(max(0, contentOffset), fileSize) }
+        guard contentBytesRead > 0 else { return 0 }
+        let share = min(1, max(0, Double(contentOffset) / Double(contentBytesRead)))
+        return min(fileSize, Int64(share * Double(fileBytesRead)))
+    }
+
+    private func readContent(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
         if let continuation {
             let n = memoryOffset < memory.count
                 ? try readRaw(into: buffer, capacity: capacity) : try continuation.read(into: buffer, capacity: capacity)

@@ -205,6 +205,8 @@ final class CSVRecordSource: RecordSource {
 
     func currentExcerpt() -> String { Excerpt.make(scanner.rawRecord) }
 
+    var contentOffset: Int64 { scanner.buffer.baseOffset + Int64(scanner.endOfRecord) }
+
     func currentValue(for reason: RejectReason) -> String? {
         guard scanner.fieldCount == header.count else { return nil }
         switch reason {

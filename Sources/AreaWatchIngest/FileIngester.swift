@@ -57,7 +57,9 @@ public struct FileIngestReport: Sendable, Equatable {
     public var rejectRate: Double { records == 0 ? 0 : Double(rejected) / Double(records) }
 }
 
-/// Progress of a long ingest: bytes of the file read so far, its size, records so far.
+/// Progress of a long ingest: bytes of the file that hold the records counted so far (not the
+/// bytes read ahead of them), the file's size, records so far. The last call has the file's size
+/// and every record of the file.
 public typealias IngestProgress = (_ bytesRead: Int64, _ totalBytes: Int64, _ records: Int) -> Void
 
 /// Reads one file, keys its records and hands them to a sink; rejects go to the rejects file.
@@ -198,6 +200,15 @@ struct RecordAccounting {
     var keyPrefix: String { keyer.prefix }
     /// The first value of each reject reason while nothing is accepted: an all-rejected file's message.
     private var examples: [RejectReason: String] = [:]
+    /// Content offset where the records `read` reads start (a parallel parse streams the rest
+    /// of a file from a block's start); a parallel parse moves it block by block.
+    var contentBase: Int64 = 0
+    /// The records being read, for where they reach in the file (progress).
+    private var reading: RecordSource?
+    /// The record count at which a streaming read next reports progress (never, when no one
+    /// listens or the parallel parse reports per block): one compare a record.
+    private var nextProgressAt = Int.max
+    static let progressRecords = 1 << 16
 
     init(path: String, options: IngestOptions, fileSHA256: String, rejects: (any RejectRecorder)?,
          byteSource: ByteSource,
@@ -214,6 +225,12 @@ struct RecordAccounting {
     /// Every record of `records`, in order.
     mutating func read(_ records: RecordSource, into report: inout FileIngestReport,
                        emit: (consuming Incident) throws -> Void) throws {
+        reading = records
+        if progress != nil { nextProgressAt = report.records + Self.progressRecords }
+        defer {
+            reading = nil
+            nextProgressAt = .max
+        }
         try records.forEachRecord { record in
             switch consume record {
             case .accepted(var incident):
@@ -262,10 +279,10 @@ struct RecordAccounting {
 
     /// One more record, accepted.
     @inline(__always)
-    private func counted(report: inout FileIngestReport) {
+    private mutating func counted(report: inout FileIngestReport) {
         report.records += 1
         report.accepted += 1
-        reportProgress(report)
+        if report.records >= nextProgressAt { reportStreamedProgress(report) }
     }
 
     mutating func reject(_ reason: RejectReason, location: RecordLocation, idHint: String?, report: inout FileIngestReport,
@@ -275,14 +292,23 @@ struct RecordAccounting {
         report.rejectsByReason[reason, default: 0] += 1
         if report.accepted == 0 && examples[reason] == nil { examples[reason] = example() }
         try rejects?.add(source: path, record: location.description, id: idHint, reason: reason, excerpt: excerpt())
-        reportProgress(report)
+        if report.records >= nextProgressAt { reportStreamedProgress(report) }
     }
 
-    @inline(__always)
-    private func reportProgress(_ report: FileIngestReport) {
-        if let progress, report.records & 0xFFFF == 0 {
-            progress(byteSource.fileBytesRead, byteSource.fileSize, report.records)
-        }
+    /// Progress of a streaming read, every `progressRecords` records: the bytes up to the record
+    /// just counted, not those read ahead of it.
+    @inline(never)
+    private mutating func reportStreamedProgress(_ report: FileIngestReport) {
+        nextProgressAt = report.records + Self.progressRecords
+        guard let progress, let reading else { return }
+        progress(byteSource.fileBytes(coveringContent: contentBase + reading.contentOffset), byteSource.fileSize,
+                 report.records)
+    }
+
+    /// A parallel parse has counted every record of a block of `bytes` content bytes.
+    mutating func finishedBlock(bytes: Int, report: FileIngestReport) {
+        contentBase += Int64(bytes)
+        progress?(byteSource.fileBytes(coveringContent: contentBase), byteSource.fileSize, report.records)
     }
 
     /// The end of the file: the last progress, and the error of a file without one accepted record.

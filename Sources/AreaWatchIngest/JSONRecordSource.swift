@@ -116,6 +116,11 @@ final class JSONRecordSource: RecordSource {
         Excerpt.make(current)
     }
 
+    // NDJSON lines are read beside the stream: the buffer's start is the current line's.
+    var contentOffset: Int64 {
+        shape == .ndjson ? stream.buffer.baseOffset + Int64(stream.buffer.start) : stream.offset
+    }
+
     func currentValue(for reason: RejectReason) -> String? {
         mapper.currentValue(tape, for: reason)
     }

@@ -40,6 +40,9 @@ final class JSONStream {
 
     var currentLine: Int { line }
 
+    /// Content offset of the next unread byte.
+    var offset: Int64 { buffer.baseOffset + Int64(i) }
+
     func error(_ message: String) -> InputError {
         InputError(file: path, position: position, message: message)
     }

@@ -42,6 +42,7 @@ enum ParallelCSVIngest {
         var line = csv.scanner.nextLine
         var cutterDone = false
         var hashes: [KeyHash] = []
+        accounting.contentBase = csv.contentOffset  // the header's end
         defer { for block in inFlight[head...] { block.waitUntilParsed() } }
         while true {
             // Up to 2 × threads + 1 blocks: with malloc reusing freed blocks, more in flight keep
@@ -101,6 +102,7 @@ enum ParallelCSVIngest {
                                       excerpt: { reject.excerpt ?? "" })
             }
             line += block.lineFeeds
+            accounting.finishedBlock(bytes: block.bytes.count, report: report)
             // Freeing the incidents (their texts' releases) falls to a parsing thread: this one
             // sets the ingest's pace.
             DispatchQueue.global().async { block.release() }

@@ -48,6 +48,11 @@ protocol RecordSource: AnyObject {
     /// time reasons, the coordinates for coordinate reasons), for a message; nil when there is
     /// no one value (valid only inside the `forEachRecord` callback).
     func currentValue(for reason: RejectReason) -> String?
+
+    /// Content bytes (decompressed, from the start of the source) up to the end of the record
+    /// last delivered, or a little before it; for progress (valid only inside the
+    /// `forEachRecord` callback).
+    var contentOffset: Int64 { get }
 }
 
 /// Reject excerpts: at most 200 characters of the raw record, invalid UTF-8 repaired.

@@ -89,7 +89,7 @@ public enum IncidentLoading {
                     path: path, sha256: sha, bytes: bytes, options: options, into: &builder, rejects: rejects,
                     progress: { read, total, records in
                         progress.update("read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
-                                        detail: "\(records) records")
+                                        detail: "\(NumberFormat.grouped(records)) records")
                     })
                 if let digest { (report.sha256, report.bytes) = try digest.value() }
                 inputs.append(InputSummary(report))
@@ -143,8 +143,10 @@ extension IncidentLoading {
                 progress.log("column snapshot not used (\(reason)): reading the store")
             }
         }
-        let (columns, dense) = try store.scanColumns(groupBy: groupBy, keepKeys: keepKeys) { n in
-            progress.update("load", done: Double(n), total: Double(max(n, 1)), detail: "\(n) incidents")
+        let label = "load \(IngestJob.baseName(store.path))"
+        let (columns, dense) = try store.scanColumns(groupBy: groupBy, keepKeys: keepKeys) { rows, total in
+            progress.update(label, done: Double(rows), total: Double(total),
+                            detail: "\(NumberFormat.grouped(rows)) incidents")
         }
         if let stamp, use.rebuild {
             do {

@@ -160,16 +160,18 @@ public enum IngestJob {
         rejects.removeAll()
         transaction.capturesColumns = snapshot.mayUseInsertedColumns
         transaction.beforeCommit = { snapshot.prepareCommit($0) }
+        let name = baseName(path)
+        transaction.phase = { progress.beginPhase("\(name): \($0)") }
         do {
             var sink = transaction
             let readStart = MonotonicClock.now()
             let report = try FileIngester.ingest(
                 path: path, sha256: sha256, bytes: bytes, options: options, into: &sink, rejects: rejects,
                 progress: { read, total, records in
-                    progress.update("ingest \(baseName(path))", done: Double(read), total: Double(total), detail: "\(records) records")
+                    progress.update("ingest \(name)", done: Double(read), total: Double(total),
+                                    detail: "\(NumberFormat.grouped(records)) records")
                 })
             let readSeconds = MonotonicClock.now() - readStart
-            if transaction.bulk { progress.log("\(path): rebuilding the store's indexes (bulk load)") }
             let commitStart = MonotonicClock.now()
             try transaction.commit(IngestLogEntry(
                 file: path, sha256: sha256, bytes: bytes, records: report.records, accepted: report.accepted,
@@ -183,6 +185,7 @@ public enum IngestJob {
                                              excerpt: row.excerpt))
                     }
                 })
+            progress.endPhase()
             snapshot.committed()
             // Where the time goes (docs/PERFORMANCE.md): reading + inserting, then the commit with
             // the index rebuild of a bulk load.
@@ -192,6 +195,7 @@ public enum IngestJob {
                          + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"))
             return report
         } catch {
+            progress.dropPhase()
             transaction.rollback()
             snapshot.rolledBack()
             rejects.removeAll()

@@ -67,6 +67,9 @@ public final class FileTransaction: IncidentSink {
     /// Runs inside the transaction after its last write, just before COMMIT (the column
     /// snapshot reads back what the file changed). Must not throw: nothing there may fail a file.
     public var beforeCommit: ((FileTransaction) -> Void)?
+    /// Told the name of each long step of `commit` as it starts (the last is "committing"), so
+    /// that progress shows what runs while nothing can be counted.
+    public var phase: ((String) -> Void)?
 
     /// Rows a bulk load inserted, in rowid order (`rows` shared with the chunk inserter's
     /// thread, which appends only while this side waits for it), and their column-snapshot
@@ -217,6 +220,7 @@ public final class FileTransaction: IncidentSink {
     public func commit(_ entry: IngestLogEntry, rejects: RejectRows? = nil) throws {
         let db = store.db
         if let chunks {
+            phase?("inserting the last rows")
             try chunks.drain()
             self.chunks = nil
         }
@@ -228,9 +232,10 @@ public final class FileTransaction: IncidentSink {
             inserted.columns = ColumnCapture()
             // An update may have moved a row this file inserted: then every row is read back.
             bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
-                                                       after: rowidBefore)
+                                                       after: rowidBefore, phase: phase)
             inserted.rows = IncidentStore.PointRows()
         }
+        phase?("committing")
         do {
             let log = try db.prepare("""
                 INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at,

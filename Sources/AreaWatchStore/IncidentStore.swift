@@ -287,7 +287,8 @@ public final class IncidentStore {
     /// appended after rowid `after`, unchanged since (nil: every row is read from the table);
     /// emptied.
     /// Returns the seconds of each part, for the ingest log.
-    func endBulkLoad(triggers: [String], inserted: FileTransaction.InsertedRows?, after: Int64) throws -> [(part: String, seconds: Double)] {
+    func endBulkLoad(triggers: [String], inserted: FileTransaction.InsertedRows?, after: Int64,
+                     phase: ((String) -> Void)? = nil) throws -> [(part: String, seconds: Double)] {
         var lap = MonotonicClock.now()
         func elapsed() -> Double {
             let now = MonotonicClock.now()
@@ -301,9 +302,11 @@ public final class IncidentStore {
             swap(&points, &inserted.rows)  // moved, not copied
             packing = BackgroundPacking(points)
         }
+        phase?("building the geohash and time indexes")
         try createSecondaryIndexesInBulk()
         startWriteback()
         let indexes = elapsed()
+        phase?("building the spatial index")
         try db.execute("""
             DROP TABLE IF EXISTS idx_incidents_geom;
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);

@@ -71,18 +71,25 @@ extension IncidentStore {
         return stats
     }
 
+    /// Progress of a scan: rows read so far, of `total` (the rows the store holds; the last call
+    /// has every row read and the real count).
+    public typealias ScanProgress = (_ rows: Int, _ total: Int) -> Void
+
     /// Every incident as query columns, in store order. `groupBy` loads one attribute too
     /// (the category is always loaded).
-    public func loadColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false, progress: ((Int) -> Void)? = nil) throws -> IncidentColumns {
+    public func loadColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false,
+                            progress: ScanProgress? = nil) throws -> IncidentColumns {
         try scanColumns(groupBy: groupBy, keepKeys: keepKeys, progress: progress).columns
     }
 
     /// `loadColumns`, and whether the rows are rowids 1…n (what a column snapshot records).
     /// Rowid order is the table's own: the scan reads the table's B-tree front to back.
     public func scanColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false,
-                            progress: ((Int) -> Void)? = nil) throws -> (columns: IncidentColumns, denseRowids: Bool) {
+                            progress: ScanProgress? = nil) throws -> (columns: IncidentColumns, denseRowids: Bool) {
         var columns = IncidentColumns()
-        columns.reserveCapacity(try approximateCount())
+        // The largest rowid: the row count, as rows are never deleted and a conflict takes no rowid.
+        let expected = try approximateCount()
+        columns.reserveCapacity(expected)
         let attribute = groupBy?.attribute
         let select = "SELECT lat, lon, time, handled, category, " + (keepKeys ? "key" : "NULL")
             + (attribute == nil ? ", NULL" : ", json_extract(attrs, ?)") + ", rowid FROM incidents ORDER BY rowid"
@@ -112,8 +119,9 @@ extension IncidentStore {
                            group: attribute == nil ? nil : statement.string(6), key: keepKeys ? statement.string(5) : nil)
             n += 1
             if dense && statement.int64(7) != Int64(n) { dense = false }
-            if let progress, n & 0x3FFFF == 0 { progress(n) }
+            if let progress, n & 0xFFFF == 0 { progress(n, max(n, expected)) }
         }
+        progress?(n, n)
         return (columns, dense)
     }
 

@@ -135,7 +135,8 @@ final class Spawned: @unchecked Sendable {
     let errPath: String
     private var result: CommandResult?
 
-    init(_ arguments: [String], cwd: String? = nil) throws {
+    /// `environment`: variables set for the child on top of this process's own.
+    init(_ arguments: [String], cwd: String? = nil, environment: [String: String] = [:]) throws {
         let executable = try Binary.require()
         self.arguments = arguments
         let n = spawnCounter.next()
@@ -155,8 +156,15 @@ final class Spawned: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var child: pid_t = 0
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in envp { free(p) } }
         let status = argv.withUnsafeBufferPointer { buffer in
-            posix_spawn(&child, executable, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!), environ)
+            envp.withUnsafeBufferPointer { env in
+                posix_spawn(&child, executable, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!),
+                            UnsafeMutablePointer(mutating: env.baseAddress!))
+            }
         }
         guard status == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
@@ -212,9 +220,9 @@ final class Spawned: @unchecked Sendable {
 
 /// Runs `areawatch ARGUMENTS` to its end.
 @discardableResult
-func areawatch(_ arguments: [String], cwd: String? = nil, timeout: Double = 120,
+func areawatch(_ arguments: [String], cwd: String? = nil, timeout: Double = 120, environment: [String: String] = [:],
                sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
-    try Spawned(arguments, cwd: cwd).wait(timeout: timeout, sourceLocation: sourceLocation)
+    try Spawned(arguments, cwd: cwd, environment: environment).wait(timeout: timeout, sourceLocation: sourceLocation)
 }
 
 @discardableResult
