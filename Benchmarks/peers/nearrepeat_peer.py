@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The near-repeat Knox table (SPEC §16) as an analyst writes it: numpy + scipy's cKDTree.
 
-    nearrepeat_peer.py INCIDENTS.csv --as-of ISO [--distances 100,200,300,400] [--days 14]
+    nearrepeat_peer.py INCIDENTS.csv [--distances 100,200,300,400] [--days 14]
         [--time-bands 4] [--permutations 99] [--seed 1] [--exact-rng] [--out nearrepeat.csv]
 
 INCIDENTS.csv has the columns time (epoch seconds or ISO 8601 with Z), lat, lon — the current

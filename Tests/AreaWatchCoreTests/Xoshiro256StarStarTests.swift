@@ -31,7 +31,8 @@ struct Xoshiro256StarStarTests {
         var a = Xoshiro256StarStar(seed: 7), b = Xoshiro256StarStar(seed: 7)
         for bound in [1, 2, 3, 10, 1 << 20, (1 << 32) - 1, 1 << 32, 1 << 40] {
             let m = b.next() >> 11
-            let expected = Int(UInt128(m) * UInt128(bound) >> 53)
+            // Swift binds `>>` tighter than `*`: the product first.
+            let expected = Int((UInt128(m) * UInt128(bound)) >> 53)
             #expect(a.index(below: bound) == expected)
             #expect(expected < bound)
         }

@@ -152,3 +152,11 @@ struct KnoxTestTests {
         #expect(NearRepeatPairs.build(latitudes: lat, longitudes: lon, edges: [10], maxPairs: 1_225, threads: 2) != nil)
     }
 }
+
+private extension SplitMix64 {
+    /// Uniform in [low, high).
+    mutating func uniform(_ low: Double, _ high: Double) -> Double { low + unit() * (high - low) }
+    mutating func bool(_ probability: Double) -> Bool { unit() < probability }
+    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+    mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
+}
