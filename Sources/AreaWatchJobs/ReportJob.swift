@@ -97,7 +97,7 @@ public enum ReportJob {
         // The R-tree only serves point queries (points of interest) and the per-cell grid.
         let pointQueries = pois != nil || settings.gridStrategy == .rtreePerCell
         let index: IncidentIndex
-        if settings.groupBy != nil || settings.ehsa {
+        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
             index = IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
         } else {
             let columns = loaded.columns
@@ -112,6 +112,9 @@ public enum ReportJob {
                            + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
         }
         if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
+        let nearRepeat = try settings.nearRepeat ? nearRepeatReport(index, time: loaded.columns.time, settings: settings,
+                                                                    progress: progress) : nil
+        if nearRepeat != nil { lap("near-repeat") }
         progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
         let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
         lap("grid")
@@ -142,6 +145,7 @@ public enum ReportJob {
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
         content.ehsa = ehsa
+        content.nearRepeat = nearRepeat
         content.rejects = loaded.rejects
         content.extent = .known(extent)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
@@ -152,6 +156,26 @@ public enum ReportJob {
             progress.log("rejects: \(rejects.count) written to \(rejects.path)")
         }
         return ReportRun(content: content, outcome: outcome)
+    }
+}
+
+extension ReportJob {
+    /// SPEC §16: the Knox table of the current window, refused (exit 1) above `--nr-max-pairs`
+    /// before any pair is stored.
+    static func nearRepeatReport(_ index: IncidentIndex, time: [Int64], settings: ReportSettings,
+                                 progress: ProgressReporter) throws -> NearRepeatReport {
+        let parameters = settings.nearRepeatParameters
+        let reach = NumberFormat.compact(parameters.bands.distanceEdges.last ?? 0)
+        progress.log("near-repeat: \(parameters.permutations) permutations, pairs within \(reach) m and "
+                     + "\(parameters.bands.maxSeconds / 86_400) days")
+        switch NearRepeatAnalysis.run(index, time: time, parameters: parameters, threads: settings.workerThreads) {
+        case .table(let table):
+            return NearRepeatReport(parameters: parameters, table: table)
+        case .tooManyPairs(let count):
+            throw JobError(.usage, "near-repeat: \(NumberFormat.compact(Double(count))) pairs of incidents within "
+                           + "\(reach) m, more than --nr-max-pairs "
+                           + "\(parameters.maxPairs); lower the last --nr-distances edge, or raise --nr-max-pairs")
+        }
     }
 }
 

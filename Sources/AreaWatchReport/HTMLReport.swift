@@ -33,6 +33,7 @@ enum HTMLReport {
         out += HTMLChanges.section(content)
         out += HTMLSummary.section(content)
         if let ehsa = content.ehsa { out += HTMLEHSA.section(ehsa, asOf: content.parameters.asOf) }
+        if let nearRepeat = content.nearRepeat { out += HTMLNearRepeat.section(nearRepeat) }
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
         out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure,
@@ -50,6 +51,7 @@ enum HTMLReport {
     static func header(_ c: ReportContent, asOf: String) -> String {
         var links = [("changes", "What changed"), ("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"), ("trend", "Trend")]
         if c.ehsa != nil { links.insert(("ehsa", "Emerging hot spots"), at: 2) }
+        if c.nearRepeat != nil { links.insert(("near-repeat", "Near repeat"), at: c.ehsa != nil ? 3 : 2) }
         if c.breakdown != nil { links.append(("breakdown", "Breakdown")) }
         if c.areas != nil { links.append(("areas", "Areas")) }
         if c.pointsOfInterest != nil { links.append(("poi", "Points of interest")) }

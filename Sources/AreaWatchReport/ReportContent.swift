@@ -98,6 +98,8 @@ public struct ReportContent: Sendable {
     public var changes: ReportChanges?
     /// Emerging hot spots (`--ehsa`, SPEC §13); nil when not asked for.
     public var ehsa: EHSAReport? = nil
+    /// The near-repeat analysis (`--near-repeat`, SPEC §16); nil when not asked for.
+    public var nearRepeat: NearRepeatReport? = nil
     /// Where the inputs' rejects are (summary.json `rejects`).
     public var rejects = RejectsSummary(path: nil, files: [])
     /// The data at any time, after the filters (SPEC §7.1, §8): the tiles' `data_bounds` and the

@@ -36,6 +36,10 @@ public enum ReportWriter {
             defer { tiles?.wait() }
             var archive: BackgroundWork<Void, any Error>?
             defer { archive?.wait() }
+            if let nearRepeat = content.nearRepeat {
+                try NearRepeatFiles.write(nearRepeat, to: try directory.file("nearrepeat.csv"))
+                record("nearrepeat.csv")
+            }
             if let zooms = content.tileZooms, let tiles {
                 archive = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
                                              bounds = content.dataBounds,
@@ -183,6 +187,7 @@ enum Summary {
         }
         if let poi = c.pointsOfInterest { members.append(("points_of_interest", .int(poi.count))) }
         if let ehsa = c.ehsa { members.append(("ehsa", EHSAFiles.summary(ehsa, disclosure: c.disclosure))) }
+        if let nearRepeat = c.nearRepeat { members.append(("near_repeat", NearRepeatFiles.summary(nearRepeat))) }
         if let breakdown = c.breakdown { members.append(("breakdown", .object([("field", .string(breakdown.field)), ("values", .int(breakdown.rows.count))]))) }
         members.append(("tiles", .int(tiles)))
         members.append(("files", .object(files.map { ($0.0, .int(Int($0.1))) })))

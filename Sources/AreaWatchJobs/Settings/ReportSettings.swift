@@ -66,6 +66,36 @@ public struct ReportSettings: ParsableArguments, Sendable {
             help: "Refuse an emerging-hot-spot cube of more bins (locations × steps) than this (SPEC §8).")
     public var maxEHSABins = 20_000_000
 
+    @Flag(help: "Near-repeat analysis (SPEC §16): nearrepeat.csv, a Knox table in report.html, near_repeat in summary.json.")
+    public var nearRepeat = false
+
+    @Option(name: .customLong("nr-distances"), parsing: .unconditional,
+            help: "Upper edges of the near-repeat distance bands in metres: strictly increasing, each in (0, 5000], at most 20.")
+    public var nrDistances = BandEdges(NearRepeatParameters.defaultEdges)
+
+    @Option(name: .customLong("nr-days"), parsing: .unconditional, help: "Width of a near-repeat time band in days (1…365).")
+    public var nrDays = 14
+
+    @Option(name: .customLong("nr-time-bands"), parsing: .unconditional,
+            help: "Number of near-repeat time bands (1…52; days × bands at most 730).")
+    public var nrTimeBands = 4
+
+    @Option(name: .customLong("nr-permutations"), parsing: .unconditional,
+            help: "Permutations of the near-repeat test (9…9999).")
+    public var nrPermutations = 99
+
+    @Option(name: .customLong("nr-seed"), parsing: .unconditional,
+            help: "Seed of the near-repeat permutations (0…2^64−1): the same seed gives the same p-values.")
+    public var nrSeed: UInt64 = 1
+
+    @Option(name: .customLong("nr-alpha"), parsing: .unconditional,
+            help: "p-value at or below which a near-repeat cell with a ratio above 1 is significant, in (0, 1).")
+    public var nrAlpha = Decimal(0.05)
+
+    @Option(name: .customLong("nr-max-pairs"), parsing: .unconditional,
+            help: "Refuse a near-repeat run with more spatial pairs than this (bounded work, SPEC §8).")
+    public var nrMaxPairs = 300_000_000
+
     public init() {}
 
     public func validate() throws {
@@ -79,12 +109,19 @@ public struct ReportSettings: ParsableArguments, Sendable {
         guard fdr.value > 0, fdr.value < 1 else { throw ValidationError("--fdr must be within (0, 1)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let problem = ehsaParameters.problem { throw ValidationError(problem) }
+        if let problem = nearRepeatParameters.problem { throw ValidationError(problem) }
     }
 
     /// `--ehsa-precision`, `--ehsa-steps` and `--ehsa-alpha` (checked even without `--ehsa`, so
     /// a bad value in the config fails the day it is written, not the day the flag is turned on).
     public var ehsaParameters: EmergingHotSpotParameters {
         EmergingHotSpotParameters(precision: ehsaPrecision, steps: ehsaSteps, alpha: ehsaAlpha.value)
+    }
+
+    /// The `--nr-*` options (checked even without `--near-repeat`, as the hot-spot ones are).
+    public var nearRepeatParameters: NearRepeatParameters {
+        NearRepeatParameters(bands: NearRepeatBands(distanceEdges: nrDistances.edges, days: nrDays, timeBands: nrTimeBands),
+                             permutations: nrPermutations, seed: nrSeed, alpha: nrAlpha.value, maxPairs: nrMaxPairs)
     }
 
     /// Grid worker threads: `--threads`, or every core.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
@@ -73,6 +74,26 @@ public enum TileZooms: Sendable, Hashable, ExpressibleByArgument, CustomStringCo
 extension Thresholds: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
     public var defaultValueDescription: String { description }
+}
+
+/// Band edges given together: `100,200,300,400` (TOML: `[100, 200, 300, 400]`); their ranges are
+/// checked with the other near-repeat values.
+public struct BandEdges: Sendable, Hashable, ExpressibleByArgument {
+    public var edges: [Double]
+
+    public init(_ edges: [Double]) { self.edges = edges }
+
+    public init?(argument: String) {
+        var edges: [Double] = []
+        for part in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = String(part).trimmingCharacters(in: .whitespaces)
+            guard let v = DecimalParsing.parse(text), v.isFinite else { return nil }
+            edges.append(v)
+        }
+        self.init(edges)
+    }
+
+    public var defaultValueDescription: String { edges.map(NumberFormat.compact).joined(separator: ",") }
 }
 
 /// `--delimiter`: `,` `;` or `tab`.
