@@ -145,9 +145,14 @@ def test_uris_read_by_spark_match_one_machine(spark, scratch):
     with open(os.path.join(expected, "summary.json")) as a, open(os.path.join(out, "summary.json")) as b:
         one, many = json.load(a), json.load(b)
     assert [i["path"] for i in many["inputs"]] == uris
+    # The rejects summary names each file with a reject as its input is named.
+    assert [f["path"] for f in many["rejects"]["files"]] == [u for u in uris if any(
+        f["path"] in (u, u.removeprefix("file://")) for f in one["rejects"]["files"])]
     for summary in (one, many):
         for key in ("timings_s", "files"):
             summary.pop(key)
         for i in summary["inputs"]:
             i.pop("path")
+        for f in summary["rejects"]["files"]:
+            f.pop("path")
     assert one == many
