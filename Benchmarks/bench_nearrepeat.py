@@ -19,6 +19,7 @@ Usage: bench_nearrepeat.py [--runs 3] [--only city-year,uniform,40km-1M]
 
 import argparse
 import csv
+import datetime
 import json
 import os
 import random
@@ -35,12 +36,27 @@ def current_window(path, out):
     """The city's current-window incidents as time,lat,lon (the peer's input; the engine reads it too)."""
     if os.path.exists(out):
         return out
-    with open(path, newline="") as f, open(out, "w", newline="") as g:
+    # Rows the engine rejects (no coordinates, out of range, null island) are left out, and a
+    # repeated id keeps its last row, as one ingest does.
+    rows = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            try:
+                lat, lon = float(row["latitude"]), float(row["longitude"])
+            except ValueError:
+                continue
+            if not (-90 <= lat <= 90 and -180 <= lon <= 180) or (lat == 0 and lon == 0):
+                continue
+            try:
+                t = int(datetime.datetime.fromisoformat(row["occurred_at"].replace("Z", "+00:00")).timestamp())
+            except ValueError:
+                continue  # the engine's invalid_time
+            if AS_OF_EPOCH - 365 * 86400 < t <= AS_OF_EPOCH:
+                rows[row["incident_id"]] = [row["incident_id"], t, row["latitude"], row["longitude"]]
+    with open(out, "w", newline="") as g:
         w = csv.writer(g)
         w.writerow(["id", "time", "lat", "lon"])
-        for row in csv.DictReader(f):
-            if "2017-07-31T23:59:59Z" < row["occurred_at"] <= "2018-07-31T23:59:59Z":
-                w.writerow([row["incident_id"], row["occurred_at"], row["latitude"], row["longitude"]])
+        w.writerows(rows.values())
     return out
 
 
