@@ -588,12 +588,7 @@ def main():
                 if ONLY in name:
                     rows.append(measure(ctx, name, attack, growth, ceiling))
         finally:
-            probe.finish()
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop(server, probe)
         if ONLY in "ulimit -n 64":
             rows.extend(small_server_rows(a.bin, folder, options))
     print(b.table(rows, ROW_HEADER))
@@ -622,13 +617,18 @@ def small_server_rows(binary, folder, options):
                 break
             rows.append(measure(ctx, name, attack, 64, 64))
     finally:
-        probe.finish()
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server, probe)
     return rows
+
+
+def stop(server, probe):
+    """Ends the probe, then the server (SIGTERM, SIGKILL after 30 s)."""
+    probe.finish()
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ enum HTMLNearRepeat {
         out += "<table class=\"near-repeat\">\n<thead><tr><th>distance</th>"
         for k in 1...p.bands.timeBands {
             let (from, to) = r.dayRange(k)
-            out += "<th>\(k == 1 ? 0 : from)–\(to) days</th>"
+            out += "<th>\(from)–\(to) days</th>"
         }
         out += "</tr></thead>\n<tbody>\n"
         for s in 0..<p.bands.distanceBandCount {
