@@ -1,5 +1,4 @@
 import Glibc
-import Dispatch
 
 /// Seconds on a clock that only moves forward (CLOCK_MONOTONIC), for timing stages: the one
 /// clock of every timing in areawatch (wall-clock time is `UTCTime`).
@@ -24,22 +23,6 @@ public enum PeakMemory {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return usage.ru_maxrss * 1024
-    }
-}
-
-/// Cores the process may use: the default of every thread setting.
-public enum Concurrency {
-    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-
-    /// `[body(0), …, body(n − 1)]`, the calls made on up to `n` cores at once: one result per part
-    /// of work split in advance, in part order whatever the schedule.
-    public static func map<T>(_ n: Int, _ body: @Sendable (Int) -> T) -> [T] {
-        guard n > 1 else { return n == 1 ? [body(0)] : [] }
-        return [T](unsafeUninitializedCapacity: n) { buffer, count in
-            let output = UnsafeMutableSendableBuffer(buffer)
-            DispatchQueue.concurrentPerform(iterations: n) { output.base.initializeElement(at: $0, to: body($0)) }
-            count = n
-        }
     }
 }
 
