@@ -28,6 +28,9 @@ let package = Package(
         .target(name: "CAreaWatchSystem"),
 
         .target(name: "AreaWatchCore"),
+        // The file formats written and read on both sides of the report (docs/FORMATS.md): PMTiles,
+        // the vector tiles' wire format, gzip. The report writes them, `serve` reads them.
+        .target(name: "AreaWatchFormats", dependencies: ["AreaWatchCore", "CZlib"]),
         .target(name: "AreaWatchIngest", dependencies: [
             "AreaWatchCore", "CAreaWatchSystem", "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -35,7 +38,7 @@ let package = Package(
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CSQLite", "CZlib"]),
         .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore", "CAreaWatchSystem"]),
         .target(name: "AreaWatchReport", dependencies: [
-            "AreaWatchCore", "AreaWatchQuery", "CAreaWatchSystem", "CZlib",
+            "AreaWatchCore", "AreaWatchQuery", "AreaWatchFormats", "CAreaWatchSystem",
             // Partial sorts: the HTML report's top cells among every cell of a grid.
             .product(name: "Algorithms", package: "swift-algorithms"),
         ]),
@@ -48,7 +51,7 @@ let package = Package(
         ]),
         // `areawatch serve` (SPEC §14): the HTTP API, the map and the PMTiles reader over a report folder.
         .target(name: "AreaWatchServe", dependencies: [
-            "AreaWatchJobs", "AreaWatchReport", "AreaWatchCore", "CZlib",
+            "AreaWatchReport", "AreaWatchFormats", "AreaWatchCore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -63,13 +66,15 @@ let package = Package(
         .executableTarget(name: "FuzzJSON", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "FuzzValues", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "areawatch", dependencies: [
-            "AreaWatchJobs", "AreaWatchCore", "AreaWatchServe",
+            "AreaWatchJobs", "AreaWatchServe", "AreaWatchReport", "AreaWatchStore", "AreaWatchQuery",
+            "AreaWatchIngest", "AreaWatchCore", "CAreaWatchSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Helpers shared by the test targets (scratch folders).
         .target(name: "AreaWatchTestSupport", path: "Tests/AreaWatchTestSupport"),
         .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"]),
+        .testTarget(name: "AreaWatchFormatsTests", dependencies: ["AreaWatchFormats", "AreaWatchCore"]),
         .testTarget(name: "AreaWatchIngestTests",
                     dependencies: [
                         "AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",
@@ -80,11 +85,16 @@ let package = Package(
         .testTarget(name: "AreaWatchStoreTests", dependencies: ["AreaWatchStore", "AreaWatchIngest", "AreaWatchCore", "AreaWatchTestSupport"]),
         .testTarget(name: "AreaWatchQueryTests", dependencies: ["AreaWatchQuery", "AreaWatchIngest"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "AreaWatchReportTests", dependencies: ["AreaWatchReport", "AreaWatchQuery", "CZlib", "AreaWatchTestSupport"],
+        .testTarget(name: "AreaWatchReportTests", dependencies: [
+                        "AreaWatchReport", "AreaWatchFormats", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",
+                        // The tests' own reader of grid.pmtiles, which shares no code with the writer.
+                        "CZlib",
+                    ],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchServeTests",
                     dependencies: [
-                        "AreaWatchServe", "AreaWatchReport", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",
+                        "AreaWatchServe", "AreaWatchReport", "AreaWatchFormats", "AreaWatchQuery", "AreaWatchCore",
+                        "AreaWatchTestSupport",
                         // The connection handler in NIO's embedded channel, behind the real HTTP/1.1 parser.
                         .product(name: "NIOCore", package: "swift-nio"),
                         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -100,3 +110,9 @@ let package = Package(
                     swiftSettings: [.unsafeFlags(["-O"])]),
     ]
 )
+
+// Every module's members are visible only in files that import it (SE-0444): a file names what it
+// uses, and a target declares every module its files import.
+for target in package.targets where target.type != .system && target.name != "CAreaWatchSystem" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

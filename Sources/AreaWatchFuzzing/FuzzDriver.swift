@@ -1,4 +1,5 @@
 import Glibc
+import AreaWatchCore
 
 /// The three fuzz targets. Each checks invariants of one input and returns what failed (empty
 /// when the input passed); a crash or a hang is a failure too, caught by libFuzzer.
@@ -86,16 +87,8 @@ public enum FuzzDriver {
             return
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            guard let dir = opendir(path) else { return }
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name == "." || name == ".." || name.hasPrefix(".") { continue }
-                names.append(name)
-            }
-            closedir(dir)
+            guard let entries = DirectoryListing.entries(of: path) else { return }
+            let names = entries.map(\.name).filter { !$0.hasPrefix(".") }
             for name in names.sorted() { collect(path + "/" + name, into: &files) }
         } else if (info.st_mode & S_IFMT) == S_IFREG {
             files.append(path)

@@ -1,3 +1,5 @@
+import AreaWatchCore
+
 /// The incident fields an input column or member can fill (SPEC §2.3).
 public enum IncidentField: String, CaseIterable, Sendable {
     case lat, lon, time, id, category, handled, description, user

@@ -97,12 +97,8 @@ enum ZoneCatalog {
     static func names() -> [String] {
         var found: [String] = []
         func walk(_ relative: String, depth: Int) {
-            guard depth < 4, let dir = opendir(relative.isEmpty ? root : root + "/" + relative) else { return }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
+            guard depth < 4 else { return }
+            for name in DirectoryListing.names(of: relative.isEmpty ? root : root + "/" + relative) {
                 if name.hasPrefix(".") || (relative.isEmpty && excludedTopLevel.contains(name)) { continue }
                 let child = relative.isEmpty ? name : relative + "/" + name
                 var info = stat()

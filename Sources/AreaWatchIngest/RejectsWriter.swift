@@ -102,14 +102,9 @@ public final class RejectsWriter: RejectRecorder {
     /// (killed while writing it); a live process's file is left alone.
     public static func orphans(of path: String) -> [String] {
         let (folder, name) = split(path)
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
         let prefix = name + ".tmp-"
         var found: [String] = []
-        while let entry = readdir(dir) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+        for entryName in DirectoryListing.names(of: folder) {
             guard entryName.hasPrefix(prefix), let pid = Int32(entryName.dropFirst(prefix.count)),
                   pid != getpid(), !ProcessLiveness.isAlive(pid) else { continue }
             found.append(folder + "/" + entryName)

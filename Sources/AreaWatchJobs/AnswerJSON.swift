@@ -3,8 +3,9 @@ import AreaWatchQuery
 import AreaWatchReport
 import AreaWatchStore
 
-/// The JSON that `query --json`, `lookup --json` and `stats --json` print (docs/FORMATS.md).
-public enum AnswerJSON {
+/// The JSON that `query --json` and `stats --json` print (docs/FORMATS.md); `lookup --json`'s,
+/// which `serve` answers too, is beside the tiles it reads (AreaWatchReport).
+extension AnswerJSON {
     /// SPEC §7.1's fields, `excluded_future`, and with `--list` the counted incidents.
     public static func query(_ a: PointAnswer, excludedFuture: Int, listed: [ListedIncident]?) -> JSONValue {
         let days = TimeWindows(asOf: a.asOf).windowDays
@@ -25,19 +26,6 @@ public enum AnswerJSON {
             })))
         }
         return .object(members)
-    }
-
-    /// The widget's answer from the tiles alone (SPEC §8 `lookup`).
-    public static func lookup(_ a: TileAnswer) -> JSONValue {
-        .object([
-            ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)), ("as_of", .string(a.asOf)),
-            ("geohash", .string(a.geohash)), ("tile", .string(a.tile)), ("current", .optional(a.current)),
-            ("previous", .optional(a.previous)), ("delta", .optional(a.delta)),
-            ("class", a.shownClass.map { .string($0.rawValue) } ?? .null),
-            ("label", .string(a.label)), ("text", .optional(a.text)), ("found", .bool(a.found)),
-            ("p_change", a.pChange.map { .number($0) } ?? .null), ("change", .string(a.change.rawValue)),
-            ("coverage", .string(a.coverage.rawValue)),
-        ])
     }
 
     public static func stats(_ s: StoreStats, path: String) -> JSONValue {

@@ -1,4 +1,5 @@
 import Glibc
+import AreaWatchCore
 
 /// The inbox's files for the nightly job. The inbox is where other parties drop files, so its
 /// entries are examined with `lstat` and never trusted: a symbolic link is followed only when it
@@ -146,16 +147,7 @@ struct InboxWalk {
 
     /// A folder's entry names (without `.` and `..`), sorted; nil when it cannot be opened.
     private static func entries(of path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        DirectoryListing.entries(of: path)?.map(\.name).sorted()
     }
 
     private static func kind(_ mode: mode_t) -> String {

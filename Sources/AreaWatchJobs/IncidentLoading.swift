@@ -78,20 +78,26 @@ public enum IncidentLoading {
             var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys, expectedCount: expected)
             var inputs: [InputSummary] = []
             for path in paths {
+                func ingest(sha256: String, bytes: Int64) throws -> FileIngestReport {
+                    try FileIngester.ingest(
+                        path: path, sha256: sha256, bytes: bytes, options: options, into: &builder, rejects: rejects,
+                        progress: { read, total, records in
+                            progress.update("read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
+                                            detail: "\(NumberFormat.grouped(records)) records")
+                        })
+                }
                 // Append-mode keys embed the file's digest, so it comes first; otherwise it is
                 // only reported, and is computed on another core while this file is parsed.
-                let digest = options.idless == .append ? nil : BackgroundWork { () throws(InputError) in
-                    try FileDigest.sha256(path: path)
+                var report: FileIngestReport
+                if options.idless == .append {
+                    let (sha, bytes) = try FileDigest.sha256(path: path)
+                    report = try ingest(sha256: sha, bytes: bytes)
+                } else {
+                    let (digest, parsed) = try Concurrency.overlap({ try FileDigest.sha256(path: path) },
+                                                                   with: { try ingest(sha256: "", bytes: 0) })
+                    report = parsed
+                    (report.sha256, report.bytes) = digest
                 }
-                defer { digest?.wait() }
-                let (sha, bytes) = try digest == nil ? FileDigest.sha256(path: path) : ("", 0)
-                var report = try FileIngester.ingest(
-                    path: path, sha256: sha, bytes: bytes, options: options, into: &builder, rejects: rejects,
-                    progress: { read, total, records in
-                        progress.update("read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
-                                        detail: "\(NumberFormat.grouped(records)) records")
-                    })
-                if let digest { (report.sha256, report.bytes) = try digest.value() }
                 inputs.append(InputSummary(report))
                 progress.log("\(path): \(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
             }

@@ -50,22 +50,17 @@ public enum RunJob {
         // Under the lock: the report stage may write the snapshot when it has to read the store.
         request.snapshot = SnapshotUse(read: true, rebuild: true, known: keeper.current)
         let parts = Unchecked((store, keeper))
-        let tail = BackgroundWork { () throws(Never) -> [String] in
+        let (notes, report) = try Concurrency.overlap({ () -> [String] in
             let (store, keeper) = parts.value
             let saving = keeper.hasUnsavedChanges
             keeper.save()
             let notes = keeper.takeNotes() + (saving && keeper.current != nil ? ["column snapshot written"] : [])
             do { try store.checkpoint() } catch { return notes + ["checkpoint deferred to the next open: \(error)"] }
             return notes
-        }
-        let report: ReportRun
-        do {
-            report = try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
-        } catch {
-            tail.wait()
-            throw error
-        }
-        for note in tail.value() { progress.log(note) }
+        }, with: {
+            try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
+        })
+        for note in notes { progress.log(note) }
         return Result(ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
     }
 }

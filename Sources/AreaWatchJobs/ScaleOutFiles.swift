@@ -44,14 +44,10 @@ enum ExchangeFile {
 
     /// The names in a folder ending in `suffix`, sorted.
     static func list(_ folder: String, suffix: String) throws -> [String] {
-        guard let dir = opendir(folder) else { throw JobError(.inputOrStore, "\(folder): cannot open folder") }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name.hasSuffix(suffix) { names.append(name) }
+        guard let entries = DirectoryListing.entries(of: folder) else {
+            throw JobError(.inputOrStore, "\(folder): cannot open folder")
         }
-        return names.sorted()
+        return entries.map(\.name).filter { $0.hasSuffix(suffix) }.sorted()
     }
 }
 

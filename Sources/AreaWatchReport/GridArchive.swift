@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import AreaWatchCore
+import AreaWatchFormats
 import AreaWatchQuery
 
 /// grid.pmtiles (SPEC §14, docs/FORMATS.md): the widget tiles of SPEC §8 as vector tiles in one
@@ -32,7 +33,7 @@ enum GridArchive {
                         parts: Int = archiveParts) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
-        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y), tile: $0) }.sorted { $0.id < $1.id }
+        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted { $0.id < $1.id }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
         // on one thread, this was the report stage's last ~30 ms at 1M while the other core idled.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
@@ -63,7 +64,7 @@ enum GridArchive {
 
     /// Parts the archive's tiles are encoded in: several per core, so the cores that free up first
     /// take more of them.
-    static let archiveParts = 16
+    static var archiveParts: Int { Concurrency.parts(perCore: 8) }
 
     /// `parts` + 1 ascending indices cutting `cellCounts` into runs of about equal sums (fewer
     /// when there are fewer tiles).

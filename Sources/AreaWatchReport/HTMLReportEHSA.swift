@@ -1,5 +1,6 @@
 import AreaWatchCore
 import AreaWatchQuery
+import Foundation
 
 /// The report's emerging-hot-spot section (SPEC §13): a map of the labels and a table per label.
 /// Drawn from the public analysis (locations below `--min-cell-count` are not on the page).

@@ -291,22 +291,14 @@ public struct AtomicDirectory: Sendable {
 
     /// The names in a folder (without `.` and `..`) and whether each is a folder.
     static func entries(of folder: String) -> [(name: String, isFolder: Bool)] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var out: [(name: String, isFolder: Bool)] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            guard name != "." && name != ".." else { continue }
-            var isFolder = entry.pointee.d_type == UInt8(DT_DIR)
-            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+        (DirectoryListing.entries(of: folder) ?? []).map { entry in
+            var isFolder = entry.isFolder
+            if entry.kindUnknown {
                 var info = stat()
-                isFolder = lstat(folder + "/" + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+                isFolder = lstat(folder + "/" + entry.name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
             }
-            out.append((name, isFolder))
+            return (entry.name, isFolder)
         }
-        return out
     }
 
     /// Everything below `root`, relative to it: the folders, each after its parent, and every
@@ -365,7 +357,8 @@ public struct AtomicDirectory: Sendable {
 /// kernel's inode allocation and discards, docs/PERFORMANCE.md), and that work proceeds in
 /// parallel across folders.
 enum FileFanOut {
-    static let ways = 4
+    /// Two ways per core: the work waits on the kernel more than on a core.
+    static var ways: Int { Concurrency.parts(perCore: 2) }
 
     /// `body` over `count` items split into `ways` contiguous ranges on as many threads; the
     /// first error, in range order, is rethrown after every range has ended.

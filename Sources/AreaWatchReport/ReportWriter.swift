@@ -1,7 +1,6 @@
 import Glibc
 import AreaWatchCore
 import AreaWatchQuery
-import Dispatch
 
 /// What a report run wrote: file (relative path) → bytes.
 public struct ReportOutcome: Sendable {
@@ -21,97 +20,132 @@ public enum ReportWriter {
         let changes = ReportChanges(content)
         content.changes = changes
         do {
-            var outcome = ReportOutcome()
             let started = clock()
-            func record(_ name: String) {
+            let tiles = try ReportOutputs(content: content, changes: changes, directory: directory).write()
+            var outcome = ReportOutcome()
+            for name in ReportOutputs.listed(content) {
+                if name == ReportOutputs.tileFolder {
+                    if let tiles { outcome.files.append((name, tiles.bytes)) }
+                    continue
+                }
                 var info = stat()
                 if stat(directory.workPath + "/" + name, &info) == 0 { outcome.files.append((name, Int64(info.st_size))) }
             }
-            // The vector tiles are encoded and compressed on another thread from the start: alone,
-            // they were the stage's last 0.1 s at 1M (same tiles as the JSON ones, SPEC §14).
-            // They are built there too: built here, the other core idled meanwhile.
-            let tiles = content.tileZooms.map { zooms in
-                BackgroundWork { [grid = content.grid] () throws(Never) in WidgetTiles.build(grid, changes: changes.grid, zooms: zooms) }
-            }
-            defer { tiles?.wait() }
-            var archive: BackgroundWork<Void, any Error>?
-            defer { archive?.wait() }
-            if let nearRepeat = content.nearRepeat {
-                try NearRepeatFiles.write(nearRepeat, to: try directory.file("nearrepeat.csv"))
-                record("nearrepeat.csv")
-            }
-            if let zooms = content.tileZooms, let tiles {
-                archive = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, attribution = content.attribution,
-                                             bounds = content.dataBounds,
-                                             path = try directory.file("grid.pmtiles")] () throws(any Error) in
-                    try GridArchive.write(tiles.value(), grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                                          dataBounds: bounds, to: path)
-                }
-            }
-            // The HTML page is rendered beside the other files rather than after them.
-            let html = BackgroundWork { [content] () throws(Never) in HTMLReport.render(content) }
-            defer { html.wait() }
-            // The largest file is written on a second core while this one writes the rest.
-            let geojson = BackgroundWork { [grid = content.grid, disclosure = content.disclosure, path = try directory.file("grid.geojson")] () throws(any Error) in
-                try GridGeoJSON.write(grid, changes: changes.grid, to: path, disclosure: disclosure)
-            }
-            defer { geojson.wait() }
-            try GridCSV.write(content.grid, changes: changes.grid, to: try directory.file("grid.csv"),
-                              typesPath: try directory.file("grid.csvt"), disclosure: content.disclosure)
-            record("grid.csv")
-            record("grid.csvt")
-            if let areas = content.areas {
-                try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
-                                                   asOf: content.parameters.asOf, disclosure: content.disclosure,
-                                                   changes: changes.areas, to: try directory.file("areas.geojson"))
-                record("areas.geojson")
-                try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: content.disclosure,
-                                               changes: changes.areas, to: try directory.file("areas.csv"))
-                record("areas.csv")
-            }
-            try TimeseriesCSV.write(totals: content.totals, areas: content.areas?.result,
-                                    disclosure: content.disclosure, to: try directory.file(TimeseriesCSV.name))
-            record(TimeseriesCSV.name)
-            if let poi = content.pointsOfInterest {
-                try TableWriters.writePOI(poi, disclosure: content.disclosure, changes: changes.pointsOfInterest,
-                                          to: try directory.file("poi.csv"))
-                record("poi.csv")
-            }
-            if let breakdown = content.breakdown {
-                try TableWriters.writeBreakdown(breakdown, disclosure: content.disclosure, changes: changes.breakdown,
-                                                to: try directory.file("breakdown.csv"))
-                record("breakdown.csv")
-            }
-            if let ehsa = content.ehsa {
-                try EHSAFiles.write(ehsa, asOf: content.parameters.asOf, into: directory)
-                record("ehsa.csv")
-                record("ehsa.geojson")
-            }
-            if let zooms = content.tileZooms, let tiles {
-                let (count, bytes) = try WidgetTiles.write(tiles.value(), grid: content.grid, zooms: zooms, disclosure: content.disclosure,
-                                                           attribution: content.attribution,
-                                                           dataBounds: content.dataBounds, into: directory)
-                outcome.tiles = count
-                outcome.files.append(("tiles/", bytes))
-            }
-            if let archive {
-                try archive.value()
-                record("grid.pmtiles")
-            }
-            try geojson.value()
-            record("grid.geojson")
-            try BufferedFile.write(html.value(), to: try directory.file("report.html"))
-            record("report.html")
+            outcome.tiles = tiles?.count ?? 0
             var timings = content.timings
             timings.append(("report", clock() - started))
-            let summary = Summary.json(exact, published: content.grid, files: outcome.files, tiles: outcome.tiles, timings: timings)
+            let summary = Summary.json(exact, published: content.grid, files: outcome.files, tiles: outcome.tiles,
+                                       timings: timings)
             try BufferedFile.write(summary.serialized(pretty: true), to: try directory.file("summary.json"))
-            record("summary.json")
+            var info = stat()
+            if stat(directory.workPath + "/summary.json", &info) == 0 { outcome.files.append(("summary.json", Int64(info.st_size))) }
             try directory.publish()
             return outcome
         } catch {
             directory.abandon()
             throw error
+        }
+    }
+}
+
+/// The report's files but summary.json as a graph of outputs (docs/DECISIONS.md, "Concurrency"):
+/// each node writes its files and names the nodes it reads, and the graph runs them on one thread
+/// per core. Nodes are declared longest first, since a ready node declared earlier starts earlier:
+/// the widget tiles feed the two tile outputs, which end the stage when they start late.
+struct ReportOutputs: Sendable {
+    let content: ReportContent
+    let changes: ReportChanges
+    let directory: AtomicDirectory
+
+    /// The tile folder's name among the files: its bytes are the tiles' sum.
+    static let tileFolder = "tiles/"
+
+    /// The outputs in the order summary.json lists them (those a run writes).
+    static func listed(_ c: ReportContent) -> [String] {
+        var names: [String] = c.nearRepeat == nil ? [] : ["nearrepeat.csv"]
+        names += ["grid.csv", "grid.csvt"]
+        if c.areas != nil { names += ["areas.geojson", "areas.csv"] }
+        names.append(TimeseriesCSV.name)
+        if c.pointsOfInterest != nil { names.append("poi.csv") }
+        if c.breakdown != nil { names.append("breakdown.csv") }
+        if c.ehsa != nil { names += ["ehsa.csv", "ehsa.geojson"] }
+        if c.tileZooms != nil { names += [tileFolder, "grid.pmtiles"] }
+        return names + ["grid.geojson", "report.html"]
+    }
+
+    /// Writes every output; the JSON tiles' count and bytes when tiles are written.
+    func write() throws -> (count: Int, bytes: Int64)? {
+        let graph = WorkGraph()
+        let tileFiles = addTiles(to: graph)
+        addGridFiles(to: graph)
+        addTables(to: graph)
+        try graph.run()
+        return try tileFiles?.value
+    }
+
+    /// The widget tiles, built once for both of their outputs: the JSON tiles and grid.pmtiles.
+    private func addTiles(to graph: WorkGraph) -> WorkGraph.Node<(count: Int, bytes: Int64)>? {
+        guard let zooms = content.tileZooms else { return nil }
+        let (c, changes, directory) = (content, changes, directory)
+        let tiles = graph.add { WidgetTiles.build(c.grid, changes: changes.grid, zooms: zooms) }
+        graph.add(after: [tiles]) {
+            try GridArchive.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                  attribution: c.attribution, dataBounds: c.dataBounds,
+                                  to: try directory.file("grid.pmtiles"))
+        }
+        return graph.add(after: [tiles]) {
+            try WidgetTiles.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                  attribution: c.attribution, dataBounds: c.dataBounds, into: directory)
+        }
+    }
+
+    /// The grid's own files and the page: the largest outputs.
+    private func addGridFiles(to graph: WorkGraph) {
+        let (c, changes, directory) = (content, changes, directory)
+        graph.add {
+            try GridGeoJSON.write(c.grid, changes: changes.grid, to: try directory.file("grid.geojson"),
+                                  disclosure: c.disclosure)
+        }
+        graph.add { try BufferedFile.write(HTMLReport.render(c), to: try directory.file("report.html")) }
+        graph.add {
+            try GridCSV.write(c.grid, changes: changes.grid, to: try directory.file("grid.csv"),
+                              typesPath: try directory.file("grid.csvt"), disclosure: c.disclosure)
+        }
+    }
+
+    /// The smaller tables, each on its own.
+    private func addTables(to graph: WorkGraph) {
+        let (c, changes, directory) = (content, changes, directory)
+        if let nearRepeat = c.nearRepeat {
+            graph.add { try NearRepeatFiles.write(nearRepeat, to: try directory.file("nearrepeat.csv")) }
+        }
+        if let areas = c.areas {
+            graph.add {
+                try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
+                                                   asOf: c.parameters.asOf, disclosure: c.disclosure,
+                                                   changes: changes.areas, to: try directory.file("areas.geojson"))
+                try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
+                                               changes: changes.areas, to: try directory.file("areas.csv"))
+            }
+        }
+        graph.add {
+            try TimeseriesCSV.write(totals: c.totals, areas: c.areas?.result, disclosure: c.disclosure,
+                                    to: try directory.file(TimeseriesCSV.name))
+        }
+        if let poi = c.pointsOfInterest {
+            graph.add {
+                try TableWriters.writePOI(poi, disclosure: c.disclosure, changes: changes.pointsOfInterest,
+                                          to: try directory.file("poi.csv"))
+            }
+        }
+        if let breakdown = c.breakdown {
+            graph.add {
+                try TableWriters.writeBreakdown(breakdown, disclosure: c.disclosure, changes: changes.breakdown,
+                                                to: try directory.file("breakdown.csv"))
+            }
+        }
+        if let ehsa = c.ehsa {
+            graph.add { try EHSAFiles.write(ehsa, asOf: c.parameters.asOf, into: directory) }
         }
     }
 }

@@ -4,61 +4,7 @@ import Glibc
 import Darwin
 #endif
 import AreaWatchCore
-
-/// The Protocol Buffers wire format, as much of it as a vector tile needs: varints, zigzag and
-/// length-delimited fields.
-///
-/// Hand-written rather than apple/swift-protobuf: a tile is three message types with a dozen
-/// fields, and the encoder below appends every tile to reused buffers (no message objects, no
-/// per-feature arrays, no generated code to keep in step with the .proto, no protoc in the build).
-/// Measured (release, `areawatch benchmark query --report-folder`, 1M-incident city, zooms 10–14:
-/// 1,231 tiles, 135,784 features): grouping 0.02 s, MVT encoding 0.04 s (over 3M features/s),
-/// gzip 0.08 s of CPU. swift-protobuf was not built for comparison; its generated messages hold a
-/// `[UInt32]` per feature's tags and geometry and serialize them afterwards, which cannot beat
-/// appending varints once, so the most it could change is part of the 0.04 s.
-enum Protobuf {
-    /// Wire types (protobuf encoding §"Message Structure").
-    static let varintType: UInt64 = 0
-    static let lengthType: UInt64 = 2
-
-    @inline(__always)
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
-    /// Zigzag: 0, −1, 1, −2, … → 0, 1, 2, 3, … so small negative numbers stay short.
-    @inline(__always)
-    static func zigzag(_ value: Int32) -> UInt32 {
-        UInt32(bitPattern: (value << 1) ^ (value >> 31))
-    }
-
-    @inline(__always)
-    static func appendKey(field: Int, wireType: UInt64, to out: inout [UInt8]) {
-        appendVarint(UInt64(field) << 3 | wireType, to: &out)
-    }
-
-    static func appendVarintField(_ field: Int, _ value: UInt64, to out: inout [UInt8]) {
-        appendKey(field: field, wireType: varintType, to: &out)
-        appendVarint(value, to: &out)
-    }
-
-    static func appendBytesField(_ field: Int, _ bytes: [UInt8], to out: inout [UInt8]) {
-        appendKey(field: field, wireType: lengthType, to: &out)
-        appendVarint(UInt64(bytes.count), to: &out)
-        out.append(contentsOf: bytes)
-    }
-
-    static func appendStringField(_ field: Int, _ text: String, to out: inout [UInt8]) {
-        appendKey(field: field, wireType: lengthType, to: &out)
-        appendVarint(UInt64(text.utf8.count), to: &out)
-        out.append(contentsOf: text.utf8)
-    }
-}
+import AreaWatchFormats
 
 /// Encodes the one layer of the grid's vector tiles (SPEC §14, docs/FORMATS.md "grid.pmtiles"):
 /// Mapbox Vector Tile 2.1, layer `cells`, one Polygon per cell or merged cell with the properties
@@ -127,7 +73,7 @@ struct CellLayerEncoder {
             tag(.safetyClass, string: cell.safetyClass.rawValue)
             tag(.change, string: cell.change)
             geometry.removeAll(keepingCapacity: true)
-            Self.appendRectangle(Self.rectangle(cell.cell.bounds, in: tile), to: &geometry)
+            MVT.appendRectangle(Self.rectangle(cell.cell.bounds, in: tile), to: &geometry)
 
             feature.removeAll(keepingCapacity: true)
             Protobuf.appendBytesField(2, tags, to: &feature)           // tags, packed uint32
@@ -175,7 +121,7 @@ struct CellLayerEncoder {
     private mutating func appendString(_ string: String) -> Int {
         Protobuf.appendKey(field: 4, wireType: Protobuf.lengthType, to: &values)
         let length = string.utf8.count
-        Protobuf.appendVarint(UInt64(1 + varintSize(UInt64(length)) + length), to: &values)
+        Protobuf.appendVarint(UInt64(1 + Protobuf.varintSize(UInt64(length)) + length), to: &values)
         Protobuf.appendStringField(1, string, to: &values)
         valueCount += 1
         return valueCount - 1
@@ -199,21 +145,15 @@ struct CellLayerEncoder {
             }
             // Layer.values: a Value message with uint_value (field 5).
             Protobuf.appendKey(field: 4, wireType: Protobuf.lengthType, to: &values)
-            Protobuf.appendVarint(UInt64(1 + varintSize(UInt64(uint))), to: &values)
+            Protobuf.appendVarint(UInt64(1 + Protobuf.varintSize(UInt64(uint))), to: &values)
             Protobuf.appendVarintField(5, UInt64(uint), to: &values)
         }
         Protobuf.appendVarint(UInt64(k.rawValue), to: &tags)
         Protobuf.appendVarint(UInt64(index), to: &tags)
     }
 
-    private func varintSize(_ v: UInt64) -> Int {
-        v == 0 ? 1 : (64 - v.leadingZeroBitCount + 6) / 7
-    }
-
     /// A cell's rectangle in tile coordinates: x0 < x1 west to east, y0 < y1 north to south.
-    struct Rectangle: Equatable {
-        var x0: Int32, y0: Int32, x1: Int32, y1: Int32
-    }
+    typealias Rectangle = MVT.Rectangle
 
     static func rectangle(_ b: GeoBox, in tile: TileID) -> Rectangle {
         let scale = Double(1 << tile.z)
@@ -234,22 +174,5 @@ struct CellLayerEncoder {
     private static func clamp(_ v: Double) -> Int32 {
         let low = Double(-buffer), high = Double(extent + buffer)
         return Int32(min(max(v.rounded(.toNearestOrAwayFromZero), low), high))
-    }
-
-    /// MoveTo the north-west corner, LineTo north-east, south-east, south-west, ClosePath; each
-    /// parameter a zigzag delta from the cursor, which starts at (0, 0) for every feature.
-    static func appendRectangle(_ r: Rectangle, to out: inout [UInt8]) {
-        func command(_ id: UInt32, count: UInt32) { Protobuf.appendVarint(UInt64(id & 0x7 | count << 3), to: &out) }
-        func delta(_ dx: Int32, _ dy: Int32) {
-            Protobuf.appendVarint(UInt64(Protobuf.zigzag(dx)), to: &out)
-            Protobuf.appendVarint(UInt64(Protobuf.zigzag(dy)), to: &out)
-        }
-        command(1, count: 1)
-        delta(r.x0, r.y0)
-        command(2, count: 3)
-        delta(r.x1 - r.x0, 0)
-        delta(0, r.y1 - r.y0)
-        delta(r.x0 - r.x1, 0)
-        command(7, count: 1)
     }
 }

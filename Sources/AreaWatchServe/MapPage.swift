@@ -1,3 +1,5 @@
+import Foundation
+
 /// `GET /`: the map of the grid (SPEC §14), one HTML page that loads nothing but the server's own
 /// URLs: MapLibre GL JS from `/static/`, the vector tiles through `/tilejson.json`, answers from
 /// `/v1/safety`. `?probe=LAT,LON` runs the click's code path for that location on load and writes

@@ -179,13 +179,7 @@ struct FolderFiles {
     /// The entry names of a subfolder (empty when absent).
     func names(_ relative: String) -> [String] {
         let sub = openat(fd, relative, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
-        guard sub >= 0, let dir = fdopendir(sub) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        guard sub >= 0 else { return [] }
+        return DirectoryListing.entries(ofDescriptor: sub)?.map(\.name) ?? []
     }
 }

@@ -1,5 +1,5 @@
 import AreaWatchCore
-import AreaWatchJobs
+import AreaWatchFormats
 import AreaWatchReport
 import Foundation
 import NIOCore
@@ -105,6 +105,13 @@ public struct ServeHandler: Sendable {
         }
     }
 
+    /// A finite decimal number as `lookup`'s `--lat` and `--lon` read one (`0x10`, `inf` and `nan`
+    /// are not numbers here either).
+    private static func decimal(_ text: String) -> Double? {
+        guard let v = DecimalParsing.parse(text), v.isFinite else { return nil }
+        return v
+    }
+
     /// `/v1/safety?lat=&lon=`: the bytes `areawatch lookup --json` prints for the same location.
     private func safety(_ query: String, _ s: ReportSnapshot) -> ServeResponse {
         var lat: Double?, lon: Double?
@@ -112,8 +119,8 @@ public struct ServeHandler: Sendable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let value = parts.count == 2 ? String(parts[1]).removingPercentEncoding : nil
             switch parts[0] {
-            case "lat": lat = value.flatMap(Decimal.init(argument:))?.value ?? .nan
-            case "lon": lon = value.flatMap(Decimal.init(argument:))?.value ?? .nan
+            case "lat": lat = value.flatMap(Self.decimal) ?? .nan
+            case "lon": lon = value.flatMap(Self.decimal) ?? .nan
             default: continue
             }
         }
@@ -149,7 +156,7 @@ public struct ServeHandler: Sendable {
             guard let stored = archive.tile(z: z, x: x, y: y) else { return (empty(), etagKey) }
             var response = ok(ByteBuffer(stored), "application/vnd.mapbox-vector-tile", Self.dataCache)
             response.headers.append(("Vary", "Accept-Encoding"))
-            guard archive.header.tileCompression == PMTilesArchive.Compression.gzip.rawValue else { return (response, etagKey) }
+            guard archive.header.tileCompression == PMTiles.Compression.gzip.rawValue else { return (response, etagKey) }
             if Gzip.accepted(by: r.acceptEncoding) {
                 response.headers.append(("Content-Encoding", "gzip"))
                 return (response, etagKey + "|gzip")

@@ -1,4 +1,6 @@
 import AreaWatchCore
+import AreaWatchFormats
+import AreaWatchReport
 import Foundation
 
 /// `/tilejson.json`: TileJSON 3.0.0 for the server's vector tiles (`/tiles/{z}/{x}/{y}.mvt`), with

@@ -1,22 +1,20 @@
 import Foundation
+import Synchronization
 
 /// The current snapshot of DIR, replaced whole when a new report folder is published in DIR's
 /// place. `refresh()` compares DIR's identity (two `stat`s) with the snapshot's and, when it
 /// changed, loads the new folder fully before swapping it in; requests meanwhile keep the old one.
-public final class SnapshotStore: @unchecked Sendable {
+public final class SnapshotStore: Sendable {
     public let folder: String
-    private let lock = NSLock()
-    private var snapshot: ReportSnapshot
-    private var lastFailure: String?
+    private let state: Mutex<(snapshot: ReportSnapshot, lastFailure: String?)>
 
     public init(folder: String) throws {
         self.folder = folder
-        snapshot = try Self.loadStable(folder)
+        state = Mutex((try Self.loadStable(folder), nil))
     }
 
     public var current: ReportSnapshot {
-        lock.lock(); defer { lock.unlock() }
-        return snapshot
+        state.withLock { $0.snapshot }
     }
 
     /// Loads DIR again if it now names another folder; returns a message to log when the check
@@ -30,7 +28,7 @@ public final class SnapshotStore: @unchecked Sendable {
         guard now != old.identity else { return nil }
         do {
             let fresh = try Self.loadStable(folder)
-            lock.lock(); snapshot = fresh; lastFailure = nil; lock.unlock()
+            state.withLock { $0 = (fresh, nil) }
             return "loaded a new report folder (as of \(fresh.asOf ?? "?"), generation \(fresh.identity))"
         } catch {
             return report("cannot load the new report folder: \(error); still serving the report as of \(old.asOf ?? "?")")
@@ -38,10 +36,11 @@ public final class SnapshotStore: @unchecked Sendable {
     }
 
     private func report(_ message: String) -> String? {
-        lock.lock(); defer { lock.unlock() }
-        guard lastFailure != message else { return nil }
-        lastFailure = message
-        return message
+        state.withLock { state in
+            guard state.lastFailure != message else { return nil }
+            state.lastFailure = message
+            return message
+        }
     }
 
     /// A snapshot of the folder DIR named from before the load to after it: if another was

@@ -124,10 +124,7 @@ public enum ColumnSnapshotFile {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"
-        guard let dir = opendir(folder) else { return }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        for name in DirectoryListing.names(of: folder) {
             if name.hasPrefix(prefix), name.dropFirst(prefix.count).allSatisfy(\.isNumber) {
                 unlink((folder.hasSuffix("/") ? folder : folder + "/") + name)
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import AreaWatchReport
 
 extension AreaWatch {
     struct Lookup: ParsableCommand {

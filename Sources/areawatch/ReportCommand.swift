@@ -1,6 +1,8 @@
 import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import AreaWatchQuery
+import AreaWatchReport
 
 extension AreaWatch {
     struct Report: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AreaWatchCore
+import AreaWatchIngest
 import AreaWatchJobs
 
 /// The engine steps of the scale-out job (SPEC §15), run by the Python glue in `spark/` on its

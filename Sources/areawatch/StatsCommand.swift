@@ -1,6 +1,7 @@
 import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import AreaWatchReport
 import AreaWatchStore
 
 extension AreaWatch {

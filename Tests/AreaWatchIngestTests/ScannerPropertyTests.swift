@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import AreaWatchCore
 @testable import AreaWatchIngest
 

@@ -1,4 +1,5 @@
 import AreaWatchCore
+import AreaWatchFormats
 @testable import AreaWatchReport
 import Testing
 
@@ -39,10 +40,10 @@ struct PMTilesTests {
         for z in 0...7 {
             let n = 1 << z
             var byIndex = [(Int, Int)?](repeating: nil, count: n * n)
-            let base = PMTiles.tileID(z: z, x: 0, y: 0) - Self.slowHilbert(z, 0, 0)
+            let base = PMTiles.tileID(z: z, x: 0, y: 0)! - Self.slowHilbert(z, 0, 0)
             for x in 0..<n {
                 for y in 0..<n {
-                    let id = PMTiles.tileID(z: z, x: x, y: y)
+                    let id = PMTiles.tileID(z: z, x: x, y: y)!
                     #expect(id == Self.slowTileID(z, x, y), "\(z)/\(x)/\(y)")
                     let d = Int(id - base)
                     #expect(byIndex[d] == nil, "index \(d) twice at zoom \(z)")
@@ -63,9 +64,9 @@ struct PMTilesTests {
         for _ in 0..<20_000 {
             let z = 8 + Int(rng.next() % 19), n = UInt64(1) << UInt64(z)
             let x = Int(rng.next() % n), y = Int(rng.next() % n)
-            let id = PMTiles.tileID(z: z, x: x, y: y)
+            let id = PMTiles.tileID(z: z, x: x, y: y)!
             #expect(id == Self.slowTileID(z, x, y), "\(z)/\(x)/\(y)")
-            #expect(id >= PMTiles.tileID(z: z, x: 0, y: 0) && id < PMTiles.tileID(z: z + 1, x: 0, y: 0))
+            #expect(id >= PMTiles.tileID(z: z, x: 0, y: 0)! && id < PMTiles.tileID(z: z + 1, x: 0, y: 0)!)
         }
     }
 
@@ -131,15 +132,15 @@ struct PMTilesTests {
             var entries: [PMTiles.Entry] = []
             var id = rng.next() % 1000, offset: UInt64 = 0
             for _ in 0..<Int(rng.next() % 200) {
-                let length = UInt32(1 + rng.next() % 5000), run = UInt32(rng.next() % 8 == 0 ? 2 + rng.next() % 100 : 1)
+                let length = 1 + rng.next() % 5000, run = rng.next() % 8 == 0 ? 2 + rng.next() % 100 : 1
                 // Mostly contiguous offsets, sometimes pointing back at earlier content.
                 let place = rng.next() % 4 == 0 && offset > 0 ? rng.next() % offset : offset
                 entries.append(.init(tileID: id, offset: place, length: length, runLength: run))
-                if place == offset { offset += UInt64(length) }
-                id += UInt64(run) + (rng.next() % 3 == 0 ? rng.next() % 100_000 : 0)
+                if place == offset { offset += length }
+                id += run + (rng.next() % 3 == 0 ? rng.next() % 100_000 : 0)
             }
             let decoded = try DecodedArchive.decodeDirectory(try gunzip(gzip.compress(PMTiles.encodeDirectory(entries))))
-            #expect(decoded == entries.map { .init(tileID: $0.tileID, offset: $0.offset, length: UInt64($0.length), runLength: UInt64($0.runLength)) })
+            #expect(decoded == entries.map { .init(tileID: $0.tileID, offset: $0.offset, length: $0.length, runLength: $0.runLength) })
         }
     }
 
@@ -149,9 +150,9 @@ struct PMTilesTests {
         var entries: [PMTiles.Entry] = []
         var offset: UInt64 = 0
         for k in 0..<50_000 {
-            let length = UInt32(20 + rng.next() % 3000)
+            let length = 20 + rng.next() % 3000
             entries.append(.init(tileID: UInt64(k) * 3 + rng.next() % 3, offset: offset, length: length, runLength: 1))
-            offset += UInt64(length)
+            offset += length
         }
         let gzip = GzipCompressor()
         for (limit, leafSize) in [(PMTiles.rootLimit, 4096), (300, 100)] {
@@ -166,7 +167,7 @@ struct PMTilesTests {
                 all += leaf
             }
             #expect(all.count == entries.count)
-            #expect(all == entries.map { .init(tileID: $0.tileID, offset: $0.offset, length: UInt64($0.length), runLength: 1) })
+            #expect(all == entries.map { .init(tileID: $0.tileID, offset: $0.offset, length: $0.length, runLength: 1) })
         }
         // Few entries: the root holds them all.
         let small = PMTiles.directories(Array(entries.prefix(100)), compressor: gzip)

@@ -1,4 +1,5 @@
 import AreaWatchCore
+import AreaWatchFormats
 import AreaWatchQuery
 @testable import AreaWatchReport
 import Testing
@@ -34,7 +35,7 @@ struct VectorTileTests {
     @Test("a rectangle: MoveTo NW, LineTo ×3 (NE, SE, SW) as zigzag deltas, ClosePath")
     func rectangleCommands() {
         var out: [UInt8] = []
-        CellLayerEncoder.appendRectangle(.init(x0: 1, y0: 2, x1: 5, y1: 6), to: &out)
+        MVT.appendRectangle(.init(x0: 1, y0: 2, x1: 5, y1: 6), to: &out)
         // 9 = MoveTo×1, (1,2) → 2,4; 26 = LineTo×3, (+4,0) (0,+4) (−4,0) → 8,0 0,8 7,0; 15 = ClosePath.
         #expect(out == [9, 2, 4, 26, 8, 0, 0, 8, 7, 0, 15])
     }
@@ -122,7 +123,7 @@ struct VectorTileTests {
         let tiny = CellLayerEncoder.rectangle(tinyCell.bounds, in: TileID(lat: 53.8, lon: -1.55, zoom: 2))
         #expect(tiny.x1 - tiny.x0 == 1 && tiny.y1 - tiny.y0 == 1)
         var geometry: [UInt8] = []
-        CellLayerEncoder.appendRectangle(tiny, to: &geometry)
+        MVT.appendRectangle(tiny, to: &geometry)
         let rings = try decodeRings(try WireReader(geometry).packed(0..<geometry.count))
         #expect(rings.count == 1 && doubledArea(rings[0]) == 2)
     }

@@ -1,4 +1,5 @@
 import AreaWatchCore
+import AreaWatchFormats
 import AreaWatchTestSupport
 import Foundation
 import Testing
@@ -17,24 +18,24 @@ import Testing
             (20, 123_456, 654_321, 652_812_043_350), (31, 2_147_483_647, 0, 6_148_914_691_236_517_204),
         ]
         for (z, x, y, id) in reference {
-            #expect(PMTilesArchive.tileID(z: z, x: x, y: y) == id)
-            #expect(PMTilesArchive.zxy(tileID: id).map { [$0.z, $0.x, $0.y] } == [z, x, y])
+            #expect(PMTiles.tileID(z: z, x: x, y: y) == id)
+            #expect(PMTiles.zxy(tileID: id).map { [$0.z, $0.x, $0.y] } == [z, x, y])
         }
-        #expect(PMTilesArchive.tileID(z: 3, x: 8, y: 0) == nil)
-        #expect(PMTilesArchive.tileID(z: 32, x: 0, y: 0) == nil)
+        #expect(PMTiles.tileID(z: 3, x: 8, y: 0) == nil)
+        #expect(PMTiles.tileID(z: 32, x: 0, y: 0) == nil)
     }
 
     @Test func tileIDsAreOneToOneWithinAZoom() {
         for z in 0...4 {
             var seen = Set<UInt64>()
-            for x in 0..<(1 << z) { for y in 0..<(1 << z) { seen.insert(PMTilesArchive.tileID(z: z, x: x, y: y)!) } }
+            for x in 0..<(1 << z) { for y in 0..<(1 << z) { seen.insert(PMTiles.tileID(z: z, x: x, y: y)!) } }
             let first = ((UInt64(1) << UInt64(2 * z)) - 1) / 3
             #expect(seen == Set(first..<first + (UInt64(1) << UInt64(2 * z))))
         }
         var random = SplitMix64(seed: 11)
         for _ in 0..<2000 {
             let z = Int(random.next() % 32), x = Int(random.next() % (UInt64(1) << UInt64(z))), y = Int(random.next() % (UInt64(1) << UInt64(z)))
-            let back = PMTilesArchive.zxy(tileID: PMTilesArchive.tileID(z: z, x: x, y: y)!)!
+            let back = PMTiles.zxy(tileID: PMTiles.tileID(z: z, x: x, y: y)!)!
             #expect(back.z == z && back.x == x && back.y == y, "\(z)/\(x)/\(y)")
         }
     }
@@ -56,20 +57,20 @@ import Testing
         let path = Self.fixtures + "/golden.pmtiles"
         let archive = try PMTilesArchive(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         #expect(archive.header.leafLength > 0, "the golden archive has leaf directories")
-        #expect(archive.header.tileCompression == PMTilesArchive.Compression.gzip.rawValue)
+        #expect(archive.header.tileCompression == PMTiles.Compression.gzip.rawValue)
         #expect(archive.header.addressedTiles == 8135)
         let meta = try JSONSerialization.jsonObject(with: Data(archive.metadata)) as? [String: Any]
         #expect(meta?["name"] as? String == "golden")
         let tiles = Self.goldenTiles()
         for (id, text) in tiles {
-            let (z, x, y) = PMTilesArchive.zxy(tileID: id)!
+            let (z, x, y) = PMTiles.zxy(tileID: id)!
             let stored = try #require(archive.tile(z: z, x: x, y: y), "tile \(id)")
             #expect(String(decoding: try Gzip.inflate(stored, limit: 1 << 20), as: UTF8.self) == text)
         }
         // IDs next to the present ones, and past the run, are absent.
         let present = Set(tiles.map(\.0))
         for id in tiles.map({ $0.0 + 1 }) + [1050, 84_999, 99_999] where !present.contains(id) {
-            let (z, x, y) = PMTilesArchive.zxy(tileID: id)!
+            let (z, x, y) = PMTiles.zxy(tileID: id)!
             #expect(archive.tile(z: z, x: x, y: y) == nil, "tile \(id) is not in the archive")
         }
     }
@@ -87,7 +88,7 @@ import Testing
             let count = [10, 3000, 12000][round]
             while tiles.count < count {
                 let z = Int(random.next() % 15)
-                let id = PMTilesArchive.tileID(z: z, x: Int(random.next() % (1 << UInt64(z))), y: Int(random.next() % (1 << UInt64(z))))!
+                let id = PMTiles.tileID(z: z, x: Int(random.next() % (1 << UInt64(z))), y: Int(random.next() % (1 << UInt64(z))))!
                 tiles[id] = random.next() % 3 == 0 ? "same" : "tile \(id)"
                 if random.next() % 50 == 0 { for k in 1...20 { tiles[id + UInt64(k)] = "same" } }
             }
@@ -97,13 +98,13 @@ import Testing
             try python.run([Self.fixtures + "/build_pmtiles.py", out, specPath])
             let archive = try PMTilesArchive(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: out))), path: out)
             for (id, text) in tiles {
-                let (z, x, y) = PMTilesArchive.zxy(tileID: id)!
+                let (z, x, y) = PMTiles.zxy(tileID: id)!
                 let stored = try #require(archive.tile(z: z, x: x, y: y))
                 #expect(String(decoding: try Gzip.inflate(stored, limit: 1 << 20), as: UTF8.self) == text)
             }
             for _ in 0..<2000 {
                 let z = Int(random.next() % 15), x = Int(random.next() % (1 << UInt64(z))), y = Int(random.next() % (1 << UInt64(z)))
-                #expect((archive.tile(z: z, x: x, y: y) != nil) == (tiles[PMTilesArchive.tileID(z: z, x: x, y: y)!] != nil))
+                #expect((archive.tile(z: z, x: x, y: y) != nil) == (tiles[PMTiles.tileID(z: z, x: x, y: y)!] != nil))
             }
         }
     }
@@ -125,9 +126,9 @@ import Testing
         let loop = Self.archive(root: [(0, 0, 5, 0)], leaves: [(0, 0, 5, 0)])
         #expect(failure(loop)?.contains("nested deeper") == true)
         // A directory that inflates to more than the limit.
-        let bomb = try Gzip.compress(Array(repeating: 0x80, count: PMTilesArchive.maxDecompressed + 1))
+        let bomb = GzipCompressor().compress(Array(repeating: 0x80, count: PMTilesArchive.maxDecompressed + 1))
         var header = Self.archive(root: [(0, 0, 1, 1)], leaves: [])
-        header[97] = PMTilesArchive.Compression.gzip.rawValue
+        header[97] = PMTiles.Compression.gzip.rawValue
         header.replaceSubrange(127..., with: bomb)
         Self.setU64(&header, 16, UInt64(bomb.count))
         for at in [24, 40, 56] { Self.setU64(&header, at, UInt64(127 + bomb.count)); Self.setU64(&header, at + 8, 0) }

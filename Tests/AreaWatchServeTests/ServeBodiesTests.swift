@@ -1,3 +1,4 @@
+import AreaWatchCore
 import AreaWatchTestSupport
 import Foundation
 import NIOCore

@@ -1,5 +1,5 @@
 import AreaWatchCore
-import AreaWatchJobs
+import AreaWatchFormats
 import AreaWatchReport
 import AreaWatchTestSupport
 import Foundation
@@ -83,7 +83,7 @@ import Testing
             return
         }
         let tiles = [(14, 8107, 5281), (14, 8108, 5281), (13, 4053, 2640)]
-        let spec = ["tiles": tiles.map { [PMTilesArchive.tileID(z: $0.0, x: $0.1, y: $0.2)!, "mvt \($0.0)/\($0.1)/\($0.2)"] as [Any] }]
+        let spec = ["tiles": tiles.map { [PMTiles.tileID(z: $0.0, x: $0.1, y: $0.2)!, "mvt \($0.0)/\($0.1)/\($0.2)"] as [Any] }]
         let specPath = try scratch.file("spec.json", bytes: Array(try JSONSerialization.data(withJSONObject: spec)))
         try python.run([PMTilesTests.fixtures + "/build_pmtiles.py", folder + "/grid.pmtiles", specPath])
         let withArchive = try ReportSnapshot(folder: folder)
