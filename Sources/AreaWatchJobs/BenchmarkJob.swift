@@ -123,40 +123,14 @@ public enum BenchmarkJob {
     public static func query(source: IncidentSource, parameters: QueryParameters, precision: Int, points: Int,
                              threads: Int, compareStrategies: Bool, reportFolder: String?, progress: ProgressReporter) throws -> JSONValue {
         var stages: [(String, JSONValue)] = []
-        var clock = MonotonicClock.now()
-        func lap() -> Double {
-            let now = MonotonicClock.now()
-            defer { clock = now }
-            return now - clock
-        }
+        var laps = Laps()
+        func lap() -> Double { laps.lap() }
         let loaded = try IncidentLoading.load(source, groupBy: nil, keepKeys: false, progress: progress)
         stages.append(("load_s", .fixed(lap(), decimals: 3)))
         let index = IncidentIndex(columns: loaded.columns, parameters: parameters)
         stages.append(("index_build_s", .fixed(lap(), decimals: 3)))
 
-        // Seeded query points inside the data's extent, like phones in the city.
-        var rng = SplitMix64(seed: 42)
-        var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
-        for i in 0..<index.count {
-            box.minLat = min(box.minLat, index.lat[i]); box.maxLat = max(box.maxLat, index.lat[i])
-            box.minLon = min(box.minLon, index.lon[i]); box.maxLon = max(box.maxLon, index.lon[i])
-        }
-        let queries = (0..<points).map { _ in
-            (box.minLat + rng.unit() * (box.maxLat - box.minLat), box.minLon + rng.unit() * (box.maxLon - box.minLon))
-        }
-        let test = RadiusTest(radius: parameters.radius)
-        _ = lap()
-        var checksum = 0
-        for (lat, lon) in queries { checksum &+= index.pointAnswer(lat: lat, lon: lon, test: test).current }
-        let querySeconds = lap()
-        stages.append(("point_queries", .int(points)))
-        stages.append(("point_queries_per_s_1_thread", .int(Int(Double(points) / querySeconds))))
-        stages.append(("point_checksum", .int(checksum)))
-        // The same queries as one batch over the cores (POI answers, a batch of phones).
-        let batch = index.pointAnswers(queries.map { (lat: $0.0, lon: $0.1) }, threads: threads)
-        let batchSeconds = lap()
-        precondition(batch.reduce(0, { $0 &+ $1.current }) == checksum, "batched point answers differ from single ones")
-        stages.append(("point_queries_per_s", .int(Int(Double(points) / batchSeconds))))
+        stages += pointQueryStages(index, radius: parameters.radius, points: points, threads: threads, laps: &laps)
 
         let grid = index.grid(precision: precision, strategy: .scatter, threads: threads)
         stages.append(("grid_scatter_s", .fixed(lap(), decimals: 3)))
@@ -185,14 +159,56 @@ public enum BenchmarkJob {
         stages.append(("bytes_per_incident", .fixed(Double(bytes) / Double(max(1, loaded.columns.count)), decimals: 1)))
 
         if let reportFolder {
+            stages += try reportStages(grid, index: index, loaded: loaded, parameters: parameters,
+                                       folder: reportFolder, laps: &laps)
+        }
+        return .object(stages)
+    }
+
+    /// Seeded points inside the data's extent, like phones in the city, answered one by one and
+    /// as one batch over the cores.
+    private static func pointQueryStages(_ index: IncidentIndex, radius: Double, points: Int, threads: Int,
+                                         laps: inout Laps) -> [(String, JSONValue)] {
+        var rng = SplitMix64(seed: 42)
+        var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
+        for i in 0..<index.count {
+            box.minLat = min(box.minLat, index.lat[i]); box.maxLat = max(box.maxLat, index.lat[i])
+            box.minLon = min(box.minLon, index.lon[i]); box.maxLon = max(box.maxLon, index.lon[i])
+        }
+        let queries = (0..<points).map { _ in
+            (box.minLat + rng.unit() * (box.maxLat - box.minLat), box.minLon + rng.unit() * (box.maxLon - box.minLon))
+        }
+        let test = RadiusTest(radius: radius)
+        _ = laps.lap()
+        var checksum = 0
+        for (lat, lon) in queries { checksum &+= index.pointAnswer(lat: lat, lon: lon, test: test).current }
+        let querySeconds = laps.lap()
+        var stages: [(String, JSONValue)] = []
+        stages.append(("point_queries", .int(points)))
+        stages.append(("point_queries_per_s_1_thread", .int(Int(Double(points) / querySeconds))))
+        stages.append(("point_checksum", .int(checksum)))
+        // The same queries as one batch over the cores (POI answers, a batch of phones).
+        let batch = index.pointAnswers(queries.map { (lat: $0.0, lon: $0.1) }, threads: threads)
+        let batchSeconds = laps.lap()
+        precondition(batch.reduce(0, { $0 &+ $1.current }) == checksum, "batched point answers differ from single ones")
+        stages.append(("point_queries_per_s", .int(Int(Double(points) / batchSeconds))))
+        return stages
+    }
+
+    /// The report written from the grid, then grid.geojson and grid.pmtiles alone.
+    private static func reportStages(_ grid: GridResult, index: IncidentIndex, loaded: LoadedIncidents,
+                                     parameters: QueryParameters, folder reportFolder: String,
+                                     laps: inout Laps) throws -> [(String, JSONValue)] {
+        var stages: [(String, JSONValue)] = []
+        do {
             let content = ReportContent(
                 parameters: parameters, grid: grid, totals: index.totals(), tileZooms: 10...14, disclosure: Disclosure(),
                 areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "benchmark", sourcePath: nil,
                 inputs: loaded.inputs, timings: [], attribution: "areawatch benchmark", engineVersion: ReportJob.engineVersion)
-            _ = lap()
+            _ = laps.lap()
             let cpu = GridArchiveTiming.processCPU()
             let outcome = try ReportWriter.write(content, to: reportFolder, clock: MonotonicClock.now)
-            stages.append(("report_write_s", .fixed(lap(), decimals: 3)))
+            stages.append(("report_write_s", .fixed(laps.lap(), decimals: 3)))
             stages.append(("report_write_cpu_s", .fixed(GridArchiveTiming.processCPU() - cpu, decimals: 3)))
             stages.append(("report_files", .object(outcome.files.map { ($0.0, .int(Int($0.1))) })))
             stages.append(("tiles", .int(outcome.tiles)))
@@ -207,7 +223,18 @@ public enum BenchmarkJob {
             stages.append(("grid_pmtiles_cpu_s", .fixed(archive.cpu, decimals: 3)))
             stages.append(("grid_pmtiles_bytes", .int(archive.bytes)))
         }
-        return .object(stages)
+        return stages
+    }
+}
+
+/// Seconds between successive calls, on the monotonic clock.
+private struct Laps {
+    private var clock = MonotonicClock.now()
+
+    mutating func lap() -> Double {
+        let now = MonotonicClock.now()
+        defer { clock = now }
+        return now - clock
     }
 }
 

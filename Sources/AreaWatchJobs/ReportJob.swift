@@ -46,17 +46,7 @@ public enum ReportJob {
 
     public static func run(_ request: ReportRequest, progress: ProgressReporter, priorTimings: [(String, Double)] = []) throws -> ReportRun {
         let settings = request.report
-        // The command line and the config validate the settings; a request built in code is
-        // checked here too, before any work (the cube refuses bad parameters by trapping).
-        if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
-        try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
-        if case .files(let paths, _) = request.source {
-            try InputFiles.check(paths, action: "no report was written")
-            if let rejects = request.rejectsPath {
-                let others = [settings.areas, settings.poi].compactMap { $0 }
-                try StoreRejectsFile.checkPath(rejects, storePath: nil, inputs: paths + others)
-            }
-        }
+        try check(request)
         AtomicDirectory.startWritingBack(filesystemOf: settings.out)
         var timings = priorTimings
         var clock = ProgressReporter.now()
@@ -92,25 +82,9 @@ public enum ReportJob {
                                                           minCellCount: settings.minCellCount, progress: progress)
         lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
-        // The breakdown and the hot-spot cube read the columns after indexing; otherwise the index
-        // takes them and frees them before it builds its R-tree (a third less peak memory at 10M).
-        // The R-tree only serves point queries (points of interest) and the per-cell grid.
-        let pointQueries = pois != nil || settings.gridStrategy == .rtreePerCell
-        let index: IncidentIndex
-        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
-            index = IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
-        } else {
-            let columns = loaded.columns
-            loaded.columns = IncidentColumns()
-            index = IncidentIndex(columns: consume columns, parameters: parameters, pointQueries: pointQueries)
-        }
+        let index = makeIndex(&loaded, parameters: parameters, pointQueries: pois != nil, settings: settings)
         lap("index")
-        let estimate = GridCellEstimate.cells(index, precision: settings.precision)
-        guard estimate <= Double(settings.maxCells) else {
-            throw JobError(.usage, "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at precision "
-                           + "\(settings.precision) and radius \(NumberFormat.compact(parameters.radius)) m, more than --max-cells "
-                           + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
-        }
+        try checkGridSize(index, radius: parameters.radius, settings: settings)
         if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
         let nearRepeat = try settings.nearRepeat ? nearRepeatReport(index, time: loaded.columns.time, settings: settings,
                                                                     progress: progress) : nil
@@ -127,16 +101,8 @@ public enum ReportJob {
             progress.warn(warning)
         }
         lap("queries")
-        var ehsa: EHSAReport?
-        if settings.ehsa {
-            let ehsaParameters = settings.ehsaParameters
-            progress.log("emerging hot spots: geohash-\(ehsaParameters.precision) cells × \(ehsaParameters.steps) months")
-            let cube = HotSpotCube(index: index, time: loaded.columns.time, parameters: ehsaParameters,
-                                   minimumIncidents: settings.minCellCount)
-            let result = EmergingHotSpots.analyse(cube, alpha: ehsaParameters.alpha)
-            ehsa = EHSAReport(parameters: ehsaParameters, locations: result.locations, summary: result.summary)
-            lap("ehsa")
-        }
+        let ehsa = settings.ehsa ? ehsaReport(index, time: loaded.columns.time, settings: settings, progress: progress) : nil
+        if ehsa != nil { lap("ehsa") }
 
         var content = ReportContent(
             parameters: parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms.zooms,
@@ -160,6 +126,56 @@ public enum ReportJob {
 }
 
 extension ReportJob {
+    /// The command line and the config validate the settings; a request built in code is
+    /// checked here too, before any work (the cube refuses bad parameters by trapping).
+    static func check(_ request: ReportRequest) throws {
+        let settings = request.report
+        if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
+        try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
+        if case .files(let paths, _) = request.source {
+            try InputFiles.check(paths, action: "no report was written")
+            if let rejects = request.rejectsPath {
+                let others = [settings.areas, settings.poi].compactMap { $0 }
+                try StoreRejectsFile.checkPath(rejects, storePath: nil, inputs: paths + others)
+            }
+        }
+    }
+
+    /// The breakdown and the hot-spot cube read the columns after indexing; otherwise the index
+    /// takes them and frees them before it builds its R-tree (a third less peak memory at 10M).
+    /// The R-tree only serves point queries (points of interest) and the per-cell grid.
+    static func makeIndex(_ loaded: inout LoadedIncidents, parameters: QueryParameters, pointQueries: Bool,
+                          settings: ReportSettings) -> IncidentIndex {
+        let pointQueries = pointQueries || settings.gridStrategy == .rtreePerCell
+        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
+            return IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
+        }
+        let columns = loaded.columns
+        loaded.columns = IncidentColumns()
+        return IncidentIndex(columns: consume columns, parameters: parameters, pointQueries: pointQueries)
+    }
+
+    /// `--max-cells`: refused before the grid is computed, from an estimate of its cells.
+    static func checkGridSize(_ index: IncidentIndex, radius: Double, settings: ReportSettings) throws {
+        let estimate = GridCellEstimate.cells(index, precision: settings.precision)
+        guard estimate <= Double(settings.maxCells) else {
+            throw JobError(.usage, "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at precision "
+                           + "\(settings.precision) and radius \(NumberFormat.compact(radius)) m, more than --max-cells "
+                           + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
+        }
+    }
+
+    /// SPEC §13: the emerging hot spots of the geohash cells over the months before the as-of.
+    static func ehsaReport(_ index: IncidentIndex, time: [Int64], settings: ReportSettings,
+                           progress: ProgressReporter) -> EHSAReport {
+        let ehsaParameters = settings.ehsaParameters
+        progress.log("emerging hot spots: geohash-\(ehsaParameters.precision) cells × \(ehsaParameters.steps) months")
+        let cube = HotSpotCube(index: index, time: time, parameters: ehsaParameters,
+                               minimumIncidents: settings.minCellCount)
+        let result = EmergingHotSpots.analyse(cube, alpha: ehsaParameters.alpha)
+        return EHSAReport(parameters: ehsaParameters, locations: result.locations, summary: result.summary)
+    }
+
     /// SPEC §16: the Knox table of the current window, refused (exit 1) above `--nr-max-pairs`
     /// before any pair is stored.
     static func nearRepeatReport(_ index: IncidentIndex, time: [Int64], settings: ReportSettings,

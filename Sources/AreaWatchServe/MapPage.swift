@@ -11,10 +11,19 @@ enum MapPage {
             : ""
         let missing = hasMapLibre ? "" : "<p class=\"missing\">\(WebAssets.missingMessage.replacingOccurrences(of: "`", with: ""))</p>"
         let ehsaToggle = hasEHSA ? "<label><input type=\"radio\" name=\"layer\" value=\"ehsa\"> EHSA labels</label>" : ""
-        return """
+        return template
+            .replacingOccurrences(of: "{{head}}", with: head)
+            .replacingOccurrences(of: "{{missing}}", with: missing)
+            .replacingOccurrences(of: "{{ehsa-toggle}}", with: ehsaToggle)
+            .replacingOccurrences(of: "{{has-ehsa}}", with: String(hasEHSA))
+    }
+
+    /// The page with four places filled in by `html`: `{{head}}` (MapLibre's files), `{{missing}}`
+    /// (the note shown without them), `{{ehsa-toggle}}` and `{{has-ehsa}}` (the EHSA layer).
+    static let template = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>areawatch map</title>\(head)
+        <title>areawatch map</title>{{head}}
         <style>
         html,body{margin:0;height:100%;font:14px system-ui,sans-serif;background:#f4f4f2;color:#222}
         #map{position:absolute;inset:0}
@@ -25,12 +34,12 @@ enum MapPage {
         #answer{white-space:pre-wrap;font:11px ui-monospace,monospace;max-height:220px;overflow:auto;margin:6px 0 0}
         .missing{position:absolute;top:40%;left:0;right:0;text-align:center;font-size:16px;padding:0 20px}
         </style></head><body>
-        <div id="map">\(missing)</div>
+        <div id="map">{{missing}}</div>
         <div class="panel"><h1>areawatch</h1>
         <div id="asof"></div>
         <div><label><input type="radio" name="layer" value="class" checked> class</label>
         <label><input type="radio" name="layer" value="change"> change</label>
-        \(ehsaToggle)</div>
+        {{ehsa-toggle}}</div>
         <div class="legend" id="legend"></div>
         <div><a href="/report.html">report</a></div>
         <pre id="answer"></pre></div>
@@ -103,7 +112,7 @@ enum MapPage {
                 ] } });
             map.addControl(new maplibregl.NavigationControl());
             map.on("load", async () => {
-              if (\(hasEHSA)) {
+              if ({{has-ehsa}}) {
                 map.addSource("ehsa", { type: "geojson", data: "/ehsa.geojson" });
                 map.addLayer({ id: "ehsa", type: "fill", source: "ehsa", layout: { visibility: "none" },
                   paint: { "fill-opacity": 0.6, "fill-color": ["case",
@@ -125,5 +134,4 @@ enum MapPage {
         </script></body></html>
 
         """
-    }
 }

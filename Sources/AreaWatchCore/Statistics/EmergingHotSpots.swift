@@ -82,32 +82,7 @@ public enum EmergingHotSpots {
         guard count > 0 else {
             return ([], HotSpotSummary(bins: 0, mean: 0, standardDeviation: 0, hotBins: 0, coldBins: 0))
         }
-        let neighbours = cube.neighbours()
-
-        // spatial[l·N + s] = x of l and its adjacent locations in step s; degree = their number.
-        var spatial = [Int](repeating: 0, count: bins)
-        var degree = [Int](repeating: 0, count: count)
-        var total = 0, squares = 0
-        cube.counts.withUnsafeBufferPointer { x in
-            spatial.withUnsafeMutableBufferPointer { out in
-                for l in 0..<count {
-                    let row = l * steps
-                    for s in 0..<steps {
-                        let v = Int(x[row + s])
-                        out[row + s] = v
-                        total += v
-                        squares += v * v
-                    }
-                    for slot in 0..<8 {
-                        let k = Int(neighbours[l * 8 + slot])
-                        if k < 0 { break }
-                        degree[l] += 1
-                        let other = k * steps
-                        for s in 0..<steps { out[row + s] += Int(x[other + s]) }
-                    }
-                }
-            }
-        }
+        let (spatial, degree, total, squares) = neighbourhoodSums(cube)
 
         // Gi* depends on (neighbourhood sum, W) alone: z, p and q per distinct key, BH over all n
         // bins by counting each key's bins (ties share a q whatever their order).
@@ -169,5 +144,36 @@ public enum EmergingHotSpots {
         }
         return (locations, HotSpotSummary(bins: bins, mean: mean, standardDeviation: sd,
                                           hotBins: hotBins, coldBins: coldBins))
+    }
+
+    /// spatial[l·N + s] = x of l and its adjacent locations in step s; degree = their number;
+    /// the sum and the sum of squares of every bin's count.
+    static func neighbourhoodSums(_ cube: HotSpotCube) -> (spatial: [Int], degree: [Int], total: Int, squares: Int) {
+        let steps = cube.steps, count = cube.cells.count, bins = steps * count
+        let neighbours = cube.neighbours()
+        var spatial = [Int](repeating: 0, count: bins)
+        var degree = [Int](repeating: 0, count: count)
+        var total = 0, squares = 0
+        cube.counts.withUnsafeBufferPointer { x in
+            spatial.withUnsafeMutableBufferPointer { out in
+                for l in 0..<count {
+                    let row = l * steps
+                    for s in 0..<steps {
+                        let v = Int(x[row + s])
+                        out[row + s] = v
+                        total += v
+                        squares += v * v
+                    }
+                    for slot in 0..<8 {
+                        let k = Int(neighbours[l * 8 + slot])
+                        if k < 0 { break }
+                        degree[l] += 1
+                        let other = k * steps
+                        for s in 0..<steps { out[row + s] += Int(x[other + s]) }
+                    }
+                }
+            }
+        }
+        return (spatial, degree, total, squares)
     }
 }

@@ -175,18 +175,23 @@ public struct TimeFormat: Sendable, Equatable {
                 offset = o
                 i = end
             case .zoneName:
-                if i < hi, raw[i] | 0x20 == UInt8(ascii: "z") {
-                    i += 1
-                } else {
-                    guard i + 3 <= hi else { return nil }
-                    let word = (UInt32(raw[i] | 0x20) << 16) | (UInt32(raw[i + 1] | 0x20) << 8) | UInt32(raw[i + 2] | 0x20)
-                    guard word == 0x75_74_63 || word == 0x67_6D_74 else { return nil }  // utc gmt
-                    i += 3
-                }
+                guard let end = TimeFormat.zoneName(raw, from: i, to: hi) else { return nil }
+                i = end
                 offset = 0
             }
         }
-        guard i == hi, year >= 1, year <= 9999 else { return nil }
+        guard i == hi else { return nil }
+        return Self.wallTime(year: year, month: month, day: day, dayOfYear: dayOfYear,
+                             clock: (hour, minute, second), pm: pm, offset: offset, precision: precision)
+    }
+
+    /// The fields a pattern read as one wall time; nil when they name an impossible date or time.
+    @inline(__always)
+    static func wallTime(year: Int, month: Int, day: Int, dayOfYear: Int, clock: (hour: Int, minute: Int, second: Int),
+                         pm: Bool?, offset: Int32?, precision: TimePrecision) -> WallTime? {
+        guard year >= 1, year <= 9999 else { return nil }
+        var (month, day, hour) = (month, day, clock.hour)
+        let (minute, second) = (clock.minute, clock.second)
         if dayOfYear >= 0 {
             let length = UTCTime.isLeapYear(year) ? 366 : 365
             guard dayOfYear >= 1, dayOfYear <= length else { return nil }
@@ -207,6 +212,16 @@ public struct TimeFormat: Sendable, Equatable {
 
     @inline(__always)
     static func isBlank(_ b: UInt8) -> Bool { b == 32 || b == 9 }
+
+    /// `Z`, `UTC` or `GMT` (any case) at `i`: where it ends, nil when none is there.
+    @inline(__always)
+    static func zoneName(_ raw: UnsafeBufferPointer<UInt8>, from i: Int, to hi: Int) -> Int? {
+        if i < hi, raw[i] | 0x20 == UInt8(ascii: "z") { return i + 1 }
+        guard i + 3 <= hi else { return nil }
+        let word = (UInt32(raw[i] | 0x20) << 16) | (UInt32(raw[i + 1] | 0x20) << 8) | UInt32(raw[i + 2] | 0x20)
+        guard word == 0x75_74_63 || word == 0x67_6D_74 else { return nil }  // utc gmt
+        return i + 3
+    }
 
     private static let months: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july",
                                             "august", "september", "october", "november", "december"].map { Array($0.utf8) }
