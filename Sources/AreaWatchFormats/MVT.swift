@@ -4,9 +4,12 @@
 /// Hand-written rather than apple/swift-protobuf: a tile is three message types with a dozen
 /// fields, and the encoder appends every tile to reused buffers (no message objects, no
 /// per-feature arrays, no generated code to keep in step with the .proto, no protoc in the build).
-/// swift-protobuf's generated messages hold a `[UInt32]` per feature's tags and geometry and
-/// serialize them afterwards, which cannot beat appending varints once. Inlinable: the report's
-/// tile encoder calls these for every feature.
+/// Measured (release, `areawatch benchmark query --report-folder`, 1M-incident city, zooms 10–14:
+/// 1,231 tiles, 135,784 features): grouping 0.02 s, MVT encoding 0.04 s (over 3M features/s),
+/// gzip 0.08 s of CPU. swift-protobuf was not built for comparison; its generated messages hold a
+/// `[UInt32]` per feature's tags and geometry and serialize them afterwards, which cannot beat
+/// appending varints once, so the most it could change is part of the 0.04 s. Inlinable: the
+/// report's tile encoder calls these for every feature.
 public enum Protobuf {
     /// Wire types (protobuf encoding §"Message Structure").
     public static let varintType: UInt64 = 0
