@@ -40,18 +40,27 @@ public enum Concurrency {
     }
 }
 
-/// `overlap`'s other thread: started at once, joined by `value()`.
+/// `overlap`'s other thread: started at once, joined by `result()`.
 private final class Beside<A: Sendable>: @unchecked Sendable {
     private let done = DispatchGroup()
     // Written by the worker before `done` is left, read only after waiting on it.
     private var outcome: Result<A, any Error>?
+    // The work is `overlap`'s non-escaping closure: the worker lets go of it before `done` is
+    // left, so no reference to it outlives the call (the queue's block holds only `self`).
+    private var work: (@Sendable () throws -> A)?
 
     init(_ work: @escaping @Sendable () throws -> A) {
+        self.work = work
         done.enter()
         DispatchQueue.global().async { [self] in
-            outcome = Result { try work() }
+            run()
             done.leave()
         }
+    }
+
+    private func run() {
+        outcome = Result { try work!() }
+        work = nil
     }
 
     func result() -> Result<A, any Error> {
