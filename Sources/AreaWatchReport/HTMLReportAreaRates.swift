@@ -40,7 +40,8 @@ enum AreaRateColumns {
         var out = "<p class=\"note\" id=\"area-rates\">Ranked by eb_rate_current, the current rate per \(perText) "
         out += "residents smoothed by empirical Bayes: a rate over few residents swings with a handful of incidents, "
         out += "so each is pulled toward the rate of all the areas, the harder the fewer its residents.</p>\n"
-        out += "<p class=\"note\">Populations: the property \(HTMLText.escape(population.property)) of the areas file; "
+        out += "<p class=\"note\">Populations: the property <code>\(HTMLText.escape(population.property))</code> of the "
+        out += "areas file; "
         let without = rates.filter { $0.note != nil }.count
         out += without == 0 ? "every area has one.</p>\n"
             : "\(without) of \(rates.count) areas have none that is a number above 0, and no rate.</p>\n"

@@ -36,7 +36,9 @@ public struct AreaRate: Sendable, Equatable {
     }
 }
 
-/// SPEC §17: rates per resident for named areas. Invariants: an area has rates exactly when its
+/// SPEC §17: rates per resident for named areas. A rate is count × ratePer / population, one
+/// rounding of exact integers in the usual case (198 per 15,625 residents is 1267.2, not the
+/// 1267.1999999999998 of dividing first). Invariants: an area has rates exactly when its
 /// population is a positive finite number; the smoothing runs over those areas only (an area
 /// without a rate neither gets a smoothed rate nor moves the others'), and over those whose current
 /// count is shown (`currentShown`, disclosure control, SPEC §10): a withheld count is not smoothed
@@ -53,8 +55,8 @@ public enum AreaRates {
             case .value(let b):
                 let showCurrent = currentShown?[k] ?? true, showPrevious = previousShown?[k] ?? true
                 return AreaRate(population: b,
-                                rateCurrent: showCurrent ? Double(current[k]) / b * ratePer : nil,
-                                ratePrevious: showPrevious ? Double(previous[k]) / b * ratePer : nil)
+                                rateCurrent: showCurrent ? Double(current[k]) * ratePer / b : nil,
+                                ratePrevious: showPrevious ? Double(previous[k]) * ratePer / b : nil)
             }
         }
         let smoothed = rates.indices.filter { rates[$0].rateCurrent != nil }
