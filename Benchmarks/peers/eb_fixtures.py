@@ -29,6 +29,15 @@ SETS = {
              [1000, 1100, 950, 1000, 1050]),
 }
 
+# Sets with areas that have no rate (SPEC §17: population 0): esda smooths the others only, and
+# those areas are printed as nil. "zero_and_tiny" also has one area of far fewer residents.
+AREA_SETS = {
+    "zero_and_tiny": ([212, 48, 7, 97, 5, 160, 2, 254],
+                      [17340, 9120, 0, 12877, 410, 15002, 60, 21650]),
+    "zero_no_events": ([30, 0, 44, 51, 12],
+                       [8000, 0, 9500, 12000, 2500]),
+}
+
 
 def fixtures():
     out = {}
@@ -41,12 +50,35 @@ def fixtures():
     return out
 
 
+def area_fixtures():
+    out = {}
+    for name, (e, b) in AREA_SETS.items():
+        kept = [i for i, pop in enumerate(b) if pop > 0]
+        _, _, r, variance = smooth([e[i] for i in kept], [b[i] for i in kept])
+        rates = [None] * len(e)
+        for j, i in enumerate(kept):
+            rates[i] = r[j]
+        out[name] = (e, b, rates, variance)
+    return out
+
+
+def smooth(e, b):
+    e_arr, b_arr = np.array(e, dtype=float), np.array(b, dtype=float)
+    r = Empirical_Bayes(e_arr, b_arr).r.reshape(-1)
+    m = e_arr.sum() / b_arr.sum()
+    variance = (b_arr * (e_arr / b_arr - m) ** 2).sum() / b_arr.sum() - m / b_arr.mean()
+    return e, b, [float(x) for x in r], float(variance)
+
+
 def swift_literal(name, e, b, r, variance):
-    fmt = lambda xs: ", ".join(repr(float(x)) for x in xs)
+    fmt = lambda xs: ", ".join("nil" if x is None else repr(float(x)) for x in xs)
     return (f'        ("{name}", [{fmt(e)}], [{fmt(b)}],\n'
             f'         [{fmt(r)}], {variance!r}),')
 
 
 if __name__ == "__main__":
     for name, (e, b, r, v) in fixtures().items():
+        print(swift_literal(name, e, b, r, v))
+    print("        // areas without a rate (AreaRatesTests.esda)")
+    for name, (e, b, r, v) in area_fixtures().items():
         print(swift_literal(name, e, b, r, v))

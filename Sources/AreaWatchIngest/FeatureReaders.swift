@@ -43,6 +43,33 @@ public enum FeatureReaders {
         return areas
     }
 
+    /// `properties[property]` of every feature of an areas file, in the order of `areas(path:idProperty:)`
+    /// (SPEC §17): only a JSON number is a population; `null` or no member is `missing`, anything
+    /// else (a string, even of digits, a boolean, an object) is `notNumeric`, never an error.
+    public static func areaPopulations(path: String, property: String) throws(InputError) -> [AreaPopulation] {
+        let (tape, bytes) = try parseWhole(path)
+        defer { withExtendedLifetime(bytes) {} }
+        guard tape.node(0).kind == .object,
+              let features = JSONRecordMapper.member(tape, of: 0, named: "features"),
+              tape.node(features).kind == .array else {
+            throw InputError(file: path, message: "not a GeoJSON FeatureCollection (no \"features\" array)")
+        }
+        return tape.elements(of: features).map { feature -> AreaPopulation in
+            guard tape.node(feature).kind == .object,
+                  let properties = JSONRecordMapper.member(tape, of: feature, named: "properties"),
+                  tape.node(properties).kind == .object,
+                  let value = JSONRecordMapper.member(tape, of: properties, named: property) else { return .missing }
+            let raw = JSONRecordMapper.rawValue(tape, value)
+            switch raw.kind {
+            case .null, .absent: return .missing
+            case .number:
+                guard let v = DecimalParsing.parse(raw.bytes), v.isFinite else { return .notNumeric }
+                return .value(v)
+            case .text, .boolean, .composite: return .notNumeric
+            }
+        }
+    }
+
     /// Points of interest: a CSV with a name column and latitude/longitude columns (SPEC §2.3
     /// names), or GeoJSON Point features with a `name` property.
     public static func pointsOfInterest(path: String) throws(InputError) -> [PointOfInterest] {

@@ -49,6 +49,7 @@ public enum ReportJob {
         // The command line and the config validate the settings; a request built in code is
         // checked here too, before any work (the cube refuses bad parameters by trapping).
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
+        if let problem = settings.areaPopulationProblem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         if case .files(let paths, _) = request.source {
             try InputFiles.check(paths, action: "no report was written")
@@ -73,6 +74,9 @@ public enum ReportJob {
         }
         // Auxiliary inputs first: a bad areas or POI file fails before the long work.
         let areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
+        let populations = try settings.areaPopulation.map { property in
+            try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
+        }
         let pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
 
         progress.log("loading incidents")
@@ -118,7 +122,11 @@ public enum ReportJob {
         progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
         let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
         lap("grid")
-        let areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
+        var areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
+        if let populations, let property = settings.areaPopulation {
+            areaReport?.population = AreaPopulations(property: property, ratePer: settings.ratePer.value,
+                                                     values: populations)
+        }
         let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         let totals = index.totals()

@@ -61,12 +61,15 @@ public enum ReportWriter {
             record("grid.csv")
             record("grid.csvt")
             if let areas = content.areas {
+                let rates = areas.rates(content.disclosure)
                 try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
                                                    asOf: content.parameters.asOf, disclosure: content.disclosure,
-                                                   changes: changes.areas, to: try directory.file("areas.geojson"))
+                                                   changes: changes.areas, rates: rates,
+                                                   to: try directory.file("areas.geojson"))
                 record("areas.geojson")
                 try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: content.disclosure,
-                                               changes: changes.areas, to: try directory.file("areas.csv"))
+                                               changes: changes.areas, rates: rates,
+                                               to: try directory.file("areas.csv"))
                 record("areas.csv")
             }
             try TimeseriesCSV.write(totals: content.totals, areas: content.areas?.result,

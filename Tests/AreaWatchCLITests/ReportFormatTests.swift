@@ -6,7 +6,7 @@ import Testing
 /// RFC 4180 CSV, the tiles, the summary, and every figure against an independent recomputation.
 @Suite("report formats", .timeLimit(.minutes(10)))
 struct ReportFormatTests {
-    static let attribution = "Police data: data.police.uk, contains public sector information licensed under the Open Government Licence v3.0. WatchMe sample: synthetic."
+    static let attribution = "Police data: data.police.uk, contains public sector information licensed under the Open Government Licence v3.0. WatchMe sample: synthetic. Populations: GeoNames (CC BY 4.0)."
 
     private static let modelGrid = Result { try ModelGrid(incidents: Model.all(), asOf: Model.asOf, precision: 7, radius: 1000) }
 
