@@ -47,6 +47,10 @@ public struct KnoxTable: Sendable {
     public let pairs: Int
     /// Distance band first, then time band.
     public let cells: [KnoxCell]
+    /// Every incident's time is midnight UTC on the first of a month, as month-only sources (such
+    /// as data.police.uk's `Month`) give it: days apart are then months apart, and the table says
+    /// nothing about days. False without incidents.
+    public let timesAreMonthStarts: Bool
 
     public func expected(_ c: KnoxCell) -> Double {
         permutations == 0 ? 0 : Double(c.permutedSum) / Double(permutations)
@@ -104,7 +108,17 @@ public enum KnoxTest {
             }
         }
         return KnoxTable(bands: bands, permutations: permutations, incidents: times.count, pairs: pairs.count,
-                         cells: cells)
+                         cells: cells, timesAreMonthStarts: Self.areMonthStarts(times))
+    }
+}
+
+extension KnoxTest {
+    /// True when every time is 00:00:00 UTC on the first day of a month (and there is one).
+    static func areMonthStarts(_ times: [Int64]) -> Bool {
+        !times.isEmpty && times.allSatisfy { t in
+            let c = UTCTime.civil(t)
+            return c.day == 1 && c.hour == 0 && c.minute == 0 && c.second == 0
+        }
     }
 }
 
