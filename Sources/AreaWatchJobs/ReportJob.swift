@@ -178,6 +178,10 @@ extension ReportJob {
                      + "\(parameters.bands.maxSeconds / 86_400) days")
         switch NearRepeatAnalysis.run(index, time: time, parameters: parameters, threads: settings.workerThreads) {
         case .table(let table):
+            if table.timesAreMonthStarts {
+                progress.warn("near-repeat: every time is the first of a month (month-only data): days apart are "
+                              + "not known, so the table reflects that rounding; report.html shows no table")
+            }
             return NearRepeatReport(parameters: parameters, table: table)
         case .tooManyPairs(let count):
             throw JobError(.usage, "near-repeat: \(NumberFormat.compact(Double(count))) pairs of incidents within "
