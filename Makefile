@@ -113,6 +113,7 @@ bench: build bench-deps
 # The near-repeat table (SPEC §16) against the numpy + cKDTree peer, and at 1M in a 40 km city.
 bench-nearrepeat: build bench-deps
 	python3 Benchmarks/bench_nearrepeat.py
+	python3 Tools/perf_table.py
 
 # `serve` under load on loopback (wrk): lookups/s, latency percentiles, RSS growth over 1M requests.
 bench-serve: build bench-deps
