@@ -1,18 +1,14 @@
 #!/usr/bin/env python3
 """Empirical Bayes fixtures for the Swift tests (SPEC §17), computed by PySAL's esda.
 
-    python3 Benchmarks/peers/eb_fixtures.py          # prints the fixtures as Swift literals
-    python3 Benchmarks/peers/eb_fixtures.py --check  # the same sets through `areawatch`'s numbers
-                                                     # are checked by the Swift tests; this mode
-                                                     # only re-derives them and compares with the
-                                                     # committed test source
+    python3 Benchmarks/peers/eb_fixtures.py   # prints the fixtures as Swift literals, to paste
+                                              # into Tests/AreaWatchCoreTests (EmpiricalBayesTests,
+                                              # AreaRatesTests)
 
 Each set is (events, populations); esda's smoothed rates are printed with 17 significant digits.
 A set whose method-of-moments variance is negative is marked: there areawatch clamps the variance
 to 0 and differs from esda by design.
 """
-import re
-import sys
 
 import numpy as np
 from esda.smoothing import Empirical_Bayes
@@ -40,14 +36,7 @@ AREA_SETS = {
 
 
 def fixtures():
-    out = {}
-    for name, (e, b) in SETS.items():
-        e_arr, b_arr = np.array(e, dtype=float), np.array(b, dtype=float)
-        r = Empirical_Bayes(e_arr, b_arr).r.reshape(-1)
-        m = e_arr.sum() / b_arr.sum()
-        variance = (b_arr * (e_arr / b_arr - m) ** 2).sum() / b_arr.sum() - m / b_arr.mean()
-        out[name] = (e, b, [float(x) for x in r], float(variance))
-    return out
+    return {name: smooth(e, b) for name, (e, b) in SETS.items()}
 
 
 def area_fixtures():
