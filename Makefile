@@ -50,9 +50,9 @@ $(WEB_DIR)/maplibre-gl.js:
 serve: run web
 	$(RELEASE_BIN) serve reports/calderdale
 
-# The Swift runtime and Foundation linked in: a run no longer resolves their symbols at start
-# (`--version` 75 -> 31 ms) and calls them directly (the 1M ad-hoc job 0.757 -> 0.727 s,
-# docs/PERFORMANCE.md). The system libraries (SQLite, SpatiaLite, zlib) stay shared.
+# The Swift runtime and Foundation linked in: a run resolves none of their symbols at start and
+# calls them directly (docs/PERFORMANCE.md). The system libraries (SQLite, SpatiaLite, zlib) stay
+# shared.
 build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product areawatch
 
@@ -102,18 +102,23 @@ spark-deps:
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q default-jre-headless; }
 	@python3 -c "import pyspark, pytest" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pyspark pytest
 
+# Each benchmark records its figures in .build-bench/results/; Tools/perf_table.py writes the results
+# table of docs/PERFORMANCE.md and the README's figures from them.
 bench: build bench-deps
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/bench_serve.py
 	python3 Benchmarks/bench_nearrepeat.py
+	python3 Tools/perf_table.py
 
 # The near-repeat table (SPEC §16) against the numpy + cKDTree peer, and at 1M in a 40 km city.
 bench-nearrepeat: build bench-deps
 	python3 Benchmarks/bench_nearrepeat.py
+	python3 Tools/perf_table.py
 
 # `serve` under load on loopback (wrk): lookups/s, latency percentiles, RSS growth over 1M requests.
 bench-serve: build bench-deps
 	python3 Benchmarks/bench_serve.py
+	python3 Tools/perf_table.py
 
 bench-e2e: build bench-deps
 	python3 Benchmarks/bench_e2e.py
@@ -123,6 +128,7 @@ bench-e2e: build bench-deps
 bench-spark: build spark-deps
 	$(call ensure_packages,time)
 	python3 Benchmarks/bench_spark.py
+	python3 Tools/perf_table.py
 
 # Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI; SciPy,
 # statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py).

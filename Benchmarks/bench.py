@@ -14,7 +14,8 @@ tools, on one machine in one run, medians of alternating runs.
            1M incidents: `report --areas` minus the same report without areas (p5, no tiles).
 
 Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas,statistics] [--json OUT]
-Data is generated once into Benchmarks/work/ (seeded) and reused.
+Data is generated once into Benchmarks/work/ (seeded) and reused. Everything measured goes to --json;
+the figures of docs/PERFORMANCE.md's results table to .build-bench/results/bench.json (Tools/perf_table.py).
 """
 
 import argparse
@@ -24,6 +25,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as b  # noqa: E402
+
+FIGURES = []  # for Tools/perf_table.py (benchlib.record_results)
 
 
 def ingest_section(runs, results):
@@ -121,10 +124,36 @@ def ingest_section(runs, results):
         per_core = max(p["mb_per_s"], p.get("mb_per_cpu_s", 0))
         print(f"goal JSON >= 300 MB/s per core, {name}: {p['mb_per_s']} MB/s wall, "
               f"{p.get('mb_per_cpu_s', '?')} MB/CPU-s: {'met' if per_core >= 300 else 'NOT met'}")
+    ingest_figures(out)
     print(b.table(rows, ["job", "wall s", "rows/s", "MB/s", "peak RSS MB"]))
     print(f"areawatch vs spatialite CLI: {b.ratio(sl, aw)} faster; vs DuckDB load (no geometry, no index, "
           f"no validation): {b.ratio(dk, aw)}")
     results["ingest"] = out
+
+
+def ingest_figures(out):
+    csv = out["parse_csv"]
+    FIGURES.append(b.figure("parse-csv-1core", "ingest", "parse + validate + key, 1M-row CSV, one core", "areawatch",
+                            csv["records_per_s"], "records/s", headline="CSV parse, one core"))
+    FIGURES.append(b.figure("parse-csv-all", "ingest", f"the same on all {csv['threads']} cores", "areawatch",
+                            csv["records_per_s_all_cores"], "records/s"))
+    for name, label in (("csv_time_format", "`--time-format`"), ("csv_time_format_timezone", "`--time-format` + `--timezone`")):
+        FIGURES.append(b.figure(f"parse-{name}", "ingest", f"the same with Chicago times, {label}", "areawatch",
+                                out[f"parse_{name}"]["records_per_s"], "records/s"))
+    for name, label in (("watchme", "WatchMe export"), ("json_array", "JSON array"), ("ndjson", "NDJSON"),
+                        ("geojson", "GeoJSON")):
+        FIGURES.append(b.figure(f"parse-{name}", "ingest", f"parse + validate + key, 1M {label}, one core", "areawatch",
+                                out[f"parse_{name}"]["mb_per_s"], "MB/s",
+                                headline="WatchMe export parse, one core" if name == "watchme" else None))
+    ours = "areawatch ingest CSV, empty store"
+    for name, tool, job in ((ours, "areawatch ingest", "1M-row CSV into an empty store"),
+                            ("areawatch ingest CSV, store holding 1M", "areawatch ingest", "1M-row CSV into a store holding 1M"),
+                            ("areawatch ingest WatchMe, empty store", "areawatch ingest", "1M WatchMe export into an empty store"),
+                            ("spatialite CLI: table + POINT + spatial index", "spatialite CLI", "1M-row CSV into an empty store"),
+                            ("duckdb read_csv into a table", "DuckDB (no geometry, index or validation)",
+                             "1M-row CSV into an empty store")):
+        FIGURES.append(b.figure(f"ingest-{name}", "store", job, tool, round(out[name]["wall_s"], 2), "s",
+                                out[name]["peak_rss_mb"], peer_of=None if tool == "areawatch ingest" else f"ingest-{ours}"))
 
 
 def query_section(sizes, runs, results):
@@ -141,6 +170,15 @@ def query_section(sizes, runs, results):
               f"grid p7 r1000: scatter {stages['grid_scatter_s']} s (1 thread {stages.get('grid_scatter_1_thread_s', '-')} s), "
               f"R-tree per cell {stages['grid_rtree_per_cell_s']} s, agree: {stages['strategies_agree']}; "
               f"{stages['grid_cells']:,} cells; {stages['bytes_per_incident']} bytes/incident; peak RSS {r.rss_mb:.0f} MB")
+        FIGURES.extend([
+            b.figure(f"index-{n}", "index", f"index build, {n:,} incidents", "areawatch", stages["index_build_s"], "s"),
+            b.figure(f"points-{n}", "query", f"point queries, {n:,} incidents, all cores", "areawatch",
+                     stages["point_queries_per_s"], "queries/s"),
+            b.figure(f"scatter-{n}", "grid", f"grid p7 r1000, {n:,} incidents, all cores", "scatter (default)",
+                     stages["grid_scatter_s"], "s"),
+            b.figure(f"rtree-{n}", "grid", f"grid p7 r1000, {n:,} incidents, all cores", "R-tree per cell centre",
+                     stages["grid_rtree_per_cell_s"], "s", peer_of=f"scatter-{n}"),
+        ])
 
         # The same grid by areawatch end to end and by the peers, checked identical.
         aw_dir = os.path.join(b.WORK, f"grid-aw-{n}")
@@ -169,6 +207,10 @@ def query_section(sizes, runs, results):
             wall = b.median([r.wall for r in rs])
             rows.append([name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}", b.ratio(wall, aw)])
             out[f"{name} {n}"] = {"wall_s": wall, "peak_rss_mb": b.median([r.rss_mb for r in rs])}
+            tool = name.split(" (")[0].replace(" SQL script", "").replace(" script", "")
+            FIGURES.append(b.figure(f"grid-job-{n}-{tool}", "grid", f"grid.csv (+ grid.geojson) of {n:,} incidents, no tiles",
+                                    tool, round(wall, 2), "s", b.median([r.rss_mb for r in rs]),
+                                    peer_of=None if name == jobs[0][0] else f"grid-job-{n}-areawatch report --input"))
         print(b.table(rows, ["job", "wall s", "peak RSS MB", "vs areawatch"]))
         grid_stage = stages["grid_scatter_s"]
         for name, rs in timed.items():
@@ -191,6 +233,10 @@ def report_section(results):
     print(f"grid.pmtiles alone {stages['grid_pmtiles_s']} s ({stages['grid_pmtiles_cpu_s']} s CPU, on its own thread "
           f"in the report; report CPU {stages['report_write_cpu_s']} s), {stages['grid_pmtiles_bytes'] / 1e6:.1f} MB")
     print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
+    FIGURES.append(b.figure("report-write-1M", "report", "report written, 1M incidents (p7, tiles 10-14)", "areawatch",
+                            stages["report_write_s"], "s"))
+    FIGURES.append(b.figure("grid-geojson-1M", "report", "grid.geojson alone", "areawatch",
+                            stages["grid_geojson_mb_per_s"], "MB/s"))
     results["report"] = stages
 
 
@@ -254,6 +300,8 @@ def areas_section(results):
         out[name] = {"extra_wall_s": round(wall - baseline, 2), "extra_queries_s": round(q - baseline_q, 2),
                      "n_current_inside": inside}
         rows.append([f"{n:,}{' (spiky)' if spiky else ''}", f"{wall - baseline:.2f}", f"{q - baseline_q:.2f}", inside])
+        FIGURES.append(b.figure(f"area-{name}", "query", f"named area of {n:,} vertices{' (spiky)' if spiky else ''}, "
+                                "1M incidents: extra wall time", "areawatch", round(wall - baseline, 2), "s"))
     print("\n== named areas against 1M incidents (report --areas minus report without; p5, no tiles) ==")
     print(f"report without areas: {baseline:.2f} s (query stage {baseline_q:.2f} s)")
     print(b.table(rows, ["vertices", "extra wall s", "extra query stage s", "n_current inside"]))
@@ -267,6 +315,9 @@ def statistics_section(runs, results):
     rs = [b.timed([b.BIN, "benchmark", "etest"]).json() for _ in range(runs)]
     rates = {k: b.median([r[k] for r in rs]) for k in rs[0] if k.endswith("_per_s")}
     out["etest"] = rates
+    for counts in ("0_20", "100_900", "1000_10000"):
+        FIGURES.append(b.figure(f"etest-{counts}", "statistics", f"SPEC §12 E-test, counts {counts.replace('_', '–')}, "
+                                "one core", "areawatch", rates[f"counts_{counts}_365_366_per_s"], "p-values/s"))
     print("\n== SPEC §12 E-test, p-values per CPU second of one core (median of %d runs) ==" % runs)
     # counts_*: one pValue call per pair; cells_*_report_path: the report's own path
     # (ChangeSignificance.of on one thread: pairs of one total share their Poisson tables, BH included).
@@ -281,6 +332,8 @@ def statistics_section(runs, results):
                                                           "change_significance_s", "change_significance_1_thread_s")}
     q["grid_cells"] = int(q["grid_cells"])
     out["grid_1m"] = q
+    FIGURES.append(b.figure("change-columns-1M", "statistics", f"SPEC §12 columns of the 1M grid ({q['grid_cells']:,} cells), "
+                            "all cores", "areawatch", q["change_significance_s"], "s"))
     print(f"1M grid p7 (medians of {runs}): {q['grid_cells']:,} cells; grid scatter {q['grid_scatter_s']} s on 2 threads "
           f"({q['grid_scatter_1_thread_s']} s on one); SPEC §12 columns {q['change_significance_s']} s "
           f"({q['change_significance_1_thread_s']} s on one core): "
@@ -303,6 +356,10 @@ def statistics_section(runs, results):
         same = peer.code == 0
         rows.append([str(precision), f"{ours:.3f}", f"{peer.wall:.1f}", b.ratio(peer.wall, ours), "same" if same else "DIFFERENT"])
         out[f"ehsa_p{precision}"] = {"areawatch_s": ours, "peer_wall_s": peer.wall, "same_answers": same}
+        job = f"emerging hot spots, 1M incidents, precision {precision}, 24 steps{'' if same else ', DIFFERENT answers'}"
+        FIGURES.append(b.figure(f"ehsa-p{precision}", "statistics", job, "areawatch (stage)", round(ours, 3), "s"))
+        FIGURES.append(b.figure(f"ehsa-p{precision}-peer", "statistics", job, "esda + pymannkendall",
+                                round(peer.wall, 1), "s", peer_of=f"ehsa-p{precision}"))
     print("\n== SPEC §13 emerging hot spots, 1M incidents, 24 monthly steps (areawatch: stage `ehsa`, median; "
           "peer: esda + pymannkendall script, one run, wall) ==")
     print(b.table(rows, ["precision", "areawatch s", "peer s", "peer / areawatch", "answers"]))
@@ -335,6 +392,7 @@ def main():
     with open(a.json, "w") as f:
         json.dump(results, f, indent=2, default=str)
     b.log(f"results in {b.rel(a.json)}")
+    b.record_results("bench", b.command_line("make bench"), FIGURES)
 
 
 if __name__ == "__main__":

@@ -12,23 +12,26 @@ time and peak RSS (/usr/bin/time -v):
   3. incremental nightly: a store holding 5M incidents plus an inbox of 20k new ones:
      `areawatch run` end to end.
 
-Prints a table and writes it with the machine and the command into docs/PERFORMANCE.md between
-the markers `<!-- bench-e2e:begin -->` and `<!-- bench-e2e:end -->`.
+Prints the tables; records the figures in .build-bench/results/bench_e2e.json and (unless
+--no-doc) runs Tools/perf_table.py, which rewrites the results table of docs/PERFORMANCE.md and
+the README's figures. The raw walls of every run go to Benchmarks/work/bench-e2e-results.json.
 
 Usage: bench_e2e.py [--runs 3] [--sizes 1000000,5000000,10000000] [--peers-max 1000000]
                     [--only adhoc,load,nightly] [--no-doc]
 """
 
 import argparse
-import datetime
 import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as b  # noqa: E402
+
+FIGURES = []  # for Tools/perf_table.py (benchlib.record_results)
 
 
 def adhoc(sizes, runs, peers_max, lines, results):
@@ -61,6 +64,11 @@ def adhoc(sizes, runs, peers_max, lines, results):
             rows.append([f"{n:,}", name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
                          "1.0x" if name == "areawatch" else b.ratio(wall, aw),
                          "" if name == "areawatch" else ("identical" if identical.get(name) else "DIFFERENT")])
+            same = "" if name == "areawatch" else (", same grid" if identical.get(name) else ", DIFFERENT grid")
+            FIGURES.append(b.figure(f"adhoc-{n}-{name}", "whole job", f"ad-hoc job, {n:,} incidents{same}", name,
+                                    round(wall, 2), "s", b.median([r.rss_mb for r in rs]),
+                                    peer_of=None if name == "areawatch" else f"adhoc-{n}-areawatch",
+                                    headline=f"ad-hoc job, {n:,} incidents" if name == "areawatch" else None))
         # The parse share: the same file read, validated and keyed on one core (and on all), nothing else.
         parsed = b.timed([b.BIN, "benchmark", "parse", "--input", csv]).json()
         parse = parsed["seconds"]
@@ -74,6 +82,9 @@ def adhoc(sizes, runs, peers_max, lines, results):
                             f"{t.get('index', 0):.2f}", f"{t.get('grid', 0):.2f}", f"{t.get('report', 0):.2f}",
                             f"{after / parse:.2f}",
                             " / ".join(per_incident.get(k, "-") for k in ("ingest", "index", "grid"))])
+        FIGURES.append(b.figure(f"adhoc-{n}-stages", "whole job", f"ad-hoc job, {n:,} incidents: stages (last run)",
+                                "areawatch", " / ".join(f"{k} {t.get(k, 0):.2f}" for k in ("ingest", "index", "grid", "report")),
+                                "s"))
         results[f"adhoc_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}
     lines.append(md_table(rows, ["incidents", "tool", "wall s (median)", "peak RSS MB", "tool / areawatch", "grid"]))
     lines.append("\nareawatch stages (last run, from summary.json; `parse` is `areawatch benchmark parse`, on one core "
@@ -104,6 +115,11 @@ def bulk_load(sizes, runs, peers_max, lines, results):
                       + (f" ({split.group(3)})" if split.group(3) else "")) if split and name == "areawatch ingest" else ""
             rows.append([f"{n:,}", name, f"{wall:.2f}", f"{n / wall:,.0f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
                          "1.0x" if name == "areawatch ingest" else b.ratio(wall, aw), detail])
+            ours = name == "areawatch ingest"
+            FIGURES.append(b.figure(f"load-{n}-{name}", "store", f"bulk load into an empty store, {n:,} incidents",
+                                    name, round(wall, 2), "s", b.median([r.rss_mb for r in rs]),
+                                    peer_of=None if ours else f"load-{n}-areawatch ingest",
+                                    headline=f"bulk load, {n:,} incidents" if ours else None))
         results[f"load_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}
     lines.append(md_table(rows, ["incidents", "tool", "wall s (median)", "rows/s", "peak RSS MB", "tool / areawatch",
                                  "where the time goes"]))
@@ -148,26 +164,15 @@ def nightly(runs, lines, results):
     lines.append(md_table([["5,000,000 + 20,000", f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}", stages]],
                           ["incidents", "wall s (median)", "peak RSS MB", "stages (last run)"]))
     results["nightly"] = [r.wall for r in rs]
+    FIGURES.append(b.figure("nightly-5M+20k", "whole job", "nightly run: 20,000 new into a store of 5,000,000",
+                            "areawatch run", round(wall, 2), "s", b.median([r.rss_mb for r in rs]),
+                            headline="nightly, 20k new into 5M"))
 
 
 def md_table(rows, header):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out) + "\n"
-
-
-def write_doc(lines, command):
-    path = os.path.join(b.ROOT, "docs", "PERFORMANCE.md")
-    begin, end = "<!-- bench-e2e:begin -->", "<!-- bench-e2e:end -->"
-    text = open(path).read() if os.path.exists(path) else f"# Performance\n\n{begin}\n{end}\n"
-    if begin not in text:
-        text += f"\n{begin}\n{end}\n"
-    block = (f"{begin}\nMeasured {datetime.date.today().isoformat()} on {b.machine()} with `{command}`.\n\n"
-             + "\n".join(lines) + f"\n{end}")
-    text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
-    with open(path, "w") as f:
-        f.write(text)
-    b.log(f"wrote {b.rel(path)}")
 
 
 def main():
@@ -177,7 +182,7 @@ def main():
     p.add_argument("--peers-max", type=int, default=1_000_000, help="largest size the peer scripts run at")
     p.add_argument("--load-peers-max", type=int, default=5_000_000, help="largest size the spatialite CLI loads")
     p.add_argument("--only", default="adhoc,load,nightly")
-    p.add_argument("--no-doc", action="store_true")
+    p.add_argument("--no-doc", action="store_true", help="record the figures, leave docs/PERFORMANCE.md and README.md alone")
     a = p.parse_args()
     if not os.path.exists(b.BIN):
         raise SystemExit("bench: build first (make build)")
@@ -193,8 +198,9 @@ def main():
     print("\n".join(lines))
     with open(os.path.join(b.WORK, "bench-e2e-results.json"), "w") as f:
         json.dump(results, f, indent=2)
+    b.record_results("bench_e2e", b.command_line("make bench-e2e"), FIGURES)
     if not a.no_doc:
-        write_doc(lines, "make bench-e2e" + ("" if len(sys.argv) == 1 else " (" + " ".join(sys.argv[1:]) + ")"))
+        subprocess.run([sys.executable, os.path.join(b.ROOT, "Tools", "perf_table.py")], check=True)
 
 
 if __name__ == "__main__":

@@ -115,8 +115,14 @@ def compare(name, data, runs, permutations):
     same = observed(os.path.join(out, "nearrepeat.csv")) == observed(peer_csv)
     engine_wall = b.median([r.wall for r in results["areawatch"]])
     peer_wall = b.median([r.wall for r in results["peer"]])
-    return [name, f"{nr['incidents']:,}", f"{nr['pairs']:,}", permutations, f"{stage:.2f}", f"{engine_wall:.2f}",
-            f"{peer_wall:.2f}", b.ratio(peer_wall, stage), "yes" if same else "NO"]
+    job = f"near repeat, {name}: {nr['incidents']:,} incidents, {nr['pairs']:,} pairs, {permutations} permutations"
+    figures = [b.figure(f"nearrepeat-{name}", "near repeat", job, "areawatch", round(stage, 2), "s",
+                        headline=f"near repeat ({name}, {permutations} permutations)" if name == "city-year" else None),
+               b.figure(f"nearrepeat-{name}-peer", "near repeat", job, "numpy + cKDTree", round(peer_wall, 2), "s",
+                        peer_of=f"nearrepeat-{name}")]
+    row = [name, f"{nr['incidents']:,}", f"{nr['pairs']:,}", permutations, f"{stage:.2f}", f"{engine_wall:.2f}",
+           f"{peer_wall:.2f}", b.ratio(peer_wall, stage), "yes" if same else "NO"]
+    return row, figures
 
 
 def main():
@@ -128,12 +134,15 @@ def main():
     os.makedirs(b.WORK, exist_ok=True)
     print(f"near repeat (SPEC §16): {b.machine()}; medians of {a.runs} alternating runs")
     rows = []
+    figures = []
     if "city-year" in only:
         rows.append(compare("city-year", current_window(CITY, os.path.join(b.WORK, "nr-city-year.csv")), a.runs, 999))
+        figures += rows[-1][1]
     if "uniform" in only:
         rows.append(compare("uniform", uniform(60_000, 12, os.path.join(b.WORK, "nr-uniform-60k.csv")), a.runs, 999))
+        figures += rows[-1][1]
     if rows:
-        print(b.table(rows, ["data", "incidents", "pairs", "perms", "areawatch stage s", "areawatch job s",
+        print(b.table([r[0] for r in rows], ["data", "incidents", "pairs", "perms", "areawatch stage s", "areawatch job s",
                              "peer s", "peer / stage", "same observed"]))
     if "40km-1M" in only:
         data = uniform(1_000_000, 40, os.path.join(b.WORK, "nr-uniform-1M-40km.csv"), seed=17)
@@ -144,10 +153,16 @@ def main():
             summary = json.load(f)
         nr = summary["near_repeat"]
         stage = summary["timings_s"]["near-repeat"]
-        per_pair = (r.rss * 1024) / max(1, nr["pairs"])
+        per_pair = r.rss_mb * 2**20 / max(1, nr["pairs"])
+        figures.append(b.figure("nearrepeat-40km-1M", "near repeat",
+                                f"near repeat, 40 km city: {nr['incidents']:,} incidents, {nr['pairs']:,} pairs, "
+                                "99 permutations (peak RSS)", "areawatch", round(stage, 1), "s", rss_mb=r.rss_mb))
         print(b.table([["40km-1M", f"{nr['incidents']:,}", f"{nr['pairs']:,}", 99, f"{stage:.1f}", f"{r.wall:.1f}",
-                        f"{r.rss // 1024:,}", f"{per_pair:.1f}"]],
+                        f"{r.rss_mb:,.0f}", f"{per_pair:.1f}"]],
                       ["data", "incidents", "pairs", "perms", "stage s", "job s", "peak MB", "peak bytes / pair"]))
+
+    if figures:
+        b.record_results("bench_nearrepeat", b.command_line("python3 Benchmarks/bench_nearrepeat.py"), figures)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
   - a sample of answers compared byte for byte with `areawatch lookup --json` at the same points.
 
 Usage: bench_serve.py [--seconds 20] [--total 1000000] [--sample 100] [--connections 16] [--json OUT]
+The figures of docs/PERFORMANCE.md's results table go to .build-bench/results/bench_serve.json.
 """
 
 import argparse
@@ -130,6 +131,12 @@ def main():
     with open(a.json, "w") as f:
         json.dump(result, f, indent=2)
     b.log(f"results in {b.rel(a.json)}")
+    job = f"lookups on loopback, {a.connections} connections"
+    b.record_results("bench_serve", b.command_line("make bench-serve"), [
+        b.figure("serve-lookups", "serve", job, "areawatch serve", result["lookups_per_s"], "lookups/s",
+                 headline="serve, lookups"),
+        b.figure("serve-p99", "serve", job + ": p99 latency", "areawatch serve", result["p99_ms"], "ms"),
+    ])
     if mismatches:
         raise SystemExit(f"bench: {mismatches} of {a.sample} served answers differ from `areawatch lookup --json`")
 

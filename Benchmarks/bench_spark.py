@@ -169,7 +169,7 @@ def main():
     sizes = [int(s) for s in os.environ.get("AREAWATCH_SPARK_SIZES", "1000000,10000000,50000000").split(",") if s]
     path = os.path.join(ROOT, "Benchmarks", "results", "spark.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    results = {"machine": machine(), "as_of": AS_OF, "sizes": []}
+    results = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "as_of": AS_OF, "sizes": []}
     if os.path.exists(path):  # a run of some sizes keeps the others' results
         with open(path) as f:
             earlier = json.load(f)

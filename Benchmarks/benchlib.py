@@ -177,3 +177,48 @@ def same_grid(a_csv, b_csv, columns=11):
             return [",".join(line.rstrip("\n").split(",")[:columns]) for line in f]
     # The WKT column quotes commas, but the first eleven columns never contain one.
     return rows(a_csv) == rows(b_csv)
+
+
+# Machine-readable results: each script records its figures in RESULTS/<script>.json (a folder
+# git ignores), merged by key with what an earlier run of the same script recorded, so a run of
+# one section updates only its own figures. Tools/perf_table.py turns them into the one results
+# table of docs/PERFORMANCE.md (and the README's figures).
+RESULTS = os.path.join(ROOT, ".build-bench", "results")
+
+
+def figure(key, stage, job, tool, value, unit, rss_mb=None, peer_of=None, headline=None):
+    """One measured figure. `peer_of` names the key of the areawatch figure a peer's figure is
+    compared with (the table prints the ratio); `headline` is the README's label for it."""
+    f = {"key": key, "stage": stage, "job": job, "tool": tool, "value": value, "unit": unit}
+    if rss_mb is not None:
+        f["rss_mb"] = round(rss_mb)
+    if peer_of:
+        f["peer_of"] = peer_of
+    if headline:
+        f["headline"] = headline
+    return f
+
+
+def record_results(script, command, figures):
+    """Merges `figures` (dicts from `figure`) into RESULTS/<script>.json, each stamped with
+    today's date, this machine and `command`; returns the path."""
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, f"{script}.json")
+    kept = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            kept = {x["key"]: x for x in json.load(f).get("figures", [])}
+    run = {"date": time.strftime("%Y-%m-%d"), "machine": machine(), "command": command}
+    for x in figures:
+        kept[x["key"]] = dict(x, **run)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"script": script, "figures": list(kept.values())}, f, indent=1)
+    os.replace(tmp, path)
+    log(f"figures in {rel(path)}")
+    return path
+
+
+def command_line(default):
+    """The command that reproduces this run: `default` (the make target) plus any options."""
+    return default + ("" if len(sys.argv) == 1 else " (" + " ".join(sys.argv[1:]) + ")")

@@ -7,12 +7,8 @@ public enum FeatureReaders {
     /// Polygon / MultiPolygon features of a GeoJSON FeatureCollection, named by `idProperty`
     /// (falling back to the feature `id`, then to the feature's position).
     public static func areas(path: String, idProperty: String) throws(InputError) -> [NamedArea] {
-        let (tape, bytes) = try parseWhole(path)
+        let (tape, bytes, features) = try featureCollection(path)
         defer { withExtendedLifetime(bytes) {} }
-        guard tape.node(0).kind == .object,
-              let features = JSONRecordMapper.member(tape, of: 0, named: "features"), tape.node(features).kind == .array else {
-            throw InputError(file: path, message: "not a GeoJSON FeatureCollection (no \"features\" array)")
-        }
         var areas: [NamedArea] = []
         for (i, feature) in tape.elements(of: features).enumerated() {
             let position = "features[\(i)]"
@@ -41,6 +37,38 @@ public enum FeatureReaders {
             areas.append(area)
         }
         return areas
+    }
+
+    /// `properties[property]` of every feature of an areas file, in the order of `areas(path:idProperty:)`
+    /// (SPEC §17): only a JSON number is a population; `null` or no member is `missing`, anything
+    /// else (a string, even of digits, a boolean, an object) is `notNumeric`, never an error.
+    public static func areaPopulations(path: String, property: String) throws(InputError) -> [AreaPopulation] {
+        let (tape, bytes, features) = try featureCollection(path)
+        defer { withExtendedLifetime(bytes) {} }
+        return tape.elements(of: features).map { feature -> AreaPopulation in
+            guard tape.node(feature).kind == .object,
+                  let properties = JSONRecordMapper.member(tape, of: feature, named: "properties"),
+                  tape.node(properties).kind == .object,
+                  let value = JSONRecordMapper.member(tape, of: properties, named: property) else { return .missing }
+            let raw = JSONRecordMapper.rawValue(tape, value)
+            switch raw.kind {
+            case .null, .absent: return .missing
+            case .number:
+                guard let v = DecimalParsing.parse(raw.bytes), v.isFinite else { return .notNumeric }
+                return .value(v)
+            case .text, .boolean, .composite: return .notNumeric
+            }
+        }
+    }
+
+    /// The parsed file and its `features` array node; the bytes back the tape and must outlive it.
+    private static func featureCollection(_ path: String) throws(InputError) -> (JSONTape, ByteBuffer, Int) {
+        let (tape, bytes) = try parseWhole(path)
+        guard tape.node(0).kind == .object,
+              let features = JSONRecordMapper.member(tape, of: 0, named: "features"), tape.node(features).kind == .array else {
+            throw InputError(file: path, message: "not a GeoJSON FeatureCollection (no \"features\" array)")
+        }
+        return (tape, bytes, features)
     }
 
     /// Points of interest: a CSV with a name column and latitude/longitude columns (SPEC §2.3

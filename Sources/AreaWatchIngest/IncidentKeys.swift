@@ -31,8 +31,8 @@ struct IncidentKeyer {
     let mode: IdlessMode
     let fileDigestPrefix: String
     private let ordinals = OrdinalTable()
-    /// Reused for every id-less record: the hashed content, then the key's bytes (a String
-    /// interpolation and a fresh array per record were 10 % of parsing a CSV with 20 % id-less rows).
+    /// Reused for every id-less record: the hashed content, then the key's bytes (no String
+    /// interpolation and no fresh array per record: id-less rows are common in portal exports).
     private var scratch: [UInt8] = []
 
     /// - Parameters:
@@ -112,11 +112,11 @@ struct IncidentKeyer {
 
 /// How many id-less records of each content digest a file has had so far.
 ///
-/// Measured need: a `Dictionary<UInt64, UInt32>` hashed every digest again (SipHash) and was
-/// ~5 % of parsing a CSV with 20 % id-less rows. Here the digests seen sit in an open-addressing
-/// table of 8-byte slots, at most half full: 16–32 bytes per distinct content, as in the
-/// Dictionary (the one structure of an ingest that grows with the file; filled to 3/4, parsing
-/// measured 5–9 % slower). The counts of digests seen more than once, far fewer, are kept apart.
+/// Why not a `Dictionary<UInt64, UInt32>`: it hashes every digest again (SipHash), though a digest
+/// is already uniform. Here the digests seen sit in an open-addressing table of 8-byte slots, at
+/// most half full: 16–32 bytes per distinct content, as in the Dictionary (the one structure of an
+/// ingest that grows with the file; fuller, the probe runs grow and parsing slows). The counts
+/// of digests seen more than once, far fewer, are kept apart.
 /// A digest picks its slot by one multiply (high bits of the digest times a random odd number: a
 /// file crafted so that many digests share some bits still cannot crowd one run of slots). The
 /// probes are random reads over megabytes: on 4 KiB pages nearly every one also missed the TLB,

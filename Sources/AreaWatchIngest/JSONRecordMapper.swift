@@ -21,7 +21,8 @@ final class JSONRecordMapper {
     @exclusivity(unchecked) private var attributes = AttributeWriter()
     @exclusivity(unchecked) private var attributeMembers: [(key: Int, value: Int)] = []
     /// One slot per field, then the TIME member of `--column time=DATE+TIME`.
-    /// (Fixed size, so plain memory: an Array's uniqueness check per write was 3 % of NDJSON.)
+    /// (Fixed size, so plain memory: an Array would check its uniqueness on every write, and these
+    /// are written for every member of every record.)
     private let slotNode = UnsafeMutablePointer<Int>.allocate(capacity: JSONRecordMapper.slotCount)
     private let slotRank = UnsafeMutablePointer<Int>.allocate(capacity: JSONRecordMapper.slotCount)
     private let idSlot = 3
@@ -157,8 +158,8 @@ final class JSONRecordMapper {
         }
         var idValue = value(idSlot)
         if let featureID, !featureID.isEmpty { idValue = featureID }
-        // Checked first, then built: no `Result<Incident, …>` to take apart (1–2 % of reading
-        // the dense JSON forms; the copy of the incident into the record remains).
+        // Checked first, then built: no `Result<Incident, …>` to take apart for every record (the
+        // copy of the incident into the record remains).
         let checked: RecordBuilder.Checked
         switch RecordBuilder.check(lat: lat, lon: lon, time: timeValue(tape), times: times) {
         case .failure(let reason):

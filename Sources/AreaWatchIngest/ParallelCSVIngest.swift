@@ -23,6 +23,16 @@ enum ParallelCSVIngest {
     /// Records between a key's prefetch and its keying.
     static let prefetchDistance = 16
 
+    /// Blocks cut and not yet taken back at any moment (docs/RELIABILITY.md states the memory
+    /// bound from it): twice the parsing threads and one, so that the parsers always find a block
+    /// while this thread keys and writes the head one, and the bytes held stay a fixed multiple of
+    /// the block size whatever the file's length.
+    static func blocksInFlight(threads: Int) -> Int { 2 * max(1, threads) + 1 }
+
+    /// The most bytes one block can hold: a cut is looked for up to `target` × 2^`maxGrowth`
+    /// bytes, after which the rest of the file is streamed by one thread.
+    static func largestBlockBytes(target: Int) -> Int { target << maxGrowth }
+
     /// The accepted incidents reach `emit` in runs, in file order, where the parsing thread left
     /// them, keyed: with `accounting.hashesKeys` their keys are empty and the keys' hashes come
     /// beside them, else each has its key and the hashes are nil. `emit` may read and change the
@@ -45,10 +55,9 @@ enum ParallelCSVIngest {
         accounting.contentBase = csv.contentOffset  // the header's end
         defer { for block in inFlight[head...] { block.waitUntilParsed() } }
         while true {
-            // Up to 2 × threads + 1 blocks: with malloc reusing freed blocks, more in flight keep
-            // the parsers busy while this thread writes (ingest 0.336 -> 0.306 s at 1M; with
-            // threads + 1 blocks both sides waited on each other; 3 × threads was no better).
-            while !cutterDone && inFlight.count - head <= 2 * threads {
+            // Up to `blocksInFlight` blocks: with fewer, the parsers and this thread wait on each
+            // other; with more, only memory grows (malloc reuses the freed blocks' memory).
+            while !cutterDone && inFlight.count - head < blocksInFlight(threads: threads) {
                 guard let bytes = try cutter.next() else {
                     cutterDone = true
                     break
@@ -60,8 +69,8 @@ enum ParallelCSVIngest {
             guard head < inFlight.count else { break }
             let block = inFlight[head]
             // Rather than wait, this thread parses too: the head block if no worker has begun it,
-            // else the next one none has. Waiting, it left a quarter of both cores idle through
-            // the ingest at 1M (three threads on two cores hand blocks back and forth).
+            // else the next one none has, so no core idles while a parsed block is due (a block
+            // is claimed once, atomically, so it is parsed by exactly one thread).
             while !block.isParsed {
                 if block.claim() {
                     workers.parse(block)

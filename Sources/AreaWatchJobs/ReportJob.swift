@@ -63,6 +63,9 @@ public enum ReportJob {
         }
         // Auxiliary inputs first: a bad areas or POI file fails before the long work.
         let areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
+        let populations = try settings.areaPopulation.map { property in
+            try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
+        }
         let pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
 
         progress.log("loading incidents")
@@ -92,7 +95,11 @@ public enum ReportJob {
         progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
         let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
         lap("grid")
-        let areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
+        var areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
+        if let populations, let property = settings.areaPopulation {
+            areaReport?.population = AreaPopulations(property: property, ratePer: settings.ratePer.value,
+                                                     values: populations)
+        }
         let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         let totals = index.totals()
@@ -131,6 +138,7 @@ extension ReportJob {
     static func check(_ request: ReportRequest) throws {
         let settings = request.report
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
+        if let problem = settings.areaPopulationProblem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         if case .files(let paths, _) = request.source {
             try InputFiles.check(paths, action: "no report was written")
@@ -186,6 +194,10 @@ extension ReportJob {
                      + "\(parameters.bands.maxSeconds / 86_400) days")
         switch NearRepeatAnalysis.run(index, time: time, parameters: parameters, threads: settings.workerThreads) {
         case .table(let table):
+            if table.timesAreMonthStarts {
+                progress.warn("near-repeat: every time is the first of a month (month-only data): days apart are "
+                              + "not known, so the table reflects that rounding; report.html shows no table")
+            }
             return NearRepeatReport(parameters: parameters, table: table)
         case .tooManyPairs(let count):
             throw JobError(.usage, "near-repeat: \(NumberFormat.compact(Double(count))) pairs of incidents within "

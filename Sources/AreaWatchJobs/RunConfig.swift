@@ -111,6 +111,7 @@ public struct RunConfig: Sendable {
         var report = try ConfigArguments.parse(try section("report"), as: ReportSettings.self, context: "\(file) [report]",
                                                skipping: ["out"])
         report.out = out
+        if let problem = report.areaPopulationProblem { throw JobError(.usage, "\(file) [report]: \(problem)") }
         self.report = report.resolvingPaths(resolve)
     }
 

@@ -164,9 +164,11 @@ public enum ScaleOutJobs {
     /// folder as `report --input` over the same files would.
     public static func mergeReport(parts: String, query: QuerySettings, report settings: ReportSettings,
                                    progress: ProgressReporter) throws -> ReportRun {
-        guard settings.areas == nil, settings.poi == nil, settings.groupBy == nil, !settings.ehsa, !settings.nearRepeat else {
+        guard settings.areas == nil, settings.areaPopulation == nil, settings.poi == nil, settings.groupBy == nil,
+              !settings.ehsa, !settings.nearRepeat else {
             throw JobError(.usage, "the scale-out job writes the grid, tiles, summary and HTML report; "
-                           + "--areas, --poi, --group-by, --ehsa and --near-repeat are for `areawatch report`")
+                           + "--areas, --area-population, --poi, --group-by, --ehsa and --near-repeat are for "
+                           + "`areawatch report`")
         }
         try refuseLatest(query)
         let parameters = query.parameters()

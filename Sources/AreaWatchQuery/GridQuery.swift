@@ -62,7 +62,8 @@ public struct GridResult: Sendable {
 
 /// How radius counts per cell are computed; both give identical results (tests compare them).
 public enum GridStrategy: String, Sendable, CaseIterable {
-    /// Each incident into the cell centres within its radius (default: faster, see docs/PERFORMANCE.md).
+    /// Each incident into the cell centres within its radius (default: its cost does not grow with
+    /// the incidents near each circle's edge; docs/PERFORMANCE.md, "Query and grid").
     case scatter
     /// An R-tree radius count per candidate cell centre.
     case rtreePerCell = "rtree"
@@ -83,7 +84,8 @@ extension IncidentIndex {
     }
 
     /// Merges radius counts with the in-cell and per-year counts of the geohash buckets, in
-    /// `threads` parts split at a cell prefix (alone it was 14 ms of serial time at 1M), joined in order.
+    /// `threads` parts split at a cell prefix (on one thread it was serial time with the other cores
+    /// idle), joined in order.
     private func assembleGrid(precision: Int, radiusCells: [RadiusCell], threads: Int) -> GridResult {
         let shift = UInt64(64 - 5 * precision)
         let parts = max(1, min(threads, radiusCells.count / 2_000))

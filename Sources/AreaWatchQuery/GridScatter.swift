@@ -34,8 +34,9 @@ struct RadiusCell: Sendable {
 ///    `maxDenseRowColumns`.
 enum GridScatter {
     /// Rows per band: the unit of work handed to a thread. An incident's trigonometry is computed
-    /// once per band it reaches: at p7 and 1 km a circle spans ~15 rows, so 16-row bands had
-    /// each incident in ~1.9 bands, 32-row ones in ~1.5 (1M job CPU 1.077 -> 1.067 s).
+    /// once per band it reaches, so a band should be well above a circle's height in rows (~15 at
+    /// p7 and 1 km: ~1.5 bands an incident at 32 rows, ~1.9 at 16), and still leave enough bands
+    /// to share among the cores.
     static let bandRows: Int64 = 32
     /// Most cells of one dense window (all its rows). Each cell is three `Int32` counters, so this
     /// bounds a thread's reused scratch to 48 MB; a city band needs a few hundred kB. Past it the
@@ -81,8 +82,8 @@ enum GridScatter {
         var results = [[RadiusCell]](repeating: [], count: bands.count)
         let workers = max(1, min(threads, bands.count))
         // Largest bands first, each to whichever worker is free: dealt out in turn, a city's
-        // dense bands left one core scattering alone for the last ~20 % of the stage. Results
-        // stay in band order, so the output does not depend on the schedule.
+        // dense bands left one core scattering alone at the end of the stage. Results stay in
+        // band order, so the output does not depend on the schedule.
         let schedule = bands.indices.sorted { (bands[$0].members.count, $1) > (bands[$1].members.count, $0) }
         let next = Atomic<Int>(0)
         results.withUnsafeMutableBufferPointer { out in

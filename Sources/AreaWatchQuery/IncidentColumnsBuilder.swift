@@ -7,8 +7,8 @@ import AreaWatchCore
 /// memory goal. A record whose key is known is a duplicate when its content equals the row's:
 /// the fields the columns hold are compared with them, the others (time precision, description,
 /// user, attributes) through a 64-bit hash kept per row; most records have none of those, and
-/// then nothing is hashed at all (hashing every record's content was ~12 % of the writing
-/// thread at 1M).
+/// then nothing is hashed at all (the writing thread sets the ingest's pace, and a hash of every
+/// record's whole content was its largest item).
 public struct IncidentColumnsBuilder: IncidentSink {
     public private(set) var columns: IncidentColumns
     private var keys: KeyTable
@@ -45,8 +45,9 @@ public struct IncidentColumnsBuilder: IncidentSink {
     }
 
     /// Unless the keys are kept for listing, only their hashes are needed: the parallel CSV
-    /// readers hash them where they parse them, and no key text is built (at 1M incidents, making,
-    /// handing over and freeing each key's String was ~30 % of this writing thread).
+    /// readers hash them where they parse them, and no key text is built (making, handing over and
+    /// freeing each key's String across threads would fall on this writing thread, which sets the
+    /// pace).
     public var identifiesKeysByHash: Bool { !keepKeys }
 
     /// Slots start loading `prefetchDistance` incidents ahead: one slot's miss no longer stalls

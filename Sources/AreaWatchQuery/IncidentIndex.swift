@@ -59,7 +59,8 @@ public struct IncidentIndex: Sendable {
     /// - Parameter columns: released once gathered, before the R-tree is built, when the caller
     ///   holds no other copy (the 10M job's peak memory).
     /// - Parameter pointQueries: build the R-tree (false when only grids, areas, totals, the
-    ///   breakdown and the hot-spot cube are asked for: 0.107 -> 0.071 s for the index at 1M).
+    ///   breakdown and the hot-spot cube are asked for: none of them queries points, and the
+    ///   grid then scatters the incidents in geohash order).
     public init(columns: consuming IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16, threads: Int = 2,
                 pointQueries: Bool = true) {
         self.parameters = parameters
@@ -169,8 +170,8 @@ public struct IncidentIndex: Sendable {
         RadixSort.sort(keys: &sortedCodes, values: &order, threads: threads)
 
         // Gather the columns into geohash order on every core: a random read per incident and
-        // column, which at 10M incidents waits on memory more than it computes (one core spent
-        // ~2 s here). Chunks write disjoint ranges.
+        // column, which waits on memory more than it computes, so every core's loads overlap.
+        // Chunks write disjoint ranges.
         let n = order.count
         var lat = [Double](repeating: 0, count: n)
         var lon = [Double](repeating: 0, count: n), membership = [UInt8](repeating: 0, count: n)

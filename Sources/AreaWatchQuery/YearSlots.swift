@@ -1,7 +1,7 @@
 /// The calendar years present in a year column, ascending, and each year's index among them.
 ///
-/// A lookup is one array read: a `Set` of the column and a `Dictionary` lookup per incident cost
-/// ~30 ms of the 1M grid job's serial part (docs/PERFORMANCE.md).
+/// A lookup is one array read, where a `Set` of the column and a `Dictionary` lookup per incident
+/// hashed every incident's year on the grid job's serial path.
 struct YearSlots: Sendable {
     /// Years present, ascending.
     let years: [Int]

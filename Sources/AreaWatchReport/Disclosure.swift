@@ -110,7 +110,11 @@ public struct Disclosure: Sendable, Equatable {
         out.grid = publicGrid(content.grid)
         out.totals = publicTotals(content.totals)
         out.breakdown = content.breakdown.map(publicBreakdown)
-        out.areas = content.areas.map { AreaReport(result: publicAreas($0.result), areas: $0.areas, idProperty: $0.idProperty) }
+        out.areas = content.areas.map { report in
+            var shown = report
+            shown.result = publicAreas(report.result)
+            return shown
+        }
         return out
     }
 }

@@ -8,6 +8,7 @@ enum HTMLNearRepeat {
     static func section(_ r: NearRepeatReport) -> String {
         let p = r.parameters, t = r.table
         var out = "<section id=\"near-repeat\">\n<h2>Near-repeat pattern</h2>\n"
+        if t.timesAreMonthStarts { return out + monthOnlyNote(t) }
         out += "<p class=\"lede\">After an incident, are more incidents than chance would give close in space and time? "
         out += "Pairs of the current window's \(NumberFormat.compact(Double(t.incidents))) incidents "
         out += "(\(NumberFormat.compact(Double(t.pairs))) within \(HTMLText.metres(p.bands.distanceEdges.last ?? 0))) "
@@ -34,6 +35,16 @@ enum HTMLNearRepeat {
         out += "<p class=\"note\">Each cell: Knox ratio, then observed / expected pairs and the p-value. Every figure is in "
         out += "nearrepeat.csv; the method and what it assumes are in docs/STATISTICS.md.</p>\n</section>\n"
         return out
+    }
+
+    /// Month-only times put every pair 0, 28–31, 59–62 … days apart: a table of day bands would
+    /// be an artefact of the source's rounding, so the page says why there is none.
+    static func monthOnlyNote(_ t: KnoxTable) -> String {
+        "<p class=\"lede\">This data gives each incident's month only (every time is the first of a month at "
+            + "00:00 UTC), so how many days apart two incidents are is not known: a near-repeat table by days "
+            + "would only reflect that rounding, and none is shown. nearrepeat.csv holds the counts as computed "
+            + "(\(NumberFormat.compact(Double(t.incidents))) incidents). Run it on data with dates or times of "
+            + "day.</p>\n</section>\n"
     }
 
     static func cell(_ c: KnoxCell, table t: KnoxTable, alpha: Double) -> String {

@@ -113,23 +113,27 @@ enum HTMLTables {
 
     static func areasSection(_ report: AreaReport, disclosure: Disclosure) -> String {
         let result = report.result
+        let rates = report.rates(disclosure)
         let columns = [HTMLTable.Column(HTMLText.escape(report.idProperty)), HTMLTable.Column("n_current", numeric: true),
                        HTMLTable.Column("n_previous", numeric: true), HTMLTable.Column("delta", numeric: true),
                        HTMLTable.Column("pct", numeric: true), HTMLTable.Column("handled", numeric: true),
                        HTMLTable.Column("area_km2", numeric: true), HTMLTable.Column("density_equivalent", numeric: true),
-                       HTMLTable.Column("class")]
-        let rows = result.areas.map { a in
+                       HTMLTable.Column("class")] + (rates == nil ? [] : AreaRateColumns.columns)
+        let rows = result.areas.enumerated().map { k, a in
             [HTMLTable.value(a.id)]
                 + HTMLTable.comparison(current: a.nCurrent, previous: a.nPrevious, disclosure: disclosure)
                 + [HTMLTable.numeric(HTMLText.count(a.handled, disclosure)),
                    HTMLTable.numeric(NumberFormat.fixed(a.areaKm2, decimals: 3)),
                    HTMLTable.numeric(disclosure.show(a.nCurrent) == nil ? "—" : NumberFormat.fixed(a.densityEquivalent, decimals: 2)),
-                   HTMLTable.badge(a.safetyClass)]
+                   HTMLTable.badge(a.safetyClass)] + (rates.map { AreaRateColumns.cells($0[k]) } ?? [])
         }
         var out = "<section id=\"areas\">\n<h2>Named areas</h2>\n"
         out += "<p class=\"note\">Incidents inside each area; the class follows the density equivalent "
         out += "n_current × π·radius² / area, the count a radius circle would see at that density.</p>\n"
-        out += result.areas.isEmpty ? "<p class=\"none\">No areas.</p>\n" : HTMLTable.render(columns, rows: rows)
+        if let rates, let population = report.population { out += AreaRateColumns.note(population, rates: rates) }
+        let order = rates.map(AreaRateColumns.ranking) ?? Array(rows.indices)
+        out += result.areas.isEmpty ? "<p class=\"none\">No areas.</p>\n"
+            : HTMLTable.render(columns, rows: order.map { rows[$0] })
         // Unassigned counts move with every incident outside the areas: exact reports only.
         if !disclosure.isActive {
             out += "<p>Inside no area (unassigned): current \(HTMLText.grouped(result.unassignedCurrent)), "

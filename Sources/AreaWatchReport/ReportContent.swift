@@ -60,16 +60,43 @@ public struct RejectsSummary: Sendable, Equatable {
     }
 }
 
+/// `--area-population` (SPEC §17): the property read, residents per rate, each area's population.
+public struct AreaPopulations: Sendable {
+    public var property: String
+    public var ratePer: Double
+    /// In the order of the areas.
+    public var values: [AreaPopulation]
+
+    public init(property: String, ratePer: Double, values: [AreaPopulation]) {
+        self.property = property
+        self.ratePer = ratePer
+        self.values = values
+    }
+}
+
 /// Named areas with their results and the property that names them.
 public struct AreaReport: Sendable {
     public var result: AreaResult
     public var areas: [NamedArea]
     public var idProperty: String
+    /// Populations for rates per resident (SPEC §17); nil without `--area-population`.
+    public var population: AreaPopulations? = nil
 
     public init(result: AreaResult, areas: [NamedArea], idProperty: String) {
         self.result = result
         self.areas = areas
         self.idProperty = idProperty
+    }
+
+    /// SPEC §17 per area, from the counts `disclosure` shows (the smoothing sees no withheld
+    /// count); nil without `--area-population`.
+    public func rates(_ disclosure: Disclosure) -> [AreaRate]? {
+        guard let population else { return nil }
+        let stats = result.areas
+        return AreaRates.compute(populations: population.values, current: stats.map(\.nCurrent),
+                                 previous: stats.map(\.nPrevious), ratePer: population.ratePer,
+                                 currentShown: stats.map { disclosure.show($0.nCurrent) != nil },
+                                 previousShown: stats.map { disclosure.show($0.nPrevious) != nil })
     }
 }
 

@@ -121,11 +121,13 @@ struct ReportOutputs: Sendable {
         }
         if let areas = c.areas {
             graph.add {
+                let rates = areas.rates(c.disclosure)
                 try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
                                                    asOf: c.parameters.asOf, disclosure: c.disclosure,
-                                                   changes: changes.areas, to: try directory.file("areas.geojson"))
+                                                   changes: changes.areas, rates: rates,
+                                                   to: try directory.file("areas.geojson"))
                 try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
-                                               changes: changes.areas, to: try directory.file("areas.csv"))
+                                               changes: changes.areas, rates: rates, to: try directory.file("areas.csv"))
             }
         }
         graph.add {

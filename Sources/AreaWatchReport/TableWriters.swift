@@ -35,25 +35,44 @@ enum TableWriters {
 
     // MARK: Areas
 
+    /// SPEC §17's columns, after the change fields (only with `--area-population`).
+    static let rateHeader = ["population", "rate_current", "rate_previous", "eb_rate_current", "population_note"]
+
+    /// SPEC §17's fields of one area: numbers in `NumberFormat.compact` form, empty when absent.
+    static func rateFields(_ r: AreaRate) -> [String] {
+        [r.population, r.rateCurrent, r.ratePrevious, r.ebRateCurrent].map { $0.map(NumberFormat.compact) ?? "" }
+            + [r.note?.rawValue ?? ""]
+    }
+
+    /// The same as JSON members (`null` where the CSV cell is empty).
+    static func rateMembers(_ r: AreaRate) -> [(String, JSONValue)] {
+        zip(rateHeader, [r.population, r.rateCurrent, r.ratePrevious, r.ebRateCurrent])
+            .map { name, value in (name, value.map { .number($0) } ?? .null) }
+            + [("population_note", r.note.map { .string($0.rawValue) } ?? .null)]
+    }
+
     static func writeAreasCSV(_ result: AreaResult, idProperty: String, disclosure: Disclosure,
-                              changes: [ChangeSignificance?], to path: String) throws {
+                              changes: [ChangeSignificance?], rates: [AreaRate]? = nil, to path: String) throws {
         let file = try BufferedFile(path: path)
         try file.write(csvLine([text(idProperty), "n_current", "n_previous", "delta", "pct", "handled", "area_km2",
-                                "density_equivalent", "class"] + ReportChanges.csvHeader + result.years.map { "y\($0)" }))
+                                "density_equivalent", "class"] + ReportChanges.csvHeader
+                               + (rates == nil ? [] : rateHeader)
+                               + result.years.map { "y\($0)" }))
         for (k, a) in result.areas.enumerated() {
             let density = disclosure.show(a.nCurrent) == nil ? "" : NumberFormat.fixed(a.densityEquivalent, decimals: 2)
             try file.write(csvLine([text(a.id), count(a.nCurrent, disclosure), count(a.nPrevious, disclosure)]
                                    + comparison(a.yearOverYear, disclosure)
                                    + [count(a.handled, disclosure), NumberFormat.fixed(a.areaKm2, decimals: 4), density,
                                       a.safetyClass.rawValue]
-                                   + changeFields(changes[k])
+                                   + changeFields(changes[k]) + (rates.map { rateFields($0[k]) } ?? [])
                                    + a.yearCounts.map { count($0, disclosure) }))
         }
         try file.finish()
     }
 
     static func writeAreasGeoJSON(_ result: AreaResult, areas: [NamedArea], idProperty: String,
-                                  asOf: Int64, disclosure: Disclosure, changes: [ChangeSignificance?], to path: String) throws {
+                                  asOf: Int64, disclosure: Disclosure, changes: [ChangeSignificance?],
+                                  rates: [AreaRate]? = nil, to path: String) throws {
         let file = try BufferedFile(path: path)
         // Incidents inside no area move with every incident anywhere else: with disclosure
         // control they stay in summary.json (SPEC §10, docs/PRIVACY.md).
@@ -80,7 +99,7 @@ enum TableWriters {
                     ("area_km2", .fixed(stats.areaKm2, decimals: 4)),
                     ("density_equivalent", disclosure.show(stats.nCurrent) == nil ? .null : .fixed(stats.densityEquivalent, decimals: 2)),
                     ("class", .string(stats.safetyClass.rawValue)),
-                ] + changeMembers(changes[k]) + [
+                ] + changeMembers(changes[k]) + (rates.map { rateMembers($0[k]) } ?? []) + [
                     ("years", .object(years)),
                 ])),
             ])

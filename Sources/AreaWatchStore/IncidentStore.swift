@@ -334,9 +334,9 @@ public final class IncidentStore {
         return [("geohash and time indexes", indexes), ("spatial index", elapsed())]
     }
 
-    /// `RTreeBulkLoader.Packing` made on another thread; `result()` waits for it. Measured need
-    /// (docs/PERFORMANCE.md): the Hilbert sort and gather took 0.7 s of a 5M-row load, done
-    /// while `CREATE INDEX` ran on one core and the other was idle.
+    /// `RTreeBulkLoader.Packing` made on another thread; `result()` waits for it. Why: the
+    /// Hilbert sort and gather need nothing from SQLite, and `CREATE INDEX` runs on one core, so
+    /// the packing fills the other one.
     private final class BackgroundPacking: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)
         private var packing: RTreeBulkLoader.Packing?
@@ -356,10 +356,10 @@ public final class IncidentStore {
     }
 
     /// The geohash and time indexes made by `CREATE INDEX`, which sorts the keys with SQLite's
-    /// sorter. Measured (docs/PERFORMANCE.md): with temporary storage in memory, or a cache
-    /// large enough to hold every key, the sorter sorts all keys in one list, out of the CPU
-    /// caches; in runs of a few megabytes merged from temporary files it needs under half the
-    /// CPU time. Where no temporary file can be made, the in-memory sort is the fallback.
+    /// sorter. Why a small cache and temporary files: with temporary storage in memory, or a
+    /// cache large enough to hold every key, the sorter sorts all keys in one list, out of the CPU
+    /// caches; in runs of a few megabytes merged from temporary files each run is sorted in cache.
+    /// Where no temporary file can be made, the in-memory sort is the fallback.
     private func createSecondaryIndexesInBulk() throws {
         defer { try? db.execute(IncidentStore.cachePragmas) }
         do {
@@ -372,9 +372,8 @@ public final class IncidentStore {
     }
 
     /// Starts writing a staged store's pages to disk, on another thread, without waiting for it.
-    /// Measured need (docs/PERFORMANCE.md): a bulk load leaves the whole file (1.4 GB at 5M
-    /// rows) in the page cache, below the kernel's own writeback threshold, and
-    /// `publishIfStaged`'s `fsync` then wrote all of it (0.8 s at 5M) while nothing else ran;
+    /// Why: a bulk load leaves the whole file in the page cache, below the kernel's own writeback
+    /// threshold, and `publishIfStaged`'s `fsync` then wrote all of it while nothing else ran;
     /// started after each index build, the writing overlaps the work that follows. (Submitting
     /// the writes can itself block when the disk's queue is full: hence the other thread.)
     /// Nothing to do for a store in place.

@@ -3,8 +3,8 @@ import AreaWatchCore
 /// The column-snapshot values (time, handled, category) of the rows a bulk load inserts, taken
 /// from the incidents as they go in, in rowid order; lat and lon are the load's `PointRows`.
 ///
-/// Measured need (docs/PERFORMANCE.md): reading the new rows back from SQLite inside the
-/// transaction to extend the snapshot took 1.4 s of a 5M-row load into an empty store.
+/// Why (docs/PERFORMANCE.md, "Store"): reading the new rows back from SQLite inside the
+/// transaction to extend the snapshot would read every row the load just wrote a second time.
 /// The values are those a read-back gives: SQLite stores bound integers, doubles and text
 /// unchanged, except a REAL of -0.0, which it writes as the integer 0 and reads back as +0.0
 /// (`InsertedColumns.init` turns -0.0 into +0.0; the readers give +0.0 already, but the
@@ -18,8 +18,8 @@ final class ColumnCapture {
     /// Distinct category texts (distinct as bytes), numbered as first seen.
     private(set) var texts: [String] = []
     /// Categories repeat on every row: the bytes are looked up in an interner, whose entries are
-    /// numbered as first seen (`entryIDs` maps them to `texts`); a hash of a byte array per row
-    /// (`ColumnSnapshot.append`) cost ~100 ns.
+    /// numbered as first seen (`entryIDs` maps them to `texts`), rather than hashing a byte array
+    /// per row as `ColumnSnapshot.append` does.
     private let interner = TextInterner()
     private var entryIDs: [Int32] = []
     /// Texts the interner does not keep (long, or past its capacity).

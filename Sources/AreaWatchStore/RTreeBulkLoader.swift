@@ -4,18 +4,18 @@ import CSQLite
 /// Builds SpatiaLite's spatial index (an SQLite `rtree` virtual table) in one streaming pass by
 /// writing a packed R-tree straight into the table's three shadow tables.
 ///
-/// Measured need (docs/PERFORMANCE.md): SQLite's R*Tree has no bulk load; inserting 1M points one
-/// by one took 26 s — most of an ingest into an empty store, and what the `spatialite` CLI pays in
-/// `CreateSpatialIndex`. Writing a packed tree takes about a second.
+/// Why (docs/PERFORMANCE.md, "Store"): SQLite's R*Tree has no bulk load; inserting the points one
+/// by one splits and reinserts nodes all the way and was most of an ingest into an empty store
+/// (what the `spatialite` CLI pays in `CreateSpatialIndex`); a packed tree is written once.
 ///
 /// The rows come in rowid order (those a bulk load inserted as it inserted them, the others from
 /// one sequential scan of the table) and are packed in Hilbert order
 /// (`PackedHilbertRTree.hilbertOrder`), so consecutive points make compact leaves; the leaf of
-/// each row is remembered and `_rowid` written at the end in rowid order. Measured need: reading
-/// the rows through the geohash index instead (random access into the table) and filling
-/// `_rowid` in leaf order (random B-tree inserts) made the rebuild grow faster than the store:
-/// 22 s of random reads alone at 5M rows, against 1 s for the scan. Memory: about 60 bytes a row
-/// while the index is built (600 MB at 10M), freed when it is done.
+/// each row is remembered and `_rowid` written at the end in rowid order. Why: reading the rows
+/// through the geohash index instead (random access into the table) and filling `_rowid` in leaf
+/// order (random B-tree inserts) made the rebuild grow faster than the store, the random reads
+/// alone far slower than one sequential scan. Memory: about 60 bytes a row while the index is
+/// built, freed when it is done.
 ///
 /// The on-disk format is SQLite's documented rtree layout (ext/rtree/rtree.c, unchanged since
 /// 3.7): `<name>_node(nodeno INTEGER PRIMARY KEY, data BLOB)` with node 1 the root,
@@ -66,8 +66,8 @@ final class RTreeBulkLoader {
             let n = rows.rowids.count
             let order = PackedHilbertRTree.hilbertOrder(latitudes: rows.lats, longitudes: rows.lons)
             // The rows are read in Hilbert order, at random places: gathered in a loop that does
-            // nothing else, so the processor overlaps the cache misses (measured: most of the
-            // build's time went to these reads when each was followed by the node work).
+            // nothing else, so the processor overlaps the cache misses (followed each by the node
+            // work, every read waited for its miss alone).
             var entries: [Entry] = []
             entries.reserveCapacity(n)
             rows.rowids.withUnsafeBufferPointer { rowids in
@@ -114,8 +114,8 @@ final class RTreeBulkLoader {
         }
         nodeSize = Int(size)
         // Nodes are filled to 3/4 of their capacity, leaving room for later row-by-row inserts:
-        // into a tree packed full, every insert split a node (R*Tree splits and reinserts), and
-        // adding 20k rows to a store of 5M took 7 s.
+        // into a tree packed full, nearly every insert split a node (R*Tree splits and reinserts),
+        // which made the nightly's small ingest into a large store slow.
         let fanout = max(2, (nodeSize - 4) / 24 * 3 / 4)
         var plan: [[Int]] = []
         var n = count
@@ -159,7 +159,7 @@ final class RTreeBulkLoader {
 
     private func writeNode(_ number: Int64, entries: [Entry], depth: Int?) throws {
         // Filled through a raw buffer: byte-wise writes into an array property cost an
-        // exclusivity check each, most of the time of the whole build (measured).
+        // exclusivity check each, more than the writes themselves.
         try withUnsafeTemporaryAllocation(byteCount: nodeSize, alignment: 8) { raw in
             raw.initializeMemory(as: UInt8.self, repeating: 0)
             if let depth { raw.storeBytes(of: UInt16(depth).bigEndian, toByteOffset: 0, as: UInt16.self) }

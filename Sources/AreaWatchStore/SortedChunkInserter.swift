@@ -4,10 +4,10 @@ import AreaWatchCore
 /// The rows of a bulk load into a store that held no incidents when the file began: buffered,
 /// sorted by key in chunks and inserted on a second thread while the file is still being read.
 ///
-/// Measured need (docs/PERFORMANCE.md): inserting keys in file order puts each one at a random
-/// place of the key index (`key TEXT PRIMARY KEY`); at 5M rows that index no longer fits the CPU
-/// caches and the inserts took twice the time per row they took at 1M. Keys sorted in chunks of
-/// 2^17 land next to each other, and the inserts cost about half. Rowids then follow the chunks'
+/// Why (docs/PERFORMANCE.md, "Store"): inserting keys in file order puts each one at a random
+/// place of the key index (`key TEXT PRIMARY KEY`); once that index outgrows the CPU caches, the
+/// cost per row grows with the store. Keys sorted in chunks of 2^17 land next to each other, so
+/// consecutive inserts touch the same pages. Rowids then follow the chunks'
 /// key order instead of the file's, which no query or report depends on (the reports of a store
 /// in either order are byte-identical, tested).
 ///
@@ -79,9 +79,9 @@ final class SortedChunkInserter: @unchecked Sendable {
     private var handedOver: Chunk?
 
     /// Orders the chunk by key and computes its geohashes and snapshot columns on this thread,
-    /// while the chunk before goes in. Measured need (docs/PERFORMANCE.md): the inserting thread
-    /// bounds the load; these, copying each incident out of the chunk (an atomic retain and
-    /// release per String) and freeing the chunk were ~20 % of its time.
+    /// while the chunk before goes in. Why: the inserting thread bounds the load, so everything
+    /// else (these, copying each incident out of the chunk with an atomic retain and release per
+    /// String, freeing the chunk) is kept off it.
     private func submit() throws {
         let order = SortedChunkInserter.keyOrder(buffer)
         let chunk = Chunk()

@@ -2,9 +2,9 @@ import CSQLite
 import Glibc
 
 /// libspatialite, loaded when the first store connection opens. Linked, its ~50 dependent
-/// libraries (PROJ, GEOS, GnuTLS, ICU, libcurl, …) were mapped and relocated at every start:
-/// 9 of a `--version`'s 14 ms, paid by every command, the ad-hoc report included, which opens
-/// no store (docs/PERFORMANCE.md).
+/// libraries (PROJ, GEOS, GnuTLS, ICU, libcurl, …) were mapped and relocated at every start,
+/// most of a `--version`'s start-up, paid by every command, the ad-hoc report included, which
+/// opens no store (docs/PERFORMANCE.md).
 struct SpatiaLiteLibrary: @unchecked Sendable {
     let allocConnection: areawatch_spatialite_alloc_connection
     let initialise: areawatch_spatialite_init_ex

@@ -27,7 +27,7 @@ enum HelpExamples {
             "areawatch report --db aw.db --as-of latest --out reports/mine",
             "areawatch report --input datasets/police-uk/*.csv --as-of latest --rejects rejects.csv --out reports/adhoc",
             "areawatch report --db aw.db --as-of latest --areas datasets/areas/calderdale-areas.geojson "
-                + "--area-id name --group-by category --ehsa --out reports/areas",
+                + "--area-id name --area-population population --group-by category --ehsa --out reports/areas",
         ],
         "lookup": [
             "areawatch lookup --tiles reports/calderdale/tiles --lat 53.7236 --lon -1.8617",

@@ -18,8 +18,10 @@ struct DeterminismAtomicityTests {
         // was written twice already (BundledRun), with all threads.
         try areawatchOK(["report", "--out", tmp.sub("a"), "--threads", "1", "--db", run.store, "--as-of", Datasets.asOf,
                          "--radius", "1000", "--thresholds", "5,10", "--precision", "7", "--tile-zooms", "10-14",
-                         "--min-cell-count", "1", "--areas", Datasets.areas, "--area-id", "name", "--poi", Datasets.poi,
-                         "--group-by", "category", "--attribution", ReportFormatTests.attribution, "--quiet"])
+                         "--min-cell-count", "1", "--areas", Datasets.areas, "--area-id", "name",
+                         "--area-population", "population", "--poi", Datasets.poi,
+                         "--group-by", "category", "--near-repeat", "--attribution", ReportFormatTests.attribution,
+                         "--quiet"])
         let a = try readTree(tmp.sub("a"))
         #expect(a.count > 10)
         let differences = reportDifferences(a, run.report)

@@ -111,11 +111,27 @@ struct NearRepeatCLITests {
         #expect(summary["incidents"] as? Int == current.count && summary["pairs"] as? Int == spatialPairs, "\(summary)")
         #expect(summary["seed"] as? String == "1" && summary["permutations"] as? Int == 99, "\(summary)")
         #expect(first.html.contains("<section id=\"near-repeat\">"), "no near-repeat section")
+        #expect(first.html.contains("<table class=\"near-repeat\">"), "no Knox table on the page")
 
         let again = try run("b", seed: "1")
         #expect(again.csv == first.csv, "the same seed gave another table")
         let other = try run("c", seed: "18446744073709551615")
         #expect(Self.rows(other.csv).map { $0[4] } == rows.map { $0[4] }, "the seed changed the observed pairs")
+    }
+
+    @Test("month-only times (the police sample): warned on stderr, the page says why instead of a table, the csv kept")
+    func monthOnlyTimes() throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("police")
+        let result = try areawatchOK(["report"] + Datasets.police.flatMap { ["--input", $0] }
+                                     + ["--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
+                                        "--near-repeat", "--out", out])
+        #expect(result.stderr.contains("near-repeat: every time is the first of a month"), "\(result.stderr)")
+        let html = try readText(out + "/report.html")
+        #expect(html.contains("<section id=\"near-repeat\">") && html.contains("gives each incident's month only"))
+        #expect(!html.contains("<table class=\"near-repeat\">"), "a Knox table of month-rounded times was drawn")
+        let rows = Self.rows(try readText(out + "/nearrepeat.csv"))
+        #expect(rows.count == 20 && rows.reduce(0) { $0 + (Int($1[4]) ?? 0) } > 0, "\(rows)")
     }
 
     @Test("an independent implementation (numpy, SPEC §16's generator in Python) writes the same nearrepeat.csv, byte for byte")

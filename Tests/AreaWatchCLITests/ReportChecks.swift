@@ -381,7 +381,8 @@ func summaryProblems(_ bytes: [UInt8], csv: GridCSV, features: Int, model: Model
     var problems: [String] = []
     guard let s = try? JSON.parse(bytes) else { return ["summary.json: not JSON"] }
     let order = ["engine", "as_of", "parameters", "source", "inputs", "totals", "rejects_by_reason", "rejects",
-                 "excluded_future", "grid", "areas", "points_of_interest", "breakdown", "tiles", "files", "timings_s"]
+                 "excluded_future", "grid", "areas", "points_of_interest", "ehsa", "near_repeat", "breakdown", "tiles",
+                 "files", "timings_s"]
     let keys = s.keys
     if keys != order.filter({ keys.contains($0) }) || !["engine", "as_of", "parameters", "totals", "grid", "timings_s"].allSatisfy(keys.contains) {
         problems.append("summary.json members \(keys)")

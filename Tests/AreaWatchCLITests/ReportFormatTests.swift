@@ -6,7 +6,7 @@ import Testing
 /// RFC 4180 CSV, the tiles, the summary, and every figure against an independent recomputation.
 @Suite("report formats", .timeLimit(.minutes(10)))
 struct ReportFormatTests {
-    static let attribution = "Police data: data.police.uk, contains public sector information licensed under the Open Government Licence v3.0. WatchMe sample: synthetic."
+    static let attribution = "Police data: data.police.uk, contains public sector information licensed under the Open Government Licence v3.0. WatchMe sample: synthetic. Populations: GeoNames (CC BY 4.0)."
 
     private static let modelGrid = Result { try ModelGrid(incidents: Model.all(), asOf: Model.asOf, precision: 7, radius: 1000) }
 
@@ -20,7 +20,7 @@ struct ReportFormatTests {
         let run = try BundledRun.get()
         let top = Set(run.report.keys.map { String($0.split(separator: "/")[0]) })
         #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
-                        "summary.json", "report.html", "timeseries.csv", ".areawatch-report"])
+                        "summary.json", "report.html", "timeseries.csv", "nearrepeat.csv", ".areawatch-report"])
         #expect(run.report["tiles/tilejson.json"] != nil)
         // Beside it at most the previous report, kept as the spare the next run writes over.
         #expect(listFolder(run.dir + "/reports").filter { $0.hasPrefix(".") && !$0.hasSuffix(".spare") }.isEmpty,

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 import AreaWatchCore
 @testable import AreaWatchCore
@@ -133,6 +134,20 @@ struct HaversineTests {
                     "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r = d = \(d)")
             #expect(!RadiusTest(radius: d.nextDown).contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon),
                     "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r = \(d.nextDown) < d")
+        }
+    }
+
+    @Test("the term with precomputed cosines equals the term bit for bit on random pairs")
+    func precomputedCosines() {
+        var rng = SplitMix64(seed: 0xC05)
+        for _ in 0..<100_000 {
+            let lat1 = rng.uniform(-89, 89), lon1 = rng.uniform(-180, 180)
+            let lat2 = lat1 + rng.uniform(-0.05, 0.05), lon2 = lon1 + rng.uniform(-0.05, 0.05)
+            let plain = Haversine.halfChordSquared(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2)
+            let given = Haversine.halfChordSquared(
+                lat1: lat1, lon1: lon1, cosLat1: cos(lat1 * Haversine.radiansPerDegree),
+                lat2: lat2, lon2: lon2, cosLat2: cos(lat2 * Haversine.radiansPerDegree))
+            #expect(plain.bitPattern == given.bitPattern, "(\(lat1), \(lon1)) → (\(lat2), \(lon2))")
         }
     }
 }

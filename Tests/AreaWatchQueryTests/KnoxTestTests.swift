@@ -141,6 +141,22 @@ struct KnoxTestTests {
         }
     }
 
+    @Test("month-only times are recognised: every time the first of a month at 00:00 UTC, and nothing else")
+    func monthStarts() throws {
+        let bands = NearRepeatBands(distanceEdges: [100], days: 14, timeBands: 4)
+        let july = Int64(1_530_403_200), august = Int64(1_533_081_600)  // 2018-07-01, 2018-08-01 00:00:00Z
+        let cases: [([Int64], Bool)] = [([july, august, july], true), ([july, august + 1], false),
+                                        ([july, july + 86_400], false), ([], false)]
+        for (times, expected) in cases {
+            let n = times.count
+            let pairs = try #require(NearRepeatPairs.build(latitudes: Array(repeating: 53.7, count: n),
+                                                           longitudes: Array(repeating: -1.8, count: n), edges: [100],
+                                                           maxPairs: 10, threads: 1))
+            let table = KnoxTest.run(times: times.sorted(), pairs: pairs, bands: bands, permutations: 9, seed: 1, threads: 1)
+            #expect(table.timesAreMonthStarts == expected, "\(times)")
+        }
+    }
+
     @Test("the pair bound: refused above maxPairs, with the count")
     func pairBound() {
         let lat = Array(repeating: 53.7, count: 50), lon = Array(repeating: -1.8, count: 50)

@@ -44,6 +44,17 @@ def test_failure_is_the_engines_last_line():
     assert areawatch_spark.engine_status(RuntimeError("areawatch-engine-failed[-9]: killed")) == 2
 
 
+@pytest.mark.parametrize("option", [["--areas", "a.geojson"], ["--area-population", "population"],
+                                    ["--near-repeat"]])
+def test_report_only_options_refused(monkeypatch, capsys, option):
+    """The scale-out job writes no areas (SPEC §15, §17): their options are refused, not ignored."""
+    no_spark(monkeypatch)
+    with pytest.raises(SystemExit) as exit_info:
+        areawatch_spark.main(["--out", "out", "--as-of", AS_OF, POLICE] + option)
+    assert exit_info.value.code == 2
+    assert "unrecognized arguments: " + option[0] in capsys.readouterr().err
+
+
 def test_engine_that_is_not_areawatch(monkeypatch, capsys, tmp_path):
     no_spark(monkeypatch)
     status = areawatch_spark.main(["--engine", "/bin/false", "--out", str(tmp_path / "out"), "--as-of", AS_OF, POLICE])

@@ -26,6 +26,16 @@ public enum Haversine {
             + cos(lat1 * radiansPerDegree) * cos(lat2 * radiansPerDegree) * sinHalfDLon * sinHalfDLon
     }
 
+    /// The same term with cos φ1 and cos φ2 given (each `cos(lat * radiansPerDegree)`), evaluated
+    /// in the same order, so it equals `halfChordSquared(lat1:lon1:lat2:lon2:)` bit for bit.
+    @inline(__always)
+    public static func halfChordSquared(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double,
+                                        cosLat2: Double) -> Double {
+        let sinHalfDLat = sin((lat2 - lat1) * radiansPerDegree / 2)
+        let sinHalfDLon = sin((lon2 - lon1) * radiansPerDegree / 2)
+        return sinHalfDLat * sinHalfDLat + cosLat1 * cosLat2 * sinHalfDLon * sinHalfDLon
+    }
+
     @inline(__always)
     public static func distance(halfChordSquared a: Double) -> Double {
         2 * earthRadius * asin(min(1, a.squareRoot()))

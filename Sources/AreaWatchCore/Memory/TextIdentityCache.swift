@@ -2,8 +2,8 @@
 /// address for a long text, the bytes themselves for a short one. Equal words are the same text;
 /// the same text under other words (another copy of it) is simply a miss.
 ///
-/// Measured need: interning each incident's category through a `Dictionary<String, Int32>`
-/// SipHashed the text per row, 9 % of the ad-hoc ingest's writing thread at 1M. The readers hand
+/// Why: interning each incident's category through a `Dictionary<String, Int32>` SipHashes the
+/// text per row, on the ad-hoc ingest's writing thread, which sets its pace. The readers hand
 /// every row of a category the same String, so one multiply finds it here.
 ///
 /// Every cached String is kept in the cache: while it is cached no other String can be given its

@@ -3,15 +3,15 @@
 /// Measured need: creating a String per row for a category like "Anti-social behaviour" is a heap
 /// allocation per record; looking the bytes up returns a shared String instead. The lookup hashes
 /// the value's length and its first and last eight bytes into a small open-addressing table (a
-/// linear scan of the entries was ~5 % of parsing a CSV with 14 categories). Capped, so a column
+/// linear scan of the entries grows with the categories, on every row). Capped, so a column
 /// of unique values costs no more than creating them.
 public final class TextInterner {
     // Unchecked: an interner belongs to one reader on one thread and no method re-enters another,
-    // so the runtime's per-access exclusivity bookkeeping (~2 % of parsing a CSV) finds nothing.
+    // so the runtime's per-access exclusivity bookkeeping, paid on every row, would find nothing.
     @exclusivity(unchecked) private var texts: [String] = []
     /// The entries' bytes, one after another (entry k at `starts[k]..<starts[k + 1]`), and the
     /// slots: fixed-size buffers, so a probe reads them in place. Kept as arrays (one per entry),
-    /// every probe retained and released them, ~1 % of the 1M job.
+    /// every probe would retain and release them.
     private let bytes: UnsafeMutablePointer<UInt8>
     private let starts: UnsafeMutablePointer<Int>
     /// Entry number per slot, -1 when empty; twice the capacity, so probes stay short.

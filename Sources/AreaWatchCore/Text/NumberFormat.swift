@@ -3,9 +3,9 @@ import Glibc
 /// Deterministic number text for every output.
 ///
 /// `fixed` rounds the exact binary value half-to-even, like C's `%.*f` and Python's format, so
-/// our files match tools that use them digit for digit. Measured need for hand-writing it:
-/// `snprintf` costs ~300 ns a number, and grid.geojson writes ten coordinates per cell at
-/// ≥ 200 MB/s; the fast path below is exact and falls back to `snprintf` only near a tie.
+/// our files match tools that use them digit for digit. Why hand-written: grid.geojson writes
+/// ten coordinates per cell, and `snprintf` parses its format and locks the locale for each; the
+/// fast path below is exact and falls back to `snprintf` only near a tie.
 public enum NumberFormat {
     /// 10^0 … 10^15, exact (a literal, so no lazy initialisation per use).
     private static let powersOfTen: [Double] = [
@@ -91,8 +91,8 @@ public enum NumberFormat {
     /// `1e-05`, `100.0`): Swift's and Python's `repr` form, used in derived keys (SPEC §4).
     public static func shortest(_ v: Double) -> String { v.description }
 
-    /// Appends `shortest(v)`. Measured need: the standard library's shortest-digits conversion
-    /// was ~4 % of parsing a CSV with 20 % id-less rows (two per key). The fast path covers
+    /// Appends `shortest(v)`. Why: an id-less row's key needs two of these, and the standard
+    /// library's shortest-digits conversion builds a String for each. The fast path covers
     /// 1e-4 ≤ |v| < 1e15 with at most 15 significant digits, every coordinate. Two decimals of
     /// ≤ 15 significant digits never read back as the same Double, so if `v` has such a text it is
     /// `|v|·10^d` rounded, for the most decimals `d` that keep 15 digits (the product is within

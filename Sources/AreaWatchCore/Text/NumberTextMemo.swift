@@ -1,9 +1,9 @@
 /// `NumberFormat`'s text of Doubles for a writer whose values repeat: each text is formatted once
 /// and copied after that.
 ///
-/// Measured need (1M incidents, 127k grid cells): a grid's `p_change` and `q_change` are functions
-/// of its cells' (current, previous) counts, 13.5k distinct p-values there, most needing 17
-/// digits through `Double.description` (~40 ms of the report's CPU for grid.csv and grid.geojson);
+/// Why: a grid's `p_change` and `q_change` are functions of its cells' (current, previous)
+/// counts, so far fewer distinct values than cells, most needing 17 digits through
+/// `Double.description`, written by both grid.csv and grid.geojson;
 /// and its cells' centres and edges are a few hundred latitudes and longitudes, formatted ten
 /// times a cell per file.
 ///

@@ -19,6 +19,13 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "The property that names each area.")
     public var areaId = "name"
 
+    @Option(help: ArgumentHelp("With --areas: the numeric property holding each area's population; adds its "
+                               + "population and rates per resident to the areas' outputs (SPEC §17)."))
+    public var areaPopulation: String?
+
+    @Option(parsing: .unconditional, help: "Residents per rate with --area-population, in (0, 1000000000].")
+    public var ratePer = Decimal(100_000)
+
     @Option(help: "Points of interest: a CSV (name, lat, lon) or GeoJSON points with a name.")
     public var poi: String?
 
@@ -110,6 +117,9 @@ public struct ReportSettings: ParsableArguments, Sendable {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let problem = ehsaParameters.problem { throw ValidationError(problem) }
         if let problem = nearRepeatParameters.problem { throw ValidationError(problem) }
+        guard ratePer.value > 0, ratePer.value <= Self.maxRatePer else {
+            throw ValidationError("--rate-per must be within (0, 1000000000]: residents per rate, e.g. 100000")
+        }
     }
 
     /// `--ehsa-precision`, `--ehsa-steps` and `--ehsa-alpha` (checked even without `--ehsa`, so
@@ -122,6 +132,16 @@ public struct ReportSettings: ParsableArguments, Sendable {
     public var nearRepeatParameters: NearRepeatParameters {
         NearRepeatParameters(bands: NearRepeatBands(distanceEdges: nrDistances.edges, days: nrDays, timeBands: nrTimeBands),
                              permutations: nrPermutations, seed: nrSeed, alpha: nrAlpha.value, maxPairs: nrMaxPairs)
+    }
+
+    /// The largest `--rate-per`: a billion residents, beyond any population a rate is given for.
+    public static let maxRatePer = 1e9
+
+    /// SPEC §17: populations are of named areas. Checked by the job, not by `validate()`: the
+    /// nightly config checks each key alone before the table together.
+    public var areaPopulationProblem: String? {
+        areaPopulation != nil && areas == nil ? "--area-population needs --areas (the areas whose populations it names)"
+            : nil
     }
 
     /// Grid worker threads: `--threads`, or every core.

@@ -1,3 +1,4 @@
+import Glibc
 import AreaWatchCore
 
 /// The spatial pairs of the near-repeat test (SPEC §16): every unordered pair of incidents at a
@@ -84,11 +85,14 @@ struct PairFinder: Sendable {
     let thresholds: [Double]
     /// A slightly larger radius for the R-tree's candidates: the exact test decides.
     let candidates: RadiusTest
+    /// cos(latitude) per leaf position, computed once instead of twice per candidate pair.
+    let leafCosLat: [Double]
 
     init(latitudes: [Double], longitudes: [Double], edges: [Double]) {
         tree = PackedHilbertRTree(latitudes: latitudes, longitudes: longitudes)
         thresholds = edges.map { RadiusTest(radius: $0).threshold }
         candidates = RadiusTest(radius: (edges.last ?? 0) * (1 + 1e-6) + 1e-3)
+        leafCosLat = tree.leafLat.map { cos($0 * Haversine.radiansPerDegree) }
     }
 
     /// Calls `found(q, band)` for every partner q > p (leaf positions), in increasing q; returns
@@ -115,7 +119,8 @@ struct PairFinder: Sendable {
     func band(_ p: Int, _ q: Int) -> UInt8? {
         let (first, second) = tree.leafIndex[p] < tree.leafIndex[q] ? (p, q) : (q, p)
         let a = Haversine.halfChordSquared(lat1: tree.leafLat[first], lon1: tree.leafLon[first],
-                                           lat2: tree.leafLat[second], lon2: tree.leafLon[second])
+                                           cosLat1: leafCosLat[first], lat2: tree.leafLat[second],
+                                           lon2: tree.leafLon[second], cosLat2: leafCosLat[second])
         if a == 0 { return 0 }
         for (k, threshold) in thresholds.enumerated() where a <= threshold { return UInt8(k + 1) }
         return nil

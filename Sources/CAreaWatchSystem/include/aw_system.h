@@ -35,8 +35,9 @@ static inline void aw_prefetch_for_read(const void *p) {
 
 /// Lets malloc reuse freed memory instead of returning it to the kernel and faulting in fresh
 /// zeroed pages for the next array: blocks up to 32 MiB come from the heap (not a mapping each),
-/// and the heap is trimmed only past 256 MiB free at its top. Measured at 1M (docs/PERFORMANCE.md):
-/// page faults 46k -> 28k, the job 0.86 -> 0.79 s; the 10M job's peak stays under its goal.
+/// and the heap is trimmed only past 256 MiB free at its top. Why these two (docs/PERFORMANCE.md):
+/// each stage frees large arrays the next would otherwise fault in and zero again; larger
+/// thresholds kept so much freed memory that the 10M job's peak passed its goal.
 void aw_malloc_reuse_freed_memory(void);
 
 #endif
