@@ -27,7 +27,11 @@ let package = Package(
         // The few Linux calls Swift's Glibc module does not expose (renameat2).
         .target(name: "CAreaWatchSystem"),
 
-        .target(name: "AreaWatchCore"),
+        // Uber's H3 library v4, vendored unchanged (Sources/CH3/README.md): the H3 grids of SPEC §18.
+        .target(name: "CH3", exclude: ["LICENSE", "VERSION", "README.md"],
+                cSettings: [.define("NDEBUG")]),
+
+        .target(name: "AreaWatchCore", dependencies: ["CH3"]),
         // The file formats written and read on both sides of the report (docs/FORMATS.md): PMTiles,
         // the vector tiles' wire format, gzip. The report writes them, `serve` reads them.
         .target(name: "AreaWatchFormats", dependencies: ["AreaWatchCore", "CZlib"]),
@@ -113,6 +117,6 @@ let package = Package(
 
 // Every module's members are visible only in files that import it (SE-0444): a file names what it
 // uses, and a target declares every module its files import.
-for target in package.targets where target.type != .system && target.name != "CAreaWatchSystem" {
+for target in package.targets where target.type != .system && !["CAreaWatchSystem", "CH3"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }
