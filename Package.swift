@@ -77,7 +77,8 @@ let package = Package(
 
         // Helpers shared by the test targets (scratch folders).
         .target(name: "AreaWatchTestSupport", path: "Tests/AreaWatchTestSupport"),
-        .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"]),
+        // Fixtures: h3-py's golden H3 values (Tools/h3_golden.py).
+        .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchFormatsTests", dependencies: ["AreaWatchFormats", "AreaWatchCore"]),
         .testTarget(name: "AreaWatchIngestTests",
                     dependencies: [
