@@ -81,7 +81,9 @@ public enum ReportJob {
         if let field = settings.groupBy, let problem = GroupByCheck.problem(field, in: loaded.columns) {
             throw JobError(.usage, problem)
         }
-        let (parameters, extent) = request.query.resolved(for: loaded.columns, cellPrecision: settings.precision,
+        // The extent's published box is drawn from geohash cells (tiles are written for geohash grids only).
+        let (parameters, extent) = request.query.resolved(for: loaded.columns,
+                                                          cellPrecision: settings.gridSystem.geohashPrecision ?? 7,
                                                           minCellCount: settings.minCellCount, progress: progress)
         lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
@@ -92,8 +94,8 @@ public enum ReportJob {
         let nearRepeat = try settings.nearRepeat ? nearRepeatReport(index, time: loaded.columns.time, settings: settings,
                                                                     progress: progress) : nil
         if nearRepeat != nil { lap("near-repeat") }
-        progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
-        let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
+        progress.log("grid at \(settings.gridSystem.fineness), radius \(NumberFormat.compact(parameters.radius)) m")
+        let grid = index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads)
         lap("grid")
         var areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
         if let populations, let property = settings.areaPopulation {
@@ -138,6 +140,10 @@ extension ReportJob {
     static func check(_ request: ReportRequest) throws {
         let settings = request.report
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
+        if case .h3 = settings.gridSystem, settings.tileZooms.zooms != nil {
+            throw JobError(.usage, "--grid \(settings.gridSystem): the widget tiles and grid.pmtiles are written for "
+                           + "geohash grids only so far; add --tile-zooms none")
+        }
         if let problem = settings.areaPopulationProblem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         if case .files(let paths, _) = request.source {
@@ -165,11 +171,13 @@ extension ReportJob {
 
     /// `--max-cells`: refused before the grid is computed, from an estimate of its cells.
     static func checkGridSize(_ index: IncidentIndex, radius: Double, settings: ReportSettings) throws {
-        let estimate = GridCellEstimate.cells(index, precision: settings.precision)
+        let grid = settings.gridSystem
+        let estimate = GridCellEstimate.cells(index, grid: grid)
         guard estimate <= Double(settings.maxCells) else {
-            throw JobError(.usage, "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at precision "
-                           + "\(settings.precision) and radius \(NumberFormat.compact(radius)) m, more than --max-cells "
-                           + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
+            let lower = grid.geohashPrecision == nil ? "the resolution" : "--precision"
+            throw JobError(.usage, "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at "
+                           + "\(grid.fineness) and radius \(NumberFormat.compact(radius)) m, more than --max-cells "
+                           + "\(settings.maxCells); lower \(lower) or --radius, or raise --max-cells")
         }
     }
 

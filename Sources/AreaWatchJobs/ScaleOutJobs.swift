@@ -185,12 +185,15 @@ public enum ScaleOutJobs {
                 counts[file] = (sum.inserted + c.inserted, sum.updated + c.updated, sum.duplicates + c.duplicates)
             }
         }
+        guard let precision = settings.gridSystem.geohashPrecision else {
+            throw JobError(.usage, "--grid \(settings.gridSystem): the Spark job computes geohash grids only so far")
+        }
         var totals = ShardTotals()
         var cells: [ShardCell] = []
         for name in try ExchangeFile.list(parts, suffix: ".awc") {
             let part = try ShardCellsFile.decode(try ExchangeFile.read(parts + "/" + name), name: name)
-            guard part.precision == settings.precision else {
-                throw JobError(.usage, "\(name) holds cells of precision \(part.precision), not \(settings.precision)")
+            guard part.precision == precision else {
+                throw JobError(.usage, "\(name) holds cells of precision \(part.precision), not \(precision)")
             }
             totals.add(part.totals)
             cells += part.cells
@@ -202,7 +205,7 @@ public enum ScaleOutJobs {
                                 rejectsByReason: s.rejectsByReason, skipped: false)
         }
         let merged = totals.totals
-        let grid = GridResult(merging: cells, precision: settings.precision, parameters: parameters, years: merged.years)
+        let grid = GridResult(merging: cells, precision: precision, parameters: parameters, years: merged.years)
         let protected = summaries.map(\.path)
         try ReportFolder.checkReplaceable(settings.out, protecting: protected)
         var content = ReportContent(

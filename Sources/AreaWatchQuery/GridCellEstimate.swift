@@ -13,11 +13,31 @@ import Foundation
 /// count for the box around everything. Overlapping groups make it high by a small factor in
 /// dense data; the cap keeps that bounded by the extent.
 public enum GridCellEstimate {
+    /// The estimate for a grid system (SPEC §18: H3 grids are bounded the same way).
+    public static func cells(_ index: IncidentIndex, grid: GridSystem, threads: Int = 2) -> Double {
+        switch grid {
+        case .geohash(let precision):
+            return cells(index, precision: precision, threads: threads)
+        case .h3(let resolution):
+            return estimate(index, finestGroup: Geohash.maxPrecision, threads: threads) { box, radiusDegrees in
+                h3Cells(in: box, radiusDegrees: radiusDegrees, resolution: resolution)
+            }
+        }
+    }
+
     /// Counted on `threads` cores in parts that split no group (every term is a whole number, so
     /// the sum does not depend on the parts).
     public static func cells(_ index: IncidentIndex, precision: Int, threads: Int = 2) -> Double {
+        estimate(index, finestGroup: precision, threads: threads) { box, radiusDegrees in
+            cells(in: box, radiusDegrees: radiusDegrees, precision: precision)
+        }
+    }
+
+    /// The grouped estimate: `count` gives the cells around one box of incidents.
+    private static func estimate(_ index: IncidentIndex, finestGroup: Int, threads: Int,
+                                 count: @escaping @Sendable (GeoBox, Double) -> Double) -> Double {
         let radiusDegrees = index.parameters.radius / (Haversine.earthRadius * Haversine.radiansPerDegree)
-        var group = precision
+        var group = finestGroup
         while group > 1 && GeohashCell.latSpan(group) < radiusDegrees { group -= 1 }
         let shift = UInt64(64 - 5 * group)
         let codes = index.codes
@@ -32,7 +52,8 @@ public enum GridCellEstimate {
         starts.append(index.count)
         let partStarts = starts
         let parts = Concurrency.map(partStarts.count - 1) { p in
-            groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees, precision: precision)
+            groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees,
+                   count: count)
         }
         let extents = parts.compactMap(\.extent)
         guard var extent = extents.first else { return 0 }
@@ -41,12 +62,12 @@ public enum GridCellEstimate {
             extent.include(lat: box.maxLat, lon: box.maxLon)
         }
         let total = parts.reduce(0) { $0 + $1.total }
-        return min(total, cells(in: extent, radiusDegrees: radiusDegrees, precision: precision))
+        return min(total, count(extent, radiusDegrees))
     }
 
     /// The cells of the groups of windowed incidents in `range` (whole groups), and their extent.
     private static func groups(_ index: IncidentIndex, in range: Range<Int>, shift: UInt64, radiusDegrees: Double,
-                               precision: Int) -> (total: Double, extent: GeoBox?) {
+                               count: (GeoBox, Double) -> Double) -> (total: Double, extent: GeoBox?) {
         let empty = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         var total = 0.0
         var last: UInt64?
@@ -54,7 +75,7 @@ public enum GridCellEstimate {
         for k in range where index.membership[k] != WindowMembership.older.rawValue {
             let prefix = index.codes[k] >> shift
             if prefix != last {
-                if last != nil { total += cells(in: box, radiusDegrees: radiusDegrees, precision: precision) }
+                if last != nil { total += count(box, radiusDegrees) }
                 last = prefix
                 box = empty
             }
@@ -62,7 +83,7 @@ public enum GridCellEstimate {
             extent.include(lat: index.lat[k], lon: index.lon[k])
         }
         guard last != nil else { return (0, nil) }
-        total += cells(in: box, radiusDegrees: radiusDegrees, precision: precision)
+        total += count(box, radiusDegrees)
         return (total, extent)
     }
 
@@ -85,6 +106,25 @@ public enum GridCellEstimate {
         let columns = min(columnsAround, (lonSpan / w).rounded(.up) + 1)
         let own = (((box.maxLat - box.minLat) / h).rounded(.up) + 1) * min(columnsAround, ((box.maxLon - box.minLon) / w).rounded(.up) + 1)
         return rows * columns + own
+    }
+}
+
+extension GridCellEstimate {
+    /// H3 cells of a resolution whose centre lies in `box` widened by the radius (as for geohash),
+    /// plus those of the box itself: the spherical area over half the resolution's average cell
+    /// area, since H3's cells vary in size (pentagons are the smallest) and the estimate errs high.
+    static func h3Cells(in box: GeoBox, radiusDegrees: Double, resolution: Int) -> Double {
+        let south = max(-90, box.minLat - radiusDegrees), north = min(90, box.maxLat + radiusDegrees)
+        let poleward = max(abs(south), abs(north))
+        let lonSpan = poleward >= 90 ? 360
+            : min(360, box.maxLon - box.minLon + 2 * radiusDegrees / cos(poleward * Haversine.radiansPerDegree))
+        func area(_ south: Double, _ north: Double, _ lonSpan: Double) -> Double {
+            let r = Haversine.earthRadius, rad = Haversine.radiansPerDegree
+            return r * r * lonSpan * rad * abs(sin(north * rad) - sin(south * rad))
+        }
+        let smallCell = H3.averageArea(resolution: resolution) / 2
+        let around = area(south, north, lonSpan), own = area(box.minLat, box.maxLat, box.maxLon - box.minLon)
+        return ((around + own) / smallCell).rounded(.up) + 1
     }
 }
 

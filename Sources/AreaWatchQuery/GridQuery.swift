@@ -1,8 +1,10 @@
 import AreaWatchCore
 
-/// One reported grid cell (SPEC §7.2).
+/// One reported grid cell (SPEC §7.2, §18).
 public struct GridCell: Sendable, Equatable {
-    public var cell: GeohashCell
+    /// The cell, as a number of its grid system.
+    public var id: GridCellID
+    public var system: GridSystem
     /// Incidents inside the cell, current and previous window.
     public var nCurrent: Int
     public var nPrevious: Int
@@ -17,11 +19,24 @@ public struct GridCell: Sendable, Equatable {
     var yearCount: Int32
 
     public var yearOverYear: YearOverYear { YearOverYear(current: rCurrent, previous: rPrevious) }
+
+    /// The geohash cell of a cell of a geohash grid, for the outputs drawn on the geohash lattice
+    /// (the widget tiles and the HTML heatmap), which are not written for H3 grids.
+    public var cell: GeohashCell {
+        guard case .geohash(let precision) = system else { preconditionFailure("a geohash cell of an H3 grid") }
+        return GeohashCell(prefix: id.raw, precision: precision)
+    }
+
+    /// The cell's centre in its grid system.
+    public var centre: (lat: Double, lon: Double) {
+        if case .geohash(let precision) = system { return GeohashCell(prefix: id.raw, precision: precision).centre }
+        return system.centre(of: id)
+    }
 }
 
-/// The grid heatmap: every reported cell, sorted by geohash.
+/// The grid heatmap: every reported cell, in the cell order of its grid system.
 public struct GridResult: Sendable {
-    public let precision: Int
+    public let system: GridSystem
     public let parameters: QueryParameters
     public let cells: [GridCell]
     /// Calendar years present in the data (incidents that pass the filters, not after the as-of).
@@ -45,6 +60,16 @@ public struct GridResult: Sendable {
             return try body(UnsafeBufferPointer(counts))
         }
     }
+
+    /// The precision of a geohash grid, for the outputs drawn on the geohash lattice (the widget
+    /// tiles, grid.pmtiles and the HTML heatmap), which are not written for H3 grids.
+    public var precision: Int {
+        guard let p = geohashPrecision else { preconditionFailure("the geohash precision of an H3 grid") }
+        return p
+    }
+
+    /// The precision of a geohash grid; nil for an H3 grid.
+    public var geohashPrecision: Int? { system.geohashPrecision }
 
     public var classCounts: [SafetyClass: Int] {
         // Counted without hashing per cell: the report reads these several times.
@@ -70,7 +95,16 @@ public enum GridStrategy: String, Sendable, CaseIterable {
 }
 
 extension IncidentIndex {
-    /// The SPEC §7.2 grid at a precision.
+    /// The SPEC §7.2 grid of a grid system (§18). H3 grids are always scattered (`strategy` is
+    /// the geohash lattice's choice).
+    public func grid(_ system: GridSystem, strategy: GridStrategy = .scatter, threads: Int = 1) -> GridResult {
+        switch system {
+        case .geohash(let precision): grid(precision: precision, strategy: strategy, threads: threads)
+        case .h3(let resolution): h3Grid(resolution: resolution, threads: threads)
+        }
+    }
+
+    /// The SPEC §7.2 grid at a geohash precision.
     public func grid(precision: Int, strategy: GridStrategy = .scatter, threads: Int = 1) -> GridResult {
         let test = RadiusTest(radius: parameters.radius)
         let radiusCells: [RadiusCell]
@@ -107,7 +141,8 @@ extension IncidentIndex {
             cells.append(contentsOf: piece.cells.map { var c = $0; c.yearStart += offset; return c })
             entries.append(contentsOf: piece.entries)
         }
-        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
+        return GridResult(system: .geohash(precision: precision), parameters: parameters, cells: cells,
+                          years: yearSlots.years, yearEntries: entries)
     }
 
     /// The cells of one part: radius cells and base incidents of the same prefixes.
@@ -148,7 +183,8 @@ extension IncidentIndex {
             guard rc.current + rc.previous > 0 || nCurrent + nPrevious > 0 else { continue }
             cellYears.sort { $0.year < $1.year }
             cells.append(GridCell(
-                cell: GeohashCell(prefix: prefix, precision: precision), nCurrent: nCurrent, nPrevious: nPrevious,
+                id: GridCellID(raw: prefix), system: .geohash(precision: precision), nCurrent: nCurrent,
+                nPrevious: nPrevious,
                 rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
                 safetyClass: thresholds.classify(Int(rc.current)),
                 yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
@@ -189,6 +225,7 @@ extension GridResult {
             copy.yearCount = Int32(entries.count) - copy.yearStart
             return copy
         }
-        return GridResult(precision: precision, parameters: parameters, cells: remapped, years: keptYears, yearEntries: entries)
+        return GridResult(system: system, parameters: parameters, cells: remapped, years: keptYears,
+                          yearEntries: entries)
     }
 }

@@ -89,7 +89,7 @@ extension GridResult {
     /// The cells whose geohash starts with one of `shards` (of one precision), as the merge needs them.
     public func cells(ownedBy shards: Set<GeohashCell>) -> [ShardCell] {
         guard let shardPrecision = shards.first?.precision else { return [] }
-        precondition(shardPrecision <= precision)
+        precondition(shardPrecision <= geohashPrecision ?? 0, "geohash shards of a geohash grid")
         return cells.compactMap { c in
             guard shards.contains(c.cell.parent(precision: shardPrecision)) else { return nil }
             let counts = yearCounts(of: c)
@@ -115,12 +115,14 @@ extension GridResult {
             let start = entries.count
             for (year, count) in c.years { entries.append((slot[year]!, UInt32(count))) }
             cells.append(GridCell(
-                cell: GeohashCell(prefix: c.prefix, precision: precision), nCurrent: c.nCurrent, nPrevious: c.nPrevious,
+                id: GridCellID(raw: c.prefix), system: .geohash(precision: precision), nCurrent: c.nCurrent,
+                nPrevious: c.nPrevious,
                 rCurrent: c.rCurrent, rPrevious: c.rPrevious, handled: c.handled,
                 safetyClass: parameters.thresholds.classify(c.rCurrent),
                 yearStart: Int32(start), yearCount: Int32(entries.count - start)))
         }
-        self.init(precision: precision, parameters: parameters, cells: cells, years: years, yearEntries: entries)
+        self.init(system: .geohash(precision: precision), parameters: parameters, cells: cells, years: years,
+                  yearEntries: entries)
     }
 }
 

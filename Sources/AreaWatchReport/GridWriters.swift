@@ -1,14 +1,17 @@
 import AreaWatchCore
 import AreaWatchQuery
 
-/// grid.geojson (SPEC §8): an RFC 7946 FeatureCollection, one Polygon per cell, exterior ring
-/// counter-clockwise and closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
+/// grid.geojson (SPEC §8, §18): an RFC 7946 FeatureCollection, one Polygon per cell (a
+/// MultiPolygon for an H3 cell split at the antimeridian), exterior rings counter-clockwise and
+/// closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
 enum GridGeoJSON {
     static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
+        // A geohash grid names its precision, as it always has; an H3 grid its system.
+        let gridMember = Summary.gridParameter(grid)
         let header: JSONValue = .object([
             ("as_of", .string(UTCTime.iso8601(grid.parameters.asOf))),
-            ("precision", .int(grid.precision)),
+            gridMember,
             ("radius_m", .number(grid.parameters.radius)),
         ])
         // Foreign members first (RFC 7946 §6.1), then the features.
@@ -28,14 +31,21 @@ enum GridGeoJSON {
 
     static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
                               to out: inout [UInt8], memos: inout GridTextMemos) {
-        let b = c.cell.bounds
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
-        c.cell.appendCharacters(to: &out)
-        appendLiteral("\",\"geometry\":", &out)
-        appendPolygon(b, to: &out, coordinates: &memos.coordinates)
-        appendLiteral(",\"properties\":{\"geohash\":\"", &out)
-        c.cell.appendCharacters(to: &out)
-        let centre = c.cell.centre
+        if case .geohash = c.system {
+            c.cell.appendCharacters(to: &out)
+            appendLiteral("\",\"geometry\":", &out)
+            appendPolygon(c.cell.bounds, to: &out, coordinates: &memos.coordinates)
+            appendLiteral(",\"properties\":{\"geohash\":\"", &out)
+        } else {
+            c.system.appendText(of: c.id, to: &out)
+            appendLiteral("\",\"geometry\":", &out)
+            appendGeometry(CellPolygons.parts(of: c.system.boundary(of: c.id)), to: &out,
+                           coordinates: &memos.coordinates)
+            appendLiteral(",\"properties\":{\"h3\":\"", &out)
+        }
+        c.system.appendText(of: c.id, to: &out)
+        let centre = c.centre
         appendLiteral("\",\"lat\":", &out)
         memos.coordinates.append(centre.lat, to: &out)
         appendLiteral(",\"lon\":", &out)
@@ -86,6 +96,28 @@ enum GridGeoJSON {
         appendLiteral("]]}", &out)
     }
 
+    /// A cell's polygon parts (CellPolygons) as a GeoJSON Polygon, or a MultiPolygon when the
+    /// antimeridian splits it (RFC 7946 §3.1.9).
+    static func appendGeometry(_ parts: [CellPolygons.Ring], to out: inout [UInt8], coordinates: inout NumberTextMemo) {
+        let multi = parts.count > 1
+        appendLiteral(multi ? "{\"type\":\"MultiPolygon\",\"coordinates\":["
+                            : "{\"type\":\"Polygon\",\"coordinates\":", &out)
+        for (p, ring) in parts.enumerated() {
+            if p > 0 { out.append(44) }
+            appendLiteral("[[", &out)
+            for (k, vertex) in ring.enumerated() {
+                if k > 0 { out.append(44) }
+                out.append(91)
+                coordinates.append(vertex.lon, to: &out)
+                out.append(44)
+                coordinates.append(vertex.lat, to: &out)
+                out.append(93)
+            }
+            appendLiteral("]]", &out)
+        }
+        appendLiteral(multi ? "]}" : "}", &out)
+    }
+
     /// Appends literal text straight from the binary's bytes (no String transcoding per cell).
     @inline(__always)
     static func appendLiteral(_ text: StaticString, _ out: inout [UInt8]) {
@@ -124,11 +156,13 @@ struct CellFigures {
     }
 }
 
-/// grid.csv (SPEC §8): the eleven SPEC columns, one `yYYYY` column per calendar year, then the
-/// cell polygon as WKT; sorted by geohash; withheld figures are empty fields (docs/PRIVACY.md).
+/// grid.csv (SPEC §8, §18): the eleven SPEC columns (the first `geohash` or `h3`), one `yYYYY`
+/// column per calendar year, then the cell polygon as WKT; in the cell order of the grid system;
+/// withheld figures are empty fields (docs/PRIVACY.md).
 enum GridCSV {
-    static func header(years: [Int]) -> String {
-        (["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled", "class"]
+    static func header(years: [Int], cellColumn: String = "geohash") -> String {
+        ([cellColumn, "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled",
+          "class"]
             + ReportChanges.csvHeader + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
     }
 
@@ -136,7 +170,7 @@ enum GridCSV {
     static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, typesPath: String,
                       disclosure: Disclosure) throws {
         let file = try BufferedFile(path: path)
-        try file.write(header(years: grid.years))
+        try file.write(header(years: grid.years, cellColumn: grid.system.cellColumn))
         var memos = GridTextMemos()
         for (k, c) in grid.cells.enumerated() {
             try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos) }
@@ -149,8 +183,8 @@ enum GridCSV {
 
     static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
                           to out: inout [UInt8], memos: inout GridTextMemos) {
-        let centre = c.cell.centre
-        c.cell.appendCharacters(to: &out)
+        let centre = c.centre
+        c.system.appendText(of: c.id, to: &out)
         out.append(44)
         memos.coordinates.append(centre.lat, to: &out)
         out.append(44)
@@ -180,7 +214,11 @@ enum GridCSV {
             }
         }
         out.append(contentsOf: ",\"".utf8)
-        appendWKT(c.cell.bounds, to: &out, coordinates: &memos.coordinates)
+        if case .geohash = c.system {
+            appendWKT(c.cell.bounds, to: &out, coordinates: &memos.coordinates)
+        } else {
+            appendWKT(CellPolygons.parts(of: c.system.boundary(of: c.id)), to: &out, coordinates: &memos.coordinates)
+        }
         out.append(contentsOf: "\"\n".utf8)
     }
 
@@ -194,6 +232,27 @@ enum GridCSV {
             coordinates.append(lat, to: &out)
         }
         GridGeoJSON.appendLiteral("))", &out)
+    }
+}
+
+extension GridCSV {
+    /// `POLYGON ((x y, …))`, or `MULTIPOLYGON (((x y, …)), ((x y, …)))` for a cell split at the
+    /// antimeridian: each ring counter-clockwise and closed.
+    static func appendWKT(_ parts: [CellPolygons.Ring], to out: inout [UInt8], coordinates: inout NumberTextMemo) {
+        let multi = parts.count > 1
+        GridGeoJSON.appendLiteral(multi ? "MULTIPOLYGON (" : "POLYGON ", &out)
+        for (p, ring) in parts.enumerated() {
+            if p > 0 { GridGeoJSON.appendLiteral(", ", &out) }
+            GridGeoJSON.appendLiteral("((", &out)
+            for (k, vertex) in ring.enumerated() {
+                if k > 0 { GridGeoJSON.appendLiteral(", ", &out) }
+                coordinates.append(vertex.lon, to: &out)
+                out.append(32)
+                coordinates.append(vertex.lat, to: &out)
+            }
+            GridGeoJSON.appendLiteral("))", &out)
+        }
+        if multi { out.append(41) }
     }
 }
 

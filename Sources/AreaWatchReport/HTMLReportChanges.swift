@@ -49,13 +49,14 @@ enum HTMLChanges {
 
     static func cellTable(_ rows: [Int], _ cells: [GridCell], _ changes: ReportChanges, _ disclosure: Disclosure) -> String {
         guard !rows.isEmpty else { return "<p class=\"none\">None.</p>\n" }
-        let columns = [HTMLTable.Column("geohash"), HTMLTable.Column("r_current", numeric: true),
+        let columns = [HTMLTable.Column(cells.first?.system.cellColumn ?? "geohash"),
+                       HTMLTable.Column("r_current", numeric: true),
                        HTMLTable.Column("r_previous", numeric: true), HTMLTable.Column("delta", numeric: true),
                        HTMLTable.Column("pct", numeric: true), HTMLTable.Column("p_change", numeric: true),
                        HTMLTable.Column("q_change", numeric: true), HTMLTable.Column("class")]
         return HTMLTable.render(columns, rows: rows.map { k in
             let cell = cells[k], s = changes.grid[k]!
-            return ["<td class=\"mono\">\(cell.cell.string)</td>"]
+            return ["<td class=\"mono\">\(cell.system.text(of: cell.id))</td>"]
                 + HTMLTable.comparison(current: cell.rCurrent, previous: cell.rPrevious, disclosure: disclosure)
                 + [HTMLTable.numeric(significant(s.p)), HTMLTable.numeric(significant(s.q)), HTMLTable.badge(cell.safetyClass)]
         })

@@ -93,6 +93,10 @@ enum HTMLHeatmap {
     static func section(_ c: ReportContent) -> String {
         var out = "<section id=\"heatmap\">\n<h2>Grid heatmap</h2>\n"
         guard !c.grid.cells.isEmpty else { return out + "<p class=\"none\">No cells reported.</p>\n</section>\n" }
+        guard c.grid.geohashPrecision != nil else {
+            return out + "<p class=\"none\">The page draws geohash grids only; this report's "
+                + "\(c.grid.system.fineness) cells are in grid.geojson and grid.csv.</p>\n</section>\n"
+        }
         let detailed = c.grid.cells.count <= maxDetailedCells
         out += "<figure>\n" + svg(c, detailed: detailed)
         out += "<figcaption>Every reported geohash-\(c.grid.precision) cell, coloured by the class of r_current "

@@ -23,7 +23,7 @@ enum HTMLSummary {
                     d.showsComparison(current: t.current, previous: t.previous)
                         ? "\(HTMLText.signed(yoy.delta)) (\(HTMLText.percent(yoy.pct))) vs previous" : "change withheld")
         out += card("Previous year", HTMLText.count(t.previous, d), "the year before")
-        out += card("Grid cells", HTMLText.grouped(c.grid.cells.count), "reported at precision \(c.grid.precision)")
+        out += card("Grid cells", HTMLText.grouped(c.grid.cells.count), "reported at \(c.grid.system.fineness)")
         for cls in SafetyClass.allCases.reversed() {
             let n = classes[cls] ?? 0
             out += card("\(cls.rawValue) cells", HTMLText.grouped(n), HTMLText.escape(cls.label), cls.rawValue)
@@ -41,7 +41,7 @@ enum HTMLSummary {
             ("Current window", "(\(UTCTime.iso8601(w.currentStart)), \(UTCTime.iso8601(w.asOf))]"),
             ("Previous window", "(\(UTCTime.iso8601(w.previousStart)), \(UTCTime.iso8601(w.currentStart))]"),
             ("Radius", NumberFormat.compact(p.radius) + " m (haversine, R = 6,371,008.8 m)"),
-            ("Grid precision", "geohash \(c.grid.precision)" + cellSize(c.grid)),
+            gridRow(c.grid),
             ("Thresholds", thresholds(p.thresholds)),
             ("Filters", filters(p)),
             ("Disclosure", disclosure(c.disclosure)),
@@ -67,9 +67,18 @@ enum HTMLSummary {
         return "<dl class=\"facts\">\n" + rows.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>\n" }.joined() + "</dl>\n"
     }
 
+    /// The facts' row naming the grid (a geohash grid's row reads as it always has).
+    static func gridRow(_ grid: GridResult) -> (String, String) {
+        if let p = grid.geohashPrecision { return ("Grid precision", "geohash \(p)" + cellSize(grid)) }
+        return ("Grid", grid.system.label + cellSize(grid))
+    }
+
     /// A cell's size in metres at the middle latitude of the grid, where analysts read it.
     static func cellSize(_ grid: GridResult) -> String {
         guard let first = grid.cells.first, let last = grid.cells.last else { return "" }
+        if case .h3(let r) = grid.system {
+            return " (hexagons of \(NumberFormat.compact(H3.averageArea(resolution: r) / 1e6)) km² on average)"
+        }
         let midLat = (first.cell.centre.lat + last.cell.centre.lat) / 2
         let metresPerDegree = Haversine.earthRadius * Haversine.radiansPerDegree
         let w = GeohashCell.lonSpan(grid.precision) * metresPerDegree * cos(midLat * Haversine.radiansPerDegree)

@@ -76,13 +76,14 @@ enum HTMLTables {
 
     static func cellTable(_ cells: [GridCell], _ disclosure: Disclosure) -> String {
         guard !cells.isEmpty else { return "<p class=\"none\">No cells.</p>\n" }
-        let columns = [HTMLTable.Column("#", numeric: true), HTMLTable.Column("geohash"), HTMLTable.Column("lat", numeric: true),
+        let columns = [HTMLTable.Column("#", numeric: true), HTMLTable.Column(cells[0].system.cellColumn),
+                       HTMLTable.Column("lat", numeric: true),
                        HTMLTable.Column("lon", numeric: true), HTMLTable.Column("r_current", numeric: true),
                        HTMLTable.Column("r_previous", numeric: true), HTMLTable.Column("delta", numeric: true),
                        HTMLTable.Column("pct", numeric: true), HTMLTable.Column("class")]
         let rows = cells.enumerated().map { k, cell in
-            let centre = cell.cell.centre
-            return [HTMLTable.number(k + 1), "<td class=\"mono\">\(cell.cell.string)</td>",
+            let centre = cell.centre
+            return [HTMLTable.number(k + 1), "<td class=\"mono\">\(cell.system.text(of: cell.id))</td>",
                     HTMLTable.numeric(NumberFormat.fixed(centre.lat, decimals: 6)),
                     HTMLTable.numeric(NumberFormat.fixed(centre.lon, decimals: 6))]
                 + HTMLTable.comparison(current: cell.rCurrent, previous: cell.rPrevious, disclosure: disclosure)

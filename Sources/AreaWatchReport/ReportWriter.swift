@@ -157,6 +157,12 @@ struct ReportOutputs: Sendable {
 /// output (docs/PRIVACY.md): its totals are exact; `grid` describes the published grid
 /// (`published`), with the sums of the full one so the cells can be checked against the totals.
 enum Summary {
+    /// `precision` for a geohash grid, as it always was; `grid` (`"h3:9"`) for an H3 grid.
+    static func gridParameter(_ grid: GridResult) -> (String, JSONValue) {
+        if let p = grid.geohashPrecision { return ("precision", .int(p)) }
+        return ("grid", .string(grid.system.description))
+    }
+
     static func json(_ c: ReportContent, published: GridResult, files: [(String, Int64)], tiles: Int,
                      timings: [(String, Double)]) -> JSONValue {
         let p = c.parameters
@@ -167,7 +173,7 @@ enum Summary {
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
             ("parameters", .object([
                 ("radius_m", .number(p.radius)),
-                ("precision", .int(c.grid.precision)),
+                gridParameter(c.grid),
                 ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
                 ("categories", .array(p.categories.sorted().map { .string($0) })),
                 ("handled", p.handled.map { .bool($0) } ?? .null),

@@ -38,7 +38,7 @@ enum ReportOutput {
         let classes = c.grid.classCounts
         var lines = [
             "report: \(TerminalText.escaped(out)) (as of \(UTCTime.iso8601(c.parameters.asOf)))",
-            "grid: \(c.grid.cells.count) cells at precision \(c.grid.precision): dangerous \(classes[.dangerous] ?? 0), "
+            "grid: \(c.grid.cells.count) cells at \(c.grid.system.fineness): dangerous \(classes[.dangerous] ?? 0), "
                 + "medium \(classes[.medium] ?? 0), safe \(classes[.safe] ?? 0)",
             "incidents: current \(c.totals.current), previous \(c.totals.previous), older \(c.totals.older), "
                 + "excluded_future \(c.totals.excludedFuture)",

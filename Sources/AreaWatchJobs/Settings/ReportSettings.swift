@@ -10,8 +10,13 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "The report folder: replaced atomically when absent, empty or a report folder areawatch wrote.")
     public var out = "reports/latest"
 
-    @Option(parsing: .unconditional, help: "Geohash precision of the grid cells (1…12).")
-    public var precision = 7
+    @Option(parsing: .unconditional, help: ArgumentHelp("The grid: geohash:P (P 1…12) or h3:R (R 0…15); geohash:7 "
+                                                        + "unless --precision says otherwise (SPEC §18)."),
+            transform: GridSystem.option)
+    public var grid: GridSystem?
+
+    @Option(parsing: .unconditional, help: "Geohash precision of the grid cells (1…12): short for --grid geohash:P.")
+    public var precision: Int?
 
     @Option(help: "Named areas: a GeoJSON file of Polygon/MultiPolygon features.")
     public var areas: String?
@@ -106,7 +111,12 @@ public struct ReportSettings: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        guard (1...Geohash.maxPrecision).contains(precision) else { throw ValidationError("--precision must be within 1…12") }
+        if let precision, !(1...Geohash.maxPrecision).contains(precision) {
+            throw ValidationError("--precision must be within 1…12")
+        }
+        if let grid, let precision, grid != .geohash(precision: precision) {
+            throw ValidationError("--grid \(grid) and --precision \(precision) name different grids: give one of them")
+        }
         if let zooms = tileZooms.zooms, zooms.lowerBound < 0 || zooms.upperBound > 24 {
             throw ValidationError("--tile-zooms must lie within 0…24")
         }
@@ -143,6 +153,9 @@ public struct ReportSettings: ParsableArguments, Sendable {
         areaPopulation != nil && areas == nil ? "--area-population needs --areas (the areas whose populations it names)"
             : nil
     }
+
+    /// The grid (SPEC §18): `--grid`, or geohash at `--precision` (default 7).
+    public var gridSystem: GridSystem { grid ?? .geohash(precision: precision ?? 7) }
 
     /// Grid worker threads: `--threads`, or every core.
     public var workerThreads: Int { threads ?? Concurrency.processorCount }

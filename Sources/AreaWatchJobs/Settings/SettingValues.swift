@@ -122,6 +122,17 @@ public struct ColumnMapping: Sendable, Hashable {
     }
 }
 
+extension GridSystem {
+    /// `--grid`'s transform (SPEC §18): text that names no grid is a usage error saying what is expected.
+    public static func option(_ argument: String) throws -> GridSystem {
+        do {
+            return try GridSystem(parsing: argument)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
 extension InputFormat: ExpressibleByArgument {}
 extension IdlessMode: ExpressibleByArgument {}
 extension GridStrategy: ExpressibleByArgument {}

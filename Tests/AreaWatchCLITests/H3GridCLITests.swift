@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import AreaWatchTestSupport
+import AreaWatchCore
+
+/// `report --grid h3:R` end to end (SPEC §18) through the built binary, on the bundled police
+/// files: grid.csv and grid.geojson against a brute force over the test's own reading of the
+/// inputs. H3's cells and centres come from the vendored library (checked against h3-py in the
+/// Core tests); which cells are reported and every count are the brute force's own.
+@Suite("report --grid h3:R (SPEC §18)", .timeLimit(.minutes(10)))
+struct H3GridCLITests {
+    static let inputs = Array(Datasets.police.suffix(2))
+
+    struct Expected: Equatable {
+        var nCurrent = 0, nPrevious = 0, rCurrent = 0, rPrevious = 0, handled = 0
+    }
+
+    /// Every cell holding an incident, or whose centre is within the radius of a windowed one,
+    /// with its counts, by comparing each distinct location with each such cell.
+    static func bruteForce(_ incidents: [ModelIncident], resolution: Int, radius: Double) -> [String: Expected] {
+        let windows = Windows(asOf: Model.asOf)
+        var cells = Set<H3Cell>()
+        let test = RadiusTest(radius: radius)
+        var located: [String: [ModelIncident]] = [:]
+        for i in incidents where windows.window(i.time) != .future {
+            located["\(i.lat) \(i.lon)", default: []].append(i)
+        }
+        for group in located.values {
+            let (lat, lon) = (group[0].lat, group[0].lon)
+            cells.insert(H3.cell(lat: lat, lon: lon, resolution: resolution))
+            if group.contains(where: { [.current, .previous].contains(windows.window($0.time)) }) {
+                cells.formUnion(H3.cells(withCentreWithin: test, ofLat: lat, lon: lon, resolution: resolution))
+            }
+        }
+        let groups = Array(located.values)
+        let home = groups.map { H3.cell(lat: $0[0].lat, lon: $0[0].lon, resolution: resolution) }
+        var out: [String: Expected] = [:]
+        for cell in cells {
+            let centre = cell.centre
+            var e = Expected()
+            for (group, own) in zip(groups, home) {
+                let inside = own == cell
+                let d = Haversine.distance(lat1: centre.lat, lon1: centre.lon, lat2: group[0].lat, lon2: group[0].lon)
+                let near = d <= radius
+                for i in group {
+                    switch windows.window(i.time) {
+                    case .current:
+                        if inside { e.nCurrent += 1 }
+                        if near { e.rCurrent += 1; if i.handled == true { e.handled += 1 } }
+                    case .previous:
+                        if inside { e.nPrevious += 1 }
+                        if near { e.rPrevious += 1 }
+                    default: break
+                    }
+                }
+            }
+            if e.nCurrent + e.nPrevious + e.rCurrent + e.rPrevious > 0 { out[cell.text] = e }
+        }
+        return out
+    }
+
+    @Test("grid.csv and grid.geojson: h3 first, ascending index, every count, closed counter-clockwise hexagons")
+    func h3Report() throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("h3")
+        let r = try areawatchOK(["report", "--input"] + Self.inputs + [
+            "--out", out, "--as-of", Datasets.asOf, "--grid", "h3:9", "--tile-zooms", "none", "--quiet"])
+        #expect(r.stdout.contains(" cells at H3 resolution 9: "), "\(r)")
+        let incidents = try Model.police().suffix(2).flatMap(\.incidents)
+        let expected = Self.bruteForce(incidents, resolution: 9, radius: 1000)
+
+        let csv = StrictCSV.parse(try readBytes(out + "/grid.csv"))
+        #expect(Array(csv.header.prefix(11)) == ["h3", "lat", "lon", "n_current", "n_previous", "r_current",
+                                                 "r_previous", "delta", "pct", "handled", "class"])
+        let ids = csv.records.map { $0.fields[0] }
+        #expect(ids == expected.keys.sorted(), "the reported cells, in ascending index (= text) order")
+        #expect(ids.map { UInt64($0, radix: 16)! } == ids.map { UInt64($0, radix: 16)! }.sorted())
+        for row in csv.dictionaries {
+            let id = row["h3"] ?? ""
+            let cell = try #require(H3Cell(id))
+            #expect(id.count == 15 && id == id.lowercased() && cell.resolution == 9)
+            let e = expected[id] ?? Expected(nCurrent: -1)
+            func count(_ column: String) -> Int { Int(row[column] ?? "") ?? -2 }
+            let got = Expected(nCurrent: count("n_current"), nPrevious: count("n_previous"),
+                               rCurrent: count("r_current"), rPrevious: count("r_previous"), handled: count("handled"))
+            #expect(got == e, "\(id)")
+            #expect(row["class"] == classify(got.rCurrent))
+            #expect(row["lat"] == String(format: "%.6f", cell.centre.lat))
+            #expect(row["lon"] == String(format: "%.6f", cell.centre.lon))
+            let wkt = row["wkt"] ?? ""
+            #expect(wkt.hasPrefix("POLYGON ((") && wkt.hasSuffix("))"), "\(id): \(wkt)")
+            let points = wkt.dropFirst("POLYGON ((".count).dropLast(2).split(separator: ",").map {
+                $0.split(separator: " ").compactMap { Double($0) }
+            }
+            #expect(points.count == cell.boundary.count + 1 && points.first == points.last, "\(id): closed ring")
+            #expect(signedArea(points) > 0, "\(id): counter-clockwise")
+        }
+        // Every current-window incident is inside exactly one cell.
+        let current = incidents.filter { Windows(asOf: Model.asOf).window($0.time) == .current }.count
+        #expect(csv.dictionaries.reduce(0) { $0 + (Int($1["n_current"] ?? "") ?? 0) } == current)
+
+        let geo = try JSON.parse(try readBytes(out + "/grid.geojson"))
+        #expect(geo["grid"]?.string == "h3:9" && geo["precision"] == nil)
+        let features = try #require(geo["features"]?.array)
+        #expect(features.map { $0["properties"]?["h3"]?.string ?? "" } == ids)
+        #expect(features.map { $0["id"]?.string ?? "" } == ids)
+        for f in features.prefix(200) {
+            #expect(f["geometry"]?["type"]?.string == "Polygon")
+            let ring = (f["geometry"]?["coordinates"]?[0]?.array ?? []).map { ($0.array ?? []).compactMap(\.double) }
+            #expect(ring.count >= 7 && ring.first == ring.last && signedArea(ring) > 0)
+        }
+        let summary = try JSON.parse(try readBytes(out + "/summary.json"))
+        #expect(summary["parameters"]?["grid"]?.string == "h3:9" && summary["parameters"]?["precision"] == nil)
+    }
+
+    @Test("--grid geohash:7 and --precision 7 write the grid the default writes, byte for byte")
+    func geohashForms() throws {
+        let tmp = try TempDir()
+        var files: [[UInt8]] = []
+        let forms = [[], ["--grid", "geohash:7"], ["--precision", "7"], ["--grid", "GEOHASH:7", "--precision", "7"]]
+        for (k, options) in forms.enumerated() {
+            let out = tmp.sub("g\(k)")
+            try areawatchOK(["report", "--input"] + Self.inputs
+                             + ["--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none", "--quiet"] + options)
+            files.append(try readBytes(out + "/grid.csv") + readBytes(out + "/grid.geojson"))
+        }
+        #expect(files.dropFirst().allSatisfy { $0 == files[0] })
+    }
+
+    @Test("bad --grid values and contradictions are usage errors naming the option; nothing is written", arguments: [
+        (["--grid", "h3:16"], "0…15"), (["--grid", "h3:-1"], "0…15"), (["--grid", "geohash:13"], "1…12"),
+        (["--grid", "9"], "geohash:P"), (["--grid", "s2:10"], "h3:R"),
+        (["--grid", "h3:9", "--precision", "7"], "different grids"), (["--grid", "h3:9"], "--tile-zooms none"),
+    ])
+    func refusals(_ options: [String], _ mentioned: String) throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("out")
+        let r = try areawatch(["report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf] + options)
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains(mentioned), "\(r)")
+        #expect(r.stderr.contains("--grid"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("an H3 grid too fine for --max-cells is refused before any work, naming the estimate")
+    func maxCells() throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("out")
+        let r = try areawatch(["report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf,
+                               "--grid", "h3:15", "--tile-zooms", "none"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("at H3 resolution 15") && r.stderr.contains("--max-cells 5000000"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
+
+/// Twice the signed area of a closed [lon, lat] ring: positive when counter-clockwise.
+private func signedArea(_ ring: [[Double]]) -> Double {
+    zip(ring, ring.dropFirst()).reduce(0) { $0 + $1.0[0] * $1.1[1] - $1.1[0] * $1.0[1] }
+}
