@@ -1,7 +1,7 @@
-import Glibc
-import Dispatch
-import Synchronization
 import AreaWatchCore
+import Dispatch
+import Glibc
+import Synchronization
 
 /// A CSV file parsed on several threads with exactly the results of one thread (SPEC §4 keys and
 /// ordinals, reject lines, order).
@@ -43,16 +43,18 @@ enum ParallelCSVIngest {
         emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
     ) throws {
         let layout = csv.layout
-        var cutter = BlockCutter(buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
-                                 target: options.parallelBlockBytes, growth: maxGrowth)
-        let workers = WorkerState(layout: layout, keepExcerpts: accounting.rejects != nil,
-                                  keyHashPrefix: accounting.hashesKeys ? Array(accounting.keyPrefix.utf8) : nil)
+        var cutter = BlockCutter(
+            buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
+            target: options.parallelBlockBytes, growth: maxGrowth)
+        let workers = WorkerState(
+            layout: layout, keepExcerpts: accounting.rejects != nil,
+            keyHashPrefix: accounting.hashesKeys ? Array(accounting.keyPrefix.utf8) : nil)
         var inFlight: [ParsedBlock] = []
         var head = 0
         var line = csv.scanner.nextLine
         var cutterDone = false
         var hashes: [KeyHash] = []
-        accounting.contentBase = csv.contentOffset  // the header's end
+        accounting.contentBase = csv.contentOffset // the header's end
         defer { for block in inFlight[head...] { block.waitUntilParsed() } }
         while true {
             // Up to `blocksInFlight` blocks: with fewer, the parsers and this thread wait on each
@@ -106,9 +108,10 @@ enum ParallelCSVIngest {
                 }
                 guard k < block.rejects.count else { break }
                 let reject = block.rejects[k]
-                try accounting.reject(reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
-                                      report: &report, example: { reject.example ?? "" },
-                                      excerpt: { reject.excerpt ?? "" })
+                try accounting.reject(
+                    reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
+                    report: &report, example: { reject.example ?? "" },
+                    excerpt: { reject.excerpt ?? "" })
             }
             line += block.lineFeeds
             accounting.finishedBlock(bytes: block.bytes.count, report: report)
@@ -130,7 +133,8 @@ enum ParallelCSVIngest {
         prefix = []
         let buffer = ChunkBuffer(source: rest, chunkSize: options.reader.readWindowBytes)
         let hashing = accounting.hashesKeys
-        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) { incident in
+        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) {
+            incident in
             var incident = incident
             let hash = hashing ? KeyHash(incident.key) : nil
             try withUnsafeMutablePointer(to: &incident) { pointer in
@@ -185,14 +189,14 @@ final class ParsedBlock: @unchecked Sendable {
     }
 
     deinit {
-        bytes.deallocate()  // a no-op once released
+        bytes.deallocate() // a no-op once released
         dropRecords()
     }
 
     /// Worker side: one more accepted incident.
     func append(_ incident: consuming Incident, key: ParsedKey) {
         if acceptedCount == capacity {
-            let grown = max(1024, bytes.count / 60, capacity * 2)  // rows of 60+ bytes: no regrowth
+            let grown = max(1024, bytes.count / 60, capacity * 2) // rows of 60+ bytes: no regrowth
             let moreIncidents = UnsafeMutablePointer<Incident>.allocate(capacity: grown)
             let moreKeys = UnsafeMutablePointer<ParsedKey>.allocate(capacity: grown)
             if let incidents, let keys {
@@ -299,8 +303,9 @@ private final class WorkerState: @unchecked Sendable {
         defer { block.markParsed() }
         let times = takeTimes()
         defer { giveBack(times) }
-        let source = CSVRecordSource(layout: layout, buffer: ChunkBuffer(borrowing: block.bytes, source: name),
-                                     firstLine: 1, times: times)
+        let source = CSVRecordSource(
+            layout: layout, buffer: ChunkBuffer(borrowing: block.bytes, source: name),
+            firstLine: 1, times: times)
         source.keyHashPrefix = keyHashPrefix
         var scratch: [UInt8] = []
         var exampled = Set<RejectReason>()
@@ -318,14 +323,17 @@ private final class WorkerState: @unchecked Sendable {
                     }
                     block.append(incident, key: key)
                 case .rejected(let reason, let location, let idHint):
-                    guard case .line(let line) = location else { preconditionFailure("a CSV reject is located by line") }
+                    guard case .line(let line) = location else {
+                        preconditionFailure("a CSV reject is located by line")
+                    }
                     var example: String?
                     if block.acceptedCount == 0 && exampled.insert(reason).inserted {
                         example = source.currentValue(for: reason) ?? source.currentExcerpt()
                     }
-                    block.append(ParsedBlock.Reject(
-                        reason: reason, line: line, idHint: idHint,
-                        excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example))
+                    block.append(
+                        ParsedBlock.Reject(
+                            reason: reason, line: line, idHint: idHint,
+                            excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example))
                 }
             }
             block.lineFeeds = source.scanner.nextLine - 1
@@ -390,7 +398,10 @@ struct BlockCutter {
         var segment = 0
         var inQuotes = false
         while segment <= n {
-            let quote = memchr(p + segment, Int32(ASCII.quote), n - segment).map { p.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? n
+            let quote =
+                memchr(p + segment, Int32(ASCII.quote), n - segment).map {
+                    p.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? n
             if !inQuotes {
                 // Backwards from the segment's end: the last LF is usually near it.
                 var i = quote - 1

@@ -34,8 +34,10 @@ public enum GridCellEstimate {
     }
 
     /// The grouped estimate: `count` gives the cells around one box of incidents.
-    private static func estimate(_ index: IncidentIndex, finestGroup: Int, threads: Int,
-                                 count: @escaping @Sendable (GeoBox, Double) -> Double) -> Double {
+    private static func estimate(
+        _ index: IncidentIndex, finestGroup: Int, threads: Int,
+        count: @escaping @Sendable (GeoBox, Double) -> Double
+    ) -> Double {
         let radiusDegrees = index.parameters.radius / (Haversine.earthRadius * Haversine.radiansPerDegree)
         var group = finestGroup
         while group > 1 && GeohashCell.latSpan(group) < radiusDegrees { group -= 1 }
@@ -45,15 +47,17 @@ public enum GridCellEstimate {
         var starts = IncidentIndex.chunks(index.count, threads).map(\.lowerBound)
         for p in starts.indices.dropFirst() {
             starts[p] = max(starts[p], starts[p - 1])
-            while starts[p] > 0 && starts[p] < index.count && codes[starts[p]] >> shift == codes[starts[p] - 1] >> shift {
+            while starts[p] > 0 && starts[p] < index.count && codes[starts[p]] >> shift == codes[starts[p] - 1] >> shift
+            {
                 starts[p] += 1
             }
         }
         starts.append(index.count)
         let partStarts = starts
         let parts = Concurrency.map(partStarts.count - 1) { p in
-            groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees,
-                   count: count)
+            groups(
+                index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees,
+                count: count)
         }
         let extents = parts.compactMap(\.extent)
         guard var extent = extents.first else { return 0 }
@@ -66,8 +70,10 @@ public enum GridCellEstimate {
     }
 
     /// The cells of the groups of windowed incidents in `range` (whole groups), and their extent.
-    private static func groups(_ index: IncidentIndex, in range: Range<Int>, shift: UInt64, radiusDegrees: Double,
-                               count: (GeoBox, Double) -> Double) -> (total: Double, extent: GeoBox?) {
+    private static func groups(
+        _ index: IncidentIndex, in range: Range<Int>, shift: UInt64, radiusDegrees: Double,
+        count: (GeoBox, Double) -> Double
+    ) -> (total: Double, extent: GeoBox?) {
         let empty = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         var total = 0.0
         var last: UInt64?
@@ -104,7 +110,9 @@ public enum GridCellEstimate {
         // Centres sit at (i + ½)·h from the south pole.
         let rows = max(0, ((north + 90) / h - 0.5).rounded(.down) - ((south + 90) / h - 0.5).rounded(.up) + 1)
         let columns = min(columnsAround, (lonSpan / w).rounded(.up) + 1)
-        let own = (((box.maxLat - box.minLat) / h).rounded(.up) + 1) * min(columnsAround, ((box.maxLon - box.minLon) / w).rounded(.up) + 1)
+        let own =
+            (((box.maxLat - box.minLat) / h).rounded(.up) + 1)
+            * min(columnsAround, ((box.maxLon - box.minLon) / w).rounded(.up) + 1)
         return rows * columns + own
     }
 }
@@ -116,7 +124,9 @@ extension GridCellEstimate {
     static func h3Cells(in box: GeoBox, radiusDegrees: Double, resolution: Int) -> Double {
         let south = max(-90, box.minLat - radiusDegrees), north = min(90, box.maxLat + radiusDegrees)
         let poleward = max(abs(south), abs(north))
-        let lonSpan = poleward >= 90 ? 360
+        let lonSpan =
+            poleward >= 90
+            ? 360
             : min(360, box.maxLon - box.minLon + 2 * radiusDegrees / cos(poleward * Haversine.radiansPerDegree))
         func area(_ south: Double, _ north: Double, _ lonSpan: Double) -> Double {
             let r = Haversine.earthRadius, rad = Haversine.radiansPerDegree

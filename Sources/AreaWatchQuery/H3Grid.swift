@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import Dispatch
+import Glibc
 import Synchronization
 
 /// The SPEC §7.2 grid on the H3 cells of a resolution (SPEC §18).
@@ -14,8 +14,9 @@ import Synchronization
 extension IncidentIndex {
     func h3Grid(resolution: Int, threads: Int) -> GridResult {
         let test = RadiusTest(radius: parameters.radius)
-        let radiusCells = H3GridScatter.radiusCells(points: windowedPoints, resolution: resolution, test: test,
-                                                    threads: threads)
+        let radiusCells = H3GridScatter.radiusCells(
+            points: windowedPoints, resolution: resolution, test: test,
+            threads: threads)
         // Every incident's own cell, in ascending index.
         var own = H3GridScatter.ownCells(lat: lat, lon: lon, resolution: resolution, threads: threads)
         var order = (0..<UInt32(own.count)).map { $0 }
@@ -53,15 +54,17 @@ extension IncidentIndex {
             }
             guard rc.current + rc.previous > 0 || nCurrent + nPrevious > 0 else { continue }
             cellYears.sort { $0.year < $1.year }
-            cells.append(GridCell(
-                id: GridCellID(raw: id), system: system, nCurrent: nCurrent, nPrevious: nPrevious,
-                rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
-                safetyClass: thresholds.classify(Int(rc.current)),
-                yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
+            cells.append(
+                GridCell(
+                    id: GridCellID(raw: id), system: system, nCurrent: nCurrent, nPrevious: nPrevious,
+                    rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
+                    safetyClass: thresholds.classify(Int(rc.current)),
+                    yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
             entries.append(contentsOf: cellYears)
         }
-        return GridResult(system: system, parameters: parameters, cells: cells, years: yearSlots.years,
-                          yearEntries: entries)
+        return GridResult(
+            system: system, parameters: parameters, cells: cells, years: yearSlots.years,
+            yearEntries: entries)
     }
 }
 
@@ -75,8 +78,10 @@ enum H3GridScatter {
     }
 
     /// Radius counts of every cell some windowed incident reaches, in ascending index.
-    static func radiusCells(points: GridScatter.Points, resolution: Int, test: RadiusTest,
-                            threads: Int) -> [RadiusCell] {
+    static func radiusCells(
+        points: GridScatter.Points, resolution: Int, test: RadiusTest,
+        threads: Int
+    ) -> [RadiusCell] {
         let n = points.lat.count
         guard n > 0, test.threshold >= 0 else { return [] }
         var keys = ownCells(lat: points.lat, lon: points.lon, resolution: resolution, threads: threads)
@@ -101,8 +106,9 @@ enum H3GridScatter {
                     let g = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard g < groups.count else { break }
                     let cell = H3Cell(index: sortedKeys[groups[g].lowerBound])!
-                    output[g] = scatterGroup(cell, members: members[groups[g]], points: points, cosLat: cosLat,
-                                             test: test, geometry: geometry)
+                    output[g] = scatterGroup(
+                        cell, members: members[groups[g]], points: points, cosLat: cosLat,
+                        test: test, geometry: geometry)
                 }
             }
         }
@@ -110,22 +116,26 @@ enum H3GridScatter {
     }
 
     /// The counts one cell's incidents add to every cell whose centre is within their radius.
-    private static func scatterGroup(_ cell: H3Cell, members: ArraySlice<UInt32>, points: GridScatter.Points,
-                                     cosLat: [Double], test: RadiusTest, geometry: H3Geometry) -> [RadiusCell] {
+    private static func scatterGroup(
+        _ cell: H3Cell, members: ArraySlice<UInt32>, points: GridScatter.Points,
+        cosLat: [Double], test: RadiusTest, geometry: H3Geometry
+    ) -> [RadiusCell] {
         let centre = geometry.centre(of: cell)
         let circumradius = geometry.circumradius(of: cell)
         // The margin covers the haversine's rounding between the two distances added here.
         let reach = RadiusTest(radius: test.radius + circumradius + 1e-6 * (test.radius + circumradius) + 1e-3)
-        let candidates = H3.cellsAndCentres(withCentreWithin: reach, ofLat: centre.lat, lon: centre.lon,
-                                            resolution: cell.resolution, geometry: geometry)
+        let candidates = H3.cellsAndCentres(
+            withCentreWithin: reach, ofLat: centre.lat, lon: centre.lon,
+            resolution: cell.resolution, geometry: geometry)
         var out: [RadiusCell] = []
         for (candidate, c) in candidates {
             let cosC = cos(c.lat * Haversine.radiansPerDegree)
             var current: UInt32 = 0, previous: UInt32 = 0, handled: UInt32 = 0
             for m in members {
                 let i = Int(m)
-                let a = Haversine.halfChordSquared(lat1: points.lat[i], lon1: points.lon[i], cosLat1: cosLat[i],
-                                                   lat2: c.lat, lon2: c.lon, cosLat2: cosC)
+                let a = Haversine.halfChordSquared(
+                    lat1: points.lat[i], lon1: points.lon[i], cosLat1: cosLat[i],
+                    lat2: c.lat, lon2: c.lon, cosLat2: cosC)
                 guard a <= test.threshold else { continue }
                 let f = points.flags[i]
                 current &+= UInt32(f.currentCount)

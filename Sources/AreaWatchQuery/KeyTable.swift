@@ -1,5 +1,5 @@
-import Glibc
 import CAreaWatchSystem
+import Glibc
 
 /// The rows of the ad-hoc path's keys: 96-bit key hash → row, for SPEC §4 de-duplication (two
 /// different keys merge with probability ~n²/2⁹⁷: 6·10⁻¹⁶ at 10M keys).
@@ -93,13 +93,16 @@ struct KeyTable {
         init(count: Int) {
             self.count = count
             let bytes = count * 8
-            if bytes >= Slots.hugePage, let raw = mmap(nil, bytes + Slots.hugePage, PROT_READ | PROT_WRITE,
-                                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED {
+            if bytes >= Slots.hugePage,
+                let raw = mmap(
+                    nil, bytes + Slots.hugePage, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED
+            {
                 mapping = raw
                 mappedBytes = bytes + Slots.hugePage
                 let aligned = (Int(bitPattern: raw) + Slots.hugePage - 1) & ~(Slots.hugePage - 1)
                 let start = UnsafeMutableRawPointer(bitPattern: aligned)!
-                _ = madvise(start, bytes, MADV_HUGEPAGE)  // advice only: 4 KB pages work too
+                _ = madvise(start, bytes, MADV_HUGEPAGE) // advice only: 4 KB pages work too
                 base = start.bindMemory(to: UInt64.self, capacity: count)
             } else {
                 mapping = nil

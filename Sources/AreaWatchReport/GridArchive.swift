@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// grid.pmtiles (SPEC §14, docs/FORMATS.md): the widget tiles of SPEC §8 as vector tiles in one
 /// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
@@ -16,11 +17,14 @@ enum GridArchive {
     /// Writes the archive to `path` (inside the report's work folder, which is published whole)
     /// and returns its size in bytes.
     @discardableResult
-    static func write(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
-                      to path: String) throws -> Int64 {
-        let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                            dataBounds: dataBounds)
+    static func write(
+        _ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
+        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+        to path: String
+    ) throws -> Int64 {
+        let bytes = archive(
+            tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+            dataBounds: dataBounds)
         let file = try BufferedFile(path: path)
         try file.write(bytes)
         try file.finish()
@@ -28,12 +32,16 @@ enum GridArchive {
     }
 
     /// The archive's bytes: a function of the tiles and parameters alone (deterministic).
-    static func archive(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
-                        parts: Int = archiveParts) -> [UInt8] {
+    static func archive(
+        _ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
+        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+        parts: Int = archiveParts
+    ) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
-        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted { $0.id < $1.id }
+        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted {
+            $0.id < $1.id
+        }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
         // on one thread, this was the report stage's last ~30 ms at 1M while the other core idled.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
@@ -42,7 +50,8 @@ enum GridArchive {
             let compressor = GzipCompressor()
             var encoder = CellLayerEncoder()
             return ordered[bounds[part]..<bounds[part + 1]].map { entry in
-                compressor.compress(encoder.encode(tile: entry.tile.id, cells: entry.tile.cells, disclosure: disclosure))
+                compressor.compress(
+                    encoder.encode(tile: entry.tile.id, cells: entry.tile.cells, disclosure: disclosure))
             }
         }
         for (id, data) in zip(ordered.lazy.map(\.id), compressed.joined()) { builder.add(tileID: id, data: data) }
@@ -57,8 +66,11 @@ enum GridArchive {
         header.centerZoom = UInt8(zooms.lowerBound)
         header.centerLonE7 = PMTiles.Header.e7((box.minLon + box.maxLon) / 2)
         header.centerLatE7 = PMTiles.Header.e7((box.minLat + box.maxLat) / 2)
-        let meta = Array(metadata(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                                  dataBounds: dataBounds).serialized().utf8)
+        let meta = Array(
+            metadata(
+                grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+                dataBounds: dataBounds
+            ).serialized().utf8)
         return builder.archive(metadata: meta, header: header, compressor: GzipCompressor())
     }
 
@@ -74,7 +86,9 @@ enum GridArchive {
         var sum = 0
         for (k, count) in cellCounts.enumerated() {
             sum += count
-            if sum * parts >= total * bounds.count && bounds.count < parts && k + 1 < cellCounts.count { bounds.append(k + 1) }
+            if sum * parts >= total * bounds.count && bounds.count < parts && k + 1 < cellCounts.count {
+                bounds.append(k + 1)
+            }
         }
         bounds.append(cellCounts.count)
         return bounds
@@ -82,8 +96,10 @@ enum GridArchive {
 
     /// The archive's JSON metadata: TileJSON-style `vector_layers` plus what a widget needs to
     /// answer a location from the archive alone (as the TileJSON's `areawatch` member).
-    static func metadata(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-                         dataBounds: TileSetMeta.DataBounds = .unknown) -> JSONValue {
+    static func metadata(
+        _ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+        dataBounds: TileSetMeta.DataBounds = .unknown
+    ) -> JSONValue {
         let p = grid.parameters
         let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
             switch key {
@@ -99,19 +115,33 @@ enum GridArchive {
             ("type", .string("overlay")),
             ("format", .string("pbf")),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
-            ("vector_layers", .array([.object([
-                ("id", .string(CellLayerEncoder.layerName)),
-                ("description", .string("Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year")),
-                ("minzoom", .int(zooms.lowerBound)),
-                ("maxzoom", .int(zooms.upperBound)),
-                ("fields", .object(fields)),
-            ])])),
-            ("areawatch", .object([
-                ("precision", .int(grid.precision)),
-                ("radius_m", .number(p.radius)),
-                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
-                ("min_cell_count", .int(disclosure.minCellCount)),
-            ] + WidgetTiles.dataBoundsMember(dataBounds))),
+            (
+                "vector_layers",
+                .array([
+                    .object([
+                        ("id", .string(CellLayerEncoder.layerName)),
+                        (
+                            "description",
+                            .string(
+                                "Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year"
+                            )
+                        ),
+                        ("minzoom", .int(zooms.lowerBound)),
+                        ("maxzoom", .int(zooms.upperBound)),
+                        ("fields", .object(fields))
+                    ])
+                ])
+            ),
+            (
+                "areawatch",
+                .object(
+                    [
+                        ("precision", .int(grid.precision)),
+                        ("radius_m", .number(p.radius)),
+                        ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                        ("min_cell_count", .int(disclosure.minCellCount))
+                    ] + WidgetTiles.dataBoundsMember(dataBounds))
+            )
         ])
     }
 }
@@ -123,7 +153,8 @@ public enum GridArchiveTiming {
     public static func measure(_ grid: GridResult, zooms: ClosedRange<Int>) -> (wall: Double, cpu: Double, bytes: Int) {
         let wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_THREAD_CPUTIME_ID)
         let tiles = WidgetTiles.build(grid, changes: grid.changeSignificance().map { $0 }, zooms: zooms)
-        let bytes = GridArchive.archive(tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark")
+        let bytes = GridArchive.archive(
+            tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark")
         return (now(CLOCK_MONOTONIC) - wall0, now(CLOCK_THREAD_CPUTIME_ID) - cpu0, bytes.count)
     }
 

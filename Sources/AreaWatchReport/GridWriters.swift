@@ -5,18 +5,20 @@ import AreaWatchQuery
 /// MultiPolygon for an H3 cell split at the antimeridian), exterior rings counter-clockwise and
 /// closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
 enum GridGeoJSON {
-    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure) throws {
+    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure)
+        throws
+    {
         let file = try BufferedFile(path: path)
         // A geohash grid names its precision, as it always has; an H3 grid its system.
         let gridMember = Summary.gridParameter(grid)
         let header: JSONValue = .object([
             ("as_of", .string(UTCTime.iso8601(grid.parameters.asOf))),
             gridMember,
-            ("radius_m", .number(grid.parameters.radius)),
+            ("radius_m", .number(grid.parameters.radius))
         ])
         // Foreign members first (RFC 7946 §6.1), then the features.
         var head = header.serialized()
-        head.removeLast()  // "}"
+        head.removeLast() // "}"
         try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
         var memos = GridTextMemos()
         for (k, cell) in grid.cells.enumerated() {
@@ -29,8 +31,10 @@ enum GridGeoJSON {
         try file.finish()
     }
 
-    static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                              to out: inout [UInt8], memos: inout GridTextMemos) {
+    static func appendFeature(
+        _ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
+        to out: inout [UInt8], memos: inout GridTextMemos
+    ) {
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         if case .geohash = c.system {
             c.cell.appendCharacters(to: &out)
@@ -40,8 +44,9 @@ enum GridGeoJSON {
         } else {
             c.system.appendText(of: c.id, to: &out)
             appendLiteral("\",\"geometry\":", &out)
-            appendGeometry(CellPolygons.parts(of: c.system.boundary(of: c.id)), to: &out,
-                           coordinates: &memos.coordinates)
+            appendGeometry(
+                CellPolygons.parts(of: c.system.boundary(of: c.id)), to: &out,
+                coordinates: &memos.coordinates)
             appendLiteral(",\"properties\":{\"h3\":\"", &out)
         }
         c.system.appendText(of: c.id, to: &out)
@@ -57,7 +62,11 @@ enum GridGeoJSON {
         appendMember("r_previous", shown.rPrevious, &out)
         appendMember("delta", shown.delta, &out)
         appendLiteral(",\"pct\":", &out)
-        if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) } else { appendLiteral("null", &out) }
+        if let pct = shown.pct {
+            NumberFormat.appendFixed(pct, decimals: 4, to: &out)
+        } else {
+            appendLiteral("null", &out)
+        }
         appendMember("handled", shown.handled, &out)
         appendLiteral(",\"class\":\"", &out)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
@@ -100,8 +109,10 @@ enum GridGeoJSON {
     /// antimeridian splits it (RFC 7946 §3.1.9).
     static func appendGeometry(_ parts: [CellPolygons.Ring], to out: inout [UInt8], coordinates: inout NumberTextMemo) {
         let multi = parts.count > 1
-        appendLiteral(multi ? "{\"type\":\"MultiPolygon\",\"coordinates\":["
-                            : "{\"type\":\"Polygon\",\"coordinates\":", &out)
+        appendLiteral(
+            multi
+                ? "{\"type\":\"MultiPolygon\",\"coordinates\":["
+                : "{\"type\":\"Polygon\",\"coordinates\":", &out)
         for (p, ring) in parts.enumerated() {
             if p > 0 { out.append(44) }
             appendLiteral("[[", &out)
@@ -161,28 +172,37 @@ struct CellFigures {
 /// withheld figures are empty fields (docs/PRIVACY.md).
 enum GridCSV {
     static func header(years: [Int], cellColumn: String = "geohash") -> String {
-        ([cellColumn, "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled",
-          "class"]
+        ([
+            cellColumn, "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled",
+            "class"
+        ]
             + ReportChanges.csvHeader + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
     }
 
     /// `typesPath`: the `.csvt` beside the CSV, from which GDAL/QGIS read the column types.
-    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, typesPath: String,
-                      disclosure: Disclosure) throws {
+    static func write(
+        _ grid: GridResult, changes: [ChangeSignificance?], to path: String, typesPath: String,
+        disclosure: Disclosure
+    ) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years, cellColumn: grid.system.cellColumn))
         var memos = GridTextMemos()
         for (k, c) in grid.cells.enumerated() {
-            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos) }
+            try file.append { out in
+                appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos)
+            }
         }
         try file.finish()
-        let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
+        let types =
+            ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
             + ["Real", "Real", "String"] + Array(repeating: "Integer", count: grid.years.count) + ["WKT"]
         try BufferedFile.write(types.map { "\"\($0)\"" }.joined(separator: ",") + "\n", to: typesPath)
     }
 
-    static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                          to out: inout [UInt8], memos: inout GridTextMemos) {
+    static func appendRow(
+        _ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
+        to out: inout [UInt8], memos: inout GridTextMemos
+    ) {
         let centre = c.centre
         c.system.appendText(of: c.id, to: &out)
         out.append(44)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchFormats
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Encodes the one layer of the grid's vector tiles (SPEC §14, docs/FORMATS.md "grid.pmtiles"):
 /// Mapbox Vector Tile 2.1, layer `cells`, one Polygon per cell or merged cell with the properties
@@ -76,10 +77,10 @@ struct CellLayerEncoder {
             MVT.appendRectangle(Self.rectangle(cell.cell.bounds, in: tile), to: &geometry)
 
             feature.removeAll(keepingCapacity: true)
-            Protobuf.appendBytesField(2, tags, to: &feature)           // tags, packed uint32
-            Protobuf.appendVarintField(3, 3, to: &feature)             // type = POLYGON
-            Protobuf.appendBytesField(4, geometry, to: &feature)       // geometry, packed uint32
-            Protobuf.appendBytesField(2, feature, to: &features)       // Layer.features
+            Protobuf.appendBytesField(2, tags, to: &feature) // tags, packed uint32
+            Protobuf.appendVarintField(3, 3, to: &feature) // type = POLYGON
+            Protobuf.appendBytesField(4, geometry, to: &feature) // geometry, packed uint32
+            Protobuf.appendBytesField(2, feature, to: &features) // Layer.features
         }
 
         // Layer fields in field-number order: name, features, keys, values, extent, version.
@@ -93,7 +94,7 @@ struct CellLayerEncoder {
         Protobuf.appendVarintField(15, 2, to: &layer)
         var tileBytes: [UInt8] = []
         tileBytes.reserveCapacity(layer.count + 4)
-        Protobuf.appendBytesField(3, layer, to: &tileBytes)             // Tile.layers
+        Protobuf.appendBytesField(3, layer, to: &tileBytes) // Tile.layers
         return tileBytes
     }
 

@@ -6,12 +6,17 @@ import Foundation
 /// the answer into `#answer` (how the headless-browser test checks a click without a mouse).
 enum MapPage {
     static func html(hasMapLibre: Bool, hasEHSA: Bool) -> String {
-        let head = hasMapLibre
+        let head =
+            hasMapLibre
             ? "<link rel=\"stylesheet\" href=\"/static/maplibre-gl.css\"><script src=\"/static/maplibre-gl.js\"></script>"
             : ""
-        let missing = hasMapLibre ? "" : "<p class=\"missing\">\(WebAssets.missingMessage.replacingOccurrences(of: "`", with: ""))</p>"
-        let ehsaToggle = hasEHSA ? "<label><input type=\"radio\" name=\"layer\" value=\"ehsa\"> EHSA labels</label>" : ""
-        return template
+        let missing =
+            hasMapLibre
+            ? "" : "<p class=\"missing\">\(WebAssets.missingMessage.replacingOccurrences(of: "`", with: ""))</p>"
+        let ehsaToggle =
+            hasEHSA ? "<label><input type=\"radio\" name=\"layer\" value=\"ehsa\"> EHSA labels</label>" : ""
+        return
+            template
             .replacingOccurrences(of: "{{head}}", with: head)
             .replacingOccurrences(of: "{{missing}}", with: missing)
             .replacingOccurrences(of: "{{ehsa-toggle}}", with: ehsaToggle)

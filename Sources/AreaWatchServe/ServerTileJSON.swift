@@ -9,22 +9,31 @@ enum ServerTileJSON {
     static func build(_ s: ReportSnapshot, base: String) -> JSONValue {
         let t = s.tileJSON
         var minZoom = t["minzoom"] ?? .int(s.minZoom), maxZoom = t["maxzoom"] ?? .int(s.meta?.maxZoom ?? 14)
-        var layers: JSONValue = .array([.object([
-            ("id", .string("cells")),
-            ("fields", .object([("geohash", .string("String")), ("r_current", .string("Number")),
-                                ("r_previous", .string("Number")), ("class", .string("String")), ("change", .string("String"))])),
-        ])])
+        var layers: JSONValue = .array([
+            .object([
+                ("id", .string("cells")),
+                (
+                    "fields",
+                    .object([
+                        ("geohash", .string("String")), ("r_current", .string("Number")),
+                        ("r_previous", .string("Number")), ("class", .string("String")), ("change", .string("String"))
+                    ])
+                )
+            ])
+        ])
         if let archive = s.archive {
-            minZoom = .int(Int(archive.header.minZoom)); maxZoom = .int(Int(archive.header.maxZoom))
+            minZoom = .int(Int(archive.header.minZoom))
+            maxZoom = .int(Int(archive.header.maxZoom))
             if let meta = (try? JSONSerialization.jsonObject(with: Data(archive.metadata))) as? [String: Any],
-               let declared = meta["vector_layers"].flatMap({ JSONValue(foundation: $0) }) {
+                let declared = meta["vector_layers"].flatMap({ JSONValue(foundation: $0) })
+            {
                 layers = declared
             }
         }
         var members: [(String, JSONValue)] = [
             ("tilejson", .string("3.0.0")),
             ("tiles", .array([.string(base + "/tiles/{z}/{x}/{y}.mvt")])),
-            ("vector_layers", layers),
+            ("vector_layers", layers)
         ]
         for key in ["name", "description", "version", "attribution", "scheme"] {
             if let v = t[key] { members.append((key, v)) }

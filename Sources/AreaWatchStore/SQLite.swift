@@ -113,7 +113,8 @@ public final class SQLiteDatabase {
             StoreError(path: path, code: .cantopen, message: $0.message)
         }.get()
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (create && !readOnly ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
             | (immutable ? SQLITE_OPEN_URI : 0)
         let name = immutable && readOnly ? SQLiteDatabase.fileURI(path) + "?immutable=1" : path
@@ -121,7 +122,8 @@ public final class SQLiteDatabase {
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
-            throw StoreError(path: path, code: ResultCode(rawValue: status), message: "cannot open the store: \(message)")
+            throw StoreError(
+                path: path, code: ResultCode(rawValue: status), message: "cannot open the store: \(message)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -163,8 +165,9 @@ public final class SQLiteDatabase {
     }
 
     func error(_ code: Int32, sql: String?, arguments: [SQLValue]? = nil) -> StoreError {
-        StoreError(path: path, code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)),
-                   sql: sql, arguments: arguments)
+        StoreError(
+            path: path, code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql, arguments: arguments)
     }
 
     /// Runs one or more statements that return no rows we need.
@@ -234,7 +237,10 @@ public final class Statement {
     public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
 
     public func bind(_ index: Int32, _ value: String?) {
-        guard let value else { sqlite3_bind_null(handle, index); return }
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
         bind(index, text: value)
     }
 
@@ -253,7 +259,8 @@ public final class Statement {
     private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         // A nil pointer would bind NULL, not the empty text.
         let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
-        _ = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Statement.transient)
+        _ = sqlite3_bind_text(
+            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Statement.transient)
     }
 
     public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {

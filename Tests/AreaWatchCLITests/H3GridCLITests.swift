@@ -1,7 +1,7 @@
+import AreaWatchCore
+import AreaWatchTestSupport
 import Foundation
 import Testing
-import AreaWatchTestSupport
-import AreaWatchCore
 
 /// `report --grid h3:R` end to end (SPEC §18) through the built binary, on the bundled police
 /// files: grid.csv and grid.geojson against a brute force over the test's own reading of the
@@ -46,7 +46,10 @@ struct H3GridCLITests {
                     switch windows.window(i.time) {
                     case .current:
                         if inside { e.nCurrent += 1 }
-                        if near { e.rCurrent += 1; if i.handled == true { e.handled += 1 } }
+                        if near {
+                            e.rCurrent += 1
+                            if i.handled == true { e.handled += 1 }
+                        }
                     case .previous:
                         if inside { e.nPrevious += 1 }
                         if near { e.rPrevious += 1 }
@@ -63,15 +66,20 @@ struct H3GridCLITests {
     func h3Report() throws {
         let tmp = try TempDir()
         let out = tmp.sub("h3")
-        let r = try areawatchOK(["report", "--input"] + Self.inputs + [
-            "--out", out, "--as-of", Datasets.asOf, "--grid", "h3:9", "--tile-zooms", "none", "--quiet"])
+        let r = try areawatchOK(
+            ["report", "--input"] + Self.inputs + [
+                "--out", out, "--as-of", Datasets.asOf, "--grid", "h3:9", "--tile-zooms", "none", "--quiet"
+            ])
         #expect(r.stdout.contains(" cells at H3 resolution 9: "), "\(r)")
         let incidents = try Model.police().suffix(2).flatMap(\.incidents)
         let expected = Self.bruteForce(incidents, resolution: 9, radius: 1000)
 
         let csv = StrictCSV.parse(try readBytes(out + "/grid.csv"))
-        #expect(Array(csv.header.prefix(11)) == ["h3", "lat", "lon", "n_current", "n_previous", "r_current",
-                                                 "r_previous", "delta", "pct", "handled", "class"])
+        #expect(
+            Array(csv.header.prefix(11)) == [
+                "h3", "lat", "lon", "n_current", "n_previous", "r_current",
+                "r_previous", "delta", "pct", "handled", "class"
+            ])
         let ids = csv.records.map { $0.fields[0] }
         #expect(ids == expected.keys.sorted(), "the reported cells, in ascending index (= text) order")
         #expect(ids.map { UInt64($0, radix: 16)! } == ids.map { UInt64($0, radix: 16)! }.sorted())
@@ -81,8 +89,9 @@ struct H3GridCLITests {
             #expect(id.count == 15 && id == id.lowercased() && cell.resolution == 9)
             let e = expected[id] ?? Expected(nCurrent: -1)
             func count(_ column: String) -> Int { Int(row[column] ?? "") ?? -2 }
-            let got = Expected(nCurrent: count("n_current"), nPrevious: count("n_previous"),
-                               rCurrent: count("r_current"), rPrevious: count("r_previous"), handled: count("handled"))
+            let got = Expected(
+                nCurrent: count("n_current"), nPrevious: count("n_previous"),
+                rCurrent: count("r_current"), rPrevious: count("r_previous"), handled: count("handled"))
             #expect(got == e, "\(id)")
             #expect(row["class"] == classify(got.rCurrent))
             #expect(row["lat"] == String(format: "%.6f", cell.centre.lat))
@@ -120,18 +129,21 @@ struct H3GridCLITests {
         let forms = [[], ["--grid", "geohash:7"], ["--precision", "7"], ["--grid", "GEOHASH:7", "--precision", "7"]]
         for (k, options) in forms.enumerated() {
             let out = tmp.sub("g\(k)")
-            try areawatchOK(["report", "--input"] + Self.inputs
-                             + ["--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none", "--quiet"] + options)
+            try areawatchOK(
+                ["report", "--input"] + Self.inputs
+                    + ["--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none", "--quiet"] + options)
             files.append(try readBytes(out + "/grid.csv") + readBytes(out + "/grid.geojson"))
         }
         #expect(files.dropFirst().allSatisfy { $0 == files[0] })
     }
 
-    @Test("bad --grid values and contradictions are usage errors naming the option; nothing is written", arguments: [
-        (["--grid", "h3:16"], "0…15"), (["--grid", "h3:-1"], "0…15"), (["--grid", "geohash:13"], "1…12"),
-        (["--grid", "9"], "geohash:P"), (["--grid", "s2:10"], "h3:R"),
-        (["--grid", "h3:9", "--precision", "7"], "different grids"), (["--grid", "h3:9"], "--tile-zooms none"),
-    ])
+    @Test(
+        "bad --grid values and contradictions are usage errors naming the option; nothing is written",
+        arguments: [
+            (["--grid", "h3:16"], "0…15"), (["--grid", "h3:-1"], "0…15"), (["--grid", "geohash:13"], "1…12"),
+            (["--grid", "9"], "geohash:P"), (["--grid", "s2:10"], "h3:R"),
+            (["--grid", "h3:9", "--precision", "7"], "different grids"), (["--grid", "h3:9"], "--tile-zooms none")
+        ])
     func refusals(_ options: [String], _ mentioned: String) throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
@@ -146,8 +158,10 @@ struct H3GridCLITests {
     func maxCells() throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
-        let r = try areawatch(["report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf,
-                               "--grid", "h3:15", "--tile-zooms", "none"])
+        let r = try areawatch([
+            "report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf,
+            "--grid", "h3:15", "--tile-zooms", "none"
+        ])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("at H3 resolution 15") && r.stderr.contains("--max-cells 5000000"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: out))

@@ -22,12 +22,18 @@ struct ServeMapTests {
         if !exists(run.out + "/grid.pmtiles") {
             let probe = try runTool("/usr/bin/env", ["python3", "-c", "import pmtiles.writer, mapbox_vector_tile"])
             guard probe.status == 0 else {
-                print("skipped: the report has no grid.pmtiles and python3 lacks pmtiles or mapbox-vector-tile to build one")
+                print(
+                    "skipped: the report has no grid.pmtiles and python3 lacks pmtiles or mapbox-vector-tile to build one"
+                )
                 return
             }
         }
-        let result = try runTool("/usr/bin/env", ["python3", packageRoot + "/Benchmarks/map_check.py", "--report", run.out,
-                                                   "--bin", try Binary.require()], timeout: 200)
+        let result = try runTool(
+            "/usr/bin/env",
+            [
+                "python3", packageRoot + "/Benchmarks/map_check.py", "--report", run.out,
+                "--bin", try Binary.require()
+            ], timeout: 200)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("answer equals lookup"), "\(result.stdout)")
     }

@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 /// Twice the signed shoelace area of a closed ring in the lon/lat plane.
@@ -59,7 +60,8 @@ struct CellPolygonsTests {
                 } else {
                     #expect(parts.count == 1)
                     let expected = ring.map { (lon: $0.lon, lat: $0.lat) } + [(lon: ring[0].lon, lat: ring[0].lat)]
-                    #expect(parts[0].elementsEqual(expected, by: ==)
+                    #expect(
+                        parts[0].elementsEqual(expected, by: ==)
                             || parts[0].elementsEqual(expected.reversed(), by: ==))
                 }
             }

@@ -1,6 +1,6 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
 
 @Suite("GridSystem")
 struct GridSystemTests {
@@ -38,7 +38,7 @@ struct GridSystemTests {
             ("h3:9.0", false, "expected geohash:P (P 1…12) or h3:R (R 0…15), got 'h3:9.0'"),
             ("h3 :9", false, "expected geohash:P (P 1…12) or h3:R (R 0…15), got 'h3 :9'"),
             ("", true, "expected a geohash precision 1…12, got ''"),
-            ("seven", true, "expected a geohash precision 1…12, got 'seven'"),
+            ("seven", true, "expected a geohash precision 1…12, got 'seven'")
         ]
         for (text, bare, message) in refused {
             #expect(throws: GridSystemError(message: message), "\(text)") {
@@ -113,9 +113,10 @@ struct GridSystemTests {
             let lat = rng.pick(p <= 5 ? [rng.uniform(-80, 80), 89.99, -89.99, 0] : [rng.uniform(-80, 80), 0])
             let lon = rng.pick([rng.uniform(-180, 180), 179.999, -180])
             let test = RadiusTest(radius: rng.uniform(0, 12) * GeohashCell.latSpan(p) * 111_000)
-            #expect(grid.cells(withCentreWithin: test, ofLat: lat, lon: lon)
-                        == exhaustiveGeohashCells(test: test, lat: lat, lon: lon, precision: p),
-                    "seed \(seed): (\(lat), \(lon)) precision \(p) radius \(test.radius)")
+            #expect(
+                grid.cells(withCentreWithin: test, ofLat: lat, lon: lon)
+                    == exhaustiveGeohashCells(test: test, lat: lat, lon: lon, precision: p),
+                "seed \(seed): (\(lat), \(lon)) precision \(p) radius \(test.radius)")
         }
     }
 
@@ -137,14 +138,16 @@ struct GridSystemTests {
 private func exhaustiveGeohashCells(test: RadiusTest, lat: Double, lon: Double, precision p: Int) -> [GridCellID] {
     let rowCount = Int64(1) << Int64(GeohashCell.latBitCount(p))
     let columnCount = Int64(1) << Int64(GeohashCell.lonBitCount(p))
-    let delta = test.radius / 6_371_008.8  // radians
+    let delta = test.radius / 6_371_008.8 // radians
     let deltaDegrees = delta * 180 / .pi
     let home = GeohashCell(lat: lat, lon: lon, precision: p)
     let rows = Int64(deltaDegrees / GeohashCell.latSpan(p)) + 3
     let widest = (abs(lat) + deltaDegrees + GeohashCell.latSpan(p)) * .pi / 180
     let reach = widest >= .pi / 2 || sin(delta) >= cos(widest) ? 360 : asin(sin(delta) / cos(widest)) * 180 / .pi
     let columns = Int64(reach / GeohashCell.lonSpan(p)) + 3
-    let columnRange = 2 * columns + 1 >= columnCount ? 0...(columnCount - 1)
+    let columnRange =
+        2 * columns + 1 >= columnCount
+        ? 0...(columnCount - 1)
         : (Int64(home.lonIndex) - columns)...(Int64(home.lonIndex) + columns)
     var found = Set<GridCellID>()
     for row in max(0, Int64(home.latIndex) - rows)...min(rowCount - 1, Int64(home.latIndex) + rows) {

@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Foundation
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 /// One line of Fixtures/h3-golden.tsv: h3-py's answer for a point and a resolution.
@@ -22,9 +23,10 @@ private func goldenCases() throws -> [GoldenCase] {
             let v = vertex.split(separator: " ")
             return (lat: try #require(Double(String(v[0]))), lon: try #require(Double(String(v[1]))))
         }
-        return GoldenCase(lat: try #require(Double(f[0])), lon: try #require(Double(f[1])),
-                          resolution: try #require(Int(f[2])), cell: f[3],
-                          centre: (try #require(Double(f[4])), try #require(Double(f[5]))), boundary: ring)
+        return GoldenCase(
+            lat: try #require(Double(f[0])), lon: try #require(Double(f[1])),
+            resolution: try #require(Int(f[2])), cell: f[3],
+            centre: (try #require(Double(f[4])), try #require(Double(f[5]))), boundary: ring)
     }
 }
 
@@ -38,7 +40,10 @@ private func boxAround(lat: Double, lon: Double, radius: Double) -> GeoBox {
 
 /// The exhaustive answer: every cell of `cells` whose centre `RadiusTest` accepts.
 private func bruteForce(_ cells: [H3Cell], lat: Double, lon: Double, test: RadiusTest) -> [H3Cell] {
-    cells.filter { let c = $0.centre; return test.contains(lat1: lat, lon1: lon, lat2: c.lat, lon2: c.lon) }
+    cells.filter {
+        let c = $0.centre
+        return test.contains(lat1: lat, lon1: lon, lat2: c.lat, lon2: c.lon)
+    }
 }
 
 @Suite("H3 (vendored library and wrapper)")
@@ -121,8 +126,9 @@ struct H3Tests {
             for (lat, lon) in points {
                 let test = RadiusTest(radius: edge * rng.uniform(0, 6))
                 let engine = H3.cells(withCentreWithin: test, ofLat: lat, lon: lon, resolution: r)
-                #expect(engine == bruteForce(all, lat: lat, lon: lon, test: test),
-                        "seed \(seed): (\(lat), \(lon)) resolution \(r) radius \(test.radius)")
+                #expect(
+                    engine == bruteForce(all, lat: lat, lon: lon, test: test),
+                    "seed \(seed): (\(lat), \(lon)) resolution \(r) radius \(test.radius)")
             }
         }
     }
@@ -158,15 +164,20 @@ struct H3Tests {
             for pentagon in H3.pentagons(resolution: r) {
                 // On the pentagon's centre and a little off it, toward a random bearing.
                 let c = pentagon.centre
-                let off = destination(lat: c.lat, lon: c.lon, bearing: rng.uniform(0, 360),
-                                      distance: edge * rng.uniform(0, 1.5))
+                let off = destination(
+                    lat: c.lat, lon: c.lon, bearing: rng.uniform(0, 360),
+                    distance: edge * rng.uniform(0, 1.5))
                 for (lat, lon) in [c, off] {
                     let test = RadiusTest(radius: edge * rng.uniform(0.5, 5))
                     let engine = H3.cells(withCentreWithin: test, ofLat: lat, lon: lon, resolution: r)
-                    let region = all ?? H3.cells(withCentreInside: boxAround(lat: lat, lon: lon, radius: test.radius),
-                                                 resolution: r)
-                    #expect(engine == bruteForce(region, lat: lat, lon: lon, test: test),
-                            "seed \(seed): near pentagon \(pentagon), (\(lat), \(lon)) radius \(test.radius)")
+                    let region =
+                        all
+                        ?? H3.cells(
+                            withCentreInside: boxAround(lat: lat, lon: lon, radius: test.radius),
+                            resolution: r)
+                    #expect(
+                        engine == bruteForce(region, lat: lat, lon: lon, test: test),
+                        "seed \(seed): near pentagon \(pentagon), (\(lat), \(lon)) radius \(test.radius)")
                     #expect(engine.contains(pentagon) || !test.contains(lat1: lat, lon1: lon, lat2: c.lat, lon2: c.lon))
                 }
             }
@@ -178,9 +189,14 @@ struct H3Tests {
         // At resolution 3 every cell of the globe is known: the box search must return exactly
         // those whose centre lies in the box.
         let all = H3.allCells(resolution: 3)
-        for box in [GeoBox(minLat: 40, minLon: -10, maxLat: 55, maxLon: 20),
-                    GeoBox(minLat: -30, minLon: 100, maxLat: -5, maxLon: 140)] {
-            let expected = all.filter { let c = $0.centre; return box.contains(lat: c.lat, lon: c.lon) }
+        for box in [
+            GeoBox(minLat: 40, minLon: -10, maxLat: 55, maxLon: 20),
+            GeoBox(minLat: -30, minLon: 100, maxLat: -5, maxLon: 140)
+        ] {
+            let expected = all.filter {
+                let c = $0.centre
+                return box.contains(lat: c.lat, lon: c.lon)
+            }
             #expect(H3.cells(withCentreInside: box, resolution: 3) == expected)
             #expect(expected.count > 50)
         }

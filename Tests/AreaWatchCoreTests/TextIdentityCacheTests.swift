@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// Category interning through the identity cache against a plain dictionary of texts: short and
@@ -42,7 +43,7 @@ struct TextIdentityCacheTests {
         cache.remember(short, as: 3)
         #expect(cache.number(of: long) == 7)
         #expect(cache.number(of: short) == 3)
-        #expect(cache.number(of: "burglary") == 3)  // short texts are their bytes
+        #expect(cache.number(of: "burglary") == 3) // short texts are their bytes
         #expect(cache.number(of: other) == nil)
         // A separate copy of a long text is another identity: a miss, never a wrong number.
         #expect(cache.number(of: String(decoding: Array(long.utf8), as: UTF8.self)) == nil)

@@ -46,15 +46,21 @@ struct H3GridTests {
                 }
                 let d = Haversine.distance(lat1: centre.lat, lon1: centre.lon, lat2: i.lat, lon2: i.lon)
                 guard w == .current || w == .previous, d <= radius else { continue }
-                if w == .current { e.rCurrent += 1; if i.handled == true { e.handled += 1 } } else { e.rPrevious += 1 }
+                if w == .current {
+                    e.rCurrent += 1
+                    if i.handled == true { e.handled += 1 }
+                } else {
+                    e.rPrevious += 1
+                }
             }
             if e.nCurrent + e.nPrevious + e.rCurrent + e.rPrevious > 0 { out[index] = e }
         }
         return out
     }
 
-    @Test("every field of every reported cell, in ascending index",
-          arguments: [DataKind.uniform, .hotspots, .snapped, .antimeridian, .pole, .calderdale])
+    @Test(
+        "every field of every reported cell, in ascending index",
+        arguments: [DataKind.uniform, .hotspots, .snapped, .antimeridian, .pole, .calderdale])
     func grid(kind: DataKind) throws {
         let all = try TestData.incidents(kind)
         for (resolution, radius, count) in [(7, 1000.0, 150), (9, 250.0, 300), (5, 2500.0, 300)] {
@@ -76,8 +82,9 @@ struct H3GridTests {
                     guard let e = expected[c.id.raw] else { continue }
                     var years: [Int: Int] = [:]
                     for (k, n) in grid.yearCounts(of: c).enumerated() where n > 0 { years[grid.years[k]] = n }
-                    let got = Expected(nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
-                                       rPrevious: c.rPrevious, handled: c.handled, years: years)
+                    let got = Expected(
+                        nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
+                        rPrevious: c.rPrevious, handled: c.handled, years: years)
                     #expect(got == e, "\(label): cell \(H3Cell(index: c.id.raw)!)")
                     #expect(c.safetyClass.rawValue == referenceClass(c.rCurrent))
                 }

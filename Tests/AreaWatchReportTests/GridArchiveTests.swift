@@ -1,9 +1,10 @@
 import AreaWatchCore
 import AreaWatchQuery
 import AreaWatchTestSupport
-@testable import AreaWatchReport
 import Foundation
 import Testing
+
+@testable import AreaWatchReport
 
 /// grid.pmtiles against the JSON tiles of the same report folder (SPEC §14: decoded, every tile
 /// lists exactly the cells of the JSON tile with the same values).
@@ -17,8 +18,10 @@ struct GridArchiveTests {
         let asOf = UTCTime.epochSeconds(CivilTime(year: 2024, month: 6, day: 30, hour: 12))
         var columns = IncidentColumns()
         let hotspots = (0..<25).map { _ in
-            (lat: 53.80 + (rng.unit() - 0.5) * 0.2, lon: -1.55 + (rng.unit() - 0.5) * 0.34,
-             sigma: 0.0008 + rng.unit() * rng.unit() * 0.018, weight: rng.unit() * rng.unit())
+            (
+                lat: 53.80 + (rng.unit() - 0.5) * 0.2, lon: -1.55 + (rng.unit() - 0.5) * 0.34,
+                sigma: 0.0008 + rng.unit() * rng.unit() * 0.018, weight: rng.unit() * rng.unit()
+            )
         }
         let total = hotspots.reduce(0) { $0 + $1.weight }
         func normal() -> Double { (-2 * log(max(rng.unit(), 1e-300))).squareRoot() * cos(2 * Double.pi * rng.unit()) }
@@ -35,13 +38,15 @@ struct GridArchiveTests {
                 lat = h.lat + h.sigma * 0.6 * normal()
                 lon = h.lon + h.sigma * normal()
             }
-            columns.append(lat: lat, lon: lon, time: asOf - Int64(rng.unit() * 3 * 365 * 86_400), handled: nil, category: nil)
+            columns.append(
+                lat: lat, lon: lon, time: asOf - Int64(rng.unit() * 3 * 365 * 86_400), handled: nil, category: nil)
         }
         let parameters = QueryParameters(asOf: asOf, radius: 500)
         let index = IncidentIndex(columns: columns, parameters: parameters)
-        return ReportContent(parameters: parameters, grid: index.grid(precision: 7), totals: index.totals(), tileZooms: 8...14,
-                             disclosure: Disclosure(), areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "files",
-                             sourcePath: nil, inputs: [], timings: [], attribution: "Test data", engineVersion: "9.9.9-test")
+        return ReportContent(
+            parameters: parameters, grid: index.grid(precision: 7), totals: index.totals(), tileZooms: 8...14,
+            disclosure: Disclosure(), areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "files",
+            sourcePath: nil, inputs: [], timings: [], attribution: "Test data", engineVersion: "9.9.9-test")
     }
 
     static func readTile(_ path: String) throws -> [String: [Any]] {
@@ -58,7 +63,9 @@ struct GridArchiveTests {
             for x in try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(z)") {
                 for name in try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(z)/\(x)") {
                     let y = try #require(Int(name.dropLast(5)))
-                    out[PMTilesTests.slowTileID(Int(z)!, Int(x)!, y)] = (Int(z)!, Int(x)!, y, "\(root)/\(z)/\(x)/\(name)")
+                    out[PMTilesTests.slowTileID(Int(z)!, Int(x)!, y)] = (
+                        Int(z)!, Int(x)!, y, "\(root)/\(z)/\(x)/\(name)"
+                    )
                 }
             }
         }
@@ -67,23 +74,33 @@ struct GridArchiveTests {
 
     /// Decodes the archive of `folder` and compares it with the JSON tiles; returns the cells seen.
     static func compare(_ folder: String, minCellCount: Int) throws -> Int {
-        let archive = try DecodedArchive(Array(try #require(FileManager.default.contents(atPath: folder + "/grid.pmtiles"))))
+        let archive = try DecodedArchive(
+            Array(try #require(FileManager.default.contents(atPath: folder + "/grid.pmtiles"))))
         let h = archive.header
         #expect(h.clustered == 1 && h.internalCompression == 2 && h.tileCompression == 2 && h.tileType == 1)
         #expect(h.minZoom == 8 && h.maxZoom == 14 && h.centerZoom == 8)
-        #expect(h.rootOffset == 127 && h.metadataOffset == h.rootOffset + h.rootLength
-                && h.leafOffset == h.metadataOffset + h.metadataLength && h.tileDataOffset == h.leafOffset + h.leafLength
+        #expect(
+            h.rootOffset == 127 && h.metadataOffset == h.rootOffset + h.rootLength
+                && h.leafOffset == h.metadataOffset + h.metadataLength
+                && h.tileDataOffset == h.leafOffset + h.leafLength
                 && h.tileDataOffset + h.tileDataLength == archive.bytes.count)
-        #expect(h.bounds[0] < h.center[0] && h.center[0] < h.bounds[2] && h.bounds[1] < h.center[1] && h.center[1] < h.bounds[3])
+        #expect(
+            h.bounds[0] < h.center[0] && h.center[0] < h.bounds[2] && h.bounds[1] < h.center[1]
+                && h.center[1] < h.bounds[3])
         #expect(archive.metadata["as_of"] as? String == "2024-06-30T12:00:00Z")
         #expect(archive.metadata["type"] as? String == "overlay" && archive.metadata["version"] as? String == "1.1")
         let layers = try #require(archive.metadata["vector_layers"] as? [[String: Any]])
         #expect(layers.count == 1 && layers[0]["id"] as? String == "cells" && layers[0]["minzoom"] as? Int == 8)
-        #expect(layers[0]["fields"] as? [String: String] == ["geohash": "String", "r_current": "Number", "r_previous": "Number",
-                                                             "class": "String", "change": "String"])
+        #expect(
+            layers[0]["fields"] as? [String: String] == [
+                "geohash": "String", "r_current": "Number", "r_previous": "Number",
+                "class": "String", "change": "String"
+            ])
         // Entries ascend and the counts of the header agree with the directories.
         #expect(zip(archive.entries, archive.entries.dropFirst()).allSatisfy { $0.tileID + $0.runLength <= $1.tileID })
-        #expect(h.fields[8] == archive.entries.reduce(0) { $0 + $1.runLength } && h.fields[9] == UInt64(archive.entries.count))
+        #expect(
+            h.fields[8] == archive.entries.reduce(0) { $0 + $1.runLength }
+                && h.fields[9] == UInt64(archive.entries.count))
 
         let json = try jsonTiles(folder)
         let tiles = archive.tiles()
@@ -96,7 +113,10 @@ struct GridArchiveTests {
             #expect(layer.name == "cells" && layer.extent == 4096 && layer.version == 2)
             var got: [String] = []
             for f in layer.features {
-                guard case .string(let geohash)? = f.properties["geohash"] else { Issue.record("no geohash"); continue }
+                guard case .string(let geohash)? = f.properties["geohash"] else {
+                    Issue.record("no geohash")
+                    continue
+                }
                 got.append(geohash)
                 let entry = try #require(expected[geohash], "\(t.z)/\(t.x)/\(t.y): \(geohash) not in the JSON tile")
                 func count(_ name: String) -> Int? {
@@ -108,12 +128,16 @@ struct GridArchiveTests {
                 #expect(f.properties["class"] == .string(entry[2] as! String))
                 #expect(f.properties["change"] == .string("none"))
                 // Withheld means absent, never a small count.
-                for name in ["r_current", "r_previous"] { if let v = count(name) { #expect(v == 0 || v >= minCellCount) } }
+                for name in ["r_current", "r_previous"] {
+                    if let v = count(name) { #expect(v == 0 || v >= minCellCount) }
+                }
                 #expect(f.type == 3 && f.rings.count == 1 && f.rings[0].count == 4 && doubledArea(f.rings[0]) > 0)
                 // The ring is the cell's rectangle: its centre projects into the tile.
                 let b = try #require(GeohashCell(geohash)).bounds
                 let ring = f.rings[0]
-                #expect(ring[0].y == ring[1].y && ring[1].x == ring[2].x && ring[2].y == ring[3].y && ring[3].x == ring[0].x)
+                #expect(
+                    ring[0].y == ring[1].y && ring[1].x == ring[2].x && ring[2].y == ring[3].y && ring[3].x == ring[0].x
+                )
                 let tile = TileID(z: t.z, x: t.x, y: t.y)
                 #expect(TileID(lat: (b.minLat + b.maxLat) / 2, lon: (b.minLon + b.maxLon) / 2, zoom: t.z) == tile)
             }
@@ -132,12 +156,14 @@ struct GridArchiveTests {
         #expect(cells > 10_000, "a realistic grid has many cells at every zoom: \(cells)")
         // Deterministic: the same content gives the same bytes.
         let tiles = WidgetTiles.build(content.grid, changes: ReportChanges(content).grid, zooms: 8...14)
-        let again = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data")
+        let again = GridArchive.archive(
+            tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data")
         #expect(again == Array(try #require(FileManager.default.contents(atPath: tmp.path + "/report/grid.pmtiles"))))
         // The tiles are encoded in parts on several cores: the bytes do not depend on the parts.
         for parts in [1, 3, 64] {
-            let inParts = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(),
-                                              attribution: "Test data", parts: parts)
+            let inParts = GridArchive.archive(
+                tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(),
+                attribution: "Test data", parts: parts)
             #expect(inParts == again, "\(parts) parts")
         }
     }
@@ -146,7 +172,9 @@ struct GridArchiveTests {
     func partBounds() {
         var rng = SplitMix64(seed: 0x9A27)
         for _ in 0..<200 {
-            let counts = (0..<Int(rng.next() % 300)).map { _ in rng.next() % 5 == 0 ? Int(rng.next() % 5000) : Int(rng.next() % 40) }
+            let counts = (0..<Int(rng.next() % 300)).map { _ in
+                rng.next() % 5 == 0 ? Int(rng.next() % 5000) : Int(rng.next() % 40)
+            }
             let parts = 1 + Int(rng.next() % 20)
             let bounds = GridArchive.partBounds(cellCounts: counts, parts: parts)
             #expect(bounds.first == 0 && bounds.last == counts.count)
@@ -176,7 +204,8 @@ struct GridArchiveTests {
 
     @Test("Python's pmtiles reader and mapbox-vector-tile decoder read the same cells as the JSON tiles")
     func pythonReaders() throws {
-        guard let script = Bundle.module.path(forResource: "check_pmtiles", ofType: "py", inDirectory: "Fixtures") else {
+        guard let script = Bundle.module.path(forResource: "check_pmtiles", ofType: "py", inDirectory: "Fixtures")
+        else {
             Issue.record("check_pmtiles.py not bundled")
             return
         }
@@ -197,7 +226,9 @@ struct GridArchiveTests {
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         if process.terminationStatus == 3 || process.terminationStatus == 127 {
-            print("skipped: python3 with pmtiles and mapbox-vector-tile is not available (make test-deps installs them): \(output)")
+            print(
+                "skipped: python3 with pmtiles and mapbox-vector-tile is not available (make test-deps installs them): \(output)"
+            )
             return
         }
         #expect(process.terminationStatus == 0, "\(output)")

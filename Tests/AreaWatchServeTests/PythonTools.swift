@@ -21,8 +21,9 @@ struct PythonTools {
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw NSError(domain: "python3", code: Int(process.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: String(decoding: message, as: UTF8.self)])
+            throw NSError(
+                domain: "python3", code: Int(process.terminationStatus),
+                userInfo: [NSLocalizedDescriptionKey: String(decoding: message, as: UTF8.self)])
         }
     }
 }

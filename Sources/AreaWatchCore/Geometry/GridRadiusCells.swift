@@ -17,16 +17,21 @@ extension H3 {
     /// is farther than that, gridDisk(k) holds every cell whose centre is within the radius; k
     /// grows until it is. The first k, from H3's average edge length, is only a guess that
     /// usually suffices: the check, not the guess, makes the result complete.
-    public static func cells(withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
-                             resolution: Int) -> [H3Cell] {
+    public static func cells(
+        withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
+        resolution: Int
+    ) -> [H3Cell] {
         cellsAndCentres(withCentreWithin: test, ofLat: lat, lon: lon, resolution: resolution).map(\.cell)
     }
 
     /// `cells(withCentreWithin:…)` with each cell's centre (the grid needs both); `geometry` keeps
     /// the centres and circumradii it computes for the next call (the grid's searches overlap).
-    public static func cellsAndCentres(withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
-                                       resolution: Int, geometry: H3Geometry = H3Geometry())
-        -> [(cell: H3Cell, centre: (lat: Double, lon: Double))] {
+    public static func cellsAndCentres(
+        withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
+        resolution: Int, geometry: H3Geometry = H3Geometry()
+    )
+        -> [(cell: H3Cell, centre: (lat: Double, lon: Double))]
+    {
         guard test.threshold >= 0 else { return [] }
         let origin = cell(lat: lat, lon: lon, resolution: resolution)
         let edge = averageEdgeLength(resolution: resolution)
@@ -95,8 +100,10 @@ extension GeohashCell {
     /// longitude gap, so the centres within the radius are one run of columns around the
     /// location. The run's ends come from inverting the haversine term and are widened by a
     /// margin above its rounding; `RadiusTest` then decides each centre.
-    public static func cells(withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
-                             precision: Int) -> [GeohashCell] {
+    public static func cells(
+        withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
+        precision: Int
+    ) -> [GeohashCell] {
         guard test.threshold >= 0 else { return [] }
         let h = latSpan(precision), w = lonSpan(precision)
         let rowCount = Int64(1) << Int64(latBitCount(precision))
@@ -109,8 +116,9 @@ extension GeohashCell {
         var cells: [GeohashCell] = []
         for row in firstRow...lastRow {
             let rowLat = centreLatitude(row: row, precision: precision)
-            let columns = columnRun(test: test, lat: lat, lon: lon, rowLat: rowLat, columnWidth: w,
-                                    columnCount: columnCount, margin: marginColumns)
+            let columns = columnRun(
+                test: test, lat: lat, lon: lon, rowLat: rowLat, columnWidth: w,
+                columnCount: columnCount, margin: marginColumns)
             for unwrapped in columns {
                 let column = (unwrapped % columnCount + columnCount) % columnCount
                 let centreLon = centreLongitude(column: column, precision: precision)
@@ -124,8 +132,10 @@ extension GeohashCell {
 
     /// The columns (unwrapped: they may pass either end of the lattice) that may hold centres
     /// within the radius on the row at `rowLat`: all of them where the circle spans every longitude.
-    private static func columnRun(test: RadiusTest, lat: Double, lon: Double, rowLat: Double, columnWidth w: Double,
-                                  columnCount: Int64, margin: Int64) -> ClosedRange<Int64> {
+    private static func columnRun(
+        test: RadiusTest, lat: Double, lon: Double, rowLat: Double, columnWidth w: Double,
+        columnCount: Int64, margin: Int64
+    ) -> ClosedRange<Int64> {
         let all: ClosedRange<Int64> = 0...(columnCount - 1)
         let sinHalfDLat = sin((rowLat - lat) * Haversine.radiansPerDegree / 2)
         let cosProduct = cos(lat * Haversine.radiansPerDegree) * cos(rowLat * Haversine.radiansPerDegree)

@@ -39,7 +39,8 @@ public enum GridSystem: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let system = parts.count == 2 ? parts[0].lowercased() : (barePrecision ? "geohash" : "")
         guard let number = parts.last.flatMap({ Int($0) }), parts.count == 2 || barePrecision,
-              parts.last?.first != "+" else {
+            parts.last?.first != "+"
+        else {
             throw GridSystemError(message: "expected \(expected), got '\(text)'")
         }
         switch system {

@@ -156,10 +156,12 @@ public enum H3 {
     /// which walks down from the res-0 cells and shares no code with gridDisk; the tests search a
     /// region exhaustively with it.
     static func cells(withCentreInside box: GeoBox, resolution: Int) -> [H3Cell] {
-        let corners = [(box.minLat, box.minLon), (box.minLat, box.maxLon), (box.maxLat, box.maxLon),
-                       (box.maxLat, box.minLon)]
+        let corners = [
+            (box.minLat, box.minLon), (box.minLat, box.maxLon), (box.maxLat, box.maxLon),
+            (box.maxLat, box.minLon)
+        ]
         var verts = corners.map { LatLng(lat: degsToRads($0.0), lng: degsToRads($0.1)) }
-        let centreContainment: UInt32 = 0  // CONTAINMENT_CENTER
+        let centreContainment: UInt32 = 0 // CONTAINMENT_CENTER
         return verts.withUnsafeMutableBufferPointer { v in
             var polygon = CH3.GeoPolygon(geoloop: GeoLoop(numVerts: 4, verts: v.baseAddress), numHoles: 0, holes: nil)
             var size: Int64 = 0
