@@ -37,8 +37,10 @@ struct OwnedBuffersCLITests {
             let date = String(format: "%04d-%02d-%02d", year, (month - 1) % 12 + 1, day % 28 + 1)
             let clock = String(format: "%02d:%02d:%02d", Int(random.next() % 24), Int(random.next() % 60),
                                Int(random.next() % 60))
-            let lat = String(format: "%.6f", 53.65 + Double(random.next() % 100_000) / 1_000_000)
-            let lon = String(format: "%.6f", -1.95 + Double(random.next() % 150_000) / 1_000_000)
+            let latOffset: Double = Double(random.next() % 100_000) / 1_000_000
+            let lonOffset: Double = Double(random.next() % 150_000) / 1_000_000
+            let lat = String(format: "%.6f", 53.65 + latOffset)
+            let lon = String(format: "%.6f", -1.95 + lonOffset)
             var category = categories[Int(random.next() % UInt64(categories.count))]
             if i == 7_000 { category = String(repeating: "long ", count: 300_000) }
             rows.append(Row(id: i % 10 == 0 ? nil : "r\(i)", date: date, clock: clock, lat: lat,
@@ -65,14 +67,38 @@ struct OwnedBuffersCLITests {
         return out + "\""
     }
 
+    static func lines(_ header: String, _ rows: [String]) -> String {
+        var text = header + "\n"
+        for row in rows { text += row; text += "\n" }
+        return text
+    }
+
+    static func csvLine(_ r: Row) -> String {
+        let id: String = r.id ?? ""
+        let time: String = r.date + "T" + r.clock + "Z"
+        return [id, r.lat, r.lon, time, csvField(r.category)].joined(separator: ",")
+    }
+
+    static func splitLine(_ r: Row) -> String {
+        let id: String = r.id ?? ""
+        return [id, r.lat, r.lon, r.date, r.clock, csvField(r.category)].joined(separator: ",")
+    }
+
+    static func jsonObject(_ r: Row) -> String {
+        var members: [String] = []
+        if let id = r.id { members.append("\"id\":" + jsonString(id)) }
+        members.append("\"lat\":" + r.lat)
+        members.append("\"lon\":" + r.lon)
+        members.append("\"time\":" + jsonString(r.date + "T" + r.clock + "Z"))
+        members.append("\"category\":" + jsonString(r.category))
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
     @Test("CSV, gzip, DATE+TIME columns and JSON with escapes: the same counts and the same grid")
     func everyEncodingReadsAlike() throws {
         let tmp = try TempDir()
         let rows = Self.draw()
-        let csv = "id,lat,lon,time,category\n" + rows.map { r in
-            "\(r.id ?? ""),\(r.lat),\(r.lon),\(r.date)T\(r.clock)Z,\(Self.csvField(r.category))\n"
-        }.joined()
-        let plain = try tmp.file("plain.csv", csv)
+        let plain = try tmp.file("plain.csv", Self.lines("id,lat,lon,time,category", rows.map(Self.csvLine)))
         let gzipped = tmp.path + "/gzipped.csv.gz"
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -80,17 +106,13 @@ struct OwnedBuffersCLITests {
         try gzip.run()
         gzip.waitUntilExit()
         try #require(gzip.terminationStatus == 0)
-        let split = try tmp.file("split.csv", "id,lat,lon,day,clock,category\n" + rows.map { r in
-            "\(r.id ?? ""),\(r.lat),\(r.lon),\(r.date),\(r.clock),\(Self.csvField(r.category))\n"
-        }.joined())
-        let json = try tmp.file("array.json", "[\n" + rows.map { r in
-            (r.id.map { "{\"id\":\(Self.jsonString($0))," } ?? "{")
-                + "\"lat\":\(r.lat),\"lon\":\(r.lon),\"time\":\"\(r.date)T\(r.clock)Z\","
-                + "\"category\":\(Self.jsonString(r.category))}"
-        }.joined(separator: ",\n") + "\n]\n")
+        let split = try tmp.file("split.csv", Self.lines("id,lat,lon,day,clock,category", rows.map(Self.splitLine)))
+        let objects: [String] = rows.map(Self.jsonObject)
+        let json = try tmp.file("array.json", "[\n" + objects.joined(separator: ",\n") + "\n]\n")
         var reports: [(String, [String: [UInt8]])] = []
-        for (name, input, extra) in [("plain", plain, []), ("gzipped", gzipped, []),
-                                     ("split", split, ["--column", "time=day+clock"]), ("json", json, [])] {
+        let runs: [(String, String, [String])] = [("plain", plain, []), ("gzipped", gzipped, []),
+                                                  ("split", split, ["--column", "time=day+clock"]), ("json", json, [])]
+        for (name, input, extra) in runs {
             let out = tmp.sub(name)
             try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2018-07-31T23:59:59Z",
                              "--group-by", "category", "--quiet"] + extra)
