@@ -4,7 +4,9 @@ import AreaWatchCore
 /// by the record source; a file read whole, then walked through its tape): one owned
 /// `GrowableBuffer` shared by reference. `bytes` stays valid until the next mutation.
 final class ByteBuffer {
-    private var storage: GrowableBuffer<UInt8>
+    // Unchecked exclusivity: one reader at a time holds the buffer; a class's stored property is
+    // otherwise checked at run time on every access.
+    @exclusivity(unchecked) private var storage: GrowableBuffer<UInt8>
 
     init(capacity: Int = 4096) {
         storage = GrowableBuffer(capacity: max(16, capacity))

@@ -33,14 +33,16 @@ final class CSVScanner {
     /// Field bounds, relative to the record start, in owned buffers written in place: the
     /// scanning loop writes them per field without Array's uniqueness or exclusivity checks.
     /// Every element is initialized (`count` is the room for fields, `fieldCapacity`).
-    private var fieldStarts = CSVScanner.fieldBuffer(of: 0)
-    private var fieldEnds = CSVScanner.fieldBuffer(of: 0)
-    private var fieldEscaped = CSVScanner.fieldBuffer(of: false)
+    /// Unchecked exclusivity: a scanner belongs to one reader, and a class's stored property
+    /// is otherwise checked at run time on every access (a call per field).
+    @exclusivity(unchecked) private var fieldStarts = CSVScanner.fieldBuffer(of: 0)
+    @exclusivity(unchecked) private var fieldEnds = CSVScanner.fieldBuffer(of: 0)
+    @exclusivity(unchecked) private var fieldEscaped = CSVScanner.fieldBuffer(of: false)
     private var fieldCapacity: Int { fieldStarts.count }
     private var recordLength = 0
     /// Unescaped copies of quoted fields with `""`, one arena per record so that every field
     /// handed out stays valid until the next record.
-    private var arena = GrowableBuffer<UInt8>(capacity: 4096)
+    @exclusivity(unchecked) private var arena = GrowableBuffer<UInt8>(capacity: 4096)
     private var unescapedAt: [Int] = []
     private var unescapedLength: [Int] = []
 

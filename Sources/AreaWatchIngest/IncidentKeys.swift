@@ -123,8 +123,9 @@ struct IncidentKeyer {
 /// so a large table asks for transparent huge pages.
 final class OrdinalTable {
     /// Digests seen; 0 marks an empty slot (a digest of 0 is counted in `repeats`). The capacity
-    /// is a power of two.
-    private var slots: OpenAddressingTable<UInt64>
+    /// is a power of two. Unchecked exclusivity: the table belongs to the reading thread, and a
+    /// class's stored property is otherwise checked at run time on every probe.
+    @exclusivity(unchecked) private var slots: OpenAddressingTable<UInt64>
     /// 64 − log2(capacity): the slot is the top bits of `digest &* multiplier`.
     private var shift: UInt64
     private let multiplier = UInt64.random(in: .min ... .max) | 1
