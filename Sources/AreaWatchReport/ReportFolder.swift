@@ -22,6 +22,7 @@ public enum ReportFolder {
     static let topFiles: Set<String> = [
         markerName, "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
         "grid.pmtiles", "ehsa.csv", "ehsa.geojson", "nearrepeat.csv", "summary.json", "report.html", "timeseries.csv",
+        "grid.parquet", "areas.parquet", "ehsa.parquet",
     ]
 
     /// Throws `ReportFolderRefused` unless `path` may be replaced; `protected` are paths (files

@@ -63,12 +63,12 @@ struct ReportOutputs: Sendable {
     /// The outputs in the order summary.json lists them (those a run writes).
     static func listed(_ c: ReportContent) -> [String] {
         var names: [String] = c.nearRepeat == nil ? [] : ["nearrepeat.csv"]
-        names += ["grid.csv", "grid.csvt"]
-        if c.areas != nil { names += ["areas.geojson", "areas.csv"] }
+        names += ["grid.csv", "grid.csvt", "grid.parquet"]
+        if c.areas != nil { names += ["areas.geojson", "areas.csv", "areas.parquet"] }
         names.append(TimeseriesCSV.name)
         if c.pointsOfInterest != nil { names.append("poi.csv") }
         if c.breakdown != nil { names.append("breakdown.csv") }
-        if c.ehsa != nil { names += ["ehsa.csv", "ehsa.geojson"] }
+        if c.ehsa != nil { names += ["ehsa.csv", "ehsa.geojson", "ehsa.parquet"] }
         if c.tileZooms != nil { names += [tileFolder, "grid.pmtiles"] }
         return names + ["grid.geojson", "report.html"]
     }
@@ -106,6 +106,10 @@ struct ReportOutputs: Sendable {
             try GridGeoJSON.write(c.grid, changes: changes.grid, to: try directory.file("grid.geojson"),
                                   disclosure: c.disclosure)
         }
+        graph.add {
+            try GridParquet.write(c.grid, changes: changes.grid, disclosure: c.disclosure, version: c.engineVersion,
+                                  to: try directory.file("grid.parquet"))
+        }
         graph.add { try BufferedFile.write(HTMLReport.render(c), to: try directory.file("report.html")) }
         graph.add {
             try GridCSV.write(c.grid, changes: changes.grid, to: try directory.file("grid.csv"),
@@ -129,6 +133,10 @@ struct ReportOutputs: Sendable {
                 try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
                                                changes: changes.areas, rates: rates, to: try directory.file("areas.csv"))
             }
+            graph.add {
+                try AreasParquet.write(areas, disclosure: c.disclosure, changes: changes.areas,
+                                       version: c.engineVersion, to: try directory.file("areas.parquet"))
+            }
         }
         graph.add {
             try TimeseriesCSV.write(totals: c.totals, areas: c.areas?.result, disclosure: c.disclosure,
@@ -148,6 +156,7 @@ struct ReportOutputs: Sendable {
         }
         if let ehsa = c.ehsa {
             graph.add { try EHSAFiles.write(ehsa, asOf: c.parameters.asOf, into: directory) }
+            graph.add { try EHSAParquet.write(ehsa, version: c.engineVersion, to: try directory.file("ehsa.parquet")) }
         }
     }
 }

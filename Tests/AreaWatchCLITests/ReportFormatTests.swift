@@ -19,7 +19,9 @@ struct ReportFormatTests {
     func everyOutput() throws {
         let run = try BundledRun.get()
         let top = Set(run.report.keys.map { String($0.split(separator: "/")[0]) })
-        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
+        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "grid.parquet", "areas.geojson", "areas.csv",
+                        "areas.parquet",
+                        "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
                         "summary.json", "report.html", "timeseries.csv", "nearrepeat.csv", ".areawatch-report"])
         #expect(run.report["tiles/tilejson.json"] != nil)
         // Beside it at most the previous report, kept as the spare the next run writes over.
