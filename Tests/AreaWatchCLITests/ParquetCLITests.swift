@@ -60,6 +60,24 @@ struct ParquetCLITests {
         try Self.peerCheck(tmp.sub("out"))
     }
 
+    @Test("an areas file with a MultiPolygon of no part is an input error naming the file and feature, not a crash")
+    func emptyMultiPolygon() throws {
+        let tmp = try TempDir()
+        let box = "[[[-1.9,53.7],[-1.8,53.7],[-1.8,53.75],[-1.9,53.75],[-1.9,53.7]]]"
+        let areas = try tmp.file("areas.geojson", """
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","properties":{"name":"Box"},"geometry":{"type":"Polygon","coordinates":\(box)}},
+            {"type":"Feature","properties":{"name":"Nothing"},"geometry":{"type":"MultiPolygon","coordinates":[]}}]}
+            """)
+        let r = try areawatch(["report", "--input", Datasets.police.last!, "--as-of", Datasets.asOf, "--areas", areas,
+                               "--area-id", "name", "--out", tmp.sub("out"), "--tile-zooms", "none", "--quiet"])
+        #expect(r.status == 2, "\(r)")
+        let message = r.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!message.contains("\n") && message.contains(areas) && message.contains("features[1]")
+                && message.contains("zero area"), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: tmp.sub("out")), "a report was written")
+    }
+
     /// Runs check_parquet.py over a report folder; a reader that is not installed is named as skipped.
     static func peerCheck(_ folder: String) throws {
         guard let python = findTool("python3") else {

@@ -118,6 +118,26 @@ struct ParquetGoldenTests {
             """)
     }
 
+    @Test("an empty MultiPolygon: WKB with no member, a NaN covering, nothing added to the extent")
+    func emptyGeometry() throws {
+        var bytes: [UInt8] = []
+        let table = try GeoParquetTable(attributes: [.string("id")], createdBy: "areawatch test") { bytes += $0 }
+        table.add("empty")
+        try table.endRow(polygons: [])
+        table.add("box")
+        try table.endRow(rectangle: 1, 2, 3, 4)
+        try table.finish()
+        let read = try ReadParquet(bytes)
+        #expect(read.columns[1][0] == .bytes([1, 6, 0, 0, 0, 0, 0, 0, 0]))
+        guard case .double(let xmin) = read.columns[2][0] else {
+            Issue.record("no xmin: \(String(describing: read.columns[2][0]))")
+            return
+        }
+        #expect(Double(bitPattern: xmin).isNaN)
+        let geo = try #require(read.keyValues.first { $0.0 == "geo" }?.1)
+        #expect(geo.contains("\"geometry_types\":[\"Polygon\",\"MultiPolygon\"],\"bbox\":[1,2,3,4]"), "\(geo)")
+    }
+
     @Test("pyarrow and GeoPandas read the golden files as the script expects them")
     func pythonReaders() throws {
         guard let script = Bundle.module.path(forResource: "check_parquet_golden", ofType: "py",

@@ -68,9 +68,9 @@ public final class GeoParquetTable {
         try endRow(minX, minY, maxX, maxY)
     }
 
-    /// Ends the row with a Polygon (one member) or a MultiPolygon (several), rings as given.
+    /// Ends the row with a Polygon (one member) or a MultiPolygon (several, or none: an empty
+    /// MultiPolygon, whose covering is NaN and which adds nothing to the extent), rings as given.
     public func endRow(polygons: [[WKB.Ring]]) throws {
-        precondition(!polygons.isEmpty && polygons.allSatisfy { !$0.isEmpty }, "an empty geometry")
         scratch.removeAll(keepingCapacity: true)
         if polygons.count == 1 {
             WKB.appendPolygon(polygons[0], to: &scratch)
@@ -80,8 +80,8 @@ public final class GeoParquetTable {
             hasMultiPolygon = true
         }
         let points = polygons.joined().joined()
-        try endRow(points.map(\.x).min() ?? 0, points.map(\.y).min() ?? 0,
-                   points.map(\.x).max() ?? 0, points.map(\.y).max() ?? 0)
+        try endRow(points.map(\.x).min() ?? .nan, points.map(\.y).min() ?? .nan,
+                   points.map(\.x).max() ?? .nan, points.map(\.y).max() ?? .nan)
     }
 
     private func endRow(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
@@ -91,10 +91,9 @@ public final class GeoParquetTable {
         columns[attributeCount + 2].append(minY)
         columns[attributeCount + 3].append(maxX)
         columns[attributeCount + 4].append(maxY)
-        if let e = extent {
+        if !minX.isNaN {  // NaN: an empty geometry, which has no extent
+            let e = extent ?? (minX, minY, maxX, maxY)
             extent = (min(e.minX, minX), min(e.minY, minY), max(e.maxX, maxX), max(e.maxY, maxY))
-        } else {
-            extent = (minX, minY, maxX, maxY)
         }
         next = 0
         if columns[0].rowCount >= rowGroupRows { try flush() }
