@@ -6,7 +6,7 @@ which versions before it do not write, is ignored).
     python3 Benchmarks/same_outputs.py OLD_BINARY NEW_BINARY [--input FILE...]
 
 Without --input it uses the bundled datasets (all options: areas, POI, breakdown, two precisions,
-withheld counts). Exit 0 when every run is byte-identical, 1 otherwise (differences listed).
+withheld counts, emerging hot spots and near repeats). Exit 0 when every run is byte-identical, 1 otherwise (differences listed).
 """
 import argparse, filecmp, json, os, subprocess, sys, tempfile
 
@@ -17,7 +17,10 @@ BUNDLED = [os.path.join(ROOT, "datasets", p) for p in (
     "watchme/watchme-export-2018-08-01-edits.json")]
 EXTRA = ["--areas", os.path.join(ROOT, "datasets/areas/calderdale-areas.geojson"),
          "--poi", os.path.join(ROOT, "datasets/poi.csv"), "--group-by", "category"]
-RUNS = [[], ["--precision", "6", "--min-cell-count", "3", "--tile-zooms", "9-12"]]
+RUNS = [[], ["--precision", "6", "--min-cell-count", "3", "--tile-zooms", "9-12"],
+        ["--ehsa", "--near-repeat", "--ehsa-steps", "12", "--nr-permutations", "19"]]
+# A large --input has more near pairs than --nr-max-pairs allows: its third run has hot spots only.
+RUNS_INPUT = RUNS[:2] + [["--ehsa", "--ehsa-steps", "12"]]
 IGNORED = {".areawatch-report"}
 
 
@@ -48,7 +51,7 @@ def main():
     extra = [] if args.input else EXTRA
     differences = []
     with tempfile.TemporaryDirectory() as tmp:
-        for k, options in enumerate(RUNS):
+        for k, options in enumerate(RUNS_INPUT if args.input else RUNS):
             folders = []
             for name, binary in (("old", args.old), ("new", args.new)):
                 out = os.path.join(tmp, f"{name}{k}")

@@ -75,7 +75,9 @@ struct ReportOutputs: Sendable {
 
     /// Writes every output; the JSON tiles' count and bytes when tiles are written.
     func write() throws -> (count: Int, bytes: Int64)? {
-        let graph = WorkGraph()
+        // One thread more than cores: a writer blocks in the kernel (writes, syncs of the tile
+        // files) and the spare thread keeps the cores busy meanwhile.
+        let graph = WorkGraph(threads: Concurrency.processorCount + 1)
         let tileFiles = addTiles(to: graph)
         addGridFiles(to: graph)
         addTables(to: graph)
@@ -94,8 +96,9 @@ struct ReportOutputs: Sendable {
                                   to: try directory.file("grid.pmtiles"))
         }
         return graph.add(after: [tiles]) {
-            try WidgetTiles.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                  attribution: c.attribution, dataBounds: c.dataBounds, into: directory)
+            let written = try WidgetTiles.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                                attribution: c.attribution, dataBounds: c.dataBounds, into: directory)
+            return (count: written.tiles, bytes: written.bytes)
         }
     }
 
