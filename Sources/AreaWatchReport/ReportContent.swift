@@ -107,6 +107,8 @@ public struct ReportContent: Sendable {
     public var totals: Totals
     /// Tiles for these zooms; nil writes none.
     public var tileZooms: ClosedRange<Int>?
+    /// The kinds of file written (`--formats`, SPEC §19); summary.json is always written.
+    public var formats = OutputFormats.standard
     public var disclosure: Disclosure
     public var areas: AreaReport?
     public var pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?
