@@ -118,6 +118,7 @@ public enum ReportJob {
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
         content.formats = settings.formats
+        content.publicURL = settings.publicURL
         content.ehsa = ehsa
         content.nearRepeat = nearRepeat
         content.rejects = loaded.rejects

@@ -97,18 +97,24 @@ struct ReportOutputs: Sendable {
     private func addTiles(to graph: WorkGraph) -> WorkGraph.Node<(count: Int, bytes: Int64)>? {
         let (c, changes, directory) = (content, changes, directory)
         guard let zooms = c.tileZooms, c.formats.contains(.tiles) || c.formats.contains(.pmtiles) else { return nil }
-        let tiles = graph.add { WidgetTiles.build(c.grid, changes: changes.grid, zooms: zooms) }
+        let tiles = graph.add {
+            let tiles = WidgetTiles.build(c.grid, changes: changes.grid, zooms: zooms)
+            return (tiles: tiles, version: WidgetTiles.version(tiles, disclosure: c.disclosure))
+        }
         if c.formats.contains(.pmtiles) {
             graph.add(after: [tiles]) {
-                try GridArchive.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                      attribution: c.attribution, dataBounds: c.dataBounds,
+                let (built, version) = try tiles.value
+                try GridArchive.write(built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                      attribution: c.attribution, dataBounds: c.dataBounds, version: version,
                                       to: try directory.file("grid.pmtiles"))
             }
         }
         guard c.formats.contains(.tiles) else { return nil }
         return graph.add(after: [tiles]) {
-            let written = try WidgetTiles.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                                attribution: c.attribution, dataBounds: c.dataBounds, into: directory)
+            let (built, version) = try tiles.value
+            let written = try WidgetTiles.write(built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                                attribution: c.attribution, dataBounds: c.dataBounds, version: version,
+                                                publicURL: c.publicURL, into: directory)
             return (count: written.tiles, bytes: written.bytes)
         }
     }

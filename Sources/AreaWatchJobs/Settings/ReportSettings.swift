@@ -41,6 +41,11 @@ public struct ReportSettings: ParsableArguments, Sendable {
             transform: OutputFormats.checked)
     public var formats = OutputFormats.standard
 
+    @Option(help: ArgumentHelp("The URL the report folder is published at (SPEC §19): tiles/tilejson.json's tile "
+                               + "URLs are absolute under it. Default: relative URLs."),
+            transform: PublicURL.checked)
+    public var publicURL: String?
+
     @Option(parsing: .unconditional, help: "Withhold counts below this from public outputs (SPEC §10).")
     public var minCellCount = 1
 

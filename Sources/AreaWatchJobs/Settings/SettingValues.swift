@@ -82,6 +82,16 @@ extension OutputFormats {
     }
 }
 
+/// `--public-url` (report and serve): the option's transform, so a refused URL says why.
+extension PublicURL {
+    public static func checked(_ argument: String) throws -> String {
+        switch parse(argument) {
+        case .success(let url): return url
+        case .failure(let problem): throw ValidationError(problem.message)
+        }
+    }
+}
+
 /// The two class bounds given together: `5,10` (TOML: `[5, 10]`).
 extension Thresholds: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
