@@ -147,7 +147,7 @@ public enum WidgetTiles {
 
     /// The cells layer as TileJSON 3.0.0's `vector_layers` declares it (the TileJSON and the
     /// archive's metadata share it; the JSON tiles carry the same fields per cell).
-    static func vectorLayers(zooms: ClosedRange<Int>) -> JSONValue {
+    public static func vectorLayers(zooms: ClosedRange<Int>) -> JSONValue {
         let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
             switch key {
             case .rCurrent, .rPrevious: return (key.name, .string("Number"))

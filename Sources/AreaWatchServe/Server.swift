@@ -56,9 +56,12 @@ public enum Server {
         if !web.available { log("warning: \(WebAssets.missingMessage); the map page says so") }
         let openFiles = OpenFiles.raiseSoftLimit(), inUse = OpenFiles.inUse()
         let cap = config.limits.maxConnections ?? OpenFiles.defaultMaxConnections(limit: openFiles, inUse: inUse)
-        var handler = ServeHandler(corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
-        handler.publicURL = config.publicURL
-        handler.trustProxy = config.trustProxy
+        let handler = {
+            var handler = ServeHandler(corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
+            handler.publicURL = config.publicURL
+            handler.trustProxy = config.trustProxy
+            return handler
+        }()
         let accessLog = config.accessLog ? AccessLog() : nil
         let policy = ConnectionPolicy(limits: config.limits, maxConnections: cap, corsOrigin: config.corsOrigin,
                                       accessLog: accessLog)

@@ -78,8 +78,8 @@ struct GridArchiveTests {
         #expect(archive.metadata["as_of"] as? String == "2024-06-30T12:00:00Z")
         #expect(archive.metadata["type"] as? String == "overlay")
         // The tile set's version is the JSON tiles' (one digest of the tiles, SPEC §19).
-        let tileJSON = try #require(try JSONSerialization.jsonObject(
-            with: try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))) as? [String: Any])
+        let tileJSONBytes = try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))
+        let tileJSON = try #require(try JSONSerialization.jsonObject(with: tileJSONBytes) as? [String: Any])
         let version = try #require(archive.metadata["version"] as? String)
         #expect(version == tileJSON["version"] as? String && version.hasPrefix("1.") && version.hasSuffix(".0"), "\(version)")
         let layers = try #require(archive.metadata["vector_layers"] as? [[String: Any]])

@@ -184,8 +184,8 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(get("/tilejson.json").bytes)) as? [String: Any])
         let areawatch = try #require(object["areawatch"] as? [String: Any])
         #expect(areawatch["cell_format"] as? String == "cells: {geohash: [r_current, r_previous, class, change]}")
-        let folderTileJSON = try #require(try JSONSerialization.jsonObject(
-            with: try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))) as? [String: Any])
+        let folderBytes = try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))
+        let folderTileJSON = try #require(try JSONSerialization.jsonObject(with: folderBytes) as? [String: Any])
         #expect(object["version"] as? String == folderTileJSON["version"] as? String)
         #expect((object["version"] as? String)?.wholeMatch(of: /1\.[0-9]+\.0/) != nil, "\(object["version"] ?? "")")
     }
