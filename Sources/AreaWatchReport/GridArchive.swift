@@ -33,7 +33,7 @@ enum GridArchive {
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
         let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted { $0.id < $1.id }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
-        // on one thread, this was the report stage's last ~30 ms at 1M while the other core idled.
+        // on one thread it would end the report stage while the other cores idle.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
         let bounds = partBounds(cellCounts: ordered.map { $0.tile.cells.count }, parts: parts)
         let compressed = Concurrency.map(bounds.count - 1) { part in
