@@ -117,6 +117,8 @@ public enum ReportJob {
             breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
             timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
+        content.formats = settings.formats
+        content.publicURL = settings.publicURL
         content.ehsa = ehsa
         content.nearRepeat = nearRepeat
         content.rejects = loaded.rejects
