@@ -127,22 +127,18 @@ public enum WidgetTiles {
     /// any tile does, and a cache keyed on it is dropped then (TileJSON: changes across tiles
     /// change the minor version). The major version is the tile format's.
     static func version(_ tiles: [Tile], disclosure: Disclosure) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ v: Int) {
-            for shift in stride(from: 0, to: 64, by: 8) { h = (h ^ UInt64(truncatingIfNeeded: v >> shift) & 0xff) &* 0x100_0000_01b3 }
-        }
-        func mix(_ text: String) {
-            for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-            mix(-1)
-        }
+        var h = FNV1a()
         for t in tiles {
-            mix(t.id.z); mix(t.id.x); mix(t.id.y); mix(t.precision); mix(t.cells.count)
+            for v in [t.id.z, t.id.x, t.id.y, t.precision, t.cells.count] { h.combine(v) }
             for e in t.cells {
-                mix(e.geohash); mix(disclosure.show(e.rCurrent) ?? -1); mix(disclosure.show(e.rPrevious) ?? -1)
-                mix(e.safetyClass.rawValue); mix(e.change)
+                h.combine(e.geohash)
+                h.combine(disclosure.show(e.rCurrent) ?? -1)
+                h.combine(disclosure.show(e.rPrevious) ?? -1)
+                h.combine(e.safetyClass.rawValue)
+                h.combine(e.change)
             }
         }
-        return "1.\(UInt32(truncatingIfNeeded: h ^ (h >> 32))).0"
+        return "1.\(UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))).0"
     }
 
     /// The cells layer as TileJSON 3.0.0's `vector_layers` declares it (the TileJSON and the

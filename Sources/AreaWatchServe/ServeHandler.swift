@@ -72,7 +72,7 @@ public struct ServeHandler: Sendable {
             (response, etagKey) = route(request, snapshot: snapshot, etagKey: etagKey)
         }
         // Strong validator: the folder generation plus what selects the representation.
-        let etag = "\"\(snapshot.generation)-\(String(fnv1a(etagKey), radix: 16))\""
+        let etag = "\"\(snapshot.generation)-\(String(FNV1a.hash(etagKey.utf8), radix: 16))\""
         response.headers.append(("ETag", etag))
         if let corsOrigin {
             response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
@@ -241,9 +241,5 @@ public struct ServeHandler: Sendable {
             let t = item.trimmingCharacters(in: .whitespaces)
             return t == "*" || t == etag || t == "W/" + etag
         }
-    }
-
-    func fnv1a(_ s: String) -> UInt64 {
-        s.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }
