@@ -26,11 +26,15 @@ deps:
 	$(call ensure_packages,$(RUNTIME_PKGS))
 
 # The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles); the map
-# check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles. Chromium
-# (for that check) is not installed here: it is large; `make screenshot` installs it.
+# check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles; every
+# TileJSON is validated with jsonschema; pyarrow, GeoPandas and DuckDB read the GeoParquet outputs
+# (SPEC §19) in the end-to-end tests. Chromium (for the map check) is not installed here: it is
+# large; `make screenshot` installs it.
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
-	@python3 -c "import pmtiles.writer, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile
+	@python3 -c "import pmtiles.writer, mapbox_vector_tile, jsonschema" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile jsonschema
+	@python3 -c "import pyarrow, geopandas, shapely, duckdb" 2>/dev/null || \
+	  python3 -m pip install -q --root-user-action=ignore pyarrow geopandas shapely pyogrio duckdb
 
 # MapLibre GL JS (BSD-3) for `areawatch serve`'s map, from the PyPI wheel of py-maplibregl (MIT),
 # which ships maplibre-gl.js/.css 5.3.0; copied into .build-web/maplibre (not committed), the

@@ -71,10 +71,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Helpers shared by the test targets (scratch folders).
-        .target(name: "AreaWatchTestSupport", path: "Tests/AreaWatchTestSupport"),
+        // Helpers shared by the test targets (scratch folders, a reader of Parquet files).
+        .target(name: "AreaWatchTestSupport", dependencies: ["AreaWatchFormats"], path: "Tests/AreaWatchTestSupport"),
         .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"]),
-        .testTarget(name: "AreaWatchFormatsTests", dependencies: ["AreaWatchFormats", "AreaWatchCore"]),
+        .testTarget(name: "AreaWatchFormatsTests",
+                    dependencies: ["AreaWatchFormats", "AreaWatchCore", "AreaWatchTestSupport"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "AreaWatchIngestTests",
                     dependencies: [
                         "AreaWatchIngest", "AreaWatchQuery", "AreaWatchCore", "AreaWatchTestSupport",

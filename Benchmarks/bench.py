@@ -9,7 +9,8 @@ tools, on one machine in one run, medians of alternating runs.
   query    1M and 5M incidents: index build, point queries/s, grid p7 r1000 (both strategies),
            memory per incident; the same grid by the DuckDB and GeoPandas scripts, checked to be
            identical cell for cell.
-  report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s.
+  report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s,
+           grid.parquet's time, share and size, and GeoPandas converting grid.geojson to GeoParquet.
   areas    named areas of 10k, 100k and 1M vertices (and a spiky 1M, the worst case) against the
            1M incidents: `report --areas` minus the same report without areas (p5, no tiles).
 
@@ -233,11 +234,41 @@ def report_section(results):
     print(f"grid.pmtiles alone {stages['grid_pmtiles_s']} s ({stages['grid_pmtiles_cpu_s']} s CPU, on its own thread "
           f"in the report; report CPU {stages['report_write_cpu_s']} s), {stages['grid_pmtiles_bytes'] / 1e6:.1f} MB")
     print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
+    parquet_section(folder, stages)
     FIGURES.append(b.figure("report-write-1M", "report", "report written, 1M incidents (p7, tiles 10-14)", "areawatch",
                             stages["report_write_s"], "s"))
     FIGURES.append(b.figure("grid-geojson-1M", "report", "grid.geojson alone", "areawatch",
                             stages["grid_geojson_mb_per_s"], "MB/s"))
     results["report"] = stages
+
+
+def parquet_section(folder, stages):
+    """grid.parquet at the 1M job's grid (SPEC §19): its writer's time against the report stage,
+    its size against grid.geojson's, and GeoPandas converting grid.geojson to GeoParquet."""
+    files = stages["report_files"]
+    alone, report = stages["grid_parquet_s"], stages["report_write_s"]
+    # grid.parquet is one node of the report's graph: without it the stage takes at least
+    # report - alone, so alone / (report - alone) bounds what it adds from above.
+    added = alone / max(report - alone, 1e-9)
+    size = files["grid.parquet"] / files["grid.geojson"]
+    print(f"grid.parquet ({stages['grid_cells']:,} cells): written alone in {alone} s; adds at most "
+          f"{100 * added:.0f} % to the report stage (goal <= 25 %); {files['grid.parquet'] / 1e6:.1f} MB = "
+          f"{size:.3f} of grid.geojson's {files['grid.geojson'] / 1e6:.1f} MB (goal <= 0.25)")
+    out = os.path.join(b.WORK, "peer-grid.parquet")
+    peer = b.timed(["python3", os.path.join(b.ROOT, "Benchmarks", "peers", "geojson_to_parquet.py"),
+                    os.path.join(folder, "grid.geojson"), out]).json()
+    b.remove(out)
+    spent = peer["read_s"] + peer["write_s"]
+    print(f"GeoPandas grid.geojson -> GeoParquet: read {peer['read_s']} s + write {peer['write_s']} s = "
+          f"{spent:.2f} s, {peer['bytes'] / 1e6:.1f} MB; areawatch's writer alone {alone} s "
+          f"(peer / areawatch: {b.ratio(spent, alone)})")
+    stages["grid_parquet_added_share"] = round(added, 3)
+    stages["grid_parquet_geojson_size_ratio"] = round(size, 4)
+    stages["peer_geopandas_parquet"] = peer
+    FIGURES.append(b.figure("grid-parquet-1M", "report", "grid.parquet alone, 1M-incident grid", "areawatch",
+                            alone, "s"))
+    FIGURES.append(b.figure("grid-parquet-1M-geopandas", "report", "grid.parquet alone, 1M-incident grid",
+                            "GeoPandas (read_file + to_parquet)", round(spent, 3), "s", peer_of="grid-parquet-1M"))
 
 
 def area_file(vertices, spiky=False):

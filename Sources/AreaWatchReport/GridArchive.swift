@@ -11,16 +11,14 @@ import AreaWatchQuery
 /// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
 /// tile lists exactly the JSON tile's cells with the same values.
 enum GridArchive {
-    static let formatVersion = "1.1"
-
     /// Writes the archive to `path` (inside the report's work folder, which is published whole)
     /// and returns its size in bytes.
     @discardableResult
     static func write(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
                       to path: String) throws -> Int64 {
         let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                            dataBounds: dataBounds)
+                            dataBounds: dataBounds, version: version)
         let file = try BufferedFile(path: path)
         try file.write(bytes)
         try file.finish()
@@ -29,13 +27,13 @@ enum GridArchive {
 
     /// The archive's bytes: a function of the tiles and parameters alone (deterministic).
     static func archive(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+                        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
                         parts: Int = archiveParts) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
         let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted { $0.id < $1.id }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
-        // on one thread, this was the report stage's last ~30 ms at 1M while the other core idled.
+        // on one thread it would end the report stage while the other cores idle.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
         let bounds = partBounds(cellCounts: ordered.map { $0.tile.cells.count }, parts: parts)
         let compressed = Concurrency.map(bounds.count - 1) { part in
@@ -58,7 +56,7 @@ enum GridArchive {
         header.centerLonE7 = PMTiles.Header.e7((box.minLon + box.maxLon) / 2)
         header.centerLatE7 = PMTiles.Header.e7((box.minLat + box.maxLat) / 2)
         let meta = Array(metadata(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                                  dataBounds: dataBounds).serialized().utf8)
+                                  dataBounds: dataBounds, version: version).serialized().utf8)
         return builder.archive(metadata: meta, header: header, compressor: GzipCompressor())
     }
 
@@ -83,29 +81,17 @@ enum GridArchive {
     /// The archive's JSON metadata: TileJSON-style `vector_layers` plus what a widget needs to
     /// answer a location from the archive alone (as the TileJSON's `areawatch` member).
     static func metadata(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-                         dataBounds: TileSetMeta.DataBounds = .unknown) -> JSONValue {
+                         dataBounds: TileSetMeta.DataBounds = .unknown, version: String) -> JSONValue {
         let p = grid.parameters
-        let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
-            switch key {
-            case .rCurrent, .rPrevious: return (key.name, .string("Number"))
-            case .geohash, .safetyClass, .change: return (key.name, .string("String"))
-            }
-        }
         return .object([
             ("name", .string(WidgetTiles.name)),
             ("description", .string(WidgetTiles.description(p))),
             ("attribution", .string(attribution)),
-            ("version", .string(formatVersion)),
+            ("version", .string(version)),
             ("type", .string("overlay")),
             ("format", .string("pbf")),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
-            ("vector_layers", .array([.object([
-                ("id", .string(CellLayerEncoder.layerName)),
-                ("description", .string("Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year")),
-                ("minzoom", .int(zooms.lowerBound)),
-                ("maxzoom", .int(zooms.upperBound)),
-                ("fields", .object(fields)),
-            ])])),
+            ("vector_layers", WidgetTiles.vectorLayers(zooms: zooms)),
             ("areawatch", .object([
                 ("precision", .int(grid.precision)),
                 ("radius_m", .number(p.radius)),
@@ -123,7 +109,8 @@ public enum GridArchiveTiming {
     public static func measure(_ grid: GridResult, zooms: ClosedRange<Int>) -> (wall: Double, cpu: Double, bytes: Int) {
         let wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_THREAD_CPUTIME_ID)
         let tiles = WidgetTiles.build(grid, changes: grid.changeSignificance().map { $0 }, zooms: zooms)
-        let bytes = GridArchive.archive(tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark")
+        let bytes = GridArchive.archive(tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark",
+                                        version: WidgetTiles.version(tiles, disclosure: Disclosure()))
         return (now(CLOCK_MONOTONIC) - wall0, now(CLOCK_THREAD_CPUTIME_ID) - cpu0, bytes.count)
     }
 

@@ -62,15 +62,27 @@ struct ReportOutputs: Sendable {
 
     /// The outputs in the order summary.json lists them (those a run writes).
     static func listed(_ c: ReportContent) -> [String] {
-        var names: [String] = c.nearRepeat == nil ? [] : ["nearrepeat.csv"]
-        names += ["grid.csv", "grid.csvt"]
-        if c.areas != nil { names += ["areas.geojson", "areas.csv"] }
-        names.append(TimeseriesCSV.name)
-        if c.pointsOfInterest != nil { names.append("poi.csv") }
-        if c.breakdown != nil { names.append("breakdown.csv") }
-        if c.ehsa != nil { names += ["ehsa.csv", "ehsa.geojson"] }
-        if c.tileZooms != nil { names += [tileFolder, "grid.pmtiles"] }
-        return names + ["grid.geojson", "report.html"]
+        let csv = c.formats.contains(.csv), geojson = c.formats.contains(.geojson)
+        let parquet = c.formats.contains(.parquet)
+        var names: [String] = []
+        func add(_ files: [String], if written: Bool) { if written { names += files } }
+        add(["nearrepeat.csv"], if: csv && c.nearRepeat != nil)
+        add(["grid.csv", "grid.csvt", "grid.prj"], if: csv)
+        add(["grid.parquet"], if: parquet)
+        add(["areas.geojson"], if: geojson && c.areas != nil)
+        add(["areas.csv"], if: csv && c.areas != nil)
+        add(["areas.parquet"], if: parquet && c.areas != nil)
+        add([TimeseriesCSV.name], if: csv)
+        add(["poi.csv"], if: csv && c.pointsOfInterest != nil)
+        add(["breakdown.csv"], if: csv && c.breakdown != nil)
+        add(["ehsa.csv", "ehsa.prj"], if: csv && c.ehsa != nil)
+        add(["ehsa.geojson"], if: geojson && c.ehsa != nil)
+        add(["ehsa.parquet"], if: parquet && c.ehsa != nil)
+        add([tileFolder], if: c.tileZooms != nil && c.formats.contains(.tiles))
+        add(["grid.pmtiles"], if: c.tileZooms != nil && c.formats.contains(.pmtiles))
+        add(["grid.geojson"], if: geojson)
+        add(["report.html"], if: c.formats.contains(.html))
+        return names
     }
 
     /// Writes every output; the JSON tiles' count and bytes when tiles are written.
@@ -87,17 +99,26 @@ struct ReportOutputs: Sendable {
 
     /// The widget tiles, built once for both of their outputs: the JSON tiles and grid.pmtiles.
     private func addTiles(to graph: WorkGraph) -> WorkGraph.Node<(count: Int, bytes: Int64)>? {
-        guard let zooms = content.tileZooms else { return nil }
         let (c, changes, directory) = (content, changes, directory)
-        let tiles = graph.add { WidgetTiles.build(c.grid, changes: changes.grid, zooms: zooms) }
-        graph.add(after: [tiles]) {
-            try GridArchive.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                  attribution: c.attribution, dataBounds: c.dataBounds,
-                                  to: try directory.file("grid.pmtiles"))
+        guard let zooms = c.tileZooms, c.formats.contains(.tiles) || c.formats.contains(.pmtiles) else { return nil }
+        let tiles = graph.add {
+            let tiles = WidgetTiles.build(c.grid, changes: changes.grid, zooms: zooms)
+            return (tiles: tiles, version: WidgetTiles.version(tiles, disclosure: c.disclosure))
         }
+        if c.formats.contains(.pmtiles) {
+            graph.add(after: [tiles]) {
+                let (built, version) = try tiles.value
+                try GridArchive.write(built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                      attribution: c.attribution, dataBounds: c.dataBounds, version: version,
+                                      to: try directory.file("grid.pmtiles"))
+            }
+        }
+        guard c.formats.contains(.tiles) else { return nil }
         return graph.add(after: [tiles]) {
-            let written = try WidgetTiles.write(try tiles.value, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                                attribution: c.attribution, dataBounds: c.dataBounds, into: directory)
+            let (built, version) = try tiles.value
+            let written = try WidgetTiles.write(built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                                                attribution: c.attribution, dataBounds: c.dataBounds, version: version,
+                                                publicURL: c.publicURL, into: directory)
             return (count: written.tiles, bytes: written.bytes)
         }
     }
@@ -105,34 +126,79 @@ struct ReportOutputs: Sendable {
     /// The grid's own files and the page: the largest outputs.
     private func addGridFiles(to graph: WorkGraph) {
         let (c, changes, directory) = (content, changes, directory)
-        graph.add {
-            try GridGeoJSON.write(c.grid, changes: changes.grid, to: try directory.file("grid.geojson"),
-                                  disclosure: c.disclosure)
+        if c.formats.contains(.geojson) {
+            graph.add {
+                try GridGeoJSON.write(c.grid, changes: changes.grid, to: try directory.file("grid.geojson"),
+                                      disclosure: c.disclosure)
+            }
         }
-        graph.add { try BufferedFile.write(HTMLReport.render(c), to: try directory.file("report.html")) }
-        graph.add {
-            try GridCSV.write(c.grid, changes: changes.grid, to: try directory.file("grid.csv"),
-                              typesPath: try directory.file("grid.csvt"), disclosure: c.disclosure)
+        if c.formats.contains(.parquet) {
+            graph.add {
+                try GridParquet.write(c.grid, changes: changes.grid, disclosure: c.disclosure, version: c.engineVersion,
+                                      to: try directory.file("grid.parquet"))
+            }
+        }
+        if c.formats.contains(.html) {
+            graph.add { try BufferedFile.write(HTMLReport.render(c), to: try directory.file("report.html")) }
+        }
+        if c.formats.contains(.csv) {
+            graph.add {
+                try GridCSV.write(c.grid, changes: changes.grid, to: try directory.file("grid.csv"),
+                                  typesPath: try directory.file("grid.csvt"), disclosure: c.disclosure)
+                try BufferedFile.write(CoordinateSystem.prj, to: try directory.file("grid.prj"))
+            }
         }
     }
 
     /// The smaller tables, each on its own.
     private func addTables(to graph: WorkGraph) {
         let (c, changes, directory) = (content, changes, directory)
-        if let nearRepeat = c.nearRepeat {
+        let csv = c.formats.contains(.csv), geojson = c.formats.contains(.geojson)
+        if csv, let nearRepeat = c.nearRepeat {
             graph.add { try NearRepeatFiles.write(nearRepeat, to: try directory.file("nearrepeat.csv")) }
         }
-        if let areas = c.areas {
+        if let areas = c.areas, csv || geojson {
             graph.add {
                 let rates = areas.rates(c.disclosure)
-                try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
-                                                   asOf: c.parameters.asOf, disclosure: c.disclosure,
+                if geojson {
+                    try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
+                                                       asOf: c.parameters.asOf, disclosure: c.disclosure,
+                                                       changes: changes.areas, rates: rates,
+                                                       to: try directory.file("areas.geojson"))
+                }
+                if csv {
+                    try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
                                                    changes: changes.areas, rates: rates,
-                                                   to: try directory.file("areas.geojson"))
-                try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
-                                               changes: changes.areas, rates: rates, to: try directory.file("areas.csv"))
+                                                   to: try directory.file("areas.csv"))
+                }
             }
         }
+        if let areas = c.areas, c.formats.contains(.parquet) {
+            graph.add {
+                try AreasParquet.write(areas, disclosure: c.disclosure, changes: changes.areas,
+                                       version: c.engineVersion, to: try directory.file("areas.parquet"))
+            }
+        }
+        if csv { addCSVTables(to: graph) }
+        if let ehsa = c.ehsa {
+            if csv {
+                graph.add {
+                    try EHSACSV.write(ehsa, to: try directory.file("ehsa.csv"))
+                    try BufferedFile.write(CoordinateSystem.prj, to: try directory.file("ehsa.prj"))
+                }
+            }
+            if geojson {
+                graph.add { try EHSAGeoJSON.write(ehsa, asOf: c.parameters.asOf, to: try directory.file("ehsa.geojson")) }
+            }
+            if c.formats.contains(.parquet) {
+                graph.add { try EHSAParquet.write(ehsa, version: c.engineVersion, to: try directory.file("ehsa.parquet")) }
+            }
+        }
+    }
+
+    /// The tables only CSV carries: the monthly series, points of interest, the breakdown.
+    private func addCSVTables(to graph: WorkGraph) {
+        let (c, changes, directory) = (content, changes, directory)
         graph.add {
             try TimeseriesCSV.write(totals: c.totals, areas: c.areas?.result, disclosure: c.disclosure,
                                     to: try directory.file(TimeseriesCSV.name))
@@ -148,9 +214,6 @@ struct ReportOutputs: Sendable {
                 try TableWriters.writeBreakdown(breakdown, disclosure: c.disclosure, changes: changes.breakdown,
                                                 to: try directory.file("breakdown.csv"))
             }
-        }
-        if let ehsa = c.ehsa {
-            graph.add { try EHSAFiles.write(ehsa, asOf: c.parameters.asOf, into: directory) }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AreaWatchJobs
+import AreaWatchReport
 import AreaWatchServe
 import Foundation
 
@@ -28,6 +29,14 @@ extension AreaWatch {
 
         @Option(help: "Folder holding maplibre-gl.js and maplibre-gl.css for the map (default: $AREAWATCH_WEB_DIR, else .build-web/maplibre, else share/areawatch/maplibre of an installed binary).")
         var webDir: String?
+
+        @Option(help: ArgumentHelp("The URL clients reach this server at, e.g. https://tiles.example.org/safety: the "
+                                   + "base of /tilejson.json's URLs (SPEC §19). Default: http:// and the request's Host."),
+                transform: PublicURL.checked)
+        var publicURL: String?
+
+        @Flag(help: "Take the base of /tilejson.json's URLs from X-Forwarded-Proto and X-Forwarded-Host (behind a proxy you run).")
+        var trustProxy = false
 
         @Option(help: "Milliseconds between checks for a newly published report folder.")
         var reloadMs = 250
@@ -78,9 +87,11 @@ extension AreaWatch {
         }
 
         func run() throws {
-            let config = ServeConfiguration(folder: dir, host: host, port: port, corsOrigin: corsOrigin, webDirectory: webDir,
+            var config = ServeConfiguration(folder: dir, host: host, port: port, corsOrigin: corsOrigin, webDirectory: webDir,
                                             reloadInterval: .milliseconds(reloadMs), accessLog: !noAccessLog,
                                             limits: limits)
+            config.publicURL = publicURL
+            config.trustProxy = trustProxy
             // The commands are synchronous; the server runs on Swift's concurrency pool meanwhile.
             let done = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var failure: (any Error)?

@@ -76,7 +76,12 @@ struct GridArchiveTests {
                 && h.tileDataOffset + h.tileDataLength == archive.bytes.count)
         #expect(h.bounds[0] < h.center[0] && h.center[0] < h.bounds[2] && h.bounds[1] < h.center[1] && h.center[1] < h.bounds[3])
         #expect(archive.metadata["as_of"] as? String == "2024-06-30T12:00:00Z")
-        #expect(archive.metadata["type"] as? String == "overlay" && archive.metadata["version"] as? String == "1.1")
+        #expect(archive.metadata["type"] as? String == "overlay")
+        // The tile set's version is the JSON tiles' (one digest of the tiles, SPEC §19).
+        let tileJSONBytes = try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))
+        let tileJSON = try #require(try JSONSerialization.jsonObject(with: tileJSONBytes) as? [String: Any])
+        let version = try #require(archive.metadata["version"] as? String)
+        #expect(version == tileJSON["version"] as? String && version.hasPrefix("1.") && version.hasSuffix(".0"), "\(version)")
         let layers = try #require(archive.metadata["vector_layers"] as? [[String: Any]])
         #expect(layers.count == 1 && layers[0]["id"] as? String == "cells" && layers[0]["minzoom"] as? Int == 8)
         #expect(layers[0]["fields"] as? [String: String] == ["geohash": "String", "r_current": "Number", "r_previous": "Number",
@@ -132,14 +137,38 @@ struct GridArchiveTests {
         #expect(cells > 10_000, "a realistic grid has many cells at every zoom: \(cells)")
         // Deterministic: the same content gives the same bytes.
         let tiles = WidgetTiles.build(content.grid, changes: ReportChanges(content).grid, zooms: 8...14)
-        let again = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data")
+        let version = WidgetTiles.version(tiles, disclosure: Disclosure())
+        let again = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(), attribution: "Test data",
+                                        version: version)
         #expect(again == Array(try #require(FileManager.default.contents(atPath: tmp.path + "/report/grid.pmtiles"))))
         // The tiles are encoded in parts on several cores: the bytes do not depend on the parts.
         for parts in [1, 3, 64] {
             let inParts = GridArchive.archive(tiles, grid: content.grid, zooms: 8...14, disclosure: Disclosure(),
-                                              attribution: "Test data", parts: parts)
+                                              attribution: "Test data", version: version, parts: parts)
             #expect(inParts == again, "\(parts) parts")
         }
+    }
+
+    @Test("the tile set's version: the same tiles give the same version, any changed value another")
+    func versionFollowsTheTiles() throws {
+        let content = Self.city()
+        let tiles = WidgetTiles.build(content.grid, changes: ReportChanges(content).grid, zooms: 10...14)
+        let version = WidgetTiles.version(tiles, disclosure: Disclosure())
+        #expect(version == WidgetTiles.version(WidgetTiles.build(content.grid, changes: ReportChanges(content).grid,
+                                                                  zooms: 10...14), disclosure: Disclosure()))
+        #expect(version.wholeMatch(of: /1\.[0-9]+\.0/) != nil, "\(version)")
+        var seen: Set<String> = [version]
+        for k in [0, tiles.count / 2, tiles.count - 1] {
+            var changed = tiles
+            changed[k].cells[0].rCurrent += 1
+            #expect(seen.insert(WidgetTiles.version(changed, disclosure: Disclosure())).inserted, "tile \(k)")
+            changed = tiles
+            changed[k].cells[0].change = changed[k].cells[0].change == "rise" ? "none" : "rise"
+            #expect(seen.insert(WidgetTiles.version(changed, disclosure: Disclosure())).inserted, "tile \(k)")
+        }
+        #expect(seen.insert(WidgetTiles.version(Array(tiles.dropLast()), disclosure: Disclosure())).inserted)
+        #expect(seen.insert(WidgetTiles.version(tiles, disclosure: Disclosure(minCellCount: 5))).inserted,
+                "withheld values are what the tiles publish")
     }
 
     @Test("the archive's parts cover every tile once, in order, with about equal cells")

@@ -146,6 +146,50 @@ import Testing
         #expect(hostile?["tiles"] as? [String] == ["http://127.0.0.1:8080/tiles/{z}/{x}/{y}.mvt"])
     }
 
+    /// The URLs of /tilejson.json (`tiles`, `lookup`) with this handler and request.
+    func tileJSONURLs(_ handler: ServeHandler, host: String? = "internal:8080", proto: String? = nil,
+                      forwardedHost: String? = nil) throws -> [String] {
+        let request = ServeRequest(path: "/tilejson.json", host: host, forwardedProto: proto, forwardedHost: forwardedHost)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(handler.respond(request, snapshot: snapshot).bytes))
+                                  as? [String: Any])
+        return (object["tiles"] as? [String] ?? []) + [object["lookup"] as? String ?? ""]
+    }
+
+    @Test func behindAProxyTheURLsAreThePublicOnes() throws {
+        var published = handler
+        published.publicURL = "https://tiles.example.org/safety"
+        #expect(try tileJSONURLs(published, proto: "http", forwardedHost: "evil.example") == [
+            "https://tiles.example.org/safety/tiles/{z}/{x}/{y}.mvt", "https://tiles.example.org/safety/v1/safety?lat={lat}&lon={lon}"])
+        // Forwarded headers count only with --trust-proxy; the first value of a proxy chain is the client's.
+        #expect(try tileJSONURLs(handler, proto: "https", forwardedHost: "maps.example.org")
+                == ["http://internal:8080/tiles/{z}/{x}/{y}.mvt", "http://internal:8080/v1/safety?lat={lat}&lon={lon}"])
+        var trusting = handler
+        trusting.trustProxy = true
+        #expect(try tileJSONURLs(trusting, proto: "https, http", forwardedHost: "maps.example.org, proxy.internal")
+                == ["https://maps.example.org/tiles/{z}/{x}/{y}.mvt", "https://maps.example.org/v1/safety?lat={lat}&lon={lon}"])
+        #expect(try tileJSONURLs(trusting, proto: "gopher", forwardedHost: "maps.example.org:8443").first
+                == "http://maps.example.org:8443/tiles/{z}/{x}/{y}.mvt", "an unknown scheme is http")
+        #expect(try tileJSONURLs(trusting, proto: "https", forwardedHost: "evil\"/><script>").first
+                == "http://internal:8080/tiles/{z}/{x}/{y}.mvt", "a forwarded host that is not a host is ignored")
+        #expect(try tileJSONURLs(trusting, proto: "https").first == "http://internal:8080/tiles/{z}/{x}/{y}.mvt")
+        // Two bases, two representations: each has its own ETag.
+        let a = trusting.respond(ServeRequest(path: "/tilejson.json", host: "h", forwardedProto: "https", forwardedHost: "a.example"),
+                                 snapshot: snapshot)
+        let b = trusting.respond(ServeRequest(path: "/tilejson.json", host: "h", forwardedProto: "https", forwardedHost: "b.example"),
+                                 snapshot: snapshot)
+        #expect(a.header("ETag") != b.header("ETag"))
+    }
+
+    @Test func theTileJSONDescribesFourElementsPerCellAndTheTileSetsVersion() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(get("/tilejson.json").bytes)) as? [String: Any])
+        let areawatch = try #require(object["areawatch"] as? [String: Any])
+        #expect(areawatch["cell_format"] as? String == "cells: {geohash: [r_current, r_previous, class, change]}")
+        let folderBytes = try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))
+        let folderTileJSON = try #require(try JSONSerialization.jsonObject(with: folderBytes) as? [String: Any])
+        #expect(object["version"] as? String == folderTileJSON["version"] as? String)
+        #expect((object["version"] as? String)?.wholeMatch(of: /1\.[0-9]+\.0/) != nil, "\(object["version"] ?? "")")
+    }
+
     @Test func theMapPageSaysSoWhenMapLibreIsMissing() throws {
         let page = String(buffer: get("/").body)
         #expect(page.contains("MapLibre GL JS is not installed"))
