@@ -209,7 +209,7 @@ final class ParsedBlock: @unchecked Sendable {
             incidents.reserveCapacity(grown)
             keys.reserveCapacity(grown)
         }
-        incidents.append(incident)
+        incidents.append(consume incident)
         keys.append(key)
     }
 

@@ -50,10 +50,12 @@ public struct GrowableBuffer<Element>: ~Copyable {
         }
     }
 
+    /// The element is moved in: an element holding references (an `Incident`'s texts) is not
+    /// retained again and released by the caller.
     @inlinable @inline(__always)
-    public mutating func append(_ element: Element) {
+    public mutating func append(_ element: consuming Element) {
         if count == capacity { grow(toAtLeast: count + 1) }
-        (storage + count).initialize(to: element)
+        (storage + count).initialize(to: consume element)
         storedCount += 1
     }
 

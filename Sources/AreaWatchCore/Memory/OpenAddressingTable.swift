@@ -71,7 +71,8 @@ public struct OpenAddressingTable<Slot: OpenAddressingSlot>: ~Copyable {
     }
 
     /// A table of `capacity` slots holding this table's non-empty slots, each at the first empty
-    /// slot from `home(slot)` on.
+    /// slot from `home(slot)` on. Inlinable so that it is specialized for the caller's slot type.
+    @inlinable
     public func rehashed(capacity newCapacity: Int, home: (Slot) -> Int) -> OpenAddressingTable<Slot> {
         let grown = OpenAddressingTable(capacity: newCapacity)
         for j in 0..<capacity where !slots[j].isEmpty {

@@ -79,10 +79,12 @@ public struct IncidentColumns: Sendable {
         return id
     }
 
-    /// `internCategory` of a category read where it is stored (the incident is not copied).
+    /// `internCategory` of a category read where it is stored: a category seen before is found by
+    /// its bytes in place, without the retain and release a copy of the String costs per incident.
     @inline(__always)
     public mutating func internCategory(at value: UnsafePointer<String?>) -> Int32 {
-        internCategory(value.pointee)
+        if let known = recentCategories.number(ofTextAt: value) { return known }
+        return internCategory(value.pointee)
     }
 
     /// Replaces incident `i` (a later record with the same key won).

@@ -64,6 +64,16 @@ struct TextNumberCache {
         } ?? nil
     }
 
+    /// `number(of:)` for an optional text read where it is stored (nil for a nil text).
+    @inline(__always)
+    func number(ofTextAt text: UnsafePointer<String?>) -> Int32? {
+        guard !slots.isEmpty else { return nil }
+        return text.pointee?.utf8.withContiguousStorageIfAvailable { utf8 -> Int32? in
+            let k = Int(slots[slot(of: utf8)]) - 1
+            return k >= 0 ? numbers[k] : nil
+        } ?? nil
+    }
+
     mutating func remember(_ text: String, as number: Int32) {
         if slots.isEmpty { slots = Array(repeating: 0, count: 1 << Self.slotBits) }
         if 2 * (numbers.count + 1) > slots.count {
