@@ -77,20 +77,23 @@ public final class GeoPackageLayer {
         }
     }
 
-    /// The R-tree filled in row order (fid = row number), its triggers, the extension's row and
-    /// the layer's extent in gpkg_contents.
+    /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
+    /// the store's index: SQLite's row-by-row R*Tree inserts would be most of the file's cost),
+    /// its triggers, the extension's row and the layer's extent in gpkg_contents.
     func finish(lastChange: String) throws {
         precondition(next == 2, "a row left unfinished")
         let q = GeoPackageSQL.quoted
         let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
         try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")
-        let fill = try database.prepare("INSERT INTO \(q(rtree)) VALUES (?, ?, ?, ?, ?)")
+        var ids: [Int64] = [], bounds: [Double] = []
+        ids.reserveCapacity(rowCount)
+        bounds.reserveCapacity(envelopes.count)
         for row in 0..<rowCount where !envelopes[4 * row].isNaN {
-            fill.bind(1, Int64(row + 1))
-            for k in 0..<4 { fill.bind(Int32(k + 2), envelopes[4 * row + k]) }
-            try fill.run()
+            ids.append(Int64(row + 1))
+            bounds.append(contentsOf: envelopes[4 * row..<4 * row + 4])
         }
         envelopes = []
+        try RTreeBulkLoader.load(database, table: rtree, packing: .init(ids: ids, bounds: bounds))
         try database.execute(GeoPackageSQL.rtreeTriggers(table: name, column: GeoPackageFile.geometryColumn))
         let ext = try database.prepare("INSERT INTO gpkg_extensions VALUES (?, ?, 'gpkg_rtree_index', ?, 'write-only')")
         try ext.bind([.text(name), .text(GeoPackageFile.geometryColumn), .text(GeoPackageSQL.rtreeDefinition)])

@@ -42,6 +42,7 @@ struct GeoPackageCLITests {
         for (layer, csv) in [("grid", "grid.csv"), ("areas", "areas.csv"), ("poi", "poi.csv")] {
             let problems = try GeoPackageValues.problems(db, layer: layer, csv: StrictCSV.parse(try run.file(csv)))
             #expect(problems.isEmpty, "\(problems.prefix(10))")
+            #expect(try db.scalar("SELECT rtreecheck('rtree_\(layer)_geom')") == .text("ok"), "\(layer)'s R-tree")
         }
         let summary = try JSON.parse(try run.file("summary.json"))
         #expect(summary["files"]?["grid.gpkg"]?.int == run.report["grid.gpkg"]?.count, "summary.json's files lack it")

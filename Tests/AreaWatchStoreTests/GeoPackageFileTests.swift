@@ -65,7 +65,8 @@ struct GeoPackageFileTests {
         #expect(contents.double(2) == present.map(\.minX).min() && contents.double(3) == present.map(\.minY).min())
         #expect(contents.double(4) == present.map(\.maxX).max() && contents.double(5) == present.map(\.maxY).max())
         #expect(contents.int64(6) == 4326)
-        #expect(try db.integer("SELECT count(*) FROM gpkg_contents WHERE table_name = 'nothing' AND min_x IS NULL") == 1)
+        #expect(try db.integer("SELECT count(*) FROM gpkg_contents WHERE table_name = 'nothing' "
+                               + "AND min_x IS NULL") == 1)
         #expect(try db.integer("SELECT count(*) FROM gpkg_geometry_columns WHERE table_name = 'cells' "
                                + "AND column_name = 'geom' AND geometry_type_name = 'POLYGON' AND srs_id = 4326") == 1)
         #expect(try db.integer("SELECT count(*) FROM gpkg_extensions WHERE extension_name = 'gpkg_rtree_index' "
@@ -78,6 +79,7 @@ struct GeoPackageFileTests {
     }
 
     @Test("each geometry: GP header, flags, srs_id, envelope, WKB; the R-tree holds every non-empty bound")
+    // 2,000 rows: a packed tree of several levels.
     func geometriesAndIndex() throws {
         let tmp = try TempDir()
         let shapes = Self.rectangles(seed: 11, count: 2_000)
@@ -94,7 +96,9 @@ struct GeoPackageFileTests {
             #expect(blob[4..<8].elementsEqual([0xE6, 0x10, 0, 0]))
             var expected: [UInt8] = []
             if let e {
-                for v in [e.minX, e.maxX, e.minY, e.maxY] { withUnsafeBytes(of: v.bitPattern.littleEndian) { expected += $0 } }
+                for v in [e.minX, e.maxX, e.minY, e.maxY] {
+                    withUnsafeBytes(of: v.bitPattern.littleEndian) { expected += $0 }
+                }
             }
             Self.wkb(e, into: &expected)
             #expect(Array(blob.dropFirst(8)) == expected, "row \(k)")
@@ -113,6 +117,8 @@ struct GeoPackageFileTests {
             #expect(e.minX - minx < 1e-4 && maxx - e.maxX < 1e-4 && e.minY - miny < 1e-4 && maxy - e.maxY < 1e-4)
         }
         #expect(indexed == shapes.indices.filter { shapes[$0] != nil }.map { Int64($0 + 1) })
+        // SQLite's own check of the packed tree: nodes, parents, rowids and bounds consistent.
+        #expect(try db.scalar("SELECT rtreecheck('rtree_cells_geom')") == .text("ok"))
     }
 
     @Test("the same rows give the same bytes; a file that already holds a database is refused")
