@@ -12,6 +12,9 @@ enum GeoPackageFiles {
     static let name = "grid.gpkg"
 
     static func write(_ c: ReportContent, changes: ReportChanges, to path: String) throws {
+        // The work folder may be the previous report's spare, written over in place: its
+        // grid.gpkg is a database the writer would add to, so the file starts anew.
+        unlink(path)
         let file = try GeoPackageFile(path: path, lastChange: lastChange(c.parameters.asOf))
         let grid = try file.addLayer("grid", geometry: .polygon,
                                      columns: columns(GridParquet.attributes(years: c.grid.years)),

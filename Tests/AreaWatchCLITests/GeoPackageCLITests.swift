@@ -134,6 +134,20 @@ struct GeoPackageCLITests {
         }
     }
 
+    @Test("a report written three times into one folder (the third over the first's spare) has the same grid.gpkg")
+    func rewritten() throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("report")
+        var written: [[UInt8]] = []
+        for _ in 0..<3 {
+            try areawatchOK(["report", "--input", Datasets.police.last!, "--out", out, "--as-of", Datasets.asOf,
+                             "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet"])
+            written.append(try readBytes(out + "/grid.gpkg"))
+        }
+        #expect(written[1] == written[0] && written[2] == written[0], "grid.gpkg differs between the runs")
+        try GDAL.validate(out + "/grid.gpkg")
+    }
+
     @Test("a grid of no cell: a valid grid.gpkg whose grid layer has no row and no extent")
     func emptyGrid() throws {
         let tmp = try TempDir()
