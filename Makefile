@@ -6,7 +6,7 @@ SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
 # tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
 RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
-TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
+TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build install uninstall run serve web test bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
@@ -28,7 +28,8 @@ deps:
 # The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles); the map
 # check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles; every
 # TileJSON is validated with jsonschema; pyarrow, GeoPandas and DuckDB read the GeoParquet outputs
-# (SPEC §19) in the end-to-end tests. Chromium (for the map check) is not installed here: it is
+# (SPEC §19) in the end-to-end tests, and GDAL (ogrinfo, ogr2ogr, python3-gdal's GeoPackage
+# validator) reads grid.gpkg. Chromium (for the map check) is not installed here: it is
 # large; `make screenshot` installs it.
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
