@@ -32,7 +32,8 @@ enum GridArchive {
                         parts: Int = archiveParts) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
-        let ordered = VectorTileCut.cut(tiles).map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }
+        let ordered = VectorTileCut.cut(tiles)
+            .map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }
             .sorted { $0.id < $1.id }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
         // on one thread it would end the report stage while the other cores idle.

@@ -77,7 +77,8 @@ public struct PublicURLError: Error, Sendable {
 public enum BasemapURL {
     public static func parse(_ text: String) -> Result<String, PublicURLError> {
         func refuse(_ why: String) -> Result<String, PublicURLError> {
-            .failure(PublicURLError(message: "--basemap \"\(text)\" \(why); e.g. https://tiles.openfreemap.org/styles/liberty"))
+            let example = "https://tiles.openfreemap.org/styles/liberty"
+            return .failure(PublicURLError(message: "--basemap \"\(text)\" \(why); e.g. \(example)"))
         }
         let lower = text.lowercased()
         guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }) else {

@@ -97,7 +97,8 @@ enum VectorTileCut {
         for ty in rows {
             for tx in columns {
                 let ox = tx * extent, oy = ty * extent
-                let piece = MVT.Rectangle(x0: clip(r.x0 - ox), y0: clip(r.y0 - oy), x1: clip(r.x1 - ox), y1: clip(r.y1 - oy))
+                let piece = MVT.Rectangle(x0: clip(r.x0 - ox), y0: clip(r.y0 - oy),
+                                          x1: clip(r.x1 - ox), y1: clip(r.y1 - oy))
                 out.append((TileID(z: z, x: Int(tx), y: Int(ty)), piece))
             }
         }

@@ -4,10 +4,12 @@ import Foundation
 
 /// `GET /`: the map of the grid (SPEC §14), one HTML page that loads nothing but the server's own
 /// URLs: MapLibre GL JS from `/static/`, the vector tiles through `/tilejson.json`, answers from
-/// `/v1/safety` — and, only with `--basemap`, that MapLibre style and what it names. `?probe=LAT,LON` runs the click's code path for that location on load and writes
-/// the answer into `#answer` (how the headless-browser test checks a click without a mouse).
+/// `/v1/safety` — and, only with `--basemap`, that MapLibre style and what it names.
+/// `?probe=LAT,LON` runs the click's code path for that location on load and writes the answer
+/// into `#answer` (how the headless-browser test checks a click without a mouse).
 enum MapPage {
-    static func html(hasMapLibre: Bool, hasEHSA: Bool, counts: MapLegendCounts = MapLegendCounts(), basemap: String? = nil) -> String {
+    static func html(hasMapLibre: Bool, hasEHSA: Bool, counts: MapLegendCounts = MapLegendCounts(),
+                     basemap: String? = nil) -> String {
         let head = hasMapLibre
             ? "<link rel=\"stylesheet\" href=\"/static/maplibre-gl.css\"><script src=\"/static/maplibre-gl.js\"></script>"
             : ""
@@ -57,7 +59,8 @@ enum MapPage {
         #map{position:absolute;inset:0}
         .panel{position:absolute;top:10px;left:10px;background:#fff;padding:8px 10px;border-radius:6px;box-shadow:0 1px 4px #0004;z-index:2;max-width:260px}
         .panel h1{font-size:15px;margin:0 0 6px}
-        .legend .swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle;border:1px solid #0003}
+        .legend .swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle;
+          border:1px solid #0003}
         .legend div{margin:2px 0}
         .legend .count{float:right;margin-left:12px;font-variant-numeric:tabular-nums;color:#555}
         .legend .what{font-size:11px;color:#666}
@@ -85,7 +88,8 @@ enum MapPage {
         function legend(kind) {
           const rows = CONFIG.legend[kind].filter((row) => kind !== "ehsa" || row[2] > 0);
           const what = kind === "ehsa" ? "locations" : "cells";
-          document.getElementById("legend").innerHTML = `<div class="what">${what} per ${kind === "ehsa" ? "label" : kind}</div>` +
+          const per = kind === "ehsa" ? "label" : kind;
+          document.getElementById("legend").innerHTML = `<div class="what">${what} per ${per}</div>` +
             rows.map(([name, colour, count]) =>
               `<div data-name="${name}"><span class="swatch" style="background:${colour}"></span>${name}` +
               `<span class="count">${count === null ? "" : count.toLocaleString("en")}</span></div>`).join("");
@@ -144,7 +148,8 @@ enum MapPage {
             for (const f of data.features || []) counts[f.properties.label] = (counts[f.properties.label] || 0) + 1;
             for (const row of CONFIG.legend.ehsa) row[2] = counts[row[0]] || 0;
             map.addSource("ehsa", { type: "geojson", data });
-            map.addLayer({ id: "ehsa", type: "fill", source: "ehsa", layout: { visibility: shown === "ehsa" ? "visible" : "none" },
+            map.addLayer({ id: "ehsa", type: "fill", source: "ehsa",
+              layout: { visibility: shown === "ehsa" ? "visible" : "none" },
               paint: { "fill-opacity": opacity, "fill-color": paint("ehsa", "label") } });
             if (shown === "ehsa") legend("ehsa");
           }

@@ -97,8 +97,9 @@ public struct ServeHandler: Sendable {
             return (ok(ServerTileJSON.build(s, base: base).serialized(pretty: true), "application/json", Self.dataCache),
                     etagKey + "|" + base)
         case "/", "/index.html":
-            return (ok(MapPage.html(hasMapLibre: web.available, hasEHSA: s.ehsa != nil, counts: s.legendCounts, basemap: basemap),
-                       "text/html; charset=utf-8", Self.pageCache), etagKey)
+            let page = MapPage.html(hasMapLibre: web.available, hasEHSA: s.ehsa != nil, counts: s.legendCounts,
+                                    basemap: basemap)
+            return (ok(page, "text/html; charset=utf-8", Self.pageCache), etagKey)
         case "/report.html":
             return (s.reportHTML.map { ok($0, "text/html; charset=utf-8", Self.pageCache) } ?? error(404, "this report has no report.html"), etagKey)
         case "/ehsa.geojson":

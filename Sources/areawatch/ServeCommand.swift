@@ -35,8 +35,8 @@ extension AreaWatch {
                 transform: PublicURL.checked)
         var publicURL: String?
 
-        @Option(help: ArgumentHelp("A MapLibre style URL (http or https) the map draws the grid over, e.g. a self-hosted "
-                                   + "Protomaps or OpenFreeMap style. Default: none (the map needs no network)."),
+        @Option(help: ArgumentHelp("A MapLibre style URL (http or https) the map draws the grid over, e.g. a "
+                                   + "self-hosted Protomaps or OpenFreeMap style. Default: none (no network needed)."),
                 transform: BasemapURL.checked)
         var basemap: String?
 

@@ -73,16 +73,19 @@ struct VectorTileCutTests {
                 var trimmed: [CutModel.Box] = []
                 for (tile, p) in got {
                     let ox = Int64(tile.x) * 4096, oy = Int64(tile.y) * 4096
-                    let g = (x0: max(p.x0, 0) + ox, y0: max(p.y0, 0) + oy, x1: min(p.x1, 4096) + ox, y1: min(p.y1, 4096) + oy)
+                    let g = (x0: max(p.x0, 0) + ox, y0: max(p.y0, 0) + oy,
+                             x1: min(p.x1, 4096) + ox, y1: min(p.y1, 4096) + oy)
                     if g.x0 < g.x1 && g.y0 < g.y1 { trimmed.append(g) }
                 }
                 let area = trimmed.reduce(Int64(0)) { $0 + ($1.x1 - $1.x0) * ($1.y1 - $1.y0) }
                 #expect(area == (cell.x1 - cell.x0) * (cell.y1 - cell.y0), "\(z)/\(e.geohash): area")
                 #expect(trimmed.map(\.x0).min() == cell.x0 && trimmed.map(\.y0).min() == cell.y0
-                        && trimmed.map(\.x1).max() == cell.x1 && trimmed.map(\.y1).max() == cell.y1, "\(z)/\(e.geohash): bounds")
+                        && trimmed.map(\.x1).max() == cell.x1 && trimmed.map(\.y1).max() == cell.y1,
+                        "\(z)/\(e.geohash): bounds")
                 for (i, a) in trimmed.enumerated() {
                     for b in trimmed[(i + 1)...] {
-                        #expect(max(a.x0, b.x0) >= min(a.x1, b.x1) || max(a.y0, b.y0) >= min(a.y1, b.y1), "\(e.geohash): overlap")
+                        #expect(max(a.x0, b.x0) >= min(a.x1, b.x1) || max(a.y0, b.y0) >= min(a.y1, b.y1),
+                                "\(e.geohash): overlap")
                     }
                 }
                 if trimmed.count > 1 { split += 1 }
@@ -119,15 +122,15 @@ struct VectorTileCutTests {
             for c in Set(cells.map(\.string)).sorted() {
                 let cell = GeohashCell(c)!
                 let tile = TileID(lat: cell.centre.lat, lon: cell.centre.lon, zoom: zoom)
-                byTile[tile, default: []].append(.init(cell: cell, geohash: c, rCurrent: 1, rPrevious: 0, safetyClass: .safe,
-                                                       change: "none"))
+                byTile[tile, default: []].append(.init(cell: cell, geohash: c, rCurrent: 1, rPrevious: 0,
+                                                       safetyClass: .safe, change: "none"))
             }
             let tiles = byTile.keys.sorted().map { WidgetTiles.Tile(id: $0, precision: 0, cells: byTile[$0]!) }
             _ = Self.checkUnion(tiles)
         }
     }
 
-    @Test("boundary cases: a cell on a tile edge, a cell touching the buffer's edge, a cell wider than a tile, a tiny cell")
+    @Test("boundary cases: a cell on a tile edge, one touching the buffer's edge, one wider than a tile, a tiny one")
     func boundaryCases() throws {
         // Geohash "g" (lon −45…0, lat 45…90) at zoom 1: x 3072…4096 on the global grid, its east
         // edge exactly on the edge of tiles 1/0/0 and 1/1/0. Whole in 1/0/0, and in 1/1/0 the
@@ -136,12 +139,14 @@ struct VectorTileCutTests {
         let g = try #require(GeohashCell("g"))
         let atEdge = VectorTileCut.pieces(of: VectorTileCut.globalRectangle(g.bounds, zoom: 1), zoom: 1)
         #expect(atEdge.map(\.0) == [TileID(z: 1, x: 0, y: 0), TileID(z: 1, x: 1, y: 0)])
-        #expect(atEdge.map(\.1) == [.init(x0: 3072, y0: 0, x1: 4096, y1: 2947), .init(x0: -256, y0: 0, x1: 0, y1: 2947)])
+        #expect(atEdge.map(\.1) == [.init(x0: 3072, y0: 0, x1: 4096, y1: 2947),
+                                    .init(x0: -256, y0: 0, x1: 0, y1: 2947)])
         // A cell reaching one unit past a tile's west edge is in both tiles: one unit in the west
         // tile's buffer, the rest in its own tile; one ending exactly at the buffer's edge is not.
         let inBuffer = VectorTileCut.pieces(of: .init(x0: 4095, y0: 10, x1: 4200, y1: 20), zoom: 2)
         #expect(inBuffer.map(\.0) == [TileID(z: 2, x: 0, y: 0), TileID(z: 2, x: 1, y: 0)])
-        #expect(inBuffer.map(\.1) == [.init(x0: 4095, y0: 10, x1: 4200, y1: 20), .init(x0: -1, y0: 10, x1: 104, y1: 20)])
+        #expect(inBuffer.map(\.1) == [.init(x0: 4095, y0: 10, x1: 4200, y1: 20),
+                                      .init(x0: -1, y0: 10, x1: 104, y1: 20)])
         let touching = VectorTileCut.pieces(of: .init(x0: 4096 + 256, y0: 10, x1: 5000, y1: 20), zoom: 2)
         #expect(touching.map(\.0) == [TileID(z: 2, x: 1, y: 0)], "ends at the buffer's edge of tile 0: not in it")
         // A precision-1 cell at zoom 6 is 8 tiles wide (columns 24–31, edges on tile edges): in
@@ -149,14 +154,16 @@ struct VectorTileCutTests {
         let wide = VectorTileCut.pieces(of: VectorTileCut.globalRectangle(g.bounds, zoom: 6), zoom: 6)
         let rows = Set(wide.map(\.0.y))
         #expect(Set(wide.map(\.0.x)) == Set(23...32) && rows == Set(0...23) && wide.count == 10 * 24)
-        #expect(wide.filter { $0.1 == .init(x0: -256, y0: -256, x1: 4352, y1: 4352) }.count == 6 * 21, "columns 25–30 and rows 1–21: the others reach past one of the cell's edges")
+        // Whole tiles: columns 25–30 and rows 1–21; the others' buffers reach past one of its edges.
+        #expect(wide.filter { $0.1 == .init(x0: -256, y0: -256, x1: 4352, y1: 4352) }.count == 6 * 21)
         #expect(wide.filter { $0.0.x == 23 }.allSatisfy { $0.1.x0 == 4096 && $0.1.x1 == 4352 })
         #expect(wide.filter { $0.0.x == 32 }.allSatisfy { $0.1.x0 == -256 && $0.1.x1 == 0 })
         // A precision-9 cell (4.8 m) at zoom 2 rounds to nothing: kept one unit wide and high.
         let tiny = VectorTileCut.globalRectangle(GeohashCell(lat: 53.8, lon: -1.55, precision: 9).bounds, zoom: 2)
         #expect(tiny.x1 - tiny.x0 == 1 && tiny.y1 - tiny.y0 == 1)
         // The east edge of the world: a one-unit cell stays inside it.
-        let east = VectorTileCut.globalRectangle(GeoBox(minLat: 0, minLon: 179.99999, maxLat: 0.00001, maxLon: 180), zoom: 0)
+        let sliver = GeoBox(minLat: 0, minLon: 179.99999, maxLat: 0.00001, maxLon: 180)
+        let east = VectorTileCut.globalRectangle(sliver, zoom: 0)
         #expect(east == .init(x0: 4095, y0: 2048, x1: 4096, y1: 2049))
     }
 }
