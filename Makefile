@@ -6,7 +6,7 @@ SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
 # tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
 RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
-TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal
+TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build install uninstall run serve web test bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
@@ -29,8 +29,8 @@ deps:
 # check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles; every
 # TileJSON is validated with jsonschema; pyarrow, GeoPandas and DuckDB read the GeoParquet outputs
 # (SPEC §19) in the end-to-end tests, and GDAL (ogrinfo, ogr2ogr, python3-gdal's GeoPackage
-# validator) reads grid.gpkg. Chromium (for the map check) is not installed here: it is
-# large; `make screenshot` installs it.
+# validator) reads grid.gpkg. Chromium and MapLibre (`web`) are for the map check in the tests
+# (ServeMapTests: the fit, no seam at tile edges, a probe equal to `lookup`).
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
 	@python3 -c "import pmtiles.writer, mapbox_vector_tile, jsonschema" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile jsonschema
@@ -93,7 +93,7 @@ run: build
 # the whole test output is in .build/test-output.log.
 # Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
-test: test-deps spark-deps
+test: test-deps spark-deps web
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
 	python3 Tools/test_summary.py --log .build/test-output.log -- $(SWIFT) test --skip-build
