@@ -256,14 +256,7 @@ def parquet_section(folder, stages):
     print(f"grid.parquet ({stages['grid_cells']:,} cells): written alone in {alone} s; adds at most "
           f"{100 * added:.0f} % to the report stage (goal <= 25 %); {files['grid.parquet'] / 1e6:.1f} MB = "
           f"{size:.3f} of grid.geojson's {files['grid.geojson'] / 1e6:.1f} MB (goal <= 0.25)")
-    out = os.path.join(b.WORK, "peer-grid.parquet")
-    peer = b.timed(["python3", os.path.join(b.ROOT, "Benchmarks", "peers", "geojson_to_parquet.py"),
-                    os.path.join(folder, "grid.geojson"), out]).json()
-    b.remove(out)
-    spent = peer["read_s"] + peer["write_s"]
-    print(f"GeoPandas grid.geojson -> GeoParquet: read {peer['read_s']} s + write {peer['write_s']} s = "
-          f"{spent:.2f} s, {peer['bytes'] / 1e6:.1f} MB; areawatch's writer alone {alone} s "
-          f"(peer / areawatch: {b.ratio(spent, alone)})")
+    peer, spent = geopandas_peer(folder, "parquet", "GeoParquet", alone)
     stages["grid_parquet_added_share"] = round(added, 3)
     stages["grid_parquet_geojson_size_ratio"] = round(size, 4)
     stages["peer_geopandas_parquet"] = peer
@@ -271,6 +264,21 @@ def parquet_section(folder, stages):
                             alone, "s"))
     FIGURES.append(b.figure("grid-parquet-1M-geopandas", "report", "grid.parquet alone, 1M-incident grid",
                             "GeoPandas (read_file + to_parquet)", round(spent, 3), "s", peer_of="grid-parquet-1M"))
+
+
+def geopandas_peer(folder, kind, name, alone):
+    """GeoPandas converting the report's grid.geojson to `kind` (Benchmarks/peers/geojson_convert.py),
+    printed beside areawatch's writer alone; the peer's JSON and its read + write seconds."""
+    out = os.path.join(b.WORK, f"peer-grid.{kind}")
+    b.remove(out)
+    peer = b.timed(["python3", os.path.join(b.ROOT, "Benchmarks", "peers", "geojson_convert.py"), kind,
+                    os.path.join(folder, "grid.geojson"), out]).json()
+    b.remove(out)
+    spent = peer["read_s"] + peer["write_s"]
+    print(f"GeoPandas grid.geojson -> {name}: read {peer['read_s']} s + write {peer['write_s']} s = "
+          f"{spent:.2f} s, {peer['bytes'] / 1e6:.1f} MB; areawatch's writer alone {alone} s "
+          f"(peer / areawatch: {b.ratio(spent, alone)})")
+    return peer, spent
 
 
 def gpkg_section(folder, stages):
@@ -285,15 +293,7 @@ def gpkg_section(folder, stages):
     bound = f"add at most {100 * added:.0f} %" if report > both else "may more than double the stage: no bound"
     print(f"grid.gpkg: written alone in {alone} s, {files['grid.gpkg'] / 1e6:.1f} MB; grid.gpkg and grid.parquet "
           f"{bound} (goal <= 25 % of the report stage)")
-    out = os.path.join(b.WORK, "peer-grid.gpkg")
-    b.remove(out)
-    peer = b.timed(["python3", os.path.join(b.ROOT, "Benchmarks", "peers", "geojson_to_gpkg.py"),
-                    os.path.join(folder, "grid.geojson"), out]).json()
-    b.remove(out)
-    spent = peer["read_s"] + peer["write_s"]
-    print(f"GeoPandas grid.geojson -> GeoPackage: read {peer['read_s']} s + write {peer['write_s']} s = "
-          f"{spent:.2f} s, {peer['bytes'] / 1e6:.1f} MB; areawatch's writer alone {alone} s "
-          f"(peer / areawatch: {b.ratio(spent, alone)})")
+    peer, spent = geopandas_peer(folder, "gpkg", "GeoPackage", alone)
     stages["grid_gpkg_parquet_added_share"] = round(added, 3)
     stages["peer_geopandas_gpkg"] = peer
     FIGURES.append(b.figure("grid-gpkg-1M", "report", "grid.gpkg alone, 1M-incident grid", "areawatch", alone, "s"))
