@@ -6,7 +6,7 @@ SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
 # tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
 RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
-TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
+TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build install uninstall run serve web test test-asan bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
@@ -28,8 +28,9 @@ deps:
 # The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles); the map
 # check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles; every
 # TileJSON is validated with jsonschema; pyarrow, GeoPandas and DuckDB read the GeoParquet outputs
-# (SPEC §19) in the end-to-end tests. Chromium (for the map check) is not installed here: it is
-# large; `make screenshot` installs it.
+# (SPEC §19) in the end-to-end tests, and GDAL (ogrinfo, ogr2ogr, python3-gdal's GeoPackage
+# validator) reads grid.gpkg. Chromium and MapLibre (`web`) are for the map check in the tests
+# (ServeMapTests: the fit, no seam at tile edges, a probe equal to `lookup`).
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
 	@python3 -c "import pmtiles.writer, mapbox_vector_tile, jsonschema" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile jsonschema
@@ -94,7 +95,7 @@ run: build
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
 # First the code-shape check: raw memory (allocate, mmap, posix_memalign, unsafeBitCast) only in
 # Sources/AreaWatchCore/Memory (Tools/code_metrics.py; docs/DECISIONS.md, "Memory").
-test: test-deps spark-deps
+test: test-deps spark-deps web
 	python3 Tools/code_metrics.py --check-memory
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests

@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore", "CAreaWatchSystem"]),
         .target(name: "AreaWatchReport", dependencies: [
             "AreaWatchCore", "AreaWatchQuery", "AreaWatchFormats", "CAreaWatchSystem",
+            // grid.gpkg is written through the store's SQLite wrapper (a lower stage).
+            "AreaWatchStore",
             // Partial sorts: the HTML report's top cells among every cell of a grid.
             .product(name: "Algorithms", package: "swift-algorithms"),
         ]),

@@ -9,7 +9,8 @@ import AreaWatchQuery
 
 /// grid.pmtiles (SPEC §14, docs/FORMATS.md): the widget tiles of SPEC §8 as vector tiles in one
 /// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
-/// tile lists exactly the JSON tile's cells with the same values.
+/// cell has the JSON tile's values; `VectorTileCut` puts each cell, clipped, in every tile whose
+/// buffered extent it overlaps.
 enum GridArchive {
     /// Writes the archive to `path` (inside the report's work folder, which is published whole)
     /// and returns its size in bytes.
@@ -31,16 +32,18 @@ enum GridArchive {
                         parts: Int = archiveParts) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
-        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted { $0.id < $1.id }
+        let ordered = VectorTileCut.cut(tiles)
+            .map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }
+            .sorted { $0.id < $1.id }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
         // on one thread it would end the report stage while the other cores idle.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
-        let bounds = partBounds(cellCounts: ordered.map { $0.tile.cells.count }, parts: parts)
+        let bounds = partBounds(cellCounts: ordered.map { $0.tile.pieces.count }, parts: parts)
         let compressed = Concurrency.map(bounds.count - 1) { part in
             let compressor = GzipCompressor()
             var encoder = CellLayerEncoder()
             return ordered[bounds[part]..<bounds[part + 1]].map { entry in
-                compressor.compress(encoder.encode(tile: entry.tile.id, cells: entry.tile.cells, disclosure: disclosure))
+                compressor.compress(encoder.encode(pieces: entry.tile.pieces, disclosure: disclosure))
             }
         }
         for (id, data) in zip(ordered.lazy.map(\.id), compressed.joined()) { builder.add(tileID: id, data: data) }

@@ -14,6 +14,8 @@ public enum OutputFormat: String, CaseIterable, Sendable, Comparable {
     case html
     /// grid.parquet, areas.parquet, ehsa.parquet (GeoParquet).
     case parquet
+    /// grid.gpkg: the grid, areas, points of interest and EHSA layers in one GeoPackage.
+    case gpkg
 
     public static func < (a: OutputFormat, b: OutputFormat) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!

@@ -25,7 +25,7 @@ enum ParquetFiles {
                                                      .double("q_change", optional: true),
                                                      .string("change", optional: true)]
 
-    static func addChange(_ s: ChangeSignificance?, to table: GeoParquetTable) {
+    static func addChange(_ s: ChangeSignificance?, to table: some FeatureRows) {
         table.add(s?.p)
         table.add(s?.q)
         table.add(s?.change.rawValue)
@@ -73,32 +73,38 @@ enum GridParquet {
     static func write(_ grid: GridResult, changes: [ChangeSignificance?], disclosure: Disclosure, version: String,
                       to path: String) throws {
         try ParquetFiles.write(to: path, attributes: attributes(years: grid.years), version: version) { table in
-            var coordinate = FixedDecimals(6), percent = FixedDecimals(4)
-            var geohash: [UInt8] = []
-            for (k, c) in grid.cells.enumerated() {
-                geohash.removeAll(keepingCapacity: true)
-                c.cell.appendCharacters(to: &geohash)
-                table.add(utf8: geohash)
-                let centre = c.cell.centre
-                table.add(coordinate(centre.lat))
-                table.add(coordinate(centre.lon))
-                let shown = CellFigures(c, disclosure: disclosure)
-                table.add(shown.nCurrent)
-                table.add(shown.nPrevious)
-                table.add(shown.rCurrent)
-                table.add(shown.rPrevious)
-                table.add(shown.delta)
-                table.add(shown.pct.map { percent($0) })
-                table.add(shown.handled)
-                table.add(c.safetyClass.rawValue)
-                ParquetFiles.addChange(changes[k], to: table)
-                grid.withYearCounts(of: c) { counts in
-                    for count in counts { table.add(disclosure.show(count)) }
-                }
-                let b = c.cell.bounds
-                try table.endRow(rectangle: coordinate(b.minLon), coordinate(b.minLat),
-                                 coordinate(b.maxLon), coordinate(b.maxLat))
+            try rows(grid, changes: changes, disclosure: disclosure, into: table)
+        }
+    }
+
+    /// The rows of `attributes(years:)`, each ending with the cell's rectangle.
+    static func rows(_ grid: GridResult, changes: [ChangeSignificance?], disclosure: Disclosure,
+                     into table: some FeatureRows) throws {
+        var coordinate = FixedDecimals(6), percent = FixedDecimals(4)
+        var geohash: [UInt8] = []
+        for (k, c) in grid.cells.enumerated() {
+            geohash.removeAll(keepingCapacity: true)
+            c.cell.appendCharacters(to: &geohash)
+            table.add(utf8: geohash)
+            let centre = c.cell.centre
+            table.add(coordinate(centre.lat))
+            table.add(coordinate(centre.lon))
+            let shown = CellFigures(c, disclosure: disclosure)
+            table.add(shown.nCurrent)
+            table.add(shown.nPrevious)
+            table.add(shown.rCurrent)
+            table.add(shown.rPrevious)
+            table.add(shown.delta)
+            table.add(shown.pct.map { percent($0) })
+            table.add(shown.handled)
+            table.add(c.safetyClass.rawValue)
+            ParquetFiles.addChange(changes[k], to: table)
+            grid.withYearCounts(of: c) { counts in
+                for count in counts { table.add(disclosure.show(count)) }
             }
+            let b = c.cell.bounds
+            try table.endRow(rectangle: coordinate(b.minLon), coordinate(b.minLat),
+                             coordinate(b.maxLon), coordinate(b.maxLat))
         }
     }
 }
@@ -133,31 +139,39 @@ enum AreasParquet {
         let rates = areas.rates(disclosure)
         let attributes = attributes(idProperty: areas.idProperty, years: result.years, rates: rates != nil)
         try ParquetFiles.write(to: path, attributes: attributes, version: version) { table in
-            var coordinate = FixedDecimals(6), percent = FixedDecimals(4), km2 = FixedDecimals(4)
-            var density = FixedDecimals(2)
-            for (k, (a, area)) in zip(result.areas, areas.areas).enumerated() {
-                table.add(a.id)
-                table.add(disclosure.show(a.nCurrent))
-                table.add(disclosure.show(a.nPrevious))
-                let complete = disclosure.showsComparison(current: a.yearOverYear.current,
-                                                          previous: a.yearOverYear.previous)
-                table.add(complete ? a.yearOverYear.delta : nil)
-                table.add(complete ? a.yearOverYear.pct.map { percent($0) } : nil)
-                table.add(disclosure.show(a.handled))
-                table.add(km2(a.areaKm2))
-                table.add(disclosure.show(a.nCurrent) == nil ? nil : density(a.densityEquivalent))
-                table.add(a.safetyClass.rawValue)
-                ParquetFiles.addChange(changes[k], to: table)
-                if let r = rates?[k] {
-                    for v in [r.population, r.rateCurrent, r.ratePrevious, r.ebRateCurrent] { table.add(v) }
-                    table.add(r.note?.rawValue)
-                }
-                for count in a.yearCounts { table.add(disclosure.show(count)) }
-                let polygons = TableWriters.rings(area).map { rings in
-                    rings.map { ring in ring.map { (x: coordinate($0.lon), y: coordinate($0.lat)) } }
-                }
-                try table.endRow(polygons: polygons)
+            try rows(areas, disclosure: disclosure, changes: changes, into: table)
+        }
+    }
+
+    /// The rows of `attributes(idProperty:years:rates:)`, each ending with the area's polygons.
+    static func rows(_ areas: AreaReport, disclosure: Disclosure, changes: [ChangeSignificance?],
+                     into table: some FeatureRows) throws {
+        let result = areas.result
+        let rates = areas.rates(disclosure)
+        var coordinate = FixedDecimals(6), percent = FixedDecimals(4), km2 = FixedDecimals(4)
+        var density = FixedDecimals(2)
+        for (k, (a, area)) in zip(result.areas, areas.areas).enumerated() {
+            table.add(a.id)
+            table.add(disclosure.show(a.nCurrent))
+            table.add(disclosure.show(a.nPrevious))
+            let complete = disclosure.showsComparison(current: a.yearOverYear.current,
+                                                      previous: a.yearOverYear.previous)
+            table.add(complete ? a.yearOverYear.delta : nil)
+            table.add(complete ? a.yearOverYear.pct.map { percent($0) } : nil)
+            table.add(disclosure.show(a.handled))
+            table.add(km2(a.areaKm2))
+            table.add(disclosure.show(a.nCurrent) == nil ? nil : density(a.densityEquivalent))
+            table.add(a.safetyClass.rawValue)
+            ParquetFiles.addChange(changes[k], to: table)
+            if let r = rates?[k] {
+                for v in [r.population, r.rateCurrent, r.ratePrevious, r.ebRateCurrent] { table.add(v) }
+                table.add(r.note?.rawValue)
             }
+            for count in a.yearCounts { table.add(disclosure.show(count)) }
+            let polygons = TableWriters.rings(area).map { rings in
+                rings.map { ring in ring.map { (x: coordinate($0.lon), y: coordinate($0.lat)) } }
+            }
+            try table.endRow(polygons: polygons)
         }
     }
 }
@@ -178,21 +192,26 @@ enum EHSAParquet {
     static func write(_ report: EHSAReport, version: String, to path: String) throws {
         try ParquetFiles.write(to: path, attributes: attributes(steps: report.parameters.steps),
                                version: version) { table in
-            var coordinate = FixedDecimals(6)
-            for l in report.locations {
-                table.add(l.cell.string)
-                let centre = l.cell.centre
-                table.add(coordinate(centre.lat))
-                table.add(coordinate(centre.lon))
-                table.add(l.label.rawValue)
-                for v in [l.trend.z, l.trend.p, l.trend.tau] { table.add(v) }
-                table.add(l.hotSteps)
-                table.add(l.coldSteps)
-                for v in [l.zLast, l.qLast] + l.z { table.add(v) }
-                let b = l.cell.bounds
-                try table.endRow(rectangle: coordinate(b.minLon), coordinate(b.minLat),
-                                 coordinate(b.maxLon), coordinate(b.maxLat))
-            }
+            try rows(report, into: table)
+        }
+    }
+
+    /// The rows of `attributes(steps:)`, each ending with the cell's rectangle.
+    static func rows(_ report: EHSAReport, into table: some FeatureRows) throws {
+        var coordinate = FixedDecimals(6)
+        for l in report.locations {
+            table.add(l.cell.string)
+            let centre = l.cell.centre
+            table.add(coordinate(centre.lat))
+            table.add(coordinate(centre.lon))
+            table.add(l.label.rawValue)
+            for v in [l.trend.z, l.trend.p, l.trend.tau] { table.add(v) }
+            table.add(l.hotSteps)
+            table.add(l.coldSteps)
+            for v in [l.zLast, l.qLast] + l.z { table.add(v) }
+            let b = l.cell.bounds
+            try table.endRow(rectangle: coordinate(b.minLon), coordinate(b.minLat),
+                             coordinate(b.maxLon), coordinate(b.maxLat))
         }
     }
 }

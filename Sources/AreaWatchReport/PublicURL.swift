@@ -69,3 +69,27 @@ public enum PublicURL {
 public struct PublicURLError: Error, Sendable {
     public let message: String
 }
+
+/// `serve --basemap`: a MapLibre style URL the map page loads (SPEC §14). Checked like
+/// `--public-url` (`http` or `https`, a valid host and port, URL-safe characters), and it may also
+/// carry a query (a style service's key): `?` and the query's `=`/`&` are URL-safe. No fragment,
+/// no spaces, quotes or angle brackets, so it is safe inside the page's script.
+public enum BasemapURL {
+    public static func parse(_ text: String) -> Result<String, PublicURLError> {
+        func refuse(_ why: String) -> Result<String, PublicURLError> {
+            let example = "https://tiles.openfreemap.org/styles/liberty"
+            return .failure(PublicURLError(message: "--basemap \"\(text)\" \(why); e.g. \(example)"))
+        }
+        let lower = text.lowercased()
+        guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }) else {
+            return refuse("must start with http:// or https://")
+        }
+        let rest = text.dropFirst(scheme.count)
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        guard PublicURL.validAuthority(rest[..<end]) else { return refuse("has no valid host[:port]") }
+        guard rest[end...].utf8.allSatisfy({ PublicURL.isPathByte($0) || $0 == UInt8(ascii: "?") }) else {
+            return refuse("may hold only a host, a port, a path and a query (no spaces, quotes, user or fragment)")
+        }
+        return .success(text)
+    }
+}

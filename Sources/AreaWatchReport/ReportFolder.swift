@@ -23,7 +23,7 @@ public enum ReportFolder {
         markerName, "grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "areas.geojson", "areas.csv", "poi.csv",
         "breakdown.csv", "grid.pmtiles", "ehsa.csv", "ehsa.prj", "ehsa.geojson", "nearrepeat.csv", "summary.json",
         "report.html", "timeseries.csv",
-        "grid.parquet", "areas.parquet", "ehsa.parquet",
+        "grid.parquet", "areas.parquet", "ehsa.parquet", "grid.gpkg",
     ]
 
     /// Throws `ReportFolderRefused` unless `path` may be replaced; `protected` are paths (files

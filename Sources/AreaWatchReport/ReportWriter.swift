@@ -69,6 +69,7 @@ struct ReportOutputs: Sendable {
         add(["nearrepeat.csv"], if: csv && c.nearRepeat != nil)
         add(["grid.csv", "grid.csvt", "grid.prj"], if: csv)
         add(["grid.parquet"], if: parquet)
+        add([GeoPackageFiles.name], if: c.formats.contains(.gpkg))
         add(["areas.geojson"], if: geojson && c.areas != nil)
         add(["areas.csv"], if: csv && c.areas != nil)
         add(["areas.parquet"], if: parquet && c.areas != nil)
@@ -137,6 +138,9 @@ struct ReportOutputs: Sendable {
                 try GridParquet.write(c.grid, changes: changes.grid, disclosure: c.disclosure, version: c.engineVersion,
                                       to: try directory.file("grid.parquet"))
             }
+        }
+        if c.formats.contains(.gpkg) {
+            graph.add { try GeoPackageFiles.write(c, changes: changes, to: try directory.file(GeoPackageFiles.name)) }
         }
         if c.formats.contains(.html) {
             graph.add { try BufferedFile.write(HTMLReport.render(c), to: try directory.file("report.html")) }

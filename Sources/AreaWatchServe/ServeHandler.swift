@@ -53,6 +53,8 @@ public struct ServeHandler: Sendable {
     public var publicURL: String?
     /// `--trust-proxy`: a request's X-Forwarded-Proto and X-Forwarded-Host give the URLs' base.
     public var trustProxy = false
+    /// `--basemap`: the MapLibre style the map draws the grid over (checked by `BasemapURL`).
+    public var basemap: String?
 
     public init(corsOrigin: String?, web: WebAssets, defaultHost: String) {
         self.corsOrigin = corsOrigin; self.web = web; self.defaultHost = defaultHost
@@ -95,7 +97,9 @@ public struct ServeHandler: Sendable {
             return (ok(ServerTileJSON.build(s, base: base).serialized(pretty: true), "application/json", Self.dataCache),
                     etagKey + "|" + base)
         case "/", "/index.html":
-            return (ok(MapPage.html(hasMapLibre: web.available, hasEHSA: s.ehsa != nil), "text/html; charset=utf-8", Self.pageCache), etagKey)
+            let page = MapPage.html(hasMapLibre: web.available, hasEHSA: s.ehsa != nil, counts: s.legendCounts,
+                                    basemap: basemap)
+            return (ok(page, "text/html; charset=utf-8", Self.pageCache), etagKey)
         case "/report.html":
             return (s.reportHTML.map { ok($0, "text/html; charset=utf-8", Self.pageCache) } ?? error(404, "this report has no report.html"), etagKey)
         case "/ehsa.geojson":

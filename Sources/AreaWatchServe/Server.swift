@@ -21,6 +21,8 @@ public struct ServeConfiguration: Sendable {
     public var publicURL: String?
     /// `--trust-proxy`: take the base from X-Forwarded-Proto and X-Forwarded-Host.
     public var trustProxy = false
+    /// `--basemap`: a MapLibre style URL the map draws the grid over (checked by `BasemapURL`).
+    public var basemap: String?
 
     public init(folder: String, host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
                 webDirectory: String? = nil, reloadInterval: Duration = .milliseconds(250), accessLog: Bool = true,
@@ -60,6 +62,7 @@ public enum Server {
             var handler = ServeHandler(corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
             handler.publicURL = config.publicURL
             handler.trustProxy = config.trustProxy
+            handler.basemap = config.basemap
             return handler
         }()
         let accessLog = config.accessLog ? AccessLog() : nil

@@ -35,6 +35,11 @@ extension AreaWatch {
                 transform: PublicURL.checked)
         var publicURL: String?
 
+        @Option(help: ArgumentHelp("A MapLibre style URL (http or https) the map draws the grid over, e.g. a "
+                                   + "self-hosted Protomaps or OpenFreeMap style. Default: none (no network needed)."),
+                transform: BasemapURL.checked)
+        var basemap: String?
+
         @Flag(help: "Take the base of /tilejson.json's URLs from X-Forwarded-Proto and X-Forwarded-Host (behind a proxy you run).")
         var trustProxy = false
 
@@ -92,6 +97,7 @@ extension AreaWatch {
                                             limits: limits)
             config.publicURL = publicURL
             config.trustProxy = trustProxy
+            config.basemap = basemap
             // The commands are synchronous; the server runs on Swift's concurrency pool meanwhile.
             let done = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var failure: (any Error)?

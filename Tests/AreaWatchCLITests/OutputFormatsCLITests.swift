@@ -32,16 +32,17 @@ struct OutputFormatsCLITests {
         #expect(Self.top(full) == ["grid.csv", "grid.csvt", "grid.prj", "areas.csv", "areas.geojson", "poi.csv",
                                    "timeseries.csv", "ehsa.csv", "ehsa.prj", "ehsa.geojson", "tiles", "grid.pmtiles",
                                    "grid.geojson", "report.html", "grid.parquet", "areas.parquet", "ehsa.parquet",
-                                   "summary.json"])
+                                   "grid.gpkg", "summary.json"])
         let cases: [(String, Set<String>)] = [
             ("csv,pmtiles", ["grid.csv", "grid.csvt", "grid.prj", "areas.csv", "poi.csv", "timeseries.csv", "ehsa.csv",
                              "ehsa.prj", "grid.pmtiles"]),
             (" geojson , html", ["areas.geojson", "ehsa.geojson", "grid.geojson", "report.html"]),
             ("tiles", ["tiles"]),
             ("parquet", ["grid.parquet", "areas.parquet", "ehsa.parquet"]),
+            ("gpkg", ["grid.gpkg"]),
         ]
-        for (list, expected) in cases {
-            let tree = try Self.report(tmp, "f\(expected.count)", ["--formats", list])
+        for (k, (list, expected)) in cases.enumerated() {
+            let tree = try Self.report(tmp, "f\(k)", ["--formats", list])
             #expect(Self.top(tree) == expected.union(["summary.json"]), "--formats \(list)")
             // summary.json lists every file written before it.
             #expect(try Self.summaryFiles(tree) == Set(expected.map { $0 == "tiles" ? "tiles/" : $0 }), "--formats \(list)")

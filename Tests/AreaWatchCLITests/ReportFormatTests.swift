@@ -21,7 +21,8 @@ struct ReportFormatTests {
         let top = Set(run.report.keys.map { String($0.split(separator: "/")[0]) })
         #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "grid.parquet", "areas.geojson",
                         "areas.csv", "areas.parquet", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
-                        "summary.json", "report.html", "timeseries.csv", "nearrepeat.csv", ".areawatch-report"])
+                        "summary.json", "report.html", "timeseries.csv", "nearrepeat.csv", "grid.gpkg",
+                        ".areawatch-report"])
         #expect(run.report["tiles/tilejson.json"] != nil)
         // Beside it at most the previous report, kept as the spare the next run writes over.
         #expect(listFolder(run.dir + "/reports").filter { $0.hasPrefix(".") && !$0.hasSuffix(".spare") }.isEmpty,

@@ -81,6 +81,33 @@ struct TileJSONCLITests {
         #expect(s.status == 1 && s.stderr.contains("--public-url"), "\(s)")
     }
 
+    @Test("a --basemap that is not an http(s) style URL is refused with exit 1, naming it",
+          arguments: ["ftp://tiles.example.org/style.json", "https://", "tiles.example.org/style.json",
+                      "https://tiles.example.org/a b", "https://tiles.example.org/style.json#top",
+                      "https://user@tiles.example.org/style.json", "https://tiles.example.org/\"x\"",
+                      "https://tiles.example.org/<script>"])
+    func basemapRefused(_ url: String) throws {
+        let tmp = try TempDir()
+        let s = try areawatch(["serve", tmp.path, "--basemap", url])
+        #expect(s.status == 1 && s.stderr.contains("--basemap"), "\(s)")
+        #expect(s.stderr.split(separator: "\n").filter { $0.contains("--basemap") }.count >= 1)
+    }
+
+    @Test("serve --basemap: the page is given the style URL, query included; without it, none")
+    func basemapServed() throws {
+        let tmp = try TempDir()
+        let out = try Self.report(tmp, "report")
+        let style = "https://tiles.example.org/styles/positron?key=a1&v=2"
+        for (options, expected) in [([String](), "\"basemap\":null"), (["--basemap", style], "\"basemap\":\"\(style)\"")] {
+            let server = try Spawned(["serve", out, "--port", "0", "--host", "127.0.0.1"] + options)
+            defer { server.kill(SIGKILL) }
+            let base = try ServeCommandTests().waitForListening(server)
+            let page = try HTTP.get(base + "/")
+            #expect(page.status == 200 && page.body.contains(expected), "\(options)")
+            #expect(page.body.contains("\"legend\":{\"class\":[[\"safe\",\"#2e9e44\","), "the report's class colours")
+        }
+    }
+
     @Test("serve: --public-url wins; forwarded headers count with --trust-proxy only; schema-valid")
     func served() throws {
         let tmp = try TempDir()

@@ -11,7 +11,7 @@ struct ReportFolderTests {
     func names() {
         for name in ["grid.csv", "summary.json", ".areawatch-report", "tiles/tilejson.json", "tiles/14/8100/5300.json",
                      "tiles/0/0/0.json", "grid.pmtiles", "ehsa.geojson", "grid.parquet", "areas.parquet",
-                     "ehsa.parquet"] {
+                     "ehsa.parquet", "grid.gpkg"] {
             #expect(ReportFolder.isReportFile(name), "\(name)")
         }
         for name in ["notes.txt", "store.db", "grid.csv.bak", "tiles/notes.txt", "tiles/14/8100/5300.png",

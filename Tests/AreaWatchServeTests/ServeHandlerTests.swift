@@ -190,6 +190,36 @@ import Testing
         #expect((object["version"] as? String)?.wholeMatch(of: /1\.[0-9]+\.0/) != nil, "\(object["version"] ?? "")")
     }
 
+    /// The page's legend (SPEC §14): the report's class and change colours, and as counts the
+    /// cells per class and per change that grid.csv lists (written by other code than the tiles).
+    @Test func theMapLegendCountsTheReportsCells() throws {
+        let page = String(buffer: get("/").body)
+        let prefix = "const CONFIG = "
+        let line = try #require(page.split(separator: "\n").first { $0.hasPrefix(prefix) && $0.hasSuffix(";") })
+        let json = line.dropFirst(prefix.count).dropLast()
+        let config = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let legend = try #require(config["legend"] as? [String: [[Any]]])
+        let csvBytes = try #require(FileManager.default.contents(atPath: folder + "/grid.csv"))
+        let csv = String(decoding: csvBytes, as: UTF8.self)
+        let rows = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = rows[0]
+        let classColumn = try #require(header.firstIndex(of: "class")), changeColumn = try #require(header.firstIndex(of: "change"))
+        for (kind, column, names) in [("class", classColumn, ["safe", "medium", "dangerous"]),
+                                      ("change", changeColumn, ["rise", "fall", "none"])] {
+            let got = try #require(legend[kind])
+            #expect(got.map { $0[0] as? String } == names, "\(kind)")
+            for row in got {
+                let expected = rows.dropFirst().filter { $0.count > column && $0[column] == row[0] as? String }.count
+                #expect((row[2] as? NSNumber)?.intValue == expected, "\(kind) \(row[0])")
+            }
+        }
+        #expect(legend["class"]?.map { $0[1] as? String } == ["#2e9e44", "#f39c12", "#d62728"], "report.html's colours")
+        #expect((legend["class"] ?? []).reduce(0) { $0 + (($1[2] as? NSNumber)?.intValue ?? 0) } == rows.count - 1,
+                "every cell once (the rows less the header)")
+        #expect(legend["ehsa"]?.count == 17 && legend["ehsa"]?.allSatisfy { $0[2] is NSNull } == true)
+        #expect(config["basemap"] is NSNull)
+    }
+
     @Test func theMapPageSaysSoWhenMapLibreIsMissing() throws {
         let page = String(buffer: get("/").body)
         #expect(page.contains("MapLibre GL JS is not installed"))

@@ -92,6 +92,16 @@ extension PublicURL {
     }
 }
 
+/// `--basemap` (serve): the option's transform, so a refused URL says why.
+extension BasemapURL {
+    public static func checked(_ argument: String) throws -> String {
+        switch parse(argument) {
+        case .success(let url): return url
+        case .failure(let problem): throw ValidationError(problem.message)
+        }
+    }
+}
+
 /// The two class bounds given together: `5,10` (TOML: `[5, 10]`).
 extension Thresholds: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }

@@ -1,12 +1,22 @@
-/// Well-known binary (OGC Simple Features / ISO 13249-3 WKB, 2D) of the polygons a report
-/// writes: little-endian (byte order 1), geometry type 3 (Polygon) or 6 (MultiPolygon), a
+/// Well-known binary (OGC Simple Features / ISO 13249-3 WKB, 2D) of the geometries a report
+/// writes (GeoParquet and GeoPackage): little-endian (byte order 1), geometry type 1 (Point),
+/// 3 (Polygon) or 6 (MultiPolygon); for polygons a
 /// count of rings and per ring a count of points, each point x (longitude) then y (latitude)
 /// as IEEE doubles. Rings are written as given: closing and winding are the caller's.
 public enum WKB {
     public typealias Ring = [(x: Double, y: Double)]
 
+    static let pointType: UInt32 = 1
     static let polygonType: UInt32 = 3
     static let multiPolygonType: UInt32 = 6
+
+    /// A Point.
+    public static func appendPoint(x: Double, y: Double, to out: inout [UInt8]) {
+        out.append(1)
+        append(pointType, &out)
+        append(x.bitPattern, &out)
+        append(y.bitPattern, &out)
+    }
 
     /// A Polygon of `rings` (the exterior first).
     public static func appendPolygon(_ rings: [Ring], to out: inout [UInt8]) {

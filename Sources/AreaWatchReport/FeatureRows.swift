@@ -1,0 +1,58 @@
+import AreaWatchFormats
+import AreaWatchStore
+
+/// A table that takes features row by row: the attributes in column order, then the geometry,
+/// which ends the row. GeoParquet's table and a GeoPackage layer are both one, so each report
+/// table is turned into rows once (`GridParquet.rows`, …) and both formats hold the same values.
+protocol FeatureRows: AnyObject {
+    func add(_ v: Int?)
+    func add(_ v: Double?)
+    func add(_ v: String?)
+    func add(utf8 v: [UInt8])
+    func endRow(rectangle minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws
+    func endRow(polygons: [[WKB.Ring]]) throws
+}
+
+extension GeoParquetTable: FeatureRows {}
+
+/// A GeoPackage layer as `FeatureRows`: geometries as WKB after the GeoPackage header.
+final class GeoPackageRows: FeatureRows {
+    let layer: GeoPackageLayer
+
+    init(_ layer: GeoPackageLayer) { self.layer = layer }
+
+    func add(_ v: Int?) { layer.add(v) }
+    func add(_ v: Double?) { layer.add(v) }
+    func add(_ v: String?) { layer.add(v) }
+    func add(utf8 v: [UInt8]) { layer.add(utf8: v) }
+
+    func endRow(rectangle minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
+        let envelope = GeoPackageEnvelope(minX: minX, maxX: maxX, minY: minY, maxY: maxY)
+        try layer.endRow(envelope: envelope) {
+            WKB.appendRectangle(minX: minX, minY: minY, maxX: maxX, maxY: maxY, to: &$0)
+        }
+    }
+
+    /// A Polygon when the layer is declared POLYGON, else a MultiPolygon (of one member for a
+    /// single polygon: a layer holds one geometry type); no member is an empty MultiPolygon.
+    func endRow(polygons: [[WKB.Ring]]) throws {
+        let points = polygons.joined().joined()
+        var envelope: GeoPackageEnvelope?
+        if let first = points.first {
+            envelope = points.reduce(GeoPackageEnvelope(minX: first.x, maxX: first.x, minY: first.y, maxY: first.y)) {
+                GeoPackageEnvelope(minX: min($0.minX, $1.x), maxX: max($0.maxX, $1.x),
+                                   minY: min($0.minY, $1.y), maxY: max($0.maxY, $1.y))
+            }
+        }
+        let single = layer.geometry == .polygon && polygons.count == 1
+        try layer.endRow(envelope: envelope) { out in
+            if single { WKB.appendPolygon(polygons[0], to: &out) } else { WKB.appendMultiPolygon(polygons, to: &out) }
+        }
+    }
+
+    func endRow(point x: Double, _ y: Double) throws {
+        try layer.endRow(envelope: GeoPackageEnvelope(minX: x, maxX: x, minY: y, maxY: y)) {
+            WKB.appendPoint(x: x, y: y, to: &$0)
+        }
+    }
+}
