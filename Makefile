@@ -9,7 +9,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build install uninstall run serve web test bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
+.PHONY: all build install uninstall run serve web test test-asan bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
 
 all: build
 
@@ -93,11 +93,23 @@ run: build
 # the whole test output is in .build/test-output.log.
 # Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
+# First the code-shape check: raw memory (allocate, mmap, posix_memalign, unsafeBitCast) only in
+# Sources/AreaWatchCore/Memory (Tools/code_metrics.py; docs/DECISIONS.md, "Memory").
 test: test-deps spark-deps web
+	python3 Tools/code_metrics.py --check-memory
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
 	python3 Tools/test_summary.py --log .build/test-output.log -- $(SWIFT) test --skip-build
 	python3 -m pytest spark/tests -q -p no:cacheprovider; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+# The owned memory types (Sources/AreaWatchCore/Memory) and the buffers and tables built on them,
+# tested under AddressSanitizer (out-of-bounds access, use after free, double free, leaks) in a
+# build of their own in .build-asan/ (the whole test build: SwiftPM links every test target).
+ASAN_TESTS ?= GrowableBufferTests|OpenAddressingTableTests|HugePageAllocationTests|TextNumberCacheTests|TextInternerTests|OwnedBuffersTests|KeyTableTests|ScannerPropertyTests|JSONFastPathPropertyTests|ParallelParseTests
+
+test-asan: test-deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter '$(ASAN_TESTS)'
 
 # The scale-out job's runtime: a Java runtime from Debian (when there is no `java`), pyspark and
 # pytest from PyPI.

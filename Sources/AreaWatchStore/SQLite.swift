@@ -1,3 +1,4 @@
+import AreaWatchCore
 import CSQLite
 
 /// An SQLite result code (GRDB's `ResultCode`): the extended code as SQLite reports it, whose low
@@ -220,7 +221,7 @@ public final class Statement {
     private var arguments: [SQLValue]?
 
     /// SQLite copies bound text immediately (SQLITE_TRANSIENT).
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let transient = CFunctionPointer.marker(-1, as: sqlite3_destructor_type.self)
 
     init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
