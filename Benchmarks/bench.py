@@ -237,6 +237,7 @@ def report_section(results):
     print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
     parquet_section(folder, stages)
     gpkg_section(folder, stages)
+    formats_cost_section(csv, stages)
     FIGURES.append(b.figure("report-write-1M", "report", "report written, 1M incidents (p7, tiles 10-14)", "areawatch",
                             stages["report_write_s"], "s"))
     FIGURES.append(b.figure("grid-geojson-1M", "report", "grid.geojson alone", "areawatch",
@@ -264,6 +265,34 @@ def parquet_section(folder, stages):
                             alone, "s"))
     FIGURES.append(b.figure("grid-parquet-1M-geopandas", "report", "grid.parquet alone, 1M-incident grid",
                             "GeoPandas (read_file + to_parquet)", round(spent, 3), "s", peer_of="grid-parquet-1M"))
+
+
+def formats_cost_section(csv, stages, runs=5):
+    """The goal itself (SPEC §19): the 1M job's report stage with every format against the same job
+    without grid.gpkg and grid.parquet, alternating runs, medians of summary.json's report time."""
+    every = "csv,geojson,tiles,pmtiles,html,gpkg,parquet"
+    without = "csv,geojson,tiles,pmtiles,html"
+    jobs = [(name, None, [b.BIN, "report", "--input", csv, "--out", os.path.join(b.WORK, f"report-{name}"),
+                          "--as-of", b.AS_OF, "--precision", "7", "--formats", formats, "--quiet"])
+            for name, formats in [("every-format", every), ("without-gpkg-parquet", without)]]
+    report_s = {name: [] for name, _, _ in jobs}
+    for r in range(runs):
+        for name, _, cmd in jobs:
+            b.remove(cmd[4])
+            b.log(f"run {r + 1}/{runs}: report stage, {name}")
+            b.timed(cmd)
+            with open(os.path.join(cmd[4], "summary.json")) as f:
+                report_s[name].append(json.load(f)["timings_s"]["report"])
+    with_both, without_both = (b.median(report_s[name]) for name, _, _ in jobs)
+    added = with_both / without_both - 1
+    print(f"report stage, median of {runs} alternating runs: {with_both:.3f} s with grid.gpkg and grid.parquet, "
+          f"{without_both:.3f} s without: they add {100 * added:.0f} % (goal <= 25 %)")
+    stages["gpkg_parquet_report_stage_s"] = {"with": with_both, "without": without_both, "added_share": round(added, 3)}
+    FIGURES.append(b.figure("report-stage-1M-every-format", "report", "report stage, 1M incidents, every format",
+                            "areawatch", round(with_both, 3), "s"))
+    FIGURES.append(b.figure("report-stage-1M-without-gpkg-parquet", "report",
+                            "report stage, 1M incidents, without grid.gpkg and grid.parquet", "areawatch",
+                            round(without_both, 3), "s"))
 
 
 def geopandas_peer(folder, kind, name, alone):

@@ -91,6 +91,11 @@ struct ReportOutputs: Sendable {
         // One thread more than cores: a writer blocks in the kernel (writes, syncs of the tile
         // files) and the spare thread keeps the cores busy meanwhile.
         let graph = WorkGraph(threads: Concurrency.processorCount + 1)
+        // grid.gpkg first: the longest node, one thread in SQLite from start to end.
+        if content.formats.contains(.gpkg) {
+            let (c, changes, directory) = (content, changes, directory)
+            graph.add { try GeoPackageFiles.write(c, changes: changes, to: try directory.file(GeoPackageFiles.name)) }
+        }
         let tileFiles = addTiles(to: graph)
         addGridFiles(to: graph)
         addTables(to: graph)
@@ -138,9 +143,6 @@ struct ReportOutputs: Sendable {
                 try GridParquet.write(c.grid, changes: changes.grid, disclosure: c.disclosure, version: c.engineVersion,
                                       to: try directory.file("grid.parquet"))
             }
-        }
-        if c.formats.contains(.gpkg) {
-            graph.add { try GeoPackageFiles.write(c, changes: changes, to: try directory.file(GeoPackageFiles.name)) }
         }
         if c.formats.contains(.html) {
             graph.add { try BufferedFile.write(HTMLReport.render(c), to: try directory.file("report.html")) }

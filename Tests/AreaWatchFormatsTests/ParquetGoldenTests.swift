@@ -145,23 +145,12 @@ struct ParquetGoldenTests {
             Issue.record("check_parquet_golden.py not bundled")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, (script as NSString).deletingLastPathComponent]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch {
-            print("skipped: python3 is not available (\(error))")
+        let check = PythonCheck.run([script, (script as NSString).deletingLastPathComponent])
+        guard let check, check.missing == nil else {
+            print("skipped: \(check?.missing ?? "python3 could not be started") (make test-deps installs it)")
             return
         }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 3 {
-            print("skipped: \(output.trimmingCharacters(in: .whitespacesAndNewlines)) (make test-deps installs it)")
-            return
-        }
-        #expect(process.terminationStatus == 0, "\(output)")
-        #expect(output.hasPrefix("ok: "), "\(output)")
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.hasPrefix("ok: "), "\(check.output)")
     }
 }

@@ -225,23 +225,13 @@ struct GridArchiveTests {
         var content = Self.city()
         content.disclosure = Disclosure(minCellCount: 2)
         _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, tmp.path + "/report"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch {
-            print("skipped: python3 is not available (\(error))")
+        let check = PythonCheck.run([script, tmp.path + "/report"])
+        guard let check, check.missing == nil else {
+            print("skipped: \(check?.missing ?? "python3 could not be started"); the check needs pmtiles and "
+                  + "mapbox-vector-tile (make test-deps installs them)")
             return
         }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 3 || process.terminationStatus == 127 {
-            print("skipped: python3 with pmtiles and mapbox-vector-tile is not available (make test-deps installs them): \(output)")
-            return
-        }
-        #expect(process.terminationStatus == 0, "\(output)")
-        #expect(output.hasPrefix("ok: "), "\(output)")
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.hasPrefix("ok: "), "\(check.output)")
     }
 }

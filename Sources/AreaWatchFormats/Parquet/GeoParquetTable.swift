@@ -18,7 +18,9 @@ public final class GeoParquetTable {
 
     private let writer: ParquetWriter
     private let rowGroupRows: Int
-    private var columns: [ParquetColumnData]
+    /// Unchecked: a table belongs to one writer on one thread, and every value of every row
+    /// goes through this array, where the run-time exclusivity bookkeeping would find nothing.
+    @exclusivity(unchecked) private var columns: [ParquetColumnData]
     private let attributeCount: Int
     private var next = 0
     private var scratch: [UInt8] = []
@@ -28,7 +30,7 @@ public final class GeoParquetTable {
 
     /// `attributes`: the columns before the geometry; none may be named `geometry` or `bbox`.
     public init(attributes: [ParquetSchema.Leaf], createdBy: String,
-                compression: ParquetWriter.Compression = .gzip(level: 6),
+                compression: ParquetWriter.Compression = .gzip(level: 1),
                 rowGroupRows: Int = GeoParquetTable.rowGroupRows,
                 output: @escaping ([UInt8]) throws -> Void) throws {
         precondition(!attributes.contains { [Self.geometryColumn, Self.coveringColumn].contains($0.name) },

@@ -1,3 +1,5 @@
+import AreaWatchCore
+
 /// PLAIN encoding, dictionaries and statistics of a column chunk's values.
 enum ParquetValueEncoding {
     // MARK: PLAIN
@@ -22,7 +24,7 @@ enum ParquetValueEncoding {
         }
     }
 
-    static func appendByteArray(_ value: ArraySlice<UInt8>, to out: inout [UInt8]) {
+    static func appendByteArray(_ value: some Collection<UInt8>, to out: inout [UInt8]) {
         appendLittleEndian(UInt32(value.count), to: &out)
         out.append(contentsOf: value)
     }
@@ -56,32 +58,77 @@ enum ParquetValueEncoding {
         let limit = min(1 << 16, column.valueCount / 2)
         switch column.type {
         case .boolean: return nil
-        case .int32: return dictionary(column.int32s, limit: limit) { appendLittleEndian($0, to: &$1) }
-        case .int64: return dictionary(column.int64s, limit: limit) { appendLittleEndian($0, to: &$1) }
+        case .int32:
+            return column.int32s.withUnsafeBufferPointer { v in
+                fixedWidthDictionary(count: v.count, limit: limit, bits: { UInt64(UInt32(bitPattern: v[$0])) },
+                                     plain: { appendLittleEndian(v[$0], to: &$1) })
+            }
+        case .int64:
+            return column.int64s.withUnsafeBufferPointer { v in
+                fixedWidthDictionary(count: v.count, limit: limit, bits: { UInt64(bitPattern: v[$0]) },
+                                     plain: { appendLittleEndian(v[$0], to: &$1) })
+            }
         case .double:
-            return dictionary(column.doubles.map(\.bitPattern), limit: limit) { appendLittleEndian($0, to: &$1) }
+            // Bit patterns: -0 and +0 are distinct values, NaNs equal when their bits are.
+            return column.doubles.withUnsafeBufferPointer { v in
+                fixedWidthDictionary(count: v.count, limit: limit, bits: { v[$0].bitPattern },
+                                     plain: { appendLittleEndian(v[$0].bitPattern, to: &$1) })
+            }
         case .byteArray:
-            let values = (0..<column.ends.count).map(column.byteArray)
-            return dictionary(values, limit: limit) { appendByteArray($0, to: &$1) }
+            return byteArrayDictionary(column, limit: limit)
         }
     }
 
-    private static func dictionary<T: Hashable>(_ values: [T], limit: Int,
-                                                plain: (T, inout [UInt8]) -> Void) -> Dictionary? {
-        var index = Swift.Dictionary<T, UInt32>()
+    /// Values of up to eight bytes, compared and hashed by their bits.
+    private static func fixedWidthDictionary(count: Int, limit: Int, bits: (Int) -> UInt64,
+                                             plain: (Int, inout [UInt8]) -> Void) -> Dictionary? {
+        dictionary(count: count, limit: limit, hash: bits, same: { bits($0) == bits($1) }, plain: plain)
+    }
+
+    /// Byte arrays, compared by their bytes and hashed by FNV-1a over them.
+    private static func byteArrayDictionary(_ column: ParquetColumnData, limit: Int) -> Dictionary? {
+        column.bytes.withUnsafeBufferPointer { bytes in
+            column.ends.withUnsafeBufferPointer { ends in
+                func value(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+                    let start = k == 0 ? 0 : ends[k - 1]
+                    return UnsafeBufferPointer(rebasing: bytes[start..<ends[k]])
+                }
+                return dictionary(count: ends.count, limit: limit, hash: { FNV1a.hash(value($0)) },
+                                  same: { value($0).elementsEqual(value($1)) },
+                                  plain: { appendByteArray(value($0), to: &$1) })
+            }
+        }
+    }
+
+    /// The dictionary of values 0..<count in order of first appearance, found through one
+    /// `OpenAddressingTable` (entry + 1 per slot) sized for `limit` entries at half load. Why not
+    /// `Swift.Dictionary`: its per-process seeded SipHash of every value of every chunk was a
+    /// large part of the writer's time; these hashes need no seed, since a collision only costs a
+    /// longer probe and the file's bytes never depend on the table.
+    private static func dictionary(count: Int, limit: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool,
+                                   plain: (Int, inout [UInt8]) -> Void) -> Dictionary? {
+        var bits = 4
+        while 1 << bits < 2 * (limit + 1) { bits += 1 }
+        let table = OpenAddressingTable<UInt32>(capacity: 1 << bits)
+        var firstRow: [Int] = []  // per entry, the value that made it
         var out = Dictionary(plain: [], count: 0, indices: [])
-        out.indices.reserveCapacity(values.count)
-        for v in values {
-            if let k = index[v] {
-                out.indices.append(k)
+        out.indices.reserveCapacity(count)
+        for i in 0..<count {
+            // Fibonacci hashing: the product's top bits, spread over the table.
+            let home = Int(truncatingIfNeeded: (hash(i) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
+            let slot = table.probe(from: home) { same(i, firstRow[Int($0) - 1]) }
+            let entry = table[slot]
+            if entry != 0 {
+                out.indices.append(entry - 1)
                 continue
             }
-            guard out.count < limit else { return nil }
-            index[v] = UInt32(out.count)
-            out.indices.append(UInt32(out.count))
-            plain(v, &out.plain)
-            out.count += 1
+            guard firstRow.count < limit else { return nil }
+            firstRow.append(i)
+            table[slot] = UInt32(firstRow.count)
+            out.indices.append(UInt32(firstRow.count - 1))
+            plain(i, &out.plain)
         }
+        out.count = firstRow.count
         return out
     }
 

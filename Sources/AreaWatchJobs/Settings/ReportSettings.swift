@@ -37,7 +37,8 @@ public struct ReportSettings: ParsableArguments, Sendable {
     public var tileZooms = TileZooms.standard
 
     @Option(help: ArgumentHelp("The kinds of file to write, comma-separated (SPEC §19): "
-                               + "csv, geojson, tiles, pmtiles, html; summary.json is always written."),
+                               + OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                               + " (default: all); summary.json is always written."),
             transform: OutputFormats.checked)
     public var formats = OutputFormats.standard
 
