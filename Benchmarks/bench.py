@@ -272,16 +272,16 @@ def formats_cost_section(csv, stages, runs=5):
     without grid.gpkg and grid.parquet, alternating runs, medians of summary.json's report time."""
     every = "csv,geojson,tiles,pmtiles,html,gpkg,parquet"
     without = "csv,geojson,tiles,pmtiles,html"
-    jobs = [(name, None, [b.BIN, "report", "--input", csv, "--out", os.path.join(b.WORK, f"report-{name}"),
-                          "--as-of", b.AS_OF, "--precision", "7", "--formats", formats, "--quiet"])
+    jobs = [(name, os.path.join(b.WORK, f"report-{name}"), formats)
             for name, formats in [("every-format", every), ("without-gpkg-parquet", without)]]
     report_s = {name: [] for name, _, _ in jobs}
     for r in range(runs):
-        for name, _, cmd in jobs:
-            b.remove(cmd[4])
+        for name, folder, formats in jobs:
+            b.remove(folder)
             b.log(f"run {r + 1}/{runs}: report stage, {name}")
-            b.timed(cmd)
-            with open(os.path.join(cmd[4], "summary.json")) as f:
+            b.timed([b.BIN, "report", "--input", csv, "--out", folder, "--as-of", b.AS_OF, "--precision", "7",
+                     "--formats", formats, "--quiet"])
+            with open(os.path.join(folder, "summary.json")) as f:
                 report_s[name].append(json.load(f)["timings_s"]["report"])
     with_both, without_both = (b.median(report_s[name]) for name, _, _ in jobs)
     added = with_both / without_both - 1
