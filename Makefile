@@ -9,7 +9,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build install uninstall run serve web test test-asan bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
+.PHONY: all build install uninstall run serve web test test-asan format lint bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
 
 all: build
 
@@ -93,9 +93,10 @@ run: build
 # the whole test output is in .build/test-output.log.
 # Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
-# First the code-shape check: raw memory (allocate, mmap, posix_memalign, unsafeBitCast) only in
-# Sources/AreaWatchCore/Memory (Tools/code_metrics.py; docs/DECISIONS.md, "Memory").
-test: test-deps spark-deps web
+# First the code-shape checks: the Swift sources as swift-format writes them (`make lint`), and raw
+# memory (allocate, mmap, posix_memalign, unsafeBitCast) only in Sources/AreaWatchCore/Memory
+# (Tools/code_metrics.py; docs/DECISIONS.md, "Memory" and "Style").
+test: test-deps spark-deps web lint
 	python3 Tools/code_metrics.py --check-memory
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
@@ -196,6 +197,18 @@ screenshot: run web
 	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,2400 \
 	  --screenshot=docs/images/report.png file://$(CURDIR)/reports/calderdale/report.html
 	python3 Benchmarks/map_check.py --out docs/images/map.png
+
+# swift-format (part of the Swift toolchain) with the project's .swift-format: `make format`
+# rewrites the sources in place, `make lint` fails on any line it would change.
+SWIFT_FORMAT ?= swift-format
+FORMATTED    := Sources Tests Package.swift
+
+format:
+	$(SWIFT_FORMAT) format --in-place --parallel --recursive $(FORMATTED)
+
+lint:
+	@command -v $(SWIFT_FORMAT) >/dev/null || { echo "swift-format is missing: it comes with the Swift toolchain (6.0 or later)"; exit 1; }
+	$(SWIFT_FORMAT) lint --strict --parallel --recursive $(FORMATTED)
 
 clean:
 	rm -rf .build

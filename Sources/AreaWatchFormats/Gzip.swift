@@ -12,8 +12,9 @@ public final class GzipCompressor {
     /// `level`: zlib's 1…9; 6 is zlib's default balance of size and time.
     public init(level: Int32 = 6) {
         // Negative window bits: raw deflate, the wrapper is written here.
-        let status = deflateInit2_(stream.pointer, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                                   ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = deflateInit2_(
+            stream.pointer, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         precondition(status == Z_OK, "zlib deflateInit2 failed (\(status))")
     }
 

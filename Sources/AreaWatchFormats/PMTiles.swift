@@ -28,7 +28,10 @@ public enum PMTiles {
                 // Rotate the quadrant so the sub-curve has the orientation of the whole (wrapping:
                 // only the bits below s matter from here on, as with the reference's negative
                 // integers).
-                if rx != 0 { x = (s &- 1) &- x; y = (s &- 1) &- y }
+                if rx != 0 {
+                    x = (s &- 1) &- x
+                    y = (s &- 1) &- y
+                }
                 swap(&x, &y)
             }
             a -= 1
@@ -51,10 +54,14 @@ public enum PMTiles {
         while s < n {
             let rx = (pos / 2) & s, ry = (pos ^ rx) & s
             if ry == 0 {
-                if rx != 0 { x = (s &- 1) &- x; y = (s &- 1) &- y }
+                if rx != 0 {
+                    x = (s &- 1) &- x
+                    y = (s &- 1) &- y
+                }
                 swap(&x, &y)
             }
-            x += rx; y += ry
+            x += rx
+            y += ry
             pos >>= 1
             s <<= 1
         }
@@ -160,8 +167,10 @@ public enum PMTiles {
     /// The compressed root directory and leaf directories. The root lists every tile when it fits
     /// `rootLimit`; otherwise the entries are cut into leaves of `leafSize` entries (at least
     /// 4,096, grown by 20 % until the root of leaf pointers fits), as the reference writer does.
-    public static func directories(_ entries: [Entry], compressor: GzipCompressor, rootLimit: Int = rootLimit,
-                                   minimumLeafSize: Int = 4096) -> (root: [UInt8], leaves: [UInt8]) {
+    public static func directories(
+        _ entries: [Entry], compressor: GzipCompressor, rootLimit: Int = rootLimit,
+        minimumLeafSize: Int = 4096
+    ) -> (root: [UInt8], leaves: [UInt8]) {
         let whole = compressor.compress(encodeDirectory(entries))
         if whole.count <= rootLimit { return (whole, []) }
         var leafSize = max(minimumLeafSize, entries.count / 3500)
@@ -172,8 +181,10 @@ public enum PMTiles {
             while start < entries.count {
                 let end = min(start + leafSize, entries.count)
                 let leaf = compressor.compress(encodeDirectory(Array(entries[start..<end])))
-                rootEntries.append(Entry(tileID: entries[start].tileID, offset: UInt64(leaves.count),
-                                         length: UInt64(leaf.count), runLength: 0))
+                rootEntries.append(
+                    Entry(
+                        tileID: entries[start].tileID, offset: UInt64(leaves.count),
+                        length: UInt64(leaf.count), runLength: 0))
                 leaves.append(contentsOf: leaf)
                 start = end
             }

@@ -30,7 +30,8 @@ extension PMTiles {
             let hash = hasher.finalize()
             if let known = find(data, hash: hash) {
                 if var last = entries.last, last.offset == known.offset, last.length == known.length,
-                   last.tileID + last.runLength == tileID {
+                    last.tileID + last.runLength == tileID
+                {
                     last.runLength += 1
                     entries[entries.count - 1] = last
                 } else {

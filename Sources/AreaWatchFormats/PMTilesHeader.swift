@@ -54,8 +54,10 @@ extension PMTiles {
             func i32(_ v: Int32) {
                 for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: UInt32(bitPattern: v) >> UInt32(8 * k))) }
             }
-            for v in [rootOffset, rootLength, metadataOffset, metadataLength, leafOffset, leafLength,
-                      tileDataOffset, tileDataLength, addressedTiles, tileEntries, tileContents] { u64(v) }
+            for v in [
+                rootOffset, rootLength, metadataOffset, metadataLength, leafOffset, leafLength,
+                tileDataOffset, tileDataLength, addressedTiles, tileEntries, tileContents
+            ] { u64(v) }
             out += [clustered ? 1 : 0, internalCompression, tileCompression, tileType, minZoom, maxZoom]
             for v in [minLonE7, minLatE7, maxLonE7, maxLatE7] { i32(v) }
             out.append(centerZoom)

@@ -53,17 +53,39 @@ struct CSVModel {
                         state = .quoted
                     } else {
                         state = .unquoted
-                        continue  // the byte belongs to the field
+                        continue // the byte belongs to the field
                     }
                 case .unquoted:
-                    if b == 34 { quotingError = true } else if b == delimiter { state = .fieldStart } else if b == 10 { ended = true }
+                    if b == 34 {
+                        quotingError = true
+                    } else if b == delimiter {
+                        state = .fieldStart
+                    } else if b == 10 {
+                        ended = true
+                    }
                 case .quoted:
                     if b == 34 { state = .quoteInQuoted } else if b == 10 { line += 1 }
                 case .quoteInQuoted:
-                    if b == 34 { state = .quoted } else if b == delimiter { state = .fieldStart } else if b == 10 { ended = true }
-                    else if b == 13 { state = .afterClose } else { quotingError = true; state = .afterClose }
+                    if b == 34 {
+                        state = .quoted
+                    } else if b == delimiter {
+                        state = .fieldStart
+                    } else if b == 10 {
+                        ended = true
+                    } else if b == 13 {
+                        state = .afterClose
+                    } else {
+                        quotingError = true
+                        state = .afterClose
+                    }
                 case .afterClose:
-                    if b == delimiter { state = .fieldStart } else if b == 10 { ended = true } else if b != 13 { quotingError = true }
+                    if b == delimiter {
+                        state = .fieldStart
+                    } else if b == 10 {
+                        ended = true
+                    } else if b != 13 {
+                        quotingError = true
+                    }
                 }
                 i += 1
             }
@@ -74,13 +96,14 @@ struct CSVModel {
                     endsInsideQuotes = true
                     return
                 }
-                if state == .fieldStart { fields += 1 }  // the input ends right after a delimiter
+                if state == .fieldStart { fields += 1 } // the input ends right after a delimiter
             }
             let length = (ended ? i - 1 : i) - start
             let content = input[start..<(start + length)]
             let blank = fields == 1 && !firstQuoted && (content.isEmpty || content.elementsEqual([13]))
             if !blank {
-                records.append(Record(line: startLine, fields: fields, quotingError: quotingError, length: length, hasNUL: hasNUL))
+                records.append(
+                    Record(line: startLine, fields: fields, quotingError: quotingError, length: length, hasNUL: hasNUL))
             }
         }
     }
@@ -128,13 +151,18 @@ enum CSVFuzz {
         // The model applies to plain text; gzip content is only checked for the general invariants.
         if !(data.count >= 2 && data[0] == 0x1F && data[1] == 0x8B) && data.count < (1 << 20) {
             let model = CSVModel(data, delimiter: nil)
-            compare(plain, model: model, maxRecordBytes: ReaderOptions().maxRecordBytes, label: "defaults", into: &findings)
-            compare(small, model: model, maxRecordBytes: smallOptions.maxRecordBytes, label: "small limits", into: &findings)
+            compare(
+                plain, model: model, maxRecordBytes: ReaderOptions().maxRecordBytes, label: "defaults", into: &findings)
+            compare(
+                small, model: model, maxRecordBytes: smallOptions.maxRecordBytes, label: "small limits", into: &findings
+            )
             // Inputs without quotes: the record count is a plain count of non-blank lines.
             if !data.contains(34), let report = plain.report {
                 let lines = naiveLineCount(data)
-                findings.check(report.records == lines - 1,
-                               "defaults: \(report.records) records, a naive count of non-blank lines says \(lines) with the header")
+                findings.check(
+                    report.records == lines - 1,
+                    "defaults: \(report.records) records, a naive count of non-blank lines says \(lines) with the header"
+                )
             }
         }
         return findings.messages
@@ -149,7 +177,9 @@ enum CSVFuzz {
         return lines[firstText...].filter { !$0.isEmpty && !$0.elementsEqual([13]) }.count
     }
 
-    static func compare(_ run: IngestRun, model: CSVModel, maxRecordBytes: Int, label: String, into findings: inout Findings) {
+    static func compare(
+        _ run: IngestRun, model: CSVModel, maxRecordBytes: Int, label: String, into findings: inout Findings
+    ) {
         if let error = run.inputError {
             // An input error is a quote left open, an unusable header, or nothing at all.
             if model.endsInsideQuotes { return }
@@ -158,12 +188,14 @@ enum CSVFuzz {
                 return
             }
             if header.length > maxRecordBytes || header.hasNUL || header.quotingError { return }
-            findings.check(error.contains(": line \(header.line): "),
-                           "\(label): input error \(error) is not about the header at line \(header.line)")
+            findings.check(
+                error.contains(": line \(header.line): "),
+                "\(label): input error \(error) is not about the header at line \(header.line)")
             return
         }
         guard let report = run.report else { return }
-        findings.check(!model.endsInsideQuotes, "\(label): the input ends inside a quoted field, but it was not an input error")
+        findings.check(
+            !model.endsInsideQuotes, "\(label): the input ends inside a quoted field, but it was not an input error")
         guard let header = model.records.first else {
             findings.fail("\(label): the model finds no header, the engine read \(report.records) records")
             return
@@ -174,7 +206,8 @@ enum CSVFuzz {
             $0.length > maxRecordBytes || $0.quotingError || $0.fields != header.fields || $0.hasNUL
         }.map { String($0.line) }
         let engineMalformed = run.rejects(reason: "malformed_record").map(\.record)
-        findings.check(engineMalformed == malformed,
-                       "\(label): malformed_record at lines \(engineMalformed.prefix(12)), the model says \(malformed.prefix(12))")
+        findings.check(
+            engineMalformed == malformed,
+            "\(label): malformed_record at lines \(engineMalformed.prefix(12)), the model says \(malformed.prefix(12))")
     }
 }

@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// The three fuzz targets. Each checks invariants of one input and returns what failed (empty
 /// when the input passed); a crash or a hang is a failure too, caught by libFuzzer.
@@ -28,7 +28,9 @@ public enum FuzzDriver {
         let bytes = (size > 0 && data != nil) ? Array(UnsafeBufferPointer(start: data, count: size)) : []
         let failures = target.check(bytes)
         if !failures.isEmpty {
-            report("invariant failed (\(target.rawValue), \(bytes.count) bytes):\n" + failures.map { "  - " + $0 }.joined(separator: "\n") + "\n")
+            report(
+                "invariant failed (\(target.rawValue), \(bytes.count) bytes):\n"
+                    + failures.map { "  - " + $0 }.joined(separator: "\n") + "\n")
             abort()
         }
         return 0
@@ -37,14 +39,16 @@ public enum FuzzDriver {
     /// The executables' entry point. With `-DFUZZING` (and `-sanitize=fuzzer`) it hands control to
     /// libFuzzer's driver: SwiftPM links an executable's entry point as `main`, so libFuzzer's own
     /// `main` is never used. Otherwise it replays the files and folders given as arguments.
-    public static func main(_ target: FuzzTarget,
-                            testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
+    public static func main(
+        _ target: FuzzTarget,
+        testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> Never {
         #if FUZZING
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, testOneInput))
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(LLVMFuzzerRunDriver(&argc, &argv, testOneInput))
         #else
-        exit(replay(target, arguments: Array(CommandLine.arguments.dropFirst())))
+            exit(replay(target, arguments: Array(CommandLine.arguments.dropFirst())))
         #endif
     }
 
@@ -57,7 +61,9 @@ public enum FuzzDriver {
             collect(argument, into: &files)
         }
         if files.isEmpty {
-            report("usage: Fuzz\(target.rawValue.uppercased()) FILE|DIR... — replays inputs through the \(target.rawValue) invariants\n")
+            report(
+                "usage: Fuzz\(target.rawValue.uppercased()) FILE|DIR... — replays inputs through the \(target.rawValue) invariants\n"
+            )
             return 1
         }
         var failed = 0
@@ -83,7 +89,7 @@ public enum FuzzDriver {
     private static func collect(_ path: String, into files: inout [String]) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            files.append(path)  // reported as unreadable
+            files.append(path) // reported as unreadable
             return
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
@@ -135,8 +141,10 @@ func inputHash(_ data: [UInt8]) -> UInt64 {
 }
 
 #if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                                 _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                                 _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 #endif

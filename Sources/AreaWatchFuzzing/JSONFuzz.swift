@@ -39,7 +39,9 @@ enum JSONModel {
         for (name, _, value) in document.members {
             if name == Array("posts".utf8) { return .watchMe }
             if name == Array("type".utf8) {
-                if value.kind == .string && value.span <= 256 && value.text == Array("FeatureCollection".utf8) { return .featureCollection }
+                if value.kind == .string && value.span <= 256 && value.text == Array("FeatureCollection".utf8) {
+                    return .featureCollection
+                }
             }
             let normalized = text(name).utf8.filter { $0 != 32 && $0 != 95 && $0 != 45 && $0 != 9 }
                 .map { ($0 >= 65 && $0 <= 90) ? $0 + 32 : $0 }
@@ -87,7 +89,9 @@ enum JSONModel {
                 case .object where watchMe:
                     records += value.members.map { member(name: $0.name, raw: $0.raw, $0.value, path: "posts") }
                 case .array:
-                    records += value.elements.enumerated().map { record($1, "\(watchMe ? "posts" : "features")[\($0)]", nil) }
+                    records += value.elements.enumerated().map {
+                        record($1, "\(watchMe ? "posts" : "features")[\($0)]", nil)
+                    }
                 case .null:
                     break
                 default:
@@ -100,7 +104,8 @@ enum JSONModel {
 
     /// NDJSON: every non-blank line one strict JSON value, at least two of them, the first an
     /// object (otherwise the model does not decide).
-    private static func ndjson(_ data: [UInt8], from start: Int, maxRecordBytes: Int, maxDepth: Int) -> JSONExpectation? {
+    private static func ndjson(_ data: [UInt8], from start: Int, maxRecordBytes: Int, maxDepth: Int) -> JSONExpectation?
+    {
         var records: [(String, Bool, String?)] = []
         var first: StrictJSON.Value?
         var lineNumber = 0
@@ -120,8 +125,12 @@ enum JSONModel {
                 guard value.kind == .object else { return nil }
                 first = value
             }
-            records.append((String(lineNumber), isMalformed(value, maxRecordBytes: maxRecordBytes, maxDepth: maxDepth)
-                                || line.count > maxRecordBytes, nil))
+            records.append(
+                (
+                    String(lineNumber),
+                    isMalformed(value, maxRecordBytes: maxRecordBytes, maxDepth: maxDepth)
+                        || line.count > maxRecordBytes, nil
+                ))
             if newline == data.count { break }
         }
         guard let first, records.count >= 2 else { return nil }
@@ -138,36 +147,54 @@ enum JSONModel {
 enum JSONFuzz {
     static func check(_ data: [UInt8]) -> [String] {
         var findings = Findings()
-        let (plain, small, smallOptions) = IngestHarness.standardRuns(data, name: "fuzz.json", format: nil, into: &findings)
+        let (plain, small, smallOptions) = IngestHarness.standardRuns(
+            data, name: "fuzz.json", format: nil, into: &findings)
         if !(data.count >= 2 && data[0] == 0x1F && data[1] == 0x8B) && data.count < (1 << 20) {
             let defaults = ReaderOptions()
-            compare(plain, JSONModel.expectation(data, maxRecordBytes: defaults.maxRecordBytes, maxDepth: defaults.maxJSONDepth),
-                    label: "defaults", into: &findings)
-            compare(small, JSONModel.expectation(data, maxRecordBytes: smallOptions.maxRecordBytes, maxDepth: smallOptions.maxJSONDepth),
-                    label: "small limits", into: &findings)
+            compare(
+                plain,
+                JSONModel.expectation(data, maxRecordBytes: defaults.maxRecordBytes, maxDepth: defaults.maxJSONDepth),
+                label: "defaults", into: &findings)
+            compare(
+                small,
+                JSONModel.expectation(
+                    data, maxRecordBytes: smallOptions.maxRecordBytes, maxDepth: smallOptions.maxJSONDepth),
+                label: "small limits", into: &findings)
         }
         return findings.messages
     }
 
-    static func compare(_ run: IngestRun, _ expectation: JSONExpectation?, label: String, into findings: inout Findings) {
+    static func compare(_ run: IngestRun, _ expectation: JSONExpectation?, label: String, into findings: inout Findings)
+    {
         guard let expectation else { return }
         switch expectation {
         case .inputError(let why):
-            findings.check(run.inputError != nil, "\(label): expected an input error (\(why)), got \(run.report.map(IngestHarness.summary) ?? "nothing")")
+            findings.check(
+                run.inputError != nil,
+                "\(label): expected an input error (\(why)), got \(run.report.map(IngestHarness.summary) ?? "nothing")")
         case .records(let records):
             guard let report = run.report else {
-                findings.fail("\(label): valid JSON with \(records.count) records was an input error: \(run.inputError ?? run.otherError ?? "?")")
+                findings.fail(
+                    "\(label): valid JSON with \(records.count) records was an input error: \(run.inputError ?? run.otherError ?? "?")"
+                )
                 return
             }
-            findings.check(report.records == records.count, "\(label): \(report.format): \(report.records) records, the model has \(records.count)")
+            findings.check(
+                report.records == records.count,
+                "\(label): \(report.format): \(report.records) records, the model has \(records.count)")
             // The rejects file writes locators spreadsheet-safe (docs/FORMATS.md): a member name
             // such as a push id `-L…` gets a leading `'`.
             let expected = records.filter(\.malformed).map { CSVText.spreadsheetSafe($0.locator) }
             let got = run.rejects(reason: "malformed_record").map(\.record)
             if report.format.hasPrefix("json/single-object") {
-                findings.check(got.count == expected.count, "\(label): single object: \(got.count) malformed, the model says \(expected.count)")
+                findings.check(
+                    got.count == expected.count,
+                    "\(label): single object: \(got.count) malformed, the model says \(expected.count)")
             } else {
-                findings.check(got == expected, "\(label): \(report.format): malformed_record at \(got.prefix(8)), the model says \(expected.prefix(8))")
+                findings.check(
+                    got == expected,
+                    "\(label): \(report.format): malformed_record at \(got.prefix(8)), the model says \(expected.prefix(8))"
+                )
             }
             // In id → post maps the member name is the id: every accepted key is one of them, in order.
             let names = records.compactMap(\.memberID)
@@ -176,7 +203,9 @@ enum JSONFuzz {
                 for incident in run.incidents {
                     while k < names.endIndex && names[k] != incident.key { k += 1 }
                     if k == names.endIndex {
-                        findings.fail("\(label): accepted key \(incident.key.debugDescription) is not a member name of the map (in order)")
+                        findings.fail(
+                            "\(label): accepted key \(incident.key.debugDescription) is not a member name of the map (in order)"
+                        )
                         break
                     }
                     k += 1

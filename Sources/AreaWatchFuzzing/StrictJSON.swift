@@ -73,7 +73,9 @@ struct StrictJSON {
     private mutating func object(level: Int) -> Value? {
         container(.object, close: 125, level: level) { parser, v in
             let nameStart = parser.i
-            guard parser.i < parser.bytes.count, parser.bytes[parser.i] == 34, let name = parser.string() else { return nil }
+            guard parser.i < parser.bytes.count, parser.bytes[parser.i] == 34, let name = parser.string() else {
+                return nil
+            }
             let raw = Array(parser.bytes[(nameStart + 1)..<(parser.i - 1)])
             parser.skipSpace()
             guard parser.i < parser.bytes.count, parser.bytes[parser.i] == 58 else { return nil }
@@ -95,9 +97,14 @@ struct StrictJSON {
 
     /// An object or array: `item` reads one member or element (after blanks) into the container
     /// and returns its value, or nil when the text is not JSON.
-    private mutating func container(_ kind: Value.Kind, close: UInt8, level: Int,
-                                    item: (inout StrictJSON, Value) -> Value?) -> Value? {
-        guard level < depthLimit else { gaveUp = true; return nil }
+    private mutating func container(
+        _ kind: Value.Kind, close: UInt8, level: Int,
+        item: (inout StrictJSON, Value) -> Value?
+    ) -> Value? {
+        guard level < depthLimit else {
+            gaveUp = true
+            return nil
+        }
         let v = Value(kind: kind, start: i)
         i += 1
         skipSpace()
@@ -113,8 +120,14 @@ struct StrictJSON {
             v.depth = max(v.depth, child.depth + 1)
             skipSpace()
             guard i < bytes.count else { return nil }
-            if bytes[i] == 44 { i += 1; continue }
-            if bytes[i] == close { i += 1; break }
+            if bytes[i] == 44 {
+                i += 1
+                continue
+            }
+            if bytes[i] == close {
+                i += 1
+                break
+            }
             return nil
         }
         v.depth = max(v.depth, 1)
@@ -161,7 +174,10 @@ struct StrictJSON {
         var out: [UInt8] = []
         var pendingHigh: UInt32?
         func flushHigh(_ out: inout [UInt8]) {
-            if pendingHigh != nil { appendScalar(0xFFFD, &out); pendingHigh = nil }
+            if pendingHigh != nil {
+                appendScalar(0xFFFD, &out)
+                pendingHigh = nil
+            }
         }
         while i < bytes.count {
             let b = bytes[i]

@@ -21,15 +21,25 @@ enum TimeFormatFuzz {
         findings.check(text.utf8.count <= TimeFormat.maxPatternBytes, "pattern of \(text.utf8.count) bytes compiled")
         let parsed = value.withUnsafeBufferPointer { format.parse($0) }
         let padded = ([32, 9] + value + [9, 32]).withUnsafeBufferPointer { format.parse($0) }
-        findings.check(parsed == padded, "pattern \(ValuesFuzz.show(pattern)), value \(ValuesFuzz.show(value)): \(String(describing: parsed)) but \(String(describing: padded)) with blanks around")
+        findings.check(
+            parsed == padded,
+            "pattern \(ValuesFuzz.show(pattern)), value \(ValuesFuzz.show(value)): \(String(describing: parsed)) but \(String(describing: padded)) with blanks around"
+        )
         if let w = parsed {
             let low = UTCTime.earliest, high = UTCTime.latest + 86_400 + 61
-            findings.check(w.wall >= low && w.wall <= high, "pattern \(ValuesFuzz.show(pattern)) read \(ValuesFuzz.show(value)) as wall \(w.wall), outside 0001…9999")
-            findings.check(w.precision == format.precision, "precision \(w.precision), the pattern's is \(format.precision)")
+            findings.check(
+                w.wall >= low && w.wall <= high,
+                "pattern \(ValuesFuzz.show(pattern)) read \(ValuesFuzz.show(value)) as wall \(w.wall), outside 0001…9999"
+            )
+            findings.check(
+                w.precision == format.precision, "precision \(w.precision), the pattern's is \(format.precision)")
             findings.check(w.offset.map { abs($0) < 86_400 } ?? true, "offset \(String(describing: w.offset))")
             if let again = written(w, pattern: text) {
                 let reread = again.withUnsafeBufferPointer { format.parse($0) }
-                findings.check(reread == w, "pattern \(ValuesFuzz.show(pattern)): \(ValuesFuzz.show(value)) → \(w), written back as \(ValuesFuzz.show(again)) → \(String(describing: reread))")
+                findings.check(
+                    reread == w,
+                    "pattern \(ValuesFuzz.show(pattern)): \(ValuesFuzz.show(value)) → \(w), written back as \(ValuesFuzz.show(again)) → \(String(describing: reread))"
+                )
             }
         }
         checkRecord(format: format, value: value, parsed: parsed, into: &findings)
@@ -46,7 +56,8 @@ enum TimeFormatFuzz {
         if ValuesFuzz.trimmed(value).isEmpty {
             expected = .rejected("missing_time")
         } else if let time {
-            expected = .accepted(lat: (53.72).bitPattern, lon: (-1.86).bitPattern, time: time.seconds, precision: time.precision)
+            expected = .accepted(
+                lat: (53.72).bitPattern, lon: (-1.86).bitPattern, time: time.seconds, precision: time.precision)
         } else {
             expected = .rejected("invalid_time")
         }
@@ -57,7 +68,10 @@ enum TimeFormatFuzz {
         let csv = Array("latitude,longitude,timestamp\n53.72,-1.86,".utf8) + ValuesFuzz.csvField(value) + [10]
         let run = IngestHarness.ingest(csv, name: "pattern.csv", settings: RunSettings(options: options), table: &table)
         let got = ValuesFuzz.outcome(of: run)
-        findings.check(got == expected, "pattern \(ValuesFuzz.show(Array(format.pattern.utf8))), time \(ValuesFuzz.show(value)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)")
+        findings.check(
+            got == expected,
+            "pattern \(ValuesFuzz.show(Array(format.pattern.utf8))), time \(ValuesFuzz.show(value)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)"
+        )
     }
 
     /// The wall time written in the pattern, by a formatter independent of the parser: numbers
@@ -65,12 +79,17 @@ enum TimeFormatFuzz {
     /// fields this wall time cannot fill (a two-digit year outside 1969–2068).
     static func written(_ w: WallTime, pattern: String) -> [UInt8]? {
         let c = UTCTime.civil(w.wall)
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December"
+        ]
         func padded(_ v: Int, _ width: Int, _ pad: Character = "0") -> String {
             let s = String(v)
             return String(repeating: pad, count: max(0, width - s.count)) + s
         }
-        let dayOfYear = Int(UTCTime.days(year: c.year, month: c.month, day: c.day) - UTCTime.days(year: c.year, month: 1, day: 1)) + 1
+        let dayOfYear =
+            Int(UTCTime.days(year: c.year, month: c.month, day: c.day) - UTCTime.days(year: c.year, month: 1, day: 1))
+            + 1
         guard c.year <= 9999 else { return nil }
         var out: [UInt8] = []
         let bytes = Array(pattern.utf8)
@@ -85,7 +104,10 @@ enum TimeFormatFuzz {
                 continue
             }
             lastBlank = false
-            guard b == UInt8(ascii: "%"), i < bytes.count else { out.append(b); continue }
+            guard b == UInt8(ascii: "%"), i < bytes.count else {
+                out.append(b)
+                continue
+            }
             let d = Character(Unicode.Scalar(bytes[i]))
             i += 1
             let piece: String

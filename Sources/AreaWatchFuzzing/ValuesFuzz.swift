@@ -46,19 +46,26 @@ enum ValuesFuzz {
     static func checkTime(_ data: [UInt8], into findings: inout Findings) {
         let parsed = parseTime(data)
         let padded = parseTime([32, 9] + data + [9, 32])
-        findings.check(parsed == padded, "time \(show(data)): \(String(describing: parsed)) but \(String(describing: padded)) with blanks around")
+        findings.check(
+            parsed == padded,
+            "time \(show(data)): \(String(describing: parsed)) but \(String(describing: padded)) with blanks around")
         guard let t = parsed else { return }
-        findings.check(t.seconds >= UTCTime.earliest && t.seconds <= UTCTime.latest, "time \(show(data)) → \(t.seconds), outside 0001…9999")
+        findings.check(
+            t.seconds >= UTCTime.earliest && t.seconds <= UTCTime.latest,
+            "time \(show(data)) → \(t.seconds), outside 0001…9999")
         let iso = UTCTime.iso8601(t.seconds)
         switch t.precision {
         case .second:
-            findings.check(TimeParser.parse(iso) == t, "time \(show(data)) → \(iso), which parses back as \(String(describing: TimeParser.parse(iso)))")
+            findings.check(
+                TimeParser.parse(iso) == t,
+                "time \(show(data)) → \(iso), which parses back as \(String(describing: TimeParser.parse(iso)))")
         case .day:
             let day = UTCTime.isoDate(t.seconds)
             findings.check(TimeParser.parse(day) == t, "time \(show(data)) → day \(day), which parses back differently")
         case .month:
             let month = String(UTCTime.isoDate(t.seconds).prefix(7))
-            findings.check(TimeParser.parse(month) == t, "time \(show(data)) → month \(month), which parses back differently")
+            findings.check(
+                TimeParser.parse(month) == t, "time \(show(data)) → month \(month), which parses back differently")
         }
     }
 
@@ -90,11 +97,15 @@ enum ValuesFuzz {
     static func checkDecimal(_ data: [UInt8], into findings: inout Findings) {
         let parsed = parseDecimal(data)
         let plain = isPlainDecimal(data)
-        findings.check((parsed != nil) == plain, "decimal \(show(data)): parsed \(String(describing: parsed)), plain decimal syntax: \(plain)")
+        findings.check(
+            (parsed != nil) == plain,
+            "decimal \(show(data)): parsed \(String(describing: parsed)), plain decimal syntax: \(plain)")
         if let parsed, plain {
             let reference = Double(String(decoding: data, as: UTF8.self))
-            findings.check(reference?.bitPattern == parsed.bitPattern,
-                           "decimal \(show(data)): \(parsed) (\(parsed.bitPattern)), Double(String) gives \(String(describing: reference))")
+            findings.check(
+                reference?.bitPattern == parsed.bitPattern,
+                "decimal \(show(data)): \(parsed) (\(parsed.bitPattern)), Double(String) gives \(String(describing: reference))"
+            )
             checkEpoch(parsed, into: &findings)
         }
     }
@@ -105,12 +116,13 @@ enum ValuesFuzz {
         let got = TimeParser.fromEpoch(v)
         var expected: Int64?
         if v.isFinite && abs(v) < 9e18 && !(abs(v) < 100_000 && v == v.rounded(.towardZero)) {
-            let whole = Int64(v.rounded(.down))  // exact: a Double with a fraction is below 2^52
+            let whole = Int64(v.rounded(.down)) // exact: a Double with a fraction is below 2^52
             let seconds = abs(v) >= 1e11 ? UTCTime.floorDivide(whole, 1000) : whole
             if seconds >= UTCTime.earliest && seconds <= UTCTime.latest { expected = seconds }
         }
-        findings.check(got?.seconds == expected && (got == nil || got?.precision == .second),
-                       "fromEpoch(\(v)) = \(String(describing: got?.seconds)), expected \(String(describing: expected))")
+        findings.check(
+            got?.seconds == expected && (got == nil || got?.precision == .second),
+            "fromEpoch(\(v)) = \(String(describing: got?.seconds)), expected \(String(describing: expected))")
     }
 
     /// The outcome SPEC §2.4 / §3 give for one record's three values.
@@ -138,7 +150,8 @@ enum ValuesFuzz {
         let la = trimmed(lat), lo = trimmed(lon)
         if la.isEmpty || lo.isEmpty { return .rejected("missing_coordinates") }
         guard let y = parseDecimal(la), let x = parseDecimal(lo), y.isFinite, x.isFinite,
-              (-90...90).contains(y), (-180...180).contains(x) else { return .rejected("invalid_coordinates") }
+            (-90...90).contains(y), (-180...180).contains(x)
+        else { return .rejected("invalid_coordinates") }
         if y == 0 && x == 0 { return .rejected("null_island") }
         // -0 is stored as 0 (the same place, one key).
         let lat = y == 0 ? 0 : y, lon = x == 0 ? 0 : x
@@ -194,12 +207,17 @@ enum ValuesFuzz {
         options.pipelined = false
         var sink = IncidentColumnsBuilder()
         do {
-            let report = try FileIngester.ingest(bytes: csv, name: "value.csv", options: options, into: &sink, rejects: nil)
-            if case .rejected(let reason) = expected { findings.fail("a file whose one record is \(reason) gave no input error") }
+            let report = try FileIngester.ingest(
+                bytes: csv, name: "value.csv", options: options, into: &sink, rejects: nil)
+            if case .rejected(let reason) = expected {
+                findings.fail("a file whose one record is \(reason) gave no input error")
+            }
             findings.check(report.accepted == 1, "one record, \(report.accepted) accepted")
         } catch let error as InputError {
             if case .rejected(let reason) = expected {
-                findings.check(error.message.hasPrefix("every record was rejected (1 records): \(reason) 1"), "all rejected: \(error.message)")
+                findings.check(
+                    error.message.hasPrefix("every record was rejected (1 records): \(reason) 1"),
+                    "all rejected: \(error.message)")
             } else {
                 findings.fail("accepted record, yet input error \(error)")
             }
@@ -216,10 +234,16 @@ enum ValuesFuzz {
 
         // CSV cannot carry NUL bytes (such a record is malformed_record by design).
         if !(lat + lon + time).contains(0) {
-            let csv = Array("latitude,longitude,timestamp\n".utf8) + csvField(lat) + [44] + csvField(lon) + [44] + csvField(time) + [10]
-            let run = IngestHarness.ingest(csv, name: "value.csv", settings: RunSettings(options: options), table: &table)
+            let csv =
+                Array("latitude,longitude,timestamp\n".utf8) + csvField(lat) + [44] + csvField(lon) + [44]
+                + csvField(time) + [10]
+            let run = IngestHarness.ingest(
+                csv, name: "value.csv", settings: RunSettings(options: options), table: &table)
             let got = outcome(of: run)
-            findings.check(got == expected, "CSV record \(show(lat)), \(show(lon)), \(show(time)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)")
+            findings.check(
+                got == expected,
+                "CSV record \(show(lat)), \(show(lon)), \(show(time)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)"
+            )
             checkAllRejected(csv, expected: expected, into: &findings)
         }
         func member(_ b: [UInt8], asNumber: Bool) -> [UInt8] { asNumber ? b : jsonString(b) }
@@ -227,11 +251,16 @@ enum ValuesFuzz {
         let numbers = (isJSONNumber(lat), isJSONNumber(lon), isJSONNumber(time))
         if numbers.0 || numbers.1 || numbers.2 { variants.append(numbers) }
         for (nLat, nLon, nTime) in variants {
-            let json = Array("{\"latitude\": ".utf8) + member(lat, asNumber: nLat) + Array(", \"longitude\": ".utf8)
+            let json =
+                Array("{\"latitude\": ".utf8) + member(lat, asNumber: nLat) + Array(", \"longitude\": ".utf8)
                 + member(lon, asNumber: nLon) + Array(", \"timestamp\": ".utf8) + member(time, asNumber: nTime) + [125]
-            let run = IngestHarness.ingest(json, name: "value.json", settings: RunSettings(options: options), table: &table)
+            let run = IngestHarness.ingest(
+                json, name: "value.json", settings: RunSettings(options: options), table: &table)
             let got = outcome(of: run)
-            findings.check(got == expected, "JSON record \(String(decoding: json.prefix(200), as: UTF8.self)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)")
+            findings.check(
+                got == expected,
+                "JSON record \(String(decoding: json.prefix(200), as: UTF8.self)): \(got.map(String.init(describing:)) ?? run.inputError ?? "no record"), expected \(expected)"
+            )
         }
     }
 }

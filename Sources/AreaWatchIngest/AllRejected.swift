@@ -10,13 +10,17 @@ enum AllRejected {
         "%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M %p", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%m/%d/%Y",
         "%d/%m/%Y %H:%M:%S", "%d/%m/%Y %H:%M", "%d/%m/%Y", "%d.%m.%Y %H:%M:%S", "%d.%m.%Y %H:%M", "%d.%m.%Y",
         "%Y-%m-%d %I:%M:%S %p", "%Y/%m/%d %H:%M", "%d-%b-%Y %H:%M:%S", "%d-%b-%Y", "%b %d %Y %I:%M:%S %p",
-        "%b %d, %Y", "%B %d, %Y", "%d %B %Y", "%Y%m%d%H%M%S", "%Y%m%d",
+        "%b %d, %Y", "%B %d, %Y", "%d %B %Y", "%Y%m%d%H%M%S", "%Y%m%d"
     ]
 
-    static func error(file: String, report: FileIngestReport, examples: [RejectReason: String],
-                      options: ReaderOptions) -> InputError {
+    static func error(
+        file: String, report: FileIngestReport, examples: [RejectReason: String],
+        options: ReaderOptions
+    ) -> InputError {
         // The most common reason; on a tie the first in SPEC §3's table order.
-        let (reason, count) = report.rejectsByReason.max { a, b in a.value < b.value || (a.value == b.value && a.key > b.key) }!
+        let (reason, count) = report.rejectsByReason.max { a, b in
+            a.value < b.value || (a.value == b.value && a.key > b.key)
+        }!
         let others = report.rejectsByReason.filter { $0.key != reason }.sorted { $0.key < $1.key }
             .map { "\($0.key.rawValue) \($0.value)" }
         var message = "every record was rejected (\(report.records) records): \(reason.rawValue) \(count)"
@@ -32,13 +36,16 @@ enum AllRejected {
             } else if let raw = examples[reason], let pattern = suggestion(for: raw) {
                 message += "; it reads with --time-format '\(pattern)'"
             }
-            message += "; for a portal's local times give --time-format PATTERN and --timezone ZONE, "
+            message +=
+                "; for a portal's local times give --time-format PATTERN and --timezone ZONE, "
                 + "for a date and a time in two columns --column time=DATE+TIME"
         case .missingTime:
-            message += "; name the time column with --column time=NAME, or --column time=DATE+TIME for a date and a time in two columns"
+            message +=
+                "; name the time column with --column time=NAME, or --column time=DATE+TIME for a date and a time in two columns"
         case .missingCoordinates, .invalidCoordinates, .nullIsland:
             if let example { message += ", e.g. coordinates \(example)" }
-            message += "; name the coordinate columns with --column lat=NAME --column lon=NAME, "
+            message +=
+                "; name the coordinate columns with --column lat=NAME --column lon=NAME, "
                 + "or --column point=NAME for one column holding '(lat, lon)' or 'POINT (lon lat)'"
         case .malformedRecord:
             if let example { message += ", e.g. record \(example)" }

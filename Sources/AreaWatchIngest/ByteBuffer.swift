@@ -28,8 +28,10 @@ final class ByteBuffer {
     func removeFirst(_ n: Int) { storage.removeFirst(n) }
 
     /// Appends what `fill` reads into room for `maxCount` more bytes; returns how many it read.
-    func append<E: Error>(readingAtMost maxCount: Int,
-                          _ fill: (UnsafeMutableBufferPointer<UInt8>) throws(E) -> Int) throws(E) -> Int {
+    func append<E: Error>(
+        readingAtMost maxCount: Int,
+        _ fill: (UnsafeMutableBufferPointer<UInt8>) throws(E) -> Int
+    ) throws(E) -> Int {
         let before = storage.count
         try storage.appendUninitialized(maxCount: maxCount, fill)
         return storage.count - before

@@ -1,6 +1,6 @@
 import AreaWatchCore
-import Glibc
 import CZlib
+import Glibc
 
 /// The bytes of one input file, decompressed on the fly when it is gzip (a `.gz` name, or gzip's
 /// magic bytes at the start). Reads in chunks: memory does not depend on the file's size.
@@ -74,15 +74,18 @@ public final class ByteSource {
     /// Bytes already in memory, read as if they were the file `name` (fuzzing, tests); each read
     /// returns at most `readLimit` bytes. `gzipGraceBytes` lets tests reach the expansion limit
     /// with small inputs.
-    public init(bytes: [UInt8], name: String, decompress: Bool = true, readLimit: Int = .max,
-                gzipGraceBytes: Int64 = GzipExpansion.graceBytes) {
+    public init(
+        bytes: [UInt8], name: String, decompress: Bool = true, readLimit: Int = .max,
+        gzipGraceBytes: Int64 = GzipExpansion.graceBytes
+    ) {
         path = name
         fd = -1
         continuation = nil
         memory = bytes
         self.readLimit = max(1, readLimit)
         fileSize = Int64(bytes.count)
-        isCompressed = decompress && ((bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) || name.hasSuffix(".gz"))
+        isCompressed =
+            decompress && ((bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) || name.hasSuffix(".gz"))
         if isCompressed { inflater = try? Inflater(graceBytes: gzipGraceBytes) }
     }
 
@@ -121,8 +124,10 @@ public final class ByteSource {
 
     private func readContent(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
         if let continuation {
-            let n = memoryOffset < memory.count
-                ? try readRaw(into: buffer, capacity: capacity) : try continuation.read(into: buffer, capacity: capacity)
+            let n =
+                memoryOffset < memory.count
+                ? try readRaw(into: buffer, capacity: capacity)
+                : try continuation.read(into: buffer, capacity: capacity)
             fileBytesRead = continuation.fileBytesRead
             return n
         }
@@ -135,7 +140,9 @@ public final class ByteSource {
     private func readRaw(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) throws(InputError) -> Int {
         if fd < 0 {
             let n = min(capacity, readLimit, memory.count - memoryOffset)
-            if n > 0 { memory.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + memoryOffset, count: n) } }
+            if n > 0 {
+                memory.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + memoryOffset, count: n) }
+            }
             memoryOffset += n
             fileBytesRead += Int64(n)
             return n
@@ -200,8 +207,10 @@ private final class Inflater {
         inflateEnd(&stream)
     }
 
-    func inflate(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, path: String,
-                 readRaw: (UnsafeMutablePointer<UInt8>, Int) throws(InputError) -> Int) throws(InputError) -> Int {
+    func inflate(
+        into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, path: String,
+        readRaw: (UnsafeMutablePointer<UInt8>, Int) throws(InputError) -> Int
+    ) throws(InputError) -> Int {
         while true {
             if stream.avail_in == 0 && !inputEnded {
                 input.removeAll()
@@ -222,8 +231,9 @@ private final class Inflater {
                 memberEnded = false
             }
             if stream.avail_in == 0 && inputEnded {
-                throw InputError(file: path, position: "byte \(compressedOffset)",
-                                 message: "truncated gzip data (the file ends inside the compressed stream)")
+                throw InputError(
+                    file: path, position: "byte \(compressedOffset)",
+                    message: "truncated gzip data (the file ends inside the compressed stream)")
             }
             stream.next_out = buffer
             stream.avail_out = uInt(capacity)
@@ -237,16 +247,19 @@ private final class Inflater {
                 memberEnded = true
             default:
                 let detail = stream.msg.map { String(cString: $0) } ?? "corrupt data"
-                throw InputError(file: path, position: "byte \(compressedOffset)",
-                                 message: "not valid gzip data (\(detail))")
+                throw InputError(
+                    file: path, position: "byte \(compressedOffset)",
+                    message: "not valid gzip data (\(detail))")
             }
             let produced = capacity - Int(stream.avail_out)
             decompressedOffset += Int64(produced)
             // A bomb is refused once it shows itself, before its cost grows with its output.
             if decompressedOffset > graceBytes && decompressedOffset > GzipExpansion.maxRatio * compressedOffset {
-                throw InputError(file: path, position: "decompressed byte \(decompressedOffset)",
-                                 message: "gzip data expands more than \(GzipExpansion.maxRatio) times "
-                                    + "(\(decompressedOffset) bytes from \(compressedOffset) compressed): refused as a decompression bomb")
+                throw InputError(
+                    file: path, position: "decompressed byte \(decompressedOffset)",
+                    message: "gzip data expands more than \(GzipExpansion.maxRatio) times "
+                        + "(\(decompressedOffset) bytes from \(compressedOffset) compressed): refused as a decompression bomb"
+                )
             }
             if produced > 0 { return produced }
         }

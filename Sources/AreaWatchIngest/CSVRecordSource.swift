@@ -41,36 +41,48 @@ final class CSVRecordSource: RecordSource {
     convenience init(buffer: ChunkBuffer, options: ReaderOptions, firstLine: Int = 1) throws(InputError) {
         let path = buffer.source.path
         let delimiter: UInt8
-        if let given = options.delimiter { delimiter = given } else { delimiter = try CSVRecordSource.detectDelimiter(buffer) }
-        let scanner = CSVScanner(buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes, firstLine: firstLine)
+        if let given = options.delimiter {
+            delimiter = given
+        } else {
+            delimiter = try CSVRecordSource.detectDelimiter(buffer)
+        }
+        let scanner = CSVScanner(
+            buffer: buffer, delimiter: delimiter, maxRecordBytes: options.maxRecordBytes, firstLine: firstLine)
         guard try scanner.next() else {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
         }
         let raw = scanner.rawRecord
         guard !scanner.oversized, !CSVRecordSource.containsNUL(raw),
-              String(validating: raw, as: UTF8.self) != nil, !scanner.quotingError else {
-            throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "not a CSV or JSON file (the first line is not a readable CSV header)")
+            String(validating: raw, as: UTF8.self) != nil, !scanner.quotingError
+        else {
+            throw InputError(
+                file: path, position: "line \(scanner.recordLine)",
+                message: "not a CSV or JSON file (the first line is not a readable CSV header)")
         }
         // One field is no incident file (coordinates and a time take two columns at least), and
         // its first line is not shown: it may be any file's content (a password file's first
         // entry), not a header anyone wrote for areawatch.
         guard scanner.fieldCount > 1 else {
             let delimiterName = delimiter == 9 ? "tab" : "'\(Character(UnicodeScalar(delimiter)))'"
-            throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "not a CSV file of incidents: its first line is one field when split at "
-                                + "\(delimiterName) (not shown); a CSV header names the coordinate and time columns "
-                                + "(--delimiter gives the separator)")
+            throw InputError(
+                file: path, position: "line \(scanner.recordLine)",
+                message: "not a CSV file of incidents: its first line is one field when split at "
+                    + "\(delimiterName) (not shown); a CSV header names the coordinate and time columns "
+                    + "(--delimiter gives the separator)")
         }
         let header = (0..<scanner.fieldCount).map { String(decoding: scanner.field($0), as: UTF8.self).trimming() }
         let assignment = FieldAssignment(names: header, overrides: options.columns)
         if let unmatched = assignment.unmatched.first {
-            throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: CSVRecordSource.unmatchedMessage(unmatched, header: header), isUsage: true)
+            throw InputError(
+                file: path, position: "line \(scanner.recordLine)",
+                message: CSVRecordSource.unmatchedMessage(unmatched, header: header), isUsage: true)
         }
         guard assignment.hasCoordinates else {
-            throw InputError(file: path, position: "line \(scanner.recordLine)",
-                             message: "CSV header has no latitude/longitude columns (columns: \(CSVRecordSource.listing(header))); name them with --column lat=NAME --column lon=NAME")
+            throw InputError(
+                file: path, position: "line \(scanner.recordLine)",
+                message:
+                    "CSV header has no latitude/longitude columns (columns: \(CSVRecordSource.listing(header))); name them with --column lat=NAME --column lon=NAME"
+            )
         }
         let layout = CSVLayout(
             path: path, delimiter: delimiter, header: header, options: options,
@@ -84,9 +96,12 @@ final class CSVRecordSource: RecordSource {
     /// boundary on line `firstLine`. `times` may be one reused from an earlier block (its zone
     /// cache stays warm); it must not be in use by another thread.
     convenience init(layout: CSVLayout, buffer: ChunkBuffer, firstLine: Int, times: TimeReader? = nil) {
-        self.init(layout: layout, scanner: CSVScanner(buffer: buffer, delimiter: layout.delimiter,
-                                                      maxRecordBytes: layout.options.maxRecordBytes, firstLine: firstLine),
-                  times: times)
+        self.init(
+            layout: layout,
+            scanner: CSVScanner(
+                buffer: buffer, delimiter: layout.delimiter,
+                maxRecordBytes: layout.options.maxRecordBytes, firstLine: firstLine),
+            times: times)
     }
 
     private init(layout: CSVLayout, scanner: CSVScanner, times: TimeReader? = nil) {
@@ -101,8 +116,10 @@ final class CSVRecordSource: RecordSource {
     }
 
     /// A `--column` mapping to a column the header lacks: the name, the closest column, the columns.
-    static func unmatchedMessage(_ unmatched: (mapping: String, missing: String, alreadyUsed: Bool),
-                                 header: [String]) -> String {
+    static func unmatchedMessage(
+        _ unmatched: (mapping: String, missing: String, alreadyUsed: Bool),
+        header: [String]
+    ) -> String {
         let mapping = "--column " + ClosestName.cut(unmatched.mapping)
         let missing = ClosestName.quoted(unmatched.missing)
         if unmatched.alreadyUsed {
@@ -148,7 +165,8 @@ final class CSVRecordSource: RecordSource {
         while try scanner.next() {
             let raw = scanner.rawRecord
             guard !scanner.oversized, !scanner.quotingError, scanner.fieldCount == expected,
-                  !CSVRecordSource.containsNUL(raw) else {
+                !CSVRecordSource.containsNUL(raw)
+            else {
                 try body(.rejected(.malformedRecord, location: .line(scanner.recordLine), idHint: nil))
                 continue
             }
@@ -157,7 +175,9 @@ final class CSVRecordSource: RecordSource {
                 switch PointText.split(text(pointColumn)) {
                 case .success(let point): (lat, lon) = point
                 case .failure(let reason):
-                    try body(.rejected(reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3))))
+                    try body(
+                        .rejected(
+                            reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3))))
                     continue
                 }
             }
@@ -171,7 +191,9 @@ final class CSVRecordSource: RecordSource {
                 hashedKey = keyHashPrefix != nil && !id.isEmpty ? hash(id: id.bytes) : nil
                 try body(.accepted(consume incident))
             case .failure(let reason):
-                try body(.rejected(reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3))))
+                try body(
+                    .rejected(reason, location: .line(scanner.recordLine), idHint: RecordBuilder.nonEmptyText(value(3)))
+                )
             }
         }
     }
@@ -184,7 +206,11 @@ final class CSVRecordSource: RecordSource {
         if prefix.isEmpty && ascii { return KeyHash(bytes: UnsafeRawBufferPointer(id)) }
         keyBytes.removeAll(keepingCapacity: true)
         keyBytes.append(contentsOf: prefix)
-        if ascii { keyBytes.append(contentsOf: id) } else { keyBytes.append(contentsOf: String(decoding: id, as: UTF8.self).utf8) }
+        if ascii {
+            keyBytes.append(contentsOf: id)
+        } else {
+            keyBytes.append(contentsOf: String(decoding: id, as: UTF8.self).utf8)
+        }
         return keyBytes.withUnsafeBytes { KeyHash(bytes: $0) }
     }
 

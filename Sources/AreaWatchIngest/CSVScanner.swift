@@ -1,4 +1,5 @@
 import AreaWatchCore
+
 /// An RFC 4180 record scanner over a `ChunkBuffer` (SPEC §2.2).
 ///
 /// A resumable state machine: when a record runs past the bytes read so far it keeps its state,
@@ -79,7 +80,7 @@ final class CSVScanner {
             recordLine = nextLine
             guard try scanRecord() else { return false }
             if fieldCount == 1 && !firstFieldQuoted && !oversized && fieldEnds[0] == fieldStarts[0] {
-                continue  // a blank line is not a record
+                continue // a blank line is not a record
             }
             return true
         }
@@ -149,14 +150,15 @@ final class CSVScanner {
                         fieldEnds[fieldCount] = i - base
                         fieldCount += 1
                         state = .unquoted
-                        continue scanning  // re-read the byte as part of the field
+                        continue scanning // re-read the byte as part of the field
                     }
                 case .unquoted:
                     // Hot path: run to the next byte that matters, eight bytes at a time.
                     var j = i
                     var found = false
                     while j &+ 8 <= limit {
-                        let hits = stops.matches(UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)))
+                        let hits = stops.matches(
+                            UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)))
                         if hits != 0 {
                             j &+= hits.trailingZeroBitCount &>> 3
                             found = true
@@ -175,7 +177,7 @@ final class CSVScanner {
                     } else if c == delimiter {
                         fieldEnds[fieldCount - 1] = i - base
                         state = .fieldStart
-                    } else {  // newline; a CR before it belongs to the line end
+                    } else { // newline; a CR before it belongs to the line end
                         let crlf = i > base && p[i - 1] == ASCII.cr && i - 1 - base >= fieldStarts[fieldCount - 1]
                         fieldEnds[fieldCount - 1] = (crlf ? i - 1 : i) - base
                         nextLine += 1
@@ -197,12 +199,12 @@ final class CSVScanner {
                     state = .quoteInQuoted
                     fieldEnds[fieldCount - 1] = i - base
                 case .quoteInQuoted:
-                    if b == ASCII.quote {  // a doubled quote: the field goes on
+                    if b == ASCII.quote { // a doubled quote: the field goes on
                         fieldEscaped[fieldCount - 1] = true
                         state = .quoted
                         break
                     }
-                    state = .afterClose  // the quote closed the field; this byte follows it
+                    state = .afterClose // the quote closed the field; this byte follows it
                     fallthrough
                 case .afterClose:
                     if b == delimiter {
@@ -250,8 +252,9 @@ final class CSVScanner {
     private func finishAtEndOfInput() throws(InputError) -> Bool {
         switch state {
         case .quoted:
-            throw InputError(file: buffer.source.path, position: "line \(recordLine)",
-                             message: "the file ends inside a quoted field (no closing quote)")
+            throw InputError(
+                file: buffer.source.path, position: "line \(recordLine)",
+                message: "the file ends inside a quoted field (no closing quote)")
         case .fieldStart:
             if fieldCount == 0 && scan == 0 { return false }
             beginField(scan)

@@ -33,11 +33,15 @@ public struct CanonicalRecordSink: IncidentSink {
         var key = incident.key
         let keyDigest = key.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
         let (high, low) = keyDigest.withUnsafeBytes {
-            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
+            (
+                $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self).bigEndian,
+                $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian
+            )
         }
-        return CanonicalRecord(keyHigh: high, keyLow: low, content: contentDigest(incident), lat: incident.lat,
-                               lon: incident.lon, time: incident.time, handled: IncidentColumns.code(incident.handled),
-                               category: incident.category)
+        return CanonicalRecord(
+            keyHigh: high, keyLow: low, content: contentDigest(incident), lat: incident.lat,
+            lon: incident.lon, time: incident.time, handled: IncidentColumns.code(incident.handled),
+            category: incident.category)
     }
 
     /// SHA-256 over every stored field but the key, each length-prefixed or fixed-width so that

@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// A sliding window over a `ByteSource`: the readers scan `bytes[start..<end]` and ask for more
 /// when a record runs past `end`. Only the unfinished record is kept when refilling, so memory is

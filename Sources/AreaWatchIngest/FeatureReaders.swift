@@ -13,10 +13,11 @@ public enum FeatureReaders {
         for (i, feature) in tape.elements(of: features).enumerated() {
             let position = "features[\(i)]"
             guard tape.node(feature).kind == .object,
-                  let geometry = JSONRecordMapper.member(tape, of: feature, named: "geometry"),
-                  tape.node(geometry).kind == .object,
-                  let type = JSONRecordMapper.member(tape, of: geometry, named: "type"),
-                  let coordinates = JSONRecordMapper.member(tape, of: geometry, named: "coordinates") else {
+                let geometry = JSONRecordMapper.member(tape, of: feature, named: "geometry"),
+                tape.node(geometry).kind == .object,
+                let type = JSONRecordMapper.member(tape, of: geometry, named: "type"),
+                let coordinates = JSONRecordMapper.member(tape, of: geometry, named: "coordinates")
+            else {
                 throw InputError(file: path, position: position, message: "feature without a geometry")
             }
             let typeName = tape.node(type).kind == .string ? String(decoding: tape.string(type), as: UTF8.self) : ""
@@ -26,13 +27,19 @@ public enum FeatureReaders {
                 polygons = [try polygon(tape, coordinates, path: path, position: position)]
             case "MultiPolygon":
                 guard tape.node(coordinates).kind == .array else {
-                    throw InputError(file: path, position: position, message: "MultiPolygon coordinates must be an array")
+                    throw InputError(
+                        file: path, position: position, message: "MultiPolygon coordinates must be an array")
                 }
-                for part in tape.elements(of: coordinates) { polygons.append(try polygon(tape, part, path: path, position: position)) }
+                for part in tape.elements(of: coordinates) {
+                    polygons.append(try polygon(tape, part, path: path, position: position))
+                }
             default:
-                throw InputError(file: path, position: position, message: "geometry type \"\(typeName)\" is not Polygon or MultiPolygon")
+                throw InputError(
+                    file: path, position: position,
+                    message: "geometry type \"\(typeName)\" is not Polygon or MultiPolygon")
             }
-            let area = NamedArea(id: name(tape, feature: feature, property: idProperty) ?? String(i), polygons: polygons)
+            let area = NamedArea(
+                id: name(tape, feature: feature, property: idProperty) ?? String(i), polygons: polygons)
             if let problem = area.problem { throw InputError(file: path, position: position, message: problem) }
             areas.append(area)
         }
@@ -47,9 +54,10 @@ public enum FeatureReaders {
         defer { withExtendedLifetime(bytes) {} }
         return tape.elements(of: features).map { feature -> AreaPopulation in
             guard tape.node(feature).kind == .object,
-                  let properties = JSONRecordMapper.member(tape, of: feature, named: "properties"),
-                  tape.node(properties).kind == .object,
-                  let value = JSONRecordMapper.member(tape, of: properties, named: property) else { return .missing }
+                let properties = JSONRecordMapper.member(tape, of: feature, named: "properties"),
+                tape.node(properties).kind == .object,
+                let value = JSONRecordMapper.member(tape, of: properties, named: property)
+            else { return .missing }
             let raw = JSONRecordMapper.rawValue(tape, value)
             switch raw.kind {
             case .null, .absent: return .missing
@@ -65,7 +73,8 @@ public enum FeatureReaders {
     private static func featureCollection(_ path: String) throws(InputError) -> (JSONTape, ByteBuffer, Int) {
         let (tape, bytes) = try parseWhole(path)
         guard tape.node(0).kind == .object,
-              let features = JSONRecordMapper.member(tape, of: 0, named: "features"), tape.node(features).kind == .array else {
+            let features = JSONRecordMapper.member(tape, of: 0, named: "features"), tape.node(features).kind == .array
+        else {
             throw InputError(file: path, message: "not a GeoJSON FeatureCollection (no \"features\" array)")
         }
         return (tape, bytes, features)
@@ -79,7 +88,10 @@ public enum FeatureReaders {
         try InputReader.skipBOM(buffer)
         var first: UInt8 = 0
         while buffer.end == buffer.start || isSpace(buffer[buffer.start]) {
-            if buffer.start < buffer.end { buffer.release(upTo: buffer.start + 1); continue }
+            if buffer.start < buffer.end {
+                buffer.release(upTo: buffer.start + 1)
+                continue
+            }
             guard try buffer.refill().more else { throw InputError(file: path, message: "empty file") }
         }
         first = buffer[buffer.start]
@@ -87,7 +99,9 @@ public enum FeatureReaders {
         return try csvPoints(buffer, path: path)
     }
 
-    private static func isSpace(_ b: UInt8) -> Bool { b == ASCII.space || b == ASCII.tab || b == ASCII.lf || b == ASCII.cr }
+    private static func isSpace(_ b: UInt8) -> Bool {
+        b == ASCII.space || b == ASCII.tab || b == ASCII.lf || b == ASCII.cr
+    }
 
     private static func csvPoints(_ buffer: ChunkBuffer, path: String) throws(InputError) -> [PointOfInterest] {
         let scanner = CSVScanner(buffer: buffer, delimiter: 44, maxRecordBytes: 1 << 20)
@@ -96,19 +110,25 @@ public enum FeatureReaders {
         let assignment = FieldAssignment(names: header, overrides: ColumnOverrides())
         let normalized = header.map(normalizedName)
         guard assignment.hasCoordinates,
-              let nameColumn = normalized.firstIndex(of: "name") ?? normalized.firstIndex(of: "id")
-                ?? assignment.attributeColumns.first else {
-            throw InputError(file: path, position: "line 1", message: "a POI file needs name, latitude and longitude columns")
+            let nameColumn = normalized.firstIndex(of: "name") ?? normalized.firstIndex(of: "id")
+                ?? assignment.attributeColumns.first
+        else {
+            throw InputError(
+                file: path, position: "line 1", message: "a POI file needs name, latitude and longitude columns")
         }
         var points: [PointOfInterest] = []
         while try scanner.next() {
             guard scanner.fieldCount == header.count, !scanner.quotingError,
-                  let lat = DecimalParsing.parse(trimmed(scanner.field(assignment.column(.lat)))),
-                  let lon = DecimalParsing.parse(trimmed(scanner.field(assignment.column(.lon)))),
-                  (-90...90).contains(lat), (-180...180).contains(lon) else {
-                throw InputError(file: path, position: "line \(scanner.recordLine)", message: "not a point of interest with valid coordinates")
+                let lat = DecimalParsing.parse(trimmed(scanner.field(assignment.column(.lat)))),
+                let lon = DecimalParsing.parse(trimmed(scanner.field(assignment.column(.lon)))),
+                (-90...90).contains(lat), (-180...180).contains(lon)
+            else {
+                throw InputError(
+                    file: path, position: "line \(scanner.recordLine)",
+                    message: "not a point of interest with valid coordinates")
             }
-            points.append(PointOfInterest(name: String(decoding: scanner.field(nameColumn), as: UTF8.self), lat: lat, lon: lon))
+            points.append(
+                PointOfInterest(name: String(decoding: scanner.field(nameColumn), as: UTF8.self), lat: lat, lon: lon))
         }
         return points
     }
@@ -120,26 +140,32 @@ public enum FeatureReaders {
     private static func geoJSONPoints(_ path: String) throws(InputError) -> [PointOfInterest] {
         let (tape, bytes) = try parseWhole(path)
         defer { withExtendedLifetime(bytes) {} }
-        guard let features = JSONRecordMapper.member(tape, of: 0, named: "features"), tape.node(features).kind == .array else {
+        guard let features = JSONRecordMapper.member(tape, of: 0, named: "features"), tape.node(features).kind == .array
+        else {
             throw InputError(file: path, message: "not a GeoJSON FeatureCollection (no \"features\" array)")
         }
         var points: [PointOfInterest] = []
         for (i, feature) in tape.elements(of: features).enumerated() {
             guard tape.node(feature).kind == .object,
-                  case .success(let c) = JSONRecordMapper.pointCoordinates(tape, feature: feature),
-                  let lat = RecordBuilder.coordinate(c.lat), let lon = RecordBuilder.coordinate(c.lon),
-                  (-90...90).contains(lat), (-180...180).contains(lon) else {
-                throw InputError(file: path, position: "features[\(i)]", message: "not a Point feature with valid coordinates")
+                case .success(let c) = JSONRecordMapper.pointCoordinates(tape, feature: feature),
+                let lat = RecordBuilder.coordinate(c.lat), let lon = RecordBuilder.coordinate(c.lon),
+                (-90...90).contains(lat), (-180...180).contains(lon)
+            else {
+                throw InputError(
+                    file: path, position: "features[\(i)]", message: "not a Point feature with valid coordinates")
             }
-            points.append(PointOfInterest(name: name(tape, feature: feature, property: "name") ?? String(i), lat: lat, lon: lon))
+            points.append(
+                PointOfInterest(name: name(tape, feature: feature, property: "name") ?? String(i), lat: lat, lon: lon))
         }
         return points
     }
 
     /// The feature's `properties[property]`, else its `id`, as text.
     private static func name(_ tape: JSONTape, feature: Int, property: String) -> String? {
-        if let properties = JSONRecordMapper.member(tape, of: feature, named: "properties"), tape.node(properties).kind == .object,
-           let value = JSONRecordMapper.member(tape, of: properties, named: property) {
+        if let properties = JSONRecordMapper.member(tape, of: feature, named: "properties"),
+            tape.node(properties).kind == .object,
+            let value = JSONRecordMapper.member(tape, of: properties, named: property)
+        {
             let raw = JSONRecordMapper.rawValue(tape, value)
             if !raw.isEmpty { return raw.text }
         }
@@ -150,21 +176,26 @@ public enum FeatureReaders {
         return nil
     }
 
-    private static func polygon(_ tape: JSONTape, _ node: Int, path: String, position: String) throws(InputError) -> GeoPolygon {
+    private static func polygon(_ tape: JSONTape, _ node: Int, path: String, position: String) throws(InputError)
+        -> GeoPolygon
+    {
         guard tape.node(node).kind == .array else {
             throw InputError(file: path, position: position, message: "polygon coordinates must be an array of rings")
         }
         var rings: [[(lon: Double, lat: Double)]] = []
         for ring in tape.elements(of: node) {
             guard tape.node(ring).kind == .array else {
-                throw InputError(file: path, position: position, message: "a polygon ring must be an array of positions")
+                throw InputError(
+                    file: path, position: position, message: "a polygon ring must be an array of positions")
             }
             var points: [(lon: Double, lat: Double)] = []
             for point in tape.elements(of: ring) {
                 let xy = tape.node(point).kind == .array ? tape.elements(of: point) : []
                 guard xy.count >= 2, tape.node(xy[0]).kind == .number, tape.node(xy[1]).kind == .number,
-                      let lon = DecimalParsing.parse(tape.rawBytes(xy[0])), let lat = DecimalParsing.parse(tape.rawBytes(xy[1])),
-                      lon.isFinite, lat.isFinite else {
+                    let lon = DecimalParsing.parse(tape.rawBytes(xy[0])),
+                    let lat = DecimalParsing.parse(tape.rawBytes(xy[1])),
+                    lon.isFinite, lat.isFinite
+                else {
                     throw InputError(file: path, position: position, message: "a ring position must be [lon, lat]")
                 }
                 points.append((lon, lat))
@@ -184,9 +215,12 @@ public enum FeatureReaders {
         let source = try ByteSource(path: path)
         let bytes = ByteBuffer(capacity: 1 << 20)
         // Read straight into the buffer's spare room: no chunk copied twice.
-        while try bytes.append(readingAtMost: 1 << 20, { room throws(InputError) in
-            try source.read(into: room.baseAddress!, capacity: room.count)
-        }) > 0 {
+        while try bytes.append(
+            readingAtMost: 1 << 20,
+            { room throws(InputError) in
+                try source.read(into: room.baseAddress!, capacity: room.count)
+            }) > 0
+        {
             if bytes.count > 1 << 30 { throw InputError(file: path, message: "larger than 1 GiB") }
         }
         if bytes.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }

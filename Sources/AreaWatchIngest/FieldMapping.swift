@@ -13,13 +13,16 @@ public enum IncidentField: String, CaseIterable, Sendable {
         switch self {
         case .lat: return ["latitude", "lat", "y"]
         case .lon: return ["longitude", "lon", "lng", "long", "x"]
-        case .time: return ["timestamp", "time", "datetime", "date", "occurredat", "occurrencedate", "reportedat", "month"]
+        case .time:
+            return ["timestamp", "time", "datetime", "date", "occurredat", "occurrencedate", "reportedat", "month"]
         case .id: return ["id", "crimeid", "incidentid", "postid", "eventid"]
         case .category:
             // The portals' names (Chicago, New York, incident feeds) after the older ones, so that
             // a file read before they were added keeps its category column.
-            return ["category", "type", "crimetype", "offense", "offence", "mci",
-                    "primarytype", "ofnsdesc", "incidenttype"]
+            return [
+                "category", "type", "crimetype", "offense", "offence", "mci",
+                "primarytype", "ofnsdesc", "incidenttype"
+            ]
         case .handled: return ["handled", "policearrived"]
         case .description: return ["description"]
         case .user: return ["user"]
@@ -65,9 +68,11 @@ public struct ColumnOverrides: Sendable, Equatable {
             throw ColumnMappingError("no column name after \"\(field.rawValue)=\"")
         }
         if field == .time, let plus = header.firstIndex(of: "+"),
-           header[..<plus].trimming().isEmpty || header[header.index(after: plus)...].trimming().isEmpty {
-            throw ColumnMappingError("time=DATE+TIME needs two column names, a date column before the '+' "
-                                     + "and a time column after it")
+            header[..<plus].trimming().isEmpty || header[header.index(after: plus)...].trimming().isEmpty
+        {
+            throw ColumnMappingError(
+                "time=DATE+TIME needs two column names, a date column before the '+' "
+                    + "and a time column after it")
         }
         return (field, header)
     }
@@ -179,7 +184,8 @@ struct FieldAssignment {
         self.unmatched = unmatched
         // A point column stands for both coordinates: lat/lon names are then plain attributes.
         let pointGiven = overrides.names[.point] != nil
-        for (slot, field) in IncidentField.allCases.enumerated() where columnOf[slot] < 0 && overrides.names[field] == nil {
+        for (slot, field) in IncidentField.allCases.enumerated()
+        where columnOf[slot] < 0 && overrides.names[field] == nil {
             if pointGiven && (field == .lat || field == .lon) { continue }
             for alias in field.aliases {
                 if let c = normalized.indices.first(where: { normalized[$0] == alias && !taken.contains($0) }) {

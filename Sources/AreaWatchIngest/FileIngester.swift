@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// Options of one ingest (SPEC §2–§4).
 public struct IngestOptions: Sendable {
@@ -69,8 +69,9 @@ public enum FileIngester {
         into sink: inout Sink, rejects: (any RejectRecorder)?, progress: IngestProgress? = nil
     ) throws -> FileIngestReport {
         let (records, detected, byteSource) = try InputReader.open(path: path, options: options.reader)
-        return try ingest(records: records, detected: detected, byteSource: byteSource, path: path, sha256: sha256,
-                          bytes: bytes, options: options, into: &sink, rejects: rejects, progress: progress)
+        return try ingest(
+            records: records, detected: detected, byteSource: byteSource, path: path, sha256: sha256,
+            bytes: bytes, options: options, into: &sink, rejects: rejects, progress: progress)
     }
 
     /// Whether the `--column` mappings of `options` fit the CSV header of `path`: the usage error
@@ -96,20 +97,24 @@ public enum FileIngester {
         let (records, detected, byteSource) = try InputReader.open(options: options.reader) { () throws(InputError) in
             ByteSource(bytes: data, name: name, readLimit: readLimit)
         }
-        return try ingest(records: records, detected: detected, byteSource: byteSource, path: name, sha256: "",
-                          bytes: Int64(data.count), options: options, into: &sink, rejects: rejects, progress: nil)
+        return try ingest(
+            records: records, detected: detected, byteSource: byteSource, path: name, sha256: "",
+            bytes: Int64(data.count), options: options, into: &sink, rejects: rejects, progress: nil)
     }
 
     private static func ingest<Sink: IncidentSink>(
-        records: RecordSource, detected: DetectedInput, byteSource: ByteSource, path: String, sha256: String, bytes: Int64,
+        records: RecordSource, detected: DetectedInput, byteSource: ByteSource, path: String, sha256: String,
+        bytes: Int64,
         options: IngestOptions, into sink: inout Sink, rejects: (any RejectRecorder)?, progress: IngestProgress?
     ) throws -> FileIngestReport {
         var report = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
         report.format = detected.description
         guard options.pipelined else {
             var written = report
-            try parse(records: records, byteSource: byteSource, path: path, options: options, report: &report,
-                      rejects: rejects, progress: progress) { incident in
+            try parse(
+                records: records, byteSource: byteSource, path: path, options: options, report: &report,
+                rejects: rejects, progress: progress
+            ) { incident in
                 written.count(try sink.write(incident))
             }
             report.takeOutcomes(of: written)
@@ -117,11 +122,14 @@ public enum FileIngester {
         }
         if options.parseThreads > 1, let csv = records as? CSVRecordSource {
             let hashing = sink.identifiesKeysByHash
-            var accounting = RecordAccounting(path: path, options: options, fileSHA256: sha256, rejects: rejects,
-                                              byteSource: byteSource, progress: progress, hashesKeys: hashing)
+            var accounting = RecordAccounting(
+                path: path, options: options, fileSHA256: sha256, rejects: rejects,
+                byteSource: byteSource, progress: progress, hashesKeys: hashing)
             var written = report
-            try ParallelCSVIngest.ingest(csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
-                                         accounting: &accounting, report: &report) { incidents, hashes in
+            try ParallelCSVIngest.ingest(
+                csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
+                accounting: &accounting, report: &report
+            ) { incidents, hashes in
                 if let hashes {
                     try sink.write(contentsOf: UnsafeBufferPointer(incidents), keyHashes: hashes) { written.count($0) }
                 } else {
@@ -139,10 +147,13 @@ public enum FileIngester {
             var batch: [Incident] = []
             var batchBytes = 0
             batch.reserveCapacity(IngestOptions.batchSize)
-            try parse(records: records, byteSource: byteSource, path: path, options: options, report: &task.report,
-                      rejects: rejects, progress: progress) { incident in
+            try parse(
+                records: records, byteSource: byteSource, path: path, options: options, report: &task.report,
+                rejects: rejects, progress: progress
+            ) { incident in
                 batch.append(incident)
-                batchBytes += incident.key.utf8.count + (incident.attributes?.utf8.count ?? 0)
+                batchBytes +=
+                    incident.key.utf8.count + (incident.attributes?.utf8.count ?? 0)
                     + (incident.description?.utf8.count ?? 0) + (incident.user?.utf8.count ?? 0)
                 if batch.count == IngestOptions.batchSize || batchBytes >= IngestOptions.batchBytes {
                     guard channel.put(batch) else { throw PipelineCancelled() }
@@ -177,8 +188,9 @@ public enum FileIngester {
         report: inout FileIngestReport, rejects: (any RejectRecorder)?, progress: IngestProgress?,
         emit: (consuming Incident) throws -> Void
     ) throws {
-        var accounting = RecordAccounting(path: path, options: options, fileSHA256: report.sha256, rejects: rejects,
-                                          byteSource: byteSource, progress: progress)
+        var accounting = RecordAccounting(
+            path: path, options: options, fileSHA256: report.sha256, rejects: rejects,
+            byteSource: byteSource, progress: progress)
         try accounting.read(records, into: &report, emit: emit)
         try accounting.finish(&report)
     }
@@ -210,9 +222,11 @@ struct RecordAccounting {
     private var nextProgressAt = Int.max
     static let progressRecords = 1 << 16
 
-    init(path: String, options: IngestOptions, fileSHA256: String, rejects: (any RejectRecorder)?,
-         byteSource: ByteSource,
-         progress: IngestProgress?, hashesKeys: Bool = false) {
+    init(
+        path: String, options: IngestOptions, fileSHA256: String, rejects: (any RejectRecorder)?,
+        byteSource: ByteSource,
+        progress: IngestProgress?, hashesKeys: Bool = false
+    ) {
         self.path = path
         self.hashesKeys = hashesKeys
         self.options = options
@@ -223,8 +237,10 @@ struct RecordAccounting {
     }
 
     /// Every record of `records`, in order.
-    mutating func read(_ records: RecordSource, into report: inout FileIngestReport,
-                       emit: (consuming Incident) throws -> Void) throws {
+    mutating func read(
+        _ records: RecordSource, into report: inout FileIngestReport,
+        emit: (consuming Incident) throws -> Void
+    ) throws {
         reading = records
         if progress != nil { nextProgressAt = report.records + Self.progressRecords }
         defer {
@@ -238,9 +254,10 @@ struct RecordAccounting {
                 try emit(consume incident)
                 counted(report: &report)
             case .rejected(let reason, let location, let idHint):
-                try reject(reason, location: location, idHint: idHint, report: &report,
-                           example: { records.currentValue(for: reason) ?? records.currentExcerpt() },
-                           excerpt: { records.currentExcerpt() })
+                try reject(
+                    reason, location: location, idHint: idHint, report: &report,
+                    example: { records.currentValue(for: reason) ?? records.currentExcerpt() },
+                    excerpt: { records.currentExcerpt() })
             }
         }
     }
@@ -285,8 +302,10 @@ struct RecordAccounting {
         if report.records >= nextProgressAt { reportStreamedProgress(report) }
     }
 
-    mutating func reject(_ reason: RejectReason, location: RecordLocation, idHint: String?, report: inout FileIngestReport,
-                         example: () -> String, excerpt: () -> String) throws {
+    mutating func reject(
+        _ reason: RejectReason, location: RecordLocation, idHint: String?, report: inout FileIngestReport,
+        example: () -> String, excerpt: () -> String
+    ) throws {
         report.records += 1
         report.rejected += 1
         report.rejectsByReason[reason, default: 0] += 1
@@ -301,8 +320,9 @@ struct RecordAccounting {
     private mutating func reportStreamedProgress(_ report: FileIngestReport) {
         nextProgressAt = report.records + Self.progressRecords
         guard let progress, let reading else { return }
-        progress(byteSource.fileBytes(coveringContent: contentBase + reading.contentOffset), byteSource.fileSize,
-                 report.records)
+        progress(
+            byteSource.fileBytes(coveringContent: contentBase + reading.contentOffset), byteSource.fileSize,
+            report.records)
     }
 
     /// A parallel parse has counted every record of a block of `bytes` content bytes.

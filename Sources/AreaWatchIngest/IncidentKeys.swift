@@ -1,7 +1,7 @@
-import Glibc
 import AreaWatchCore
 import CAreaWatchSystem
 import Crypto
+import Glibc
 
 /// How records without a source id get their keys (SPEC §4).
 public enum IdlessMode: String, Sendable, CaseIterable {
@@ -49,7 +49,8 @@ struct IncidentKeyer {
     /// id-less record (empty key) `h:<16 hex>:<n>` (`:<file digest prefix>` in append mode),
     /// each behind `SOURCE:` when a source is given.
     mutating func assignKey(_ incident: inout Incident) {
-        assignKey(&incident, digest: incident.key.isEmpty ? IncidentKeyer.contentDigest(incident, scratch: &scratch) : 0)
+        assignKey(
+            &incident, digest: incident.key.isEmpty ? IncidentKeyer.contentDigest(incident, scratch: &scratch) : 0)
     }
 
     /// `assignKey` with the content digest of an id-less incident computed beforehand (on the
@@ -85,7 +86,7 @@ struct IncidentKeyer {
         scratch.append(ASCII.colon)
         for i in 0..<16 {
             let nibble = UInt8(truncatingIfNeeded: digest >> UInt64(60 - 4 * i)) & 15
-            scratch.append(nibble < 10 ? 48 + nibble : 87 + nibble)  // 0-9, a-f
+            scratch.append(nibble < 10 ? 48 + nibble : 87 + nibble) // 0-9, a-f
         }
         scratch.append(ASCII.colon)
         NumberFormat.appendInteger(Int(n), to: &scratch)

@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import Dispatch
+import Glibc
 
 /// A bounded hand-over of incident batches from the thread that parses a file to the thread that
 /// writes them (the store, or the in-memory table): on two cores, parsing and writing overlap.

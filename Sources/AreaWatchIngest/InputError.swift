@@ -26,7 +26,8 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func oneLine(_ text: String) -> String {
         func isBreaking(_ u: Unicode.Scalar) -> Bool {
-            (u.value < 0x20 && u != "\t") || u.value == 0x7F || u.value == 0x85 || u.value == 0x2028 || u.value == 0x2029
+            (u.value < 0x20 && u != "\t") || u.value == 0x7F || u.value == 0x85 || u.value == 0x2028
+                || u.value == 0x2029
         }
         guard text.unicodeScalars.contains(where: isBreaking) else { return text }
         var out = String.UnicodeScalarView()

@@ -23,9 +23,11 @@ public struct ReaderOptions: Sendable {
     /// `--timezone`: the zone of calendar times that name none; nil is UTC (SPEC §2.5).
     public var timeZone: LocalTimeZone?
 
-    public init(format: InputFormat? = nil, delimiter: UInt8? = nil, columns: ColumnOverrides = ColumnOverrides(),
-                maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64,
-                timeFormat: TimeFormat? = nil, timeZone: LocalTimeZone? = nil) {
+    public init(
+        format: InputFormat? = nil, delimiter: UInt8? = nil, columns: ColumnOverrides = ColumnOverrides(),
+        maxRecordBytes: Int = 1 << 20, maxJSONDepth: Int = 64,
+        timeFormat: TimeFormat? = nil, timeZone: LocalTimeZone? = nil
+    ) {
         self.timeFormat = timeFormat
         self.timeZone = timeZone
         self.format = format
@@ -50,14 +52,18 @@ public struct DetectedInput: Sendable, Equatable, CustomStringConvertible {
 /// Opens a file and picks its reader from the content (SPEC §2): the first significant byte
 /// `{` or `[` means JSON, anything else CSV; `--format` overrides.
 enum InputReader {
-    static func open(path: String, options: ReaderOptions) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
+    static func open(path: String, options: ReaderOptions) throws(InputError) -> (
+        RecordSource, DetectedInput, ByteSource
+    ) {
         try open(options: options) { () throws(InputError) in try ByteSource(path: path) }
     }
 
     /// `makeSource` gives a fresh reader of the same bytes each time it is called: the shape of
     /// a JSON object document is decided by a separate first read.
-    static func open(options: ReaderOptions,
-                     makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
+    static func open(
+        options: ReaderOptions,
+        makeSource: () throws(InputError) -> ByteSource
+    ) throws(InputError) -> (RecordSource, DetectedInput, ByteSource) {
         let source = try makeSource()
         let path = source.path
         let buffer = ChunkBuffer(source: source, chunkSize: options.readWindowBytes)
@@ -69,14 +75,16 @@ enum InputReader {
         let looksJSON = first == ASCII.openBrace || first == ASCII.openBracket
         if options.format == .csv || (options.format == nil && !looksJSON) {
             guard !start.lineCut else {
-                throw InputError(file: path, position: "line \(start.line)",
-                                 message: "not a CSV or JSON file (the first line is not a readable CSV header)")
+                throw InputError(
+                    file: path, position: "line \(start.line)",
+                    message: "not a CSV or JSON file (the first line is not a readable CSV header)")
             }
             let csv = try CSVRecordSource(buffer: buffer, options: options, firstLine: start.line)
             return (csv, DetectedInput(format: .csv, jsonShape: nil, compressed: source.isCompressed), source)
         }
         guard looksJSON else {
-            throw InputError(file: path, position: "line \(start.line)", message: "not JSON: a JSON input starts with '{' or '['")
+            throw InputError(
+                file: path, position: "line \(start.line)", message: "not JSON: a JSON input starts with '{' or '['")
         }
         let shape: JSONShape
         if first == ASCII.openBracket {
@@ -94,7 +102,8 @@ enum InputReader {
                 shape = .ndjson
             }
         }
-        let json = JSONRecordSource(buffer: buffer, shape: shape, options: options, line: start.line, lineStart: start.lineStart)
+        let json = JSONRecordSource(
+            buffer: buffer, shape: shape, options: options, line: start.line, lineStart: start.lineStart)
         return (json, DetectedInput(format: .json, jsonShape: shape, compressed: source.isCompressed), source)
     }
 
@@ -118,7 +127,8 @@ enum InputReader {
     /// its own line are kept (they belong to a CSV header's first name) unless there are more than
     /// `keepingAtMost`; then they are released too and `lineCut` is true.
     private static func firstSignificantByte(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError)
-        -> (byte: UInt8, line: Int, lineStart: Int64, lineCut: Bool)? {
+        -> (byte: UInt8, line: Int, lineStart: Int64, lineCut: Bool)?
+    {
         var i = buffer.start
         var line = 1
         var lineStart = buffer.baseOffset + Int64(i)
@@ -153,8 +163,10 @@ enum InputReader {
     /// line must not end where a document goes on (after `{` `[` `,` or `:`), and the next
     /// non-blank line must be a complete JSON object by itself. (A pretty-printed document cut
     /// anywhere fails one of the two; NDJSON lines are complete objects.)
-    private static func looksLikeNDJSON(options: ReaderOptions,
-                                        makeSource: () throws(InputError) -> ByteSource) throws(InputError) -> Bool {
+    private static func looksLikeNDJSON(
+        options: ReaderOptions,
+        makeSource: () throws(InputError) -> ByteSource
+    ) throws(InputError) -> Bool {
         let buffer = ChunkBuffer(source: try makeSource(), chunkSize: options.readWindowBytes)
         try skipBOM(buffer)
         let limit = max(options.maxRecordBytes, 1)
@@ -165,7 +177,9 @@ enum InputReader {
             if significant.isEmpty { continue }
             if first == nil {
                 first = significant
-                if let last = significant.last, [ASCII.openBrace, ASCII.openBracket, ASCII.comma, ASCII.colon].contains(last) {
+                if let last = significant.last,
+                    [ASCII.openBrace, ASCII.openBracket, ASCII.comma, ASCII.colon].contains(last)
+                {
                     return false
                 }
                 continue
@@ -179,7 +193,9 @@ enum InputReader {
 
     /// The next line without its LF (at most `keepingAtMost` bytes of it; `whole` is false when
     /// it was longer); nil at the end of the input.
-    private static func nextLine(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError) -> ([UInt8], whole: Bool)? {
+    private static func nextLine(_ buffer: ChunkBuffer, keepingAtMost limit: Int) throws(InputError) -> (
+        [UInt8], whole: Bool
+    )? {
         var line: [UInt8] = []
         var whole = true
         var sawAny = false
@@ -205,7 +221,8 @@ enum InputReader {
             guard try buffer.refill().more else { break }
         }
         if buffer.end - buffer.start >= 3, buffer[buffer.start] == 0xEF, buffer[buffer.start + 1] == 0xBB,
-           buffer[buffer.start + 2] == 0xBF {
+            buffer[buffer.start + 2] == 0xBF
+        {
             buffer.release(upTo: buffer.start + 3)
         }
     }

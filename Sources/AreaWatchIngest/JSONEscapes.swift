@@ -32,8 +32,11 @@ enum JSONEscapes {
     /// Appends one UTF-16 code unit as UTF-8; a lone surrogate becomes U+FFFD.
     static func appendUnit(_ unit: UInt32, pendingHigh: UInt32?, to out: inout [UInt8]) {
         var scalar = unit
-        if let high = pendingHigh { scalar = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00) }
-        else if (0xD800...0xDFFF).contains(unit) { scalar = 0xFFFD }
+        if let high = pendingHigh {
+            scalar = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00)
+        } else if (0xD800...0xDFFF).contains(unit) {
+            scalar = 0xFFFD
+        }
         let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
         out.append(contentsOf: Array(String(Character(s)).utf8))
     }
@@ -63,12 +66,18 @@ extension JSONTape {
                     pendingHigh = nil
                     continue
                 }
-                if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out); pendingHigh = nil }
+                if let high = pendingHigh {
+                    JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out)
+                    pendingHigh = nil
+                }
                 out.append(JSONEscapes.simple(e) ?? e)
                 i += 2
                 continue
             }
-            if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out); pendingHigh = nil }
+            if let high = pendingHigh {
+                JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out)
+                pendingHigh = nil
+            }
             out.append(b)
             i += 1
         }
@@ -78,8 +87,13 @@ extension JSONTape {
     /// Decodes a complete string literal (with quotes); nil when it is not one.
     static func decodeStringLiteral(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
         var lo = 0, hi = literal.count
-        while lo < hi, literal[lo] == ASCII.space || literal[lo] == ASCII.tab || literal[lo] == ASCII.lf || literal[lo] == ASCII.cr { lo += 1 }
-        while hi > lo, literal[hi - 1] == ASCII.space || literal[hi - 1] == ASCII.tab || literal[hi - 1] == ASCII.lf || literal[hi - 1] == ASCII.cr { hi -= 1 }
+        while lo < hi,
+            literal[lo] == ASCII.space || literal[lo] == ASCII.tab || literal[lo] == ASCII.lf || literal[lo] == ASCII.cr
+        { lo += 1 }
+        while hi > lo,
+            literal[hi - 1] == ASCII.space || literal[hi - 1] == ASCII.tab || literal[hi - 1] == ASCII.lf
+                || literal[hi - 1] == ASCII.cr
+        { hi -= 1 }
         guard hi - lo >= 2, literal[lo] == ASCII.quote, literal[hi - 1] == ASCII.quote else { return nil }
         var out: [UInt8] = []
         decodeEscapes(UnsafeBufferPointer(rebasing: literal[(lo + 1)..<(hi - 1)]), into: &out)

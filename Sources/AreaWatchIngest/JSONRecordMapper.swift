@@ -70,7 +70,11 @@ final class JSONRecordMapper {
         }
         for (k, entry) in resolved.enumerated() where Bytes.equal(entry.name, name) {
             if position < 64 {
-                if position < lastAtPosition.count { lastAtPosition[position] = k } else if position == lastAtPosition.count { lastAtPosition.append(k) }
+                if position < lastAtPosition.count {
+                    lastAtPosition[position] = k
+                } else if position == lastAtPosition.count {
+                    lastAtPosition.append(k)
+                }
             }
             return (entry.slot, entry.rank)
         }
@@ -82,14 +86,21 @@ final class JSONRecordMapper {
         } else {
             for (slot, field) in IncidentField.allCases.enumerated() {
                 if overrides.contains(where: { $0.field == slot }) || (pointGiven && slot <= 1) { continue }
-                if let rank = field.aliases.firstIndex(of: normalized) { result = (slot, rank); break }
+                if let rank = field.aliases.firstIndex(of: normalized) {
+                    result = (slot, rank)
+                    break
+                }
             }
         }
         // At most 256 names of at most 256 bytes are kept (64 KiB), whatever names a file has.
         if resolved.count < 256 && name.count <= 256 {
             resolved.append((Array(name), result.slot, result.rank))
             if position < 64 {
-                if position < lastAtPosition.count { lastAtPosition[position] = resolved.count - 1 } else if position == lastAtPosition.count { lastAtPosition.append(resolved.count - 1) }
+                if position < lastAtPosition.count {
+                    lastAtPosition[position] = resolved.count - 1
+                } else if position == lastAtPosition.count {
+                    lastAtPosition.append(resolved.count - 1)
+                }
             }
         }
         return result
@@ -121,9 +132,11 @@ final class JSONRecordMapper {
 
     /// Builds a record from an incident object (forms 1–4). `memberID` is the key of an
     /// id → post map, which is the record's id; `coordinates` replaces lat/lon (GeoJSON).
-    func map(_ tape: JSONTape, object: Int?, memberID: String?, location: RecordLocation,
-             coordinates: Result<(lat: RawValue, lon: RawValue), RejectReason>? = nil,
-             featureID: RawValue? = nil) -> SourceRecord {
+    func map(
+        _ tape: JSONTape, object: Int?, memberID: String?, location: RecordLocation,
+        coordinates: Result<(lat: RawValue, lon: RawValue), RejectReason>? = nil,
+        featureID: RawValue? = nil
+    ) -> SourceRecord {
         mappedRecords += 1
         slotNode.fill(with: -1)
         slotRank.fill(with: .max)
@@ -146,15 +159,21 @@ final class JSONRecordMapper {
             k = Int(tape.node(v).next)
         }
         let attributeText = attributeText(tape)
-        func value(_ slot: Int) -> RawValue { slotNode[slot] >= 0 ? JSONRecordMapper.rawValue(tape, slotNode[slot]) : .absent }
+        func value(_ slot: Int) -> RawValue {
+            slotNode[slot] >= 0 ? JSONRecordMapper.rawValue(tape, slotNode[slot]) : .absent
+        }
 
         var lat = value(0), lon = value(1)
         var coordinates = coordinates
         if pointGiven && coordinates == nil { coordinates = PointText.split(value(JSONRecordMapper.pointSlot)) }
         if let coordinates {
             switch coordinates {
-            case .success(let c): lat = c.lat; lon = c.lon
-            case .failure(let reason): return .rejected(reason, location: location, idHint: idText(tape, memberID: memberID, featureID: featureID))
+            case .success(let c):
+                lat = c.lat
+                lon = c.lon
+            case .failure(let reason):
+                return .rejected(
+                    reason, location: location, idHint: idText(tape, memberID: memberID, featureID: featureID))
             }
         }
         var idValue = value(idSlot)
@@ -171,8 +190,10 @@ final class JSONRecordMapper {
         // A member name is the record's id unless it is empty or blank: then no id, as for fields.
         var key = RecordBuilder.nonEmptyText(idValue) ?? ""
         if var memberID, !memberID.withUTF8({ RawValue(kind: .text, bytes: $0).isEmpty }) { key = memberID }
-        return .accepted(RecordBuilder.incident(checked, key: key, category: value(4), handled: value(5), description: value(6),
-                                                user: value(7), attributes: attributeText, categories: categories))
+        return .accepted(
+            RecordBuilder.incident(
+                checked, key: key, category: value(4), handled: value(5), description: value(6),
+                user: value(7), attributes: attributeText, categories: categories))
     }
 
     private func slotValue(_ tape: JSONTape, _ slot: Int) -> RawValue {
@@ -204,7 +225,8 @@ final class JSONRecordMapper {
     private func idText(_ tape: JSONTape, memberID: String?, featureID: RawValue?) -> String? {
         if let memberID { return memberID }
         if let featureID, !featureID.isEmpty { return featureID.text }
-        return slotNode[idSlot] >= 0 ? RecordBuilder.nonEmptyText(JSONRecordMapper.rawValue(tape, slotNode[idSlot])) : nil
+        return slotNode[idSlot] >= 0
+            ? RecordBuilder.nonEmptyText(JSONRecordMapper.rawValue(tape, slotNode[idSlot])) : nil
     }
 
     /// Canonical attribute text: names in byte order, the first of equal names kept.
@@ -236,13 +258,15 @@ final class JSONRecordMapper {
         return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
-    static func pointCoordinates(_ tape: JSONTape, feature: Int) -> Result<(lat: RawValue, lon: RawValue), RejectReason> {
+    static func pointCoordinates(_ tape: JSONTape, feature: Int) -> Result<(lat: RawValue, lon: RawValue), RejectReason>
+    {
         guard let geometry = member(tape, of: feature, named: "geometry"), tape.node(geometry).kind != .null else {
             return .failure(.missingCoordinates)
         }
         guard tape.node(geometry).kind == .object,
-              let type = member(tape, of: geometry, named: "type"), tape.node(type).kind == .string,
-              Bytes.equal(tape.string(type), point) else {
+            let type = member(tape, of: geometry, named: "type"), tape.node(type).kind == .string,
+            Bytes.equal(tape.string(type), point)
+        else {
             return .failure(.invalidCoordinates)
         }
         guard let coords = member(tape, of: geometry, named: "coordinates"), tape.node(coords).kind == .array else {

@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// The JSON input shapes of SPEC §2.1.
 public enum JSONShape: String, Sendable {
@@ -27,7 +27,10 @@ final class JSONRecordSource: RecordSource {
     private var current = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
     /// `reference`: the stream and the tape without their fast paths (for the property tests).
-    init(buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0, reference: Bool = false) {
+    init(
+        buffer: ChunkBuffer, shape: JSONShape, options: ReaderOptions, line: Int = 1, lineStart: Int64 = 0,
+        reference: Bool = false
+    ) {
         stream = JSONStream(buffer: buffer, line: line, lineStart: lineStart, reference: reference)
         tape = JSONTape(reference: reference)
         self.shape = shape
@@ -45,7 +48,7 @@ final class JSONRecordSource: RecordSource {
                 let (name, whole) = try stream.readString()
                 try stream.expect(ASCII.colon, "':'")
                 guard whole else {
-                    try stream.skipValue()  // a name over 1 MiB is none of the names that matter
+                    try stream.skipValue() // a name over 1 MiB is none of the names that matter
                     continue
                 }
                 if name == "posts" { return .watchMeExport }
@@ -94,7 +97,10 @@ final class JSONRecordSource: RecordSource {
             repeat {
                 let (name, whole) = try stream.readString()
                 try stream.expect(ASCII.colon, "':'")
-                guard whole, name == wanted else { try stream.skipValue(); continue }
+                guard whole, name == wanted else {
+                    try stream.skipValue()
+                    continue
+                }
                 switch try stream.peek() {
                 case 123 where shape == .watchMeExport:
                     try stream.expect(ASCII.openBrace, "'{'")
@@ -103,9 +109,10 @@ final class JSONRecordSource: RecordSource {
                     try stream.expect(ASCII.openBracket, "'['")
                     try readElements(path: wanted, body)
                 case 110:
-                    try stream.skipValue()  // null: no records
+                    try stream.skipValue() // null: no records
                 default:
-                    throw stream.error("\"\(wanted)\" must be \(shape == .watchMeExport ? "an object or an array" : "an array")")
+                    throw stream.error(
+                        "\"\(wanted)\" must be \(shape == .watchMeExport ? "an object or an array" : "an array")")
                 }
             } while try stream.nextInContainer(closing: 125)
             try expectEnd()
@@ -158,8 +165,12 @@ final class JSONRecordSource: RecordSource {
     }
 
     /// Captures the next value and hands its record to `body`.
-    private func readRecord(location: RecordLocation, memberID: String?, _ body: (consuming SourceRecord) throws -> Void) throws {
-        if let bytes = try stream.parseObjectInPlace(tape, maxBytes: options.maxRecordBytes, maxDepth: options.maxJSONDepth) {
+    private func readRecord(
+        location: RecordLocation, memberID: String?, _ body: (consuming SourceRecord) throws -> Void
+    ) throws {
+        if let bytes = try stream.parseObjectInPlace(
+            tape, maxBytes: options.maxRecordBytes, maxDepth: options.maxJSONDepth)
+        {
             current = bytes
             try body(mapped(location: location, memberID: memberID))
             return
@@ -188,9 +199,12 @@ final class JSONRecordSource: RecordSource {
         if shape == .featureCollection {
             let properties = JSONRecordMapper.member(tape, of: 0, named: "properties")
                 .flatMap { tape.node($0).kind == .object ? $0 : nil }
-            let featureID = JSONRecordMapper.member(tape, of: 0, named: "id").map { JSONRecordMapper.rawValue(tape, $0) }
-            return mapper.map(tape, object: properties, memberID: nil, location: location,
-                              coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
+            let featureID = JSONRecordMapper.member(tape, of: 0, named: "id").map {
+                JSONRecordMapper.rawValue(tape, $0)
+            }
+            return mapper.map(
+                tape, object: properties, memberID: nil, location: location,
+                coordinates: JSONRecordMapper.pointCoordinates(tape, feature: 0), featureID: featureID)
         }
         return mapper.map(tape, object: 0, memberID: memberID, location: location)
     }
@@ -261,8 +275,9 @@ final class JSONRecordSource: RecordSource {
                 if !current.allSatisfy({ $0 == ASCII.space || $0 == ASCII.tab || $0 == ASCII.cr }) {
                     let failure = tape.parse(current, maxDepth: options.maxJSONDepth)
                     if failure == .truncated && newline < 0 {
-                        throw InputError(file: stream.path, position: "line \(line)",
-                                         message: "the file ends inside a JSON record (truncated last line)")
+                        throw InputError(
+                            file: stream.path, position: "line \(line)",
+                            message: "the file ends inside a JSON record (truncated last line)")
                     }
                     if failure == nil && tape.node(0).kind == .object {
                         try body(mapper.map(tape, object: 0, memberID: nil, location: .line(line)))

@@ -33,7 +33,8 @@ enum JSONSWAR {
     /// below 10 (nibble + 6 stays below 0x10; no lane carries into the next).
     @inline(__always)
     static func nonDigits(_ x: UInt64) -> UInt64 {
-        let other = ((x & (ones &* 0xF0)) ^ (ones &* 0x30)) | (((x & (ones &* 0x0F)) &+ (ones &* 0x06)) & (ones &* 0x10))
+        let other =
+            ((x & (ones &* 0xF0)) ^ (ones &* 0x30)) | (((x & (ones &* 0x0F)) &+ (ones &* 0x06)) & (ones &* 0x10))
         return ~equal(other, 0) & high
     }
 

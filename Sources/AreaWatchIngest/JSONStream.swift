@@ -1,4 +1,5 @@
 import AreaWatchCore
+
 /// A streaming walk over the structure of a JSON document, for the levels above the records:
 /// the top-level object or array, the `posts` map, the `features` array.
 ///
@@ -86,7 +87,10 @@ final class JSONStream {
 
     /// After a member or element: true when a `,` follows, false when `closing` does.
     func nextInContainer(closing: UInt8) throws(InputError) -> Bool {
-        guard let b = try peek() else { throw error("the file ends inside a JSON \(closing == ASCII.closeBrace ? "object" : "array") (truncated JSON)") }
+        guard let b = try peek() else {
+            throw error(
+                "the file ends inside a JSON \(closing == ASCII.closeBrace ? "object" : "array") (truncated JSON)")
+        }
         i += 1
         if b == ASCII.comma { return true }
         if b == closing { return false }
@@ -97,7 +101,10 @@ final class JSONStream {
     /// True (and consumed) when the container that was just opened is empty.
     func closesImmediately(_ closing: UInt8) throws(InputError) -> Bool {
         guard let b = try peek() else { throw error("the file ends inside a JSON value (truncated JSON)") }
-        if b == closing { i += 1; return true }
+        if b == closing {
+            i += 1
+            return true
+        }
         return false
     }
 
@@ -143,7 +150,8 @@ final class JSONStream {
                 var hex: [UInt8] = []
                 for _ in 0..<4 {
                     guard try ensure() else { throw error("the file ends inside a string (truncated JSON)") }
-                    hex.append(buffer[i]); i += 1
+                    hex.append(buffer[i])
+                    i += 1
                 }
                 guard JSONEscapes.hexValue(hex) != nil else { throw error("invalid \\u escape") }
                 keep([b, e] + hex)
@@ -174,19 +182,32 @@ final class JSONStream {
         while true {
             if i >= buffer.end {
                 flush()
-                if keeping && out.count > maxBytes { keeping = false; out.removeAll() }
+                if keeping && out.count > maxBytes {
+                    keeping = false
+                    out.removeAll()
+                }
                 guard try refill() else {
                     if depth == 0 && !inString { return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
-                    throw InputError(file: path, position: position,
-                                     message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
+                    throw InputError(
+                        file: path, position: position,
+                        message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
                 }
                 from = i
                 continue
             }
             let b = buffer[i]
             if inString {
-                if escaped { escaped = false } else if b == ASCII.backslash { escaped = true } else if b == ASCII.quote { inString = false
-                    if depth == 0 { i += 1; flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
+                if escaped {
+                    escaped = false
+                } else if b == ASCII.backslash {
+                    escaped = true
+                } else if b == ASCII.quote {
+                    inString = false
+                    if depth == 0 {
+                        i += 1
+                        flush()
+                        return finishCapture(out, keeping: keeping, maxBytes: maxBytes)
+                    }
                 } else if b == ASCII.lf {
                     // Invalid JSON, but only this value's problem: the record parser rejects it.
                     line += 1
@@ -199,11 +220,21 @@ final class JSONStream {
             case ASCII.quote: inString = true
             case ASCII.openBrace, ASCII.openBracket: depth += 1
             case ASCII.closeBrace, ASCII.closeBracket:
-                if depth == 0 { flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
+                if depth == 0 {
+                    flush()
+                    return finishCapture(out, keeping: keeping, maxBytes: maxBytes)
+                }
                 depth -= 1
-                if depth == 0 { i += 1; flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
+                if depth == 0 {
+                    i += 1
+                    flush()
+                    return finishCapture(out, keeping: keeping, maxBytes: maxBytes)
+                }
             case ASCII.comma:
-                if depth == 0 { flush(); return finishCapture(out, keeping: keeping, maxBytes: maxBytes) }
+                if depth == 0 {
+                    flush()
+                    return finishCapture(out, keeping: keeping, maxBytes: maxBytes)
+                }
             case ASCII.lf:
                 line += 1
                 lineStart = buffer.baseOffset + Int64(i) + 1
@@ -220,7 +251,9 @@ final class JSONStream {
     /// valid, lies whole in the buffer and has at most `maxBytes` bytes, consumes it and returns
     /// its bytes (valid until the stream reads on). Otherwise consumes nothing and returns nil:
     /// the caller captures the value (`captureValue`), which handles every other case.
-    func parseObjectInPlace(_ tape: JSONTape, maxBytes: Int, maxDepth: Int) throws(InputError) -> UnsafeBufferPointer<UInt8>? {
+    func parseObjectInPlace(_ tape: JSONTape, maxBytes: Int, maxDepth: Int) throws(InputError) -> UnsafeBufferPointer<
+        UInt8
+    >? {
         guard !reference, try peek() == ASCII.openBrace else { return nil }
         // At most the record limit is parsed, so the tape holds no more than it does for a
         // captured record (a longer one fails here and is rejected by the capture).
@@ -299,17 +332,30 @@ final class JSONStream {
                     let b = p[k]
                     k += 1
                     if inString {
-                        if escaped { escaped = false } else if b == ASCII.backslash { escaped = true } else if b == ASCII.quote { inString = false }
-                        else if b == ASCII.lf { line += 1; lineStart = base + Int64(k) }
+                        if escaped {
+                            escaped = false
+                        } else if b == ASCII.backslash {
+                            escaped = true
+                        } else if b == ASCII.quote {
+                            inString = false
+                        } else if b == ASCII.lf {
+                            line += 1
+                            lineStart = base + Int64(k)
+                        }
                         continue
                     }
                     switch b {
-                    case ASCII.lf: line += 1; lineStart = base + Int64(k)
+                    case ASCII.lf:
+                        line += 1
+                        lineStart = base + Int64(k)
                     case ASCII.quote: inString = true
                     case ASCII.openBrace, ASCII.openBracket: depth += 1
                     case ASCII.closeBrace, ASCII.closeBracket:
                         depth -= 1
-                        if depth == 0 { done = true; break scan }
+                        if depth == 0 {
+                            done = true
+                            break scan
+                        }
                     default: break
                     }
                 }
@@ -319,8 +365,9 @@ final class JSONStream {
             self.lineStart = lineStart
             if done { return }
             guard try refill() else {
-                throw InputError(file: path, position: position,
-                                 message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
+                throw InputError(
+                    file: path, position: position,
+                    message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import AreaWatchCore
+
 /// One JSON value (a record) parsed into a flat array of nodes, simdjson-style: no allocation per
 /// value, strings decoded only when asked for. Containers know where their subtree ends, so a
 /// caller walks an object's members with `firstChild` / `next`.
@@ -60,8 +61,13 @@ final class JSONTape {
         var lineFeeds = 0, lastLineFeed = -1
         @inline(__always) func skipSpace() {
             // One compare passes the usual next byte (a token); blanks are rare in exports.
-            while i < n, input[i] <= ASCII.space, input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab {
-                if input[i] == ASCII.lf { lineFeeds += 1; lastLineFeed = i }
+            while i < n, input[i] <= ASCII.space,
+                input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab
+            {
+                if input[i] == ASCII.lf {
+                    lineFeeds += 1
+                    lastLineFeed = i
+                }
                 i += 1
             }
         }
@@ -84,7 +90,10 @@ final class JSONTape {
                 switch b {
                 case ASCII.openBrace, ASCII.openBracket:
                     guard openStack.count < maxDepth else { return .tooDeep }
-                    nodes.append(Node(kind: b == ASCII.openBrace ? .object : .array, start: Int32(i), end: 0, next: 0, escaped: false))
+                    nodes.append(
+                        Node(
+                            kind: b == ASCII.openBrace ? .object : .array, start: Int32(i), end: 0, next: 0,
+                            escaped: false))
                     openStack.append(index)
                     i += 1
                     skipSpace()
@@ -101,15 +110,22 @@ final class JSONTape {
                     }
                     continue
                 case ASCII.quote:
-                    guard let (end, escaped) = scanString(input, from: i + 1) else { return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1) }
-                    nodes.append(Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(index + 1), escaped: escaped))
+                    guard let (end, escaped) = scanString(input, from: i + 1) else {
+                        return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1)
+                    }
+                    nodes.append(
+                        Node(
+                            kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(index + 1),
+                            escaped: escaped))
                     i = end + 1
                 case 116, 102, 110:
-                    let (word, kind): (StaticString, Kind) = b == 116 ? ("true", .trueValue) : b == 102 ? ("false", .falseValue) : ("null", .null)
+                    let (word, kind): (StaticString, Kind) =
+                        b == 116 ? ("true", .trueValue) : b == 102 ? ("false", .falseValue) : ("null", .null)
                     let len = word.utf8CodeUnitCount
                     guard i + len <= n else { return .truncated }
                     for k in 0..<len where input[i + k] != word.utf8Start[k] { return .invalid }
-                    nodes.append(Node(kind: kind, start: Int32(i), end: Int32(i + len), next: Int32(index + 1), escaped: false))
+                    nodes.append(
+                        Node(kind: kind, start: Int32(i), end: Int32(i + len), next: Int32(index + 1), escaped: false))
                     i += len
                 default:
                     var cut = false
@@ -117,7 +133,8 @@ final class JSONTape {
                         // `-`, `5.`, `5e`, `5e+` at the very end: the input was cut inside the number.
                         return cut ? .truncated : .invalid
                     }
-                    nodes.append(Node(kind: .number, start: Int32(i), end: Int32(end), next: Int32(index + 1), escaped: false))
+                    nodes.append(
+                        Node(kind: .number, start: Int32(i), end: Int32(end), next: Int32(index + 1), escaped: false))
                     i = end
                 }
                 expectValue = false
@@ -126,8 +143,13 @@ final class JSONTape {
             if expectKey {
                 guard i < n else { return .truncated }
                 guard input[i] == ASCII.quote else { return .invalid }
-                guard let (end, escaped) = scanString(input, from: i + 1) else { return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1) }
-                nodes.append(Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(nodes.count + 1), escaped: escaped))
+                guard let (end, escaped) = scanString(input, from: i + 1) else {
+                    return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1)
+                }
+                nodes.append(
+                    Node(
+                        kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(nodes.count + 1),
+                        escaped: escaped))
                 i = end + 1
                 skipSpace()
                 guard i < n else { return .truncated }
@@ -240,18 +262,23 @@ final class JSONTape {
             guard k < n else { return k }
             switch p[k] {
             case ASCII.comma, ASCII.closeBrace, ASCII.closeBracket, ASCII.space, ASCII.lf, ASCII.cr, ASCII.tab: return k
-            default: return -1  // an exponent, or not a number
+            default: return -1 // an exponent, or not a number
             }
         }
         @inline(__always) func scalar(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) {
-            nodes.append(Node(kind: kind, start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end),
-                              next: Int32(truncatingIfNeeded: nodes.count + 1), escaped: escaped))
+            nodes.append(
+                Node(
+                    kind: kind, start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end),
+                    next: Int32(truncatingIfNeeded: nodes.count + 1), escaped: escaped))
         }
 
         skipSpace()
         guard i < n, p[i] == ASCII.openBrace || p[i] == ASCII.openBracket, maxDepth > 0 else { return false }
         var inObject = p[i] == ASCII.openBrace
-        nodes.append(Node(kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0, escaped: false))
+        nodes.append(
+            Node(
+                kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0, escaped: false)
+        )
         openStack.append(0)
         i += 1
         var first = true
@@ -284,21 +311,30 @@ final class JSONTape {
                     guard openStack.count < maxDepth else { return false }
                     openStack.append(nodes.count)
                     inObject = b == ASCII.openBrace
-                    nodes.append(Node(kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0, escaped: false))
+                    nodes.append(
+                        Node(
+                            kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0,
+                            escaped: false))
                     i += 1
                     first = true
                     continue members
-                case 116:  // true
-                    guard i + 4 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6575_7274) else { return false }
+                case 116: // true
+                    guard i + 4 <= n,
+                        UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6575_7274)
+                    else { return false }
                     scalar(.trueValue, i, i + 4)
                     i += 4
-                case 102:  // false
-                    guard i + 5 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x736C_6166),
-                          p[i + 4] == 101 else { return false }
+                case 102: // false
+                    guard i + 5 <= n,
+                        UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x736C_6166),
+                        p[i + 4] == 101
+                    else { return false }
                     scalar(.falseValue, i, i + 5)
                     i += 5
-                case 110:  // null
-                    guard i + 4 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6C6C_756E) else { return false }
+                case 110: // null
+                    guard i + 4 <= n,
+                        UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6C6C_756E)
+                    else { return false }
                     scalar(.null, i, i + 4)
                     i += 4
                 default:
@@ -316,7 +352,9 @@ final class JSONTape {
                 let c = p[i]
                 i += 1
                 if c == ASCII.comma { continue members }
-                guard c == (inObject ? ASCII.closeBrace : ASCII.closeBracket), let open = openStack.last else { return false }
+                guard c == (inObject ? ASCII.closeBrace : ASCII.closeBracket), let open = openStack.last else {
+                    return false
+                }
                 close(open, at: i)
                 openStack.removeLast()
                 guard let outer = openStack.last else { break members }
@@ -349,7 +387,10 @@ final class JSONTape {
             while i + 8 <= s.count {
                 let x = JSONSWAR.load(p + i)
                 let stops = JSONSWAR.equal(x, ASCII.quote) | JSONSWAR.equal(x, ASCII.backslash) | JSONSWAR.control(x)
-                if stops != 0 { i += JSONSWAR.first(stops); break }
+                if stops != 0 {
+                    i += JSONSWAR.first(stops)
+                    break
+                }
                 i += 8
             }
             guard i < s.count else { break }
@@ -379,7 +420,10 @@ final class JSONTape {
         var i = from
         while i < s.count {
             if s[i] == ASCII.quote { return .invalid }
-            if s[i] == ASCII.backslash { i += 2; continue }
+            if s[i] == ASCII.backslash {
+                i += 2
+                continue
+            }
             i += 1
         }
         return .truncated
@@ -438,7 +482,10 @@ final class JSONTape {
     func string(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let node = nodes[index]
         // A node's range lies in `bytes`, so `bytes` has a base address.
-        guard node.escaped else { return UnsafeBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + Int(node.start), count: Int(node.end &- node.start)) }
+        guard node.escaped else {
+            return UnsafeBufferPointer(
+                start: bytes.baseAddress.unsafelyUnwrapped + Int(node.start), count: Int(node.end &- node.start))
+        }
         return decoded(index)
     }
 
@@ -457,8 +504,9 @@ final class JSONTape {
             }
         }
         let decoded = nodes[index]
-        return UnsafeBufferPointer(start: arena.unsafeBaseAddress + Int(decoded.decodedAt),
-                                   count: Int(decoded.decodedCount))
+        return UnsafeBufferPointer(
+            start: arena.unsafeBaseAddress + Int(decoded.decodedAt),
+            count: Int(decoded.decodedCount))
     }
 
     /// Members of an object node as (key node, value node) index pairs.

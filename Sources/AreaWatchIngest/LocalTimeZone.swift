@@ -17,12 +17,14 @@ public struct LocalTimeZone: Sendable, Equatable {
     public init(named name: String) throws(TimeFormatError) {
         let shown = String(name.prefix(64)) + (name.count > 64 ? "…" : "")
         guard ZoneCatalog.isWellFormed(name) else {
-            throw TimeFormatError(message: "--timezone: '\(shown)' is not a zone name; give an IANA name "
-                                  + "such as America/Chicago, America/New_York or Europe/London")
+            throw TimeFormatError(
+                message: "--timezone: '\(shown)' is not a zone name; give an IANA name "
+                    + "such as America/Chicago, America/New_York or Europe/London")
         }
         guard ZoneCatalog.isAvailable else {
-            throw TimeFormatError(message: "--timezone \(shown): no time-zone database at \(ZoneCatalog.root) "
-                                  + "(install the tzdata package)")
+            throw TimeFormatError(
+                message: "--timezone \(shown): no time-zone database at \(ZoneCatalog.root) "
+                    + "(install the tzdata package)")
         }
         var found: (name: String, rules: ZoneRules)?
         do {
@@ -36,8 +38,9 @@ public struct LocalTimeZone: Sendable, Equatable {
         }
         guard let found else {
             let hint = ClosestName.closest(to: name, among: ZoneCatalog.names()).map { "; the closest is \($0)" } ?? ""
-            throw TimeFormatError(message: "--timezone: unknown time zone '\(shown)'\(hint); give an IANA name "
-                                  + "such as America/Chicago, America/New_York or Europe/London")
+            throw TimeFormatError(
+                message: "--timezone: unknown time zone '\(shown)'\(hint); give an IANA name "
+                    + "such as America/Chicago, America/New_York or Europe/London")
         }
         identifier = found.name
         rules = found.rules
@@ -106,7 +109,8 @@ enum ZoneCatalog {
                 if (info.st_mode & S_IFMT) == S_IFDIR {
                     walk(child, depth: depth + 1)
                 } else if isWellFormed(child), let head = readZoneFile(root + "/" + child, limit: 4),
-                          head.starts(with: "TZif".utf8) {
+                    head.starts(with: "TZif".utf8)
+                {
                     found.append(child)
                 }
             }

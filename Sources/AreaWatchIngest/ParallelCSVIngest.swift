@@ -1,7 +1,7 @@
-import Glibc
-import Dispatch
-import Synchronization
 import AreaWatchCore
+import Dispatch
+import Glibc
+import Synchronization
 
 /// A CSV file parsed on several threads with exactly the results of one thread (SPEC §4 keys and
 /// ordinals, reject lines, order).
@@ -43,16 +43,18 @@ enum ParallelCSVIngest {
         emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
     ) throws {
         let layout = csv.layout
-        var cutter = BlockCutter(buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
-                                 target: options.parallelBlockBytes, growth: maxGrowth)
-        let workers = WorkerState(layout: layout, keepExcerpts: accounting.rejects != nil,
-                                  keyHashPrefix: accounting.hashesKeys ? Array(accounting.keyPrefix.utf8) : nil)
+        var cutter = BlockCutter(
+            buffer: csv.scanner.buffer, start: csv.scanner.endOfRecord,
+            target: options.parallelBlockBytes, growth: maxGrowth)
+        let workers = WorkerState(
+            layout: layout, keepExcerpts: accounting.rejects != nil,
+            keyHashPrefix: accounting.hashesKeys ? Array(accounting.keyPrefix.utf8) : nil)
         var inFlight: [ParsedBlock] = []
         var head = 0
         var line = csv.scanner.nextLine
         var cutterDone = false
         var hashes: [KeyHash] = []
-        accounting.contentBase = csv.contentOffset  // the header's end
+        accounting.contentBase = csv.contentOffset // the header's end
         defer { for block in inFlight[head...] { block.waitUntilParsed() } }
         while true {
             // Up to `blocksInFlight` blocks: with fewer, the parsers and this thread wait on each
@@ -82,8 +84,9 @@ enum ParallelCSVIngest {
             }
             block.waitUntilParsed()
             guard !block.failed else { break }
-            try emitRecords(of: block, firstLine: line, hashes: &hashes, accounting: &accounting, report: &report,
-                            emit: emit)
+            try emitRecords(
+                of: block, firstLine: line, hashes: &hashes, accounting: &accounting, report: &report,
+                emit: emit)
             line += block.lineFeeds
             accounting.finishedBlock(bytes: block.bytes.count, report: report)
             // Freeing the incidents (their texts' releases) falls to a parsing thread: this one
@@ -104,7 +107,8 @@ enum ParallelCSVIngest {
         prefix = []
         let buffer = ChunkBuffer(source: rest, chunkSize: options.reader.readWindowBytes)
         let hashing = accounting.hashesKeys
-        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) { incident in
+        try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) {
+            incident in
             var incident = incident
             let hash = hashing ? KeyHash(incident.key) : nil
             try withUnsafeMutablePointer(to: &incident) { pointer in
@@ -150,9 +154,10 @@ enum ParallelCSVIngest {
             }
             guard k < block.rejects.count else { break }
             let reject = block.rejects[k]
-            try accounting.reject(reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
-                                  report: &report, example: { reject.example ?? "" },
-                                  excerpt: { reject.excerpt ?? "" })
+            try accounting.reject(
+                reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
+                report: &report, example: { reject.example ?? "" },
+                excerpt: { reject.excerpt ?? "" })
         }
     }
 }
@@ -205,7 +210,7 @@ final class ParsedBlock: @unchecked Sendable {
     /// Worker side: one more accepted incident.
     func append(_ incident: consuming Incident, key: ParsedKey) {
         if incidents.count == incidents.capacity {
-            let grown = max(1024, bytes.count / 60, incidents.capacity * 2)  // rows of 60+ bytes: no regrowth
+            let grown = max(1024, bytes.count / 60, incidents.capacity * 2) // rows of 60+ bytes: no regrowth
             incidents.reserveCapacity(grown)
             keys.reserveCapacity(grown)
         }
@@ -294,8 +299,9 @@ private final class WorkerState: @unchecked Sendable {
         defer { block.markParsed() }
         let times = takeTimes()
         defer { giveBack(times) }
-        let source = CSVRecordSource(layout: layout, buffer: ChunkBuffer(borrowing: block.unsafeBytes, source: name),
-                                     firstLine: 1, times: times)
+        let source = CSVRecordSource(
+            layout: layout, buffer: ChunkBuffer(borrowing: block.unsafeBytes, source: name),
+            firstLine: 1, times: times)
         source.keyHashPrefix = keyHashPrefix
         var scratch: [UInt8] = []
         var exampled = Set<RejectReason>()
@@ -313,14 +319,17 @@ private final class WorkerState: @unchecked Sendable {
                     }
                     block.append(incident, key: key)
                 case .rejected(let reason, let location, let idHint):
-                    guard case .line(let line) = location else { preconditionFailure("a CSV reject is located by line") }
+                    guard case .line(let line) = location else {
+                        preconditionFailure("a CSV reject is located by line")
+                    }
                     var example: String?
                     if block.acceptedCount == 0 && exampled.insert(reason).inserted {
                         example = source.currentValue(for: reason) ?? source.currentExcerpt()
                     }
-                    block.append(ParsedBlock.Reject(
-                        reason: reason, line: line, idHint: idHint,
-                        excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example))
+                    block.append(
+                        ParsedBlock.Reject(
+                            reason: reason, line: line, idHint: idHint,
+                            excerpt: keepExcerpts ? source.currentExcerpt() : nil, example: example))
                 }
             }
             block.lineFeeds = source.scanner.nextLine - 1
@@ -385,7 +394,10 @@ struct BlockCutter {
         var segment = 0
         var inQuotes = false
         while segment <= n {
-            let quote = memchr(p + segment, Int32(ASCII.quote), n - segment).map { p.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? n
+            let quote =
+                memchr(p + segment, Int32(ASCII.quote), n - segment).map {
+                    p.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? n
             if !inQuotes {
                 // Backwards from the segment's end: the last LF is usually near it.
                 var i = quote - 1

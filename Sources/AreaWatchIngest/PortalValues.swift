@@ -78,15 +78,21 @@ enum PointText {
             return RawValue(kind: .text, bytes: UnsafeBufferPointer(rebasing: t[start..<i]))
         }
         let isBlank = { (b: UInt8) in b == 32 || b == 9 }
-        if end >= 5, t[0] | 0x20 == UInt8(ascii: "p"), t[1] | 0x20 == UInt8(ascii: "o"), t[2] | 0x20 == UInt8(ascii: "i"),
-           t[3] | 0x20 == UInt8(ascii: "n"), t[4] | 0x20 == UInt8(ascii: "t") {
+        if end >= 5, t[0] | 0x20 == UInt8(ascii: "p"), t[1] | 0x20 == UInt8(ascii: "o"),
+            t[2] | 0x20 == UInt8(ascii: "i"),
+            t[3] | 0x20 == UInt8(ascii: "n"), t[4] | 0x20 == UInt8(ascii: "t")
+        {
             i = 5
             skipBlanks()
-            if end - i == 5, t[i] | 0x20 == UInt8(ascii: "e"), t[i + 1] | 0x20 == UInt8(ascii: "m"), t[i + 2] | 0x20 == UInt8(ascii: "p"),
-               t[i + 3] | 0x20 == UInt8(ascii: "t"), t[i + 4] | 0x20 == UInt8(ascii: "y") {
-                return .failure(.missingCoordinates)  // WKT's own "no point"
+            if end - i == 5, t[i] | 0x20 == UInt8(ascii: "e"), t[i + 1] | 0x20 == UInt8(ascii: "m"),
+                t[i + 2] | 0x20 == UInt8(ascii: "p"),
+                t[i + 3] | 0x20 == UInt8(ascii: "t"), t[i + 4] | 0x20 == UInt8(ascii: "y")
+            {
+                return .failure(.missingCoordinates) // WKT's own "no point"
             }
-            guard i < end, t[i] == UInt8(ascii: "("), t[end - 1] == UInt8(ascii: ")") else { return .failure(.invalidCoordinates) }
+            guard i < end, t[i] == UInt8(ascii: "("), t[end - 1] == UInt8(ascii: ")") else {
+                return .failure(.invalidCoordinates)
+            }
             i += 1
             end -= 1
             guard let lon = piece(until: isBlank) else { return .failure(.invalidCoordinates) }

@@ -66,7 +66,7 @@ struct PosixZoneRule: Sendable, Equatable {
             day = first + Int64(n)
         case .monthWeekDay(let month, let week, let weekday):
             let monthStart = UTCTime.days(year: year, month: month, day: 1)
-            let startWeekday = Int((monthStart % 7 + 7 + 4) % 7)  // 1970-01-01 was a Thursday (4)
+            let startWeekday = Int((monthStart % 7 + 7 + 4) % 7) // 1970-01-01 was a Thursday (4)
             var d = monthStart + Int64((weekday - startWeekday + 7) % 7 + 7 * (week - 1))
             let length = Int64(UTCTime.daysInMonth(year: year, month: month))
             while d >= monthStart + length { d -= 7 }
@@ -170,8 +170,9 @@ struct PosixZoneRule: Sendable, Equatable {
                 day = .julianNoLeap(n)
             } else if take(UInt8(ascii: "M")) {
                 guard let m = number(maxDigits: 2), (1...12).contains(m), take(UInt8(ascii: ".")),
-                      let w = number(maxDigits: 1), (1...5).contains(w), take(UInt8(ascii: ".")),
-                      let d = number(maxDigits: 1), (0...6).contains(d) else { return nil }
+                    let w = number(maxDigits: 1), (1...5).contains(w), take(UInt8(ascii: ".")),
+                    let d = number(maxDigits: 1), (0...6).contains(d)
+                else { return nil }
                 day = .monthWeekDay(month: m, week: w, weekday: d)
             } else {
                 guard let n = number(maxDigits: 3), (0...365).contains(n) else { return nil }

@@ -71,15 +71,19 @@ enum RecordBuilder {
         }
     }
 
-    static func build(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
-                      id: RawValue, category: RawValue, handled: RawValue,
-                      description: RawValue, user: RawValue,
-                      attributes: String?, categories: TextInterner, times: TimeReader) -> Result<Incident, RejectReason> {
+    static func build(
+        lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
+        id: RawValue, category: RawValue, handled: RawValue,
+        description: RawValue, user: RawValue,
+        attributes: String?, categories: TextInterner, times: TimeReader
+    ) -> Result<Incident, RejectReason> {
         switch check(lat: latValue, lon: lonValue, time: timeValue, times: times) {
         case .failure(let reason): return .failure(reason)
         case .success(let checked):
-            return .success(incident(checked, key: nonEmptyText(id) ?? "", category: category, handled: handled,
-                                     description: description, user: user, attributes: attributes, categories: categories))
+            return .success(
+                incident(
+                    checked, key: nonEmptyText(id) ?? "", category: category, handled: handled,
+                    description: description, user: user, attributes: attributes, categories: categories))
         }
     }
 
@@ -92,11 +96,14 @@ enum RecordBuilder {
 
     /// The checks of `build`, in its order, without building the incident.
     @inline(__always)
-    static func check(lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
-                      times: TimeReader) -> Result<Checked, RejectReason> {
+    static func check(
+        lat latValue: RawValue, lon lonValue: RawValue, time timeValue: RawValue,
+        times: TimeReader
+    ) -> Result<Checked, RejectReason> {
         if latValue.isEmpty || lonValue.isEmpty { return .failure(.missingCoordinates) }
         guard var lat = coordinate(latValue), var lon = coordinate(lonValue),
-              lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180 else {
+            lat.isFinite, lon.isFinite, lat >= -90, lat <= 90, lon >= -180, lon <= 180
+        else {
             return .failure(.invalidCoordinates)
         }
         // -0 is the same place as 0: one spelling, so keys and "same content" (§4) do not
@@ -111,8 +118,10 @@ enum RecordBuilder {
 
     /// The incident of a checked record, `key` its source id (empty for none).
     @inline(__always)
-    static func incident(_ checked: Checked, key: String, category: RawValue, handled: RawValue,
-                         description: RawValue, user: RawValue, attributes: String?, categories: TextInterner) -> Incident {
+    static func incident(
+        _ checked: Checked, key: String, category: RawValue, handled: RawValue,
+        description: RawValue, user: RawValue, attributes: String?, categories: TextInterner
+    ) -> Incident {
         let categoryText: String?
         if category.kind == .text, !category.isEmpty {
             categoryText = categories.text(category.bytes)
@@ -140,8 +149,8 @@ enum RecordBuilder {
             var word: UInt64 = 0
             for b in t { word = word << 8 | UInt64((b >= 65 && b <= 90) ? b + 32 : b) }
             switch word {
-            case 0x74_72_75_65, 0x31, 0x79_65_73, 0x79: return true  // true 1 yes y
-            case 0x66_61_6C_73_65, 0x30, 0x6E_6F, 0x6E: return false  // false 0 no n
+            case 0x74_72_75_65, 0x31, 0x79_65_73, 0x79: return true // true 1 yes y
+            case 0x66_61_6C_73_65, 0x30, 0x6E_6F, 0x6E: return false // false 0 no n
             default: return nil
             }
         default: return nil
@@ -191,4 +200,3 @@ struct AttributeWriter {
         bytes.append(ASCII.quote)
     }
 }
-

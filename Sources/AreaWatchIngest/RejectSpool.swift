@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import CAreaWatchSystem
+import Glibc
 
 /// The rejects of the file being ingested, held until they are committed with its records (the
 /// store's `rejects` table, written in the file's transaction: docs/SCHEMA.md). Up to 1 MiB is

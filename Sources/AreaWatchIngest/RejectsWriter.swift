@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// Where an ingest puts the rejects it meets (SPEC §3): a rejects file written as it goes
 /// (`RejectsWriter`), or the file's rejects held until they are committed with its records
@@ -106,7 +106,8 @@ public final class RejectsWriter: RejectRecorder {
         var found: [String] = []
         for entryName in DirectoryListing.names(of: folder) {
             guard entryName.hasPrefix(prefix), let pid = Int32(entryName.dropFirst(prefix.count)),
-                  pid != getpid(), !ProcessLiveness.isAlive(pid) else { continue }
+                pid != getpid(), !ProcessLiveness.isAlive(pid)
+            else { continue }
             found.append(folder + "/" + entryName)
         }
         return found.sorted()
@@ -135,6 +136,9 @@ public final class RejectsWriter: RejectRecorder {
 
     private static func syncFolder(of path: String) {
         let fd = open(split(path).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
     }
 }

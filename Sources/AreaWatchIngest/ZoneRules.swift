@@ -92,7 +92,8 @@ struct ZoneRules: Sendable, Equatable {
         initialOffset = block.typeOffsets[0]
         if let footerText, !footerText.isEmpty {
             guard let rule = PosixZoneRule(footerText), abs(rule.standardOffset) <= ZoneRules.maxOffset,
-                  abs(rule.daylight?.offset ?? 0) <= ZoneRules.maxOffset else {
+                abs(rule.daylight?.offset ?? 0) <= ZoneRules.maxOffset
+            else {
                 throw ZoneFileError("its footer rule \"\(footerText.prefix(60))\" is not a POSIX TZ string")
             }
             footer = rule
@@ -136,19 +137,22 @@ private struct TZifReader {
         position += 20
         var counts: [Int] = []
         for _ in 0..<6 { counts.append(Int(try uint32())) }
-        let header = Header(version: version, utIndicators: counts[0], standardIndicators: counts[1], leaps: counts[2],
-                            times: counts[3], types: counts[4], characters: counts[5])
+        let header = Header(
+            version: version, utIndicators: counts[0], standardIndicators: counts[1], leaps: counts[2],
+            times: counts[3], types: counts[4], characters: counts[5])
         // RFC 8536 §3.1: at least one type; the indicator counts are 0 or the type count.
         guard header.types >= 1, header.types <= 256, header.characters >= 1,
-              header.utIndicators == 0 || header.utIndicators == header.types,
-              header.standardIndicators == 0 || header.standardIndicators == header.types else {
+            header.utIndicators == 0 || header.utIndicators == header.types,
+            header.standardIndicators == 0 || header.standardIndicators == header.types
+        else {
             throw ZoneFileError("its header counts are inconsistent")
         }
         return header
     }
 
     mutating func block(_ h: Header, timeBytes: Int) throws(ZoneFileError) -> Block {
-        let size = h.times * timeBytes + h.times + h.types * 6 + h.characters + h.leaps * (timeBytes + 4)
+        let size =
+            h.times * timeBytes + h.times + h.types * 6 + h.characters + h.leaps * (timeBytes + 4)
             + h.standardIndicators + h.utIndicators
         guard size >= 0, bytes.count - position >= size else { throw ZoneFileError("it is cut short") }
         var block = Block()
@@ -173,7 +177,7 @@ private struct TZifReader {
                 throw ZoneFileError("a UT offset of \(offset) s is out of range")
             }
             block.typeOffsets.append(offset)
-            position += 2  // isdst, abbreviation index
+            position += 2 // isdst, abbreviation index
         }
         position += h.characters + h.leaps * (timeBytes + 4) + h.standardIndicators + h.utIndicators
         block.leapCount = h.leaps

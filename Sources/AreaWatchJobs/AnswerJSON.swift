@@ -13,17 +13,26 @@ extension AnswerJSON {
         var members: [(String, JSONValue)] = [
             ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)),
             ("as_of", .string(UTCTime.iso8601(a.asOf))), ("current", .int(a.current)), ("previous", .int(a.previous)),
-            ("delta", .int(a.delta)), ("pct", a.pct.map { .fixed($0, decimals: 4) } ?? .null), ("handled", .int(a.handled)),
+            ("delta", .int(a.delta)), ("pct", a.pct.map { .fixed($0, decimals: 4) } ?? .null),
+            ("handled", .int(a.handled)),
             ("class", a.shownClass.map { .string($0.rawValue) } ?? .null), ("label", .string(a.label)),
             ("text", a.coverage == .none ? .null : .string(a.text)), ("coverage", .string(a.coverage.rawValue)),
-            ("p_change", .number(pChange)), ("excluded_future", .int(excludedFuture)),
+            ("p_change", .number(pChange)), ("excluded_future", .int(excludedFuture))
         ]
         if let listed {
-            members.append(("incidents", .array(listed.map { i in
-                .object([("key", .string(i.key)), ("time", .string(UTCTime.iso8601(i.time))),
-                         ("distance_m", .fixed(i.distance, decimals: 1)), ("category", .optional(i.category)),
-                         ("handled", i.handled.map { .bool($0) } ?? .null), ("window", .string(i.window == .current ? "current" : "previous"))])
-            })))
+            members.append(
+                (
+                    "incidents",
+                    .array(
+                        listed.map { i in
+                            .object([
+                                ("key", .string(i.key)), ("time", .string(UTCTime.iso8601(i.time))),
+                                ("distance_m", .fixed(i.distance, decimals: 1)), ("category", .optional(i.category)),
+                                ("handled", i.handled.map { .bool($0) } ?? .null),
+                                ("window", .string(i.window == .current ? "current" : "previous"))
+                            ])
+                        })
+                ))
         }
         return .object(members)
     }
@@ -34,14 +43,27 @@ extension AnswerJSON {
             ("incidents", .int(s.incidents)),
             ("first_time", s.firstTime.map { .string(UTCTime.iso8601($0)) } ?? .null),
             ("last_time", s.lastTime.map { .string(UTCTime.iso8601($0)) } ?? .null),
-            ("bounds", s.bounds.map { .array([.number($0.minLon), .number($0.minLat), .number($0.maxLon), .number($0.maxLat)]) } ?? .null),
+            (
+                "bounds",
+                s.bounds.map {
+                    .array([.number($0.minLon), .number($0.minLat), .number($0.maxLon), .number($0.maxLat)])
+                } ?? .null
+            ),
             ("spatial_index_entries", .int(s.spatialIndexEntries)),
             ("categories", .object(s.categories.map { ($0.name, .int($0.count)) })),
-            ("ingests", .array(s.ingests.map { i in
-                .object([("file", .string(i.file)), ("sha256", .string(i.sha256)), ("records", .int(i.records)),
-                         ("accepted", .int(i.accepted)), ("inserted", .int(i.inserted)), ("updated", .int(i.updated)),
-                         ("duplicates", .int(i.duplicates)), ("rejected", .int(i.rejected)), ("finished_at", .string(i.finishedAt))])
-            })),
+            (
+                "ingests",
+                .array(
+                    s.ingests.map { i in
+                        .object([
+                            ("file", .string(i.file)), ("sha256", .string(i.sha256)), ("records", .int(i.records)),
+                            ("accepted", .int(i.accepted)), ("inserted", .int(i.inserted)),
+                            ("updated", .int(i.updated)),
+                            ("duplicates", .int(i.duplicates)), ("rejected", .int(i.rejected)),
+                            ("finished_at", .string(i.finishedAt))
+                        ])
+                    })
+            )
         ])
     }
 }

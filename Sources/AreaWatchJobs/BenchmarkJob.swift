@@ -19,7 +19,7 @@ public enum BenchmarkJob {
     /// core (the parallel CSV parse).
     public static func parse(files: [String], options: IngestOptions) throws -> JSONValue {
         var one = options
-        one.pipelined = false  // one core: the parse + validate goal
+        one.pipelined = false // one core: the parse + validate goal
         var all = options
         all.pipelined = true
         all.parseThreads = Concurrency.processorCount
@@ -60,7 +60,7 @@ public enum BenchmarkJob {
             ("records_per_s_with_file_sha256", .int(Int(Double(records) / (seconds + digestSeconds)))),
             ("threads", .int(all.parseThreads)),
             ("all_cores_seconds", .fixed(allCoresSeconds, decimals: 3)),
-            ("records_per_s_all_cores", .int(Int(Double(records) / allCoresSeconds))),
+            ("records_per_s_all_cores", .int(Int(Double(records) / allCoresSeconds)))
         ])
     }
 
@@ -78,24 +78,31 @@ public enum BenchmarkJob {
             fields.append(("\(name)_\(Int(n1))_\(Int(n2))_per_s", .int(Int(Double(count) / seconds))))
             fields.append(("\(name)_\(Int(n1))_\(Int(n2))_checksum", .fixed(checksum, decimals: 6)))
         }
-        for (name, cases) in [("counts_0_20", eTestPairs(pairs, 0...20)), ("counts_100_900", eTestPairs(pairs, 100...900)),
-                              ("counts_1000_10000", eTestPairs(pairs / 8, 1000...10_000)),
-                              ("counts_100_900_unchanged", eTestPairs(pairs, 100...900, unchanged: true))] {
+        for (name, cases) in [
+            ("counts_0_20", eTestPairs(pairs, 0...20)), ("counts_100_900", eTestPairs(pairs, 100...900)),
+            ("counts_1000_10000", eTestPairs(pairs / 8, 1000...10_000)),
+            ("counts_100_900_unchanged", eTestPairs(pairs, 100...900, unchanged: true))
+        ] {
             for (n1, n2) in windows {
                 var checksum = 0.0
                 let start = MonotonicClock.threadCPU()
                 for (k1, k2) in cases { checksum += PoissonETest.pValue(k1: k1, n1: n1, k2: k2, n2: n2) }
-                record(name, n1, n2, count: cases.count, seconds: MonotonicClock.threadCPU() - start, checksum: checksum)
+                record(
+                    name, n1, n2, count: cases.count, seconds: MonotonicClock.threadCPU() - start, checksum: checksum)
             }
         }
-        for (name, cases) in [("cells_100_900", eTestPairs(pairs, 100...900)),
-                              ("cells_100_900_unchanged", eTestPairs(pairs, 100...900, unchanged: true))] {
+        for (name, cases) in [
+            ("cells_100_900", eTestPairs(pairs, 100...900)),
+            ("cells_100_900_unchanged", eTestPairs(pairs, 100...900, unchanged: true))
+        ] {
             for (n1, n2) in windows {
                 let start = MonotonicClock.threadCPU()
-                let rows = ChangeSignificance.of(current: cases.map(\.0), previous: cases.map(\.1), currentDays: n1,
-                                                 previousDays: n2, alpha: 0.05, threads: 1)
-                record("\(name)_report_path", n1, n2, count: cases.count, seconds: MonotonicClock.threadCPU() - start,
-                       checksum: rows.reduce(0) { $0 + $1.p })
+                let rows = ChangeSignificance.of(
+                    current: cases.map(\.0), previous: cases.map(\.1), currentDays: n1,
+                    previousDays: n2, alpha: 0.05, threads: 1)
+                record(
+                    "\(name)_report_path", n1, n2, count: cases.count, seconds: MonotonicClock.threadCPU() - start,
+                    checksum: rows.reduce(0) { $0 + $1.p })
             }
         }
         return .object(fields)
@@ -120,8 +127,10 @@ public enum BenchmarkJob {
     }
 
     /// Index build, point queries, grid by both strategies, report writing, memory per incident.
-    public static func query(source: IncidentSource, parameters: QueryParameters, precision: Int, points: Int,
-                             threads: Int, compareStrategies: Bool, reportFolder: String?, progress: ProgressReporter) throws -> JSONValue {
+    public static func query(
+        source: IncidentSource, parameters: QueryParameters, precision: Int, points: Int,
+        threads: Int, compareStrategies: Bool, reportFolder: String?, progress: ProgressReporter
+    ) throws -> JSONValue {
         var stages: [(String, JSONValue)] = []
         var laps = Laps()
         func lap() -> Double { laps.lap() }
@@ -159,21 +168,26 @@ public enum BenchmarkJob {
         stages.append(("bytes_per_incident", .fixed(Double(bytes) / Double(max(1, loaded.columns.count)), decimals: 1)))
 
         if let reportFolder {
-            stages += try reportStages(grid, index: index, loaded: loaded, parameters: parameters,
-                                       folder: reportFolder, laps: &laps)
+            stages += try reportStages(
+                grid, index: index, loaded: loaded, parameters: parameters,
+                folder: reportFolder, laps: &laps)
         }
         return .object(stages)
     }
 
     /// Seeded points inside the data's extent, like phones in the city, answered one by one and
     /// as one batch over the cores.
-    private static func pointQueryStages(_ index: IncidentIndex, radius: Double, points: Int, threads: Int,
-                                         laps: inout Laps) -> [(String, JSONValue)] {
+    private static func pointQueryStages(
+        _ index: IncidentIndex, radius: Double, points: Int, threads: Int,
+        laps: inout Laps
+    ) -> [(String, JSONValue)] {
         var rng = SplitMix64(seed: 42)
         var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         for i in 0..<index.count {
-            box.minLat = min(box.minLat, index.lat[i]); box.maxLat = max(box.maxLat, index.lat[i])
-            box.minLon = min(box.minLon, index.lon[i]); box.maxLon = max(box.maxLon, index.lon[i])
+            box.minLat = min(box.minLat, index.lat[i])
+            box.maxLat = max(box.maxLat, index.lat[i])
+            box.minLon = min(box.minLon, index.lon[i])
+            box.maxLon = max(box.maxLon, index.lon[i])
         }
         let queries = (0..<points).map { _ in
             (box.minLat + rng.unit() * (box.maxLat - box.minLat), box.minLon + rng.unit() * (box.maxLon - box.minLon))
@@ -196,15 +210,19 @@ public enum BenchmarkJob {
     }
 
     /// The report written from the grid, then grid.geojson and grid.pmtiles alone.
-    private static func reportStages(_ grid: GridResult, index: IncidentIndex, loaded: LoadedIncidents,
-                                     parameters: QueryParameters, folder reportFolder: String,
-                                     laps: inout Laps) throws -> [(String, JSONValue)] {
+    private static func reportStages(
+        _ grid: GridResult, index: IncidentIndex, loaded: LoadedIncidents,
+        parameters: QueryParameters, folder reportFolder: String,
+        laps: inout Laps
+    ) throws -> [(String, JSONValue)] {
         var stages: [(String, JSONValue)] = []
         do {
             let content = ReportContent(
-                parameters: parameters, grid: grid, totals: index.totals(), tileZooms: 10...14, disclosure: Disclosure(),
+                parameters: parameters, grid: grid, totals: index.totals(), tileZooms: 10...14,
+                disclosure: Disclosure(),
                 areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "benchmark", sourcePath: nil,
-                inputs: loaded.inputs, timings: [], attribution: "areawatch benchmark", engineVersion: ReportJob.engineVersion)
+                inputs: loaded.inputs, timings: [], attribution: "areawatch benchmark",
+                engineVersion: ReportJob.engineVersion)
             _ = laps.lap()
             let cpu = GridArchiveTiming.processCPU()
             let outcome = try ReportWriter.write(content, to: reportFolder, clock: MonotonicClock.now)
@@ -222,7 +240,8 @@ public enum BenchmarkJob {
             stages.append(("grid_parquet_s", .fixed(parquet.seconds, decimals: 3)))
             stages.append(("grid_parquet_bytes", .int(Int(parquet.bytes))))
             // grid.gpkg's grid layer alone, the same way (its other layers are the small tables).
-            let gpkg = try GridGeoPackageTiming.write(grid, asOf: parameters.asOf, to: reportFolder + "/grid-bench.gpkg")
+            let gpkg = try GridGeoPackageTiming.write(
+                grid, asOf: parameters.asOf, to: reportFolder + "/grid-bench.gpkg")
             stages.append(("grid_gpkg_s", .fixed(gpkg.seconds, decimals: 3)))
             stages.append(("grid_gpkg_bytes", .int(Int(gpkg.bytes))))
             stages.append(("grid_cells", .int(grid.cells.count)))
@@ -247,4 +266,3 @@ private struct Laps {
         return now - clock
     }
 }
-

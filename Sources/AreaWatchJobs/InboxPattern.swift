@@ -102,7 +102,7 @@ public struct InboxPattern: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static let characterClasses: Set<String> = [
-        "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "xdigit",
+        "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "xdigit"
     ]
 
     // MARK: - Matching

@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// The inbox's files for the nightly job. The inbox is where other parties drop files, so its
 /// entries are examined with `lstat` and never trusted: a symbolic link is followed only when it
@@ -69,7 +69,7 @@ struct InboxWalk {
         for name in names {
             let child = relative + [name]
             var info = stat()
-            guard lstat(path(child), &info) == 0 else { continue }  // gone since the listing
+            guard lstat(path(child), &info) == 0 else { continue } // gone since the listing
             switch info.st_mode & S_IFMT {
             case S_IFREG:
                 if matches(child) { files.append(path(child)) }
@@ -85,8 +85,10 @@ struct InboxWalk {
     }
 
     /// A folder met on the walk, by its own name or through a link.
-    private mutating func enter(_ relative: [String], _ identity: FileIdentity, ancestors: [FileIdentity],
-                                throughLink: Bool) {
+    private mutating func enter(
+        _ relative: [String], _ identity: FileIdentity, ancestors: [FileIdentity],
+        throughLink: Bool
+    ) {
         if let loop = ancestors.firstIndex(of: identity) {
             let target = loop == 0 ? "the inbox folder itself" : "its own folder \(path(Array(relative.prefix(loop))))"
             skip(relative, "a loop: it leads back to \(target)")

@@ -1,9 +1,9 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
 import AreaWatchReport
 import AreaWatchStore
+import Glibc
 
 /// Where a query or report reads its incidents from (SPEC §6).
 public enum IncidentSource: Sendable {
@@ -49,20 +49,24 @@ public struct SnapshotUse: Sendable {
 public enum IncidentLoading {
     /// `rejects`: where the rejects of input files go (`report --input --rejects`); not used
     /// with a store, whose rejects are in it.
-    public static func load(_ source: IncidentSource, groupBy: BreakdownField?, keepKeys: Bool,
-                            snapshot: SnapshotUse = .readOnly, rejects: RejectsWriter? = nil,
-                            progress: ProgressReporter) throws -> LoadedIncidents {
+    public static func load(
+        _ source: IncidentSource, groupBy: BreakdownField?, keepKeys: Bool,
+        snapshot: SnapshotUse = .readOnly, rejects: RejectsWriter? = nil,
+        progress: ProgressReporter
+    ) throws -> LoadedIncidents {
         switch source {
         case .store(let path):
             let store = try IncidentStore(path: path, mode: .readOnly)
             // One read transaction: the stamp, the incidents and the ingest log of one state.
             return try store.reading {
-                let columns = try loadColumns(store, groupBy: groupBy, keepKeys: keepKeys, snapshot: snapshot, progress: progress)
+                let columns = try loadColumns(
+                    store, groupBy: groupBy, keepKeys: keepKeys, snapshot: snapshot, progress: progress)
                 let inputs = try store.stats(categories: false).ingests.map { entry in
-                    InputSummary(path: entry.file, sha256: entry.sha256, format: entry.format, records: entry.records,
-                                 accepted: entry.accepted, inserted: entry.inserted, updated: entry.updated,
-                                 duplicates: entry.duplicates, rejected: entry.rejected,
-                                 rejectsByReason: entry.rejectsByReason, skipped: false)
+                    InputSummary(
+                        path: entry.file, sha256: entry.sha256, format: entry.format, records: entry.records,
+                        accepted: entry.accepted, inserted: entry.inserted, updated: entry.updated,
+                        duplicates: entry.duplicates, rejected: entry.rejected,
+                        rejectsByReason: entry.rejectsByReason, skipped: false)
                 }
                 var loaded = LoadedIncidents(columns: columns, inputs: inputs, sourceKind: "store", sourcePath: path)
                 loaded.rejects = try storedRejects(store, inputs: inputs)
@@ -72,8 +76,10 @@ public enum IncidentLoading {
             let expected = paths.reduce(0) { total, path in
                 var info = stat()
                 guard stat(path, &info) == 0 else { return total }
-                return total + RecordEstimate.records(fileBytes: Int64(info.st_size), path: path,
-                                                      bytesPerRecord: RecordEstimate.typicalRecordBytes)
+                return total
+                    + RecordEstimate.records(
+                        fileBytes: Int64(info.st_size), path: path,
+                        bytesPerRecord: RecordEstimate.typicalRecordBytes)
             }
             var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys, expectedCount: expected)
             var inputs: [InputSummary] = []
@@ -82,8 +88,9 @@ public enum IncidentLoading {
                     try FileIngester.ingest(
                         path: path, sha256: sha256, bytes: bytes, options: options, into: &builder, rejects: rejects,
                         progress: { read, total, records in
-                            progress.update("read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
-                                            detail: "\(NumberFormat.grouped(records)) records")
+                            progress.update(
+                                "read \(IngestJob.baseName(path))", done: Double(read), total: Double(total),
+                                detail: "\(NumberFormat.grouped(records)) records")
                         })
                 }
                 // Append-mode keys embed the file's digest, so it comes first; otherwise it is
@@ -93,13 +100,15 @@ public enum IncidentLoading {
                     let (sha, bytes) = try FileDigest.sha256(path: path)
                     report = try ingest(sha256: sha, bytes: bytes)
                 } else {
-                    let (digest, parsed) = try Concurrency.overlap({ try FileDigest.sha256(path: path) },
-                                                                   with: { try ingest(sha256: "", bytes: 0) })
+                    let (digest, parsed) = try Concurrency.overlap(
+                        { try FileDigest.sha256(path: path) },
+                        with: { try ingest(sha256: "", bytes: 0) })
                     report = parsed
                     (report.sha256, report.bytes) = digest
                 }
                 inputs.append(InputSummary(report))
-                progress.log("\(path): \(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
+                progress.log(
+                    "\(path): \(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
             }
             var loaded = LoadedIncidents(columns: builder.columns, inputs: inputs, sourceKind: "files", sourcePath: nil)
             loaded.rejects = RejectsSummary(path: rejects?.path, files: filesWithRejects(inputs))
@@ -115,9 +124,11 @@ public enum IncidentLoading {
             for input in inputs { latest[input.sha256] = input }
             return RejectsSummary(path: nil, files: filesWithRejects(inputs.filter { latest[$0.sha256] == $0 }))
         }
-        return RejectsSummary(path: try store.rejectsFilePath(), files: counts.map {
-            RejectsSummary.File(path: $0.source, sha256: $0.sha256, byReason: $0.byReason)
-        })
+        return RejectsSummary(
+            path: try store.rejectsFilePath(),
+            files: counts.map {
+                RejectsSummary.File(path: $0.source, sha256: $0.sha256, byReason: $0.byReason)
+            })
     }
 
     static func filesWithRejects(_ inputs: [InputSummary]) -> [RejectsSummary.File] {
@@ -130,8 +141,10 @@ public enum IncidentLoading {
 extension IncidentLoading {
     /// The store's incidents from the column snapshot when it holds what is asked for (no
     /// attribute to group by, no keys) and matches the store; otherwise by reading the store.
-    static func loadColumns(_ store: IncidentStore, groupBy: BreakdownField?, keepKeys: Bool, snapshot use: SnapshotUse,
-                            progress: ProgressReporter) throws -> IncidentColumns {
+    static func loadColumns(
+        _ store: IncidentStore, groupBy: BreakdownField?, keepKeys: Bool, snapshot use: SnapshotUse,
+        progress: ProgressReporter
+    ) throws -> IncidentColumns {
         let path = ColumnSnapshotFile.path(forStore: store.path)
         let usable = use.read && groupBy?.attribute == nil && !keepKeys
         let stamp = usable ? try store.stamp() : nil
@@ -151,12 +164,14 @@ extension IncidentLoading {
         }
         let label = "load \(IngestJob.baseName(store.path))"
         let (columns, dense) = try store.scanColumns(groupBy: groupBy, keepKeys: keepKeys) { rows, total in
-            progress.update(label, done: Double(rows), total: Double(total),
-                            detail: "\(NumberFormat.grouped(rows)) incidents")
+            progress.update(
+                label, done: Double(rows), total: Double(total),
+                detail: "\(NumberFormat.grouped(rows)) incidents")
         }
         if let stamp, use.rebuild {
             do {
-                try ColumnSnapshotFile.write(ColumnSnapshot(columns: columns, stamp: stamp, rowidsAreDense: dense), to: path)
+                try ColumnSnapshotFile.write(
+                    ColumnSnapshot(columns: columns, stamp: stamp, rowidsAreDense: dense), to: path)
                 progress.log("column snapshot rebuilt: \(columns.count) incidents")
             } catch {
                 progress.log("column snapshot not written: \(error)")
@@ -168,10 +183,12 @@ extension IncidentLoading {
 
 extension InputSummary {
     init(_ report: FileIngestReport) {
-        self.init(path: report.file, sha256: report.sha256, format: report.format, records: report.records,
-                  accepted: report.accepted, inserted: report.inserted, updated: report.updated,
-                  duplicates: report.duplicates, rejected: report.rejected,
-                  rejectsByReason: Dictionary(uniqueKeysWithValues: report.rejectsByReason.map { ($0.key.rawValue, $0.value) }),
-                  skipped: report.skipped)
+        self.init(
+            path: report.file, sha256: report.sha256, format: report.format, records: report.records,
+            accepted: report.accepted, inserted: report.inserted, updated: report.updated,
+            duplicates: report.duplicates, rejected: report.rejected,
+            rejectsByReason: Dictionary(
+                uniqueKeysWithValues: report.rejectsByReason.map { ($0.key.rawValue, $0.value) }),
+            skipped: report.skipped)
     }
 }

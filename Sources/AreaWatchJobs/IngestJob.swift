@@ -1,8 +1,8 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchIngest
-import AreaWatchStore
 import AreaWatchReport
+import AreaWatchStore
+import Glibc
 
 /// `areawatch ingest`: files into the store at `storePath`.
 public struct IngestRequest: Sendable {
@@ -57,12 +57,15 @@ public struct IngestOutcome: Sendable {
     public func failure(maxRejectRate: Double) -> JobError? {
         if !failures.isEmpty {
             // The one place each input error is printed (one line each).
-            return JobError(failures.contains(where: \.isUsage) ? .usage : .inputOrStore,
-                            failures.map { "\($0) — nothing of this file was kept" }.joined(separator: "\nareawatch: "))
+            return JobError(
+                failures.contains(where: \.isUsage) ? .usage : .inputOrStore,
+                failures.map { "\($0) — nothing of this file was kept" }.joined(separator: "\nareawatch: "))
         }
         if rejectRate > maxRejectRate {
-            return JobError(.rejectRateExceeded, "reject rate \(Percent.text(rejectRate)) exceeds the maximum reject rate "
-                            + "\(NumberFormat.compact(maxRejectRate))")
+            return JobError(
+                .rejectRateExceeded,
+                "reject rate \(Percent.text(rejectRate)) exceeds the maximum reject rate "
+                    + "\(NumberFormat.compact(maxRejectRate))")
         }
         return nil
     }
@@ -92,16 +95,20 @@ public enum IngestJob {
         let lock = try StoreLock(storePath: request.storePath)
         defer { withExtendedLifetime(lock) {} }
         let store = try IncidentStore(path: request.storePath, mode: .create, staged: true)
-        return try run(IngestSettings(files: request.files, options: request.reading.ingestOptions,
-                                      force: request.policy.force, rejectsPath: rejectsPath),
-                       store: store, progress: progress)
+        return try run(
+            IngestSettings(
+                files: request.files, options: request.reading.ingestOptions,
+                force: request.policy.force, rejectsPath: rejectsPath),
+            store: store, progress: progress)
     }
 
     /// Ingests into a store whose lock the caller holds. With `keeper` the caller writes the
     /// column snapshot (`finish`); without, it is written before returning. Each file's rejects
     /// are committed with its records; the rejects file is then made from the store.
-    static func run(_ settings: IngestSettings, store: IncidentStore, keeper: ColumnSnapshotKeeper? = nil,
-                    progress: ProgressReporter) throws -> IngestOutcome {
+    static func run(
+        _ settings: IngestSettings, store: IncidentStore, keeper: ColumnSnapshotKeeper? = nil,
+        progress: ProgressReporter
+    ) throws -> IngestOutcome {
         var outcome = IngestOutcome(rejectsPath: settings.rejectsPath)
         try StoreRejectsFile.prepare(store: store, path: settings.rejectsPath, progress: progress)
         let rejects = RejectSpool(folder: folder(of: store.path))
@@ -118,11 +125,13 @@ public enum IngestJob {
                     progress.log("\(path): already ingested (same SHA-256), skipped")
                     continue
                 }
-                let report = try ingestFile(path, sha256: sha, bytes: bytes, settings: settings, store: store,
-                                            rejects: rejects, snapshot: snapshot, progress: progress)
+                let report = try ingestFile(
+                    path, sha256: sha, bytes: bytes, settings: settings, store: store,
+                    rejects: rejects, snapshot: snapshot, progress: progress)
                 outcome.reports.append(report)
-                progress.log("\(path): \(report.records) records, \(report.inserted) new, \(report.updated) updated, "
-                             + "\(report.duplicates) unchanged, \(report.rejected) rejected")
+                progress.log(
+                    "\(path): \(report.records) records, \(report.inserted) new, \(report.updated) updated, "
+                        + "\(report.duplicates) unchanged, \(report.rejected) rejected")
             } catch let error as InputError {
                 // Printed once, with the others, when the command ends (`failure`).
                 outcome.failures.append(error)
@@ -143,19 +152,24 @@ public enum IngestJob {
         let saved = snapshot.save()
         for note in snapshot.takeNotes() { progress.log(note) }
         if wrote, let saved {
-            progress.log("column snapshot: \(saved.count) incidents written in \(seconds(MonotonicClock.now() - started)) s")
+            progress.log(
+                "column snapshot: \(saved.count) incidents written in \(seconds(MonotonicClock.now() - started)) s")
         }
         return saved
     }
 
-    private static func ingestFile(_ path: String, sha256: String, bytes: Int64, settings: IngestSettings,
-                                   store: IncidentStore, rejects: RejectSpool, snapshot: ColumnSnapshotKeeper,
-                                   progress: ProgressReporter) throws -> FileIngestReport {
+    private static func ingestFile(
+        _ path: String, sha256: String, bytes: Int64, settings: IngestSettings,
+        store: IncidentStore, rejects: RejectSpool, snapshot: ColumnSnapshotKeeper,
+        progress: ProgressReporter
+    ) throws -> FileIngestReport {
         let started = UTCTime.now()
         let options = settings.options(for: path)
-        let transaction = try FileTransaction(store: store, source: options.source ?? baseName(path),
-                                              expectedRows: RecordEstimate.records(fileBytes: bytes, path: path,
-                                                                                   bytesPerRecord: RecordEstimate.largeRecordBytes))
+        let transaction = try FileTransaction(
+            store: store, source: options.source ?? baseName(path),
+            expectedRows: RecordEstimate.records(
+                fileBytes: bytes, path: path,
+                bytesPerRecord: RecordEstimate.largeRecordBytes))
         snapshot.begin()
         rejects.removeAll()
         transaction.capturesColumns = snapshot.mayUseInsertedColumns
@@ -168,21 +182,28 @@ public enum IngestJob {
             let report = try FileIngester.ingest(
                 path: path, sha256: sha256, bytes: bytes, options: options, into: &sink, rejects: rejects,
                 progress: { read, total, records in
-                    progress.update("ingest \(name)", done: Double(read), total: Double(total),
-                                    detail: "\(NumberFormat.grouped(records)) records")
+                    progress.update(
+                        "ingest \(name)", done: Double(read), total: Double(total),
+                        detail: "\(NumberFormat.grouped(records)) records")
                 })
             let readSeconds = MonotonicClock.now() - readStart
             let commitStart = MonotonicClock.now()
-            try transaction.commit(IngestLogEntry(
-                file: path, sha256: sha256, bytes: bytes, records: report.records, accepted: report.accepted,
-                updated: report.updated, duplicates: report.duplicates, rejected: report.rejected, startedAt: started,
-                finishedAt: UTCTime.now(), inserted: report.inserted, format: report.format,
-                rejectsByReason: JSONValue.object(report.rejectsByReason.sorted { $0.key < $1.key }
-                    .map { ($0.key.rawValue, .int($0.value)) }).serialized()),
+            try transaction.commit(
+                IngestLogEntry(
+                    file: path, sha256: sha256, bytes: bytes, records: report.records, accepted: report.accepted,
+                    updated: report.updated, duplicates: report.duplicates, rejected: report.rejected,
+                    startedAt: started,
+                    finishedAt: UTCTime.now(), inserted: report.inserted, format: report.format,
+                    rejectsByReason: JSONValue.object(
+                        report.rejectsByReason.sorted { $0.key < $1.key }
+                            .map { ($0.key.rawValue, .int($0.value)) }
+                    ).serialized()),
                 rejects: { add in
                     try rejects.forEach { row in
-                        try add(StoredReject(source: path, record: row.record, id: row.id, reason: row.reason.rawValue,
-                                             excerpt: row.excerpt))
+                        try add(
+                            StoredReject(
+                                source: path, record: row.record, id: row.id, reason: row.reason.rawValue,
+                                excerpt: row.excerpt))
                     }
                 })
             progress.endPhase()
@@ -190,9 +211,11 @@ public enum IngestJob {
             // Where the time goes (docs/PERFORMANCE.md): reading + inserting, then the commit with
             // the index rebuild of a bulk load.
             let parts = transaction.bulkRebuildSeconds.map { "\($0.part) \(seconds($0.seconds)) s" }
-            progress.log("\(path): read+insert \(seconds(readSeconds)) s, "
-                         + (transaction.bulk ? "index rebuild + commit" : "commit") + " \(seconds(MonotonicClock.now() - commitStart)) s"
-                         + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"))
+            progress.log(
+                "\(path): read+insert \(seconds(readSeconds)) s, "
+                    + (transaction.bulk ? "index rebuild + commit" : "commit")
+                    + " \(seconds(MonotonicClock.now() - commitStart)) s"
+                    + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"))
             return report
         } catch {
             progress.dropPhase()

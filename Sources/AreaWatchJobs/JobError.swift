@@ -1,6 +1,6 @@
 import AreaWatchIngest
-import AreaWatchStore
 import AreaWatchReport
+import AreaWatchStore
 
 /// Exit statuses of SPEC §11.
 public enum ExitStatus: Int32, Sendable {

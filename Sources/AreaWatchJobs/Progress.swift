@@ -1,6 +1,6 @@
+import AreaWatchCore
 import Glibc
 import Synchronization
-import AreaWatchCore
 
 /// Progress and log lines on stderr: a redrawn bar on a terminal, plain lines otherwise (at most
 /// one every few seconds, and each bar's last line), nothing but warnings and errors with
@@ -74,8 +74,9 @@ public final class ProgressReporter: @unchecked Sendable {
                 let width = 30
                 let filled = Int(step.fraction * Double(width))
                 let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-                emit("\r\(TerminalText.escaped(label)) [\(bar)] \(step.percent)% \(detail)\u{1B}[K"
-                     + (step.final ? "\n" : ""))
+                emit(
+                    "\r\(TerminalText.escaped(label)) [\(bar)] \(step.percent)% \(detail)\u{1B}[K"
+                        + (step.final ? "\n" : ""))
                 state.barVisible = !step.final
             case .throttledLines:
                 // A short step shows nothing (its summary line follows); a long one a line every

@@ -1,8 +1,8 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
 import AreaWatchReport
+import Glibc
 
 /// What a report is made from: the incidents' source, the query and the report settings.
 public struct ReportRequest: Sendable {
@@ -44,7 +44,9 @@ public struct ReportRun: Sendable {
 public enum ReportJob {
     public static let engineVersion = "0.1.0"
 
-    public static func run(_ request: ReportRequest, progress: ProgressReporter, priorTimings: [(String, Double)] = []) throws -> ReportRun {
+    public static func run(_ request: ReportRequest, progress: ProgressReporter, priorTimings: [(String, Double)] = [])
+        throws -> ReportRun
+    {
         let settings = request.report
         try check(request)
         AtomicDirectory.startWritingBack(filesystemOf: settings.out)
@@ -54,43 +56,56 @@ public enum ReportJob {
 
         progress.log("loading incidents")
         let rejects = try adHocRejects(request)
-        var loaded = try IncidentLoading.load(request.source, groupBy: settings.groupBy, keepKeys: false,
-                                              snapshot: request.snapshot, rejects: rejects, progress: progress)
+        var loaded = try IncidentLoading.load(
+            request.source, groupBy: settings.groupBy, keepKeys: false,
+            snapshot: request.snapshot, rejects: rejects, progress: progress)
         clock.incidents = loaded.columns.count
         if let field = settings.groupBy, let problem = GroupByCheck.problem(field, in: loaded.columns) {
             throw JobError(.usage, problem)
         }
-        let (parameters, extent) = request.query.resolved(for: loaded.columns, cellPrecision: settings.precision,
-                                                          minCellCount: settings.minCellCount, progress: progress)
+        let (parameters, extent) = request.query.resolved(
+            for: loaded.columns, cellPrecision: settings.precision,
+            minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
         let index = makeIndex(&loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings)
         clock.lap("index")
         try checkGridSize(index, radius: parameters.radius, settings: settings)
         if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
-        let nearRepeat = try settings.nearRepeat ? nearRepeatReport(index, time: loaded.columns.time, settings: settings,
-                                                                    progress: progress) : nil
+        let nearRepeat =
+            try settings.nearRepeat
+            ? nearRepeatReport(
+                index, time: loaded.columns.time, settings: settings,
+                progress: progress) : nil
         if nearRepeat != nil { clock.lap("near-repeat") }
         progress.log("grid at precision \(settings.precision), radius \(NumberFormat.compact(parameters.radius)) m")
-        let grid = index.grid(precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
+        let grid = index.grid(
+            precision: settings.precision, strategy: settings.gridStrategy, threads: settings.workerThreads)
         clock.lap("grid")
-        var content = answerQueries(index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,
-                                    settings: settings)
-        if let warning = extent?.emptyWindowsWarning(current: content.totals.current, previous: content.totals.previous,
-                                                     asOf: parameters.asOf) {
+        var content = answerQueries(
+            index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,
+            settings: settings)
+        if let warning = extent?.emptyWindowsWarning(
+            current: content.totals.current, previous: content.totals.previous,
+            asOf: parameters.asOf)
+        {
             progress.warn(warning)
         }
         clock.lap("queries")
-        content.ehsa = settings.ehsa ? ehsaReport(index, time: loaded.columns.time, settings: settings,
-                                                  progress: progress) : nil
+        content.ehsa =
+            settings.ehsa
+            ? ehsaReport(
+                index, time: loaded.columns.time, settings: settings,
+                progress: progress) : nil
         if content.ehsa != nil { clock.lap("ehsa") }
         content.timings = clock.timings
         content.nearRepeat = nearRepeat
         content.rejects = loaded.rejects
         content.extent = .known(extent)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
-        let outcome = try ReportWriter.write(content, to: settings.out, protecting: request.protectedPaths,
-                                             clock: ProgressReporter.now)
+        let outcome = try ReportWriter.write(
+            content, to: settings.out, protecting: request.protectedPaths,
+            clock: ProgressReporter.now)
         if let rejects {
             try rejects.commit()
             progress.log("rejects: \(rejects.count) written to \(rejects.path)")
@@ -107,20 +122,24 @@ public enum ReportJob {
     }
 
     /// The areas, points of interest, breakdown and totals, and the report's content around them.
-    static func answerQueries(_ index: IncidentIndex, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
-                              parameters: QueryParameters, grid: GridResult, settings: ReportSettings) -> ReportContent {
+    static func answerQueries(
+        _ index: IncidentIndex, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
+        parameters: QueryParameters, grid: GridResult, settings: ReportSettings
+    ) -> ReportContent {
         var areaReport = auxiliary.areas.map {
             AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId)
         }
         if let populations = auxiliary.populations, let property = settings.areaPopulation {
-            areaReport?.population = AreaPopulations(property: property, ratePer: settings.ratePer.value,
-                                                     values: populations)
+            areaReport?.population = AreaPopulations(
+                property: property, ratePer: settings.ratePer.value,
+                values: populations)
         }
         let poiAnswers = auxiliary.pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         var content = ReportContent(
             parameters: parameters, grid: grid, totals: index.totals(), tileZooms: settings.tileZooms.zooms,
-            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport, pointsOfInterest: poiAnswers,
+            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport,
+            pointsOfInterest: poiAnswers,
             breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
             timings: [], attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
@@ -164,8 +183,9 @@ struct StageClock {
         timings.append((stage, seconds))
         started = now
         let peak = PeakMemory.bytes
-        progress.log("\(stage): \(NumberFormat.fixed(seconds, decimals: 3)) s, peak memory \(peak >> 20) MB"
-                     + (incidents > 0 ? " (\(peak / incidents) bytes per incident)" : ""))
+        progress.log(
+            "\(stage): \(NumberFormat.fixed(seconds, decimals: 3)) s, peak memory \(peak >> 20) MB"
+                + (incidents > 0 ? " (\(peak / incidents) bytes per incident)" : ""))
     }
 }
 
@@ -189,8 +209,10 @@ extension ReportJob {
     /// The breakdown and the hot-spot cube read the columns after indexing; otherwise the index
     /// takes them and frees them before it builds its R-tree (a third less peak memory at 10M).
     /// The R-tree only serves point queries (points of interest) and the per-cell grid.
-    static func makeIndex(_ loaded: inout LoadedIncidents, parameters: QueryParameters, pointQueries: Bool,
-                          settings: ReportSettings) -> IncidentIndex {
+    static func makeIndex(
+        _ loaded: inout LoadedIncidents, parameters: QueryParameters, pointQueries: Bool,
+        settings: ReportSettings
+    ) -> IncidentIndex {
         let pointQueries = pointQueries || settings.gridStrategy == .rtreePerCell
         if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
             return IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
@@ -204,42 +226,53 @@ extension ReportJob {
     static func checkGridSize(_ index: IncidentIndex, radius: Double, settings: ReportSettings) throws {
         let estimate = GridCellEstimate.cells(index, precision: settings.precision)
         guard estimate <= Double(settings.maxCells) else {
-            throw JobError(.usage, "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at precision "
-                           + "\(settings.precision) and radius \(NumberFormat.compact(radius)) m, more than --max-cells "
-                           + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
+            throw JobError(
+                .usage,
+                "the grid would have about \(NumberFormat.compact(estimate.rounded())) cells at precision "
+                    + "\(settings.precision) and radius \(NumberFormat.compact(radius)) m, more than --max-cells "
+                    + "\(settings.maxCells); lower --precision or --radius, or raise --max-cells")
         }
     }
 
     /// SPEC §13: the emerging hot spots of the geohash cells over the months before the as-of.
-    static func ehsaReport(_ index: IncidentIndex, time: [Int64], settings: ReportSettings,
-                           progress: ProgressReporter) -> EHSAReport {
+    static func ehsaReport(
+        _ index: IncidentIndex, time: [Int64], settings: ReportSettings,
+        progress: ProgressReporter
+    ) -> EHSAReport {
         let ehsaParameters = settings.ehsaParameters
         progress.log("emerging hot spots: geohash-\(ehsaParameters.precision) cells × \(ehsaParameters.steps) months")
-        let cube = HotSpotCube(index: index, time: time, parameters: ehsaParameters,
-                               minimumIncidents: settings.minCellCount)
+        let cube = HotSpotCube(
+            index: index, time: time, parameters: ehsaParameters,
+            minimumIncidents: settings.minCellCount)
         let result = EmergingHotSpots.analyse(cube, alpha: ehsaParameters.alpha)
         return EHSAReport(parameters: ehsaParameters, locations: result.locations, summary: result.summary)
     }
 
     /// SPEC §16: the Knox table of the current window, refused (exit 1) above `--nr-max-pairs`
     /// before any pair is stored.
-    static func nearRepeatReport(_ index: IncidentIndex, time: [Int64], settings: ReportSettings,
-                                 progress: ProgressReporter) throws -> NearRepeatReport {
+    static func nearRepeatReport(
+        _ index: IncidentIndex, time: [Int64], settings: ReportSettings,
+        progress: ProgressReporter
+    ) throws -> NearRepeatReport {
         let parameters = settings.nearRepeatParameters
         let reach = NumberFormat.compact(parameters.bands.distanceEdges.last ?? 0)
-        progress.log("near-repeat: \(parameters.permutations) permutations, pairs within \(reach) m and "
-                     + "\(parameters.bands.maxSeconds / 86_400) days")
+        progress.log(
+            "near-repeat: \(parameters.permutations) permutations, pairs within \(reach) m and "
+                + "\(parameters.bands.maxSeconds / 86_400) days")
         switch NearRepeatAnalysis.run(index, time: time, parameters: parameters, threads: settings.workerThreads) {
         case .table(let table):
             if table.timesAreMonthStarts {
-                progress.warn("near-repeat: every time is the first of a month (month-only data): days apart are "
-                              + "not known, so the table reflects that rounding; report.html shows no table")
+                progress.warn(
+                    "near-repeat: every time is the first of a month (month-only data): days apart are "
+                        + "not known, so the table reflects that rounding; report.html shows no table")
             }
             return NearRepeatReport(parameters: parameters, table: table)
         case .tooManyPairs(let count):
-            throw JobError(.usage, "near-repeat: \(NumberFormat.compact(Double(count))) pairs of incidents within "
-                           + "\(reach) m, more than --nr-max-pairs "
-                           + "\(parameters.maxPairs); lower the last --nr-distances edge, or raise --nr-max-pairs")
+            throw JobError(
+                .usage,
+                "near-repeat: \(NumberFormat.compact(Double(count))) pairs of incidents within "
+                    + "\(reach) m, more than --nr-max-pairs "
+                    + "\(parameters.maxPairs); lower the last --nr-distances edge, or raise --nr-max-pairs")
         }
     }
 }
@@ -249,13 +282,16 @@ extension ReportJob {
     /// above `--max-ehsa-bins` the report is refused (a cube of 1.2 billion bins needs ~30 GB).
     static func checkCubeSize(_ index: IncidentIndex, time: [Int64], settings: ReportSettings) throws {
         let parameters = settings.ehsaParameters
-        let size = HotSpotCube.size(index: index, time: time, parameters: parameters,
-                                    minimumIncidents: settings.minCellCount)
+        let size = HotSpotCube.size(
+            index: index, time: time, parameters: parameters,
+            minimumIncidents: settings.minCellCount)
         guard size.bins <= settings.maxEHSABins else {
-            throw JobError(.usage, "the emerging-hot-spot cube would have \(size.bins) bins "
-                + "(\(size.locations) cells of geohash-\(parameters.precision) × \(parameters.steps) months), "
-                + "more than --max-ehsa-bins \(settings.maxEHSABins); lower --ehsa-precision or --ehsa-steps, "
-                + "or raise --max-ehsa-bins")
+            throw JobError(
+                .usage,
+                "the emerging-hot-spot cube would have \(size.bins) bins "
+                    + "(\(size.locations) cells of geohash-\(parameters.precision) × \(parameters.steps) months), "
+                    + "more than --max-ehsa-bins \(settings.maxEHSABins); lower --ehsa-precision or --ehsa-steps, "
+                    + "or raise --max-ehsa-bins")
         }
     }
 }

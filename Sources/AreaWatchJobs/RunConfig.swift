@@ -1,7 +1,7 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
+import Glibc
 import TOMLKit
 
 /// The nightly job's configuration (`areawatch run --config FILE`), read from TOML. Relative
@@ -32,7 +32,8 @@ public struct RunConfig: Sendable {
         do {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw JobError(.usage, "\(path): line \(error.source.begin.line), column \(error.source.begin.column): invalid TOML")
+            throw JobError(
+                .usage, "\(path): line \(error.source.begin.line), column \(error.source.begin.column): invalid TOML")
         }
         let base = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         return try RunConfig(table: table, base: base, file: path)
@@ -64,13 +65,16 @@ public struct RunConfig: Sendable {
             throw fail("unknown key \"\(key)\" in [inbox]")
         }
         inboxFolder = resolve(try string(inbox, "folder") ?? "inbox")
-        include = try inbox?["include"].map { value in
-            guard let array = value.array, let patterns = Optional(array.compactMap(\.string)), patterns.count == array.count else {
-                throw fail("include must be an array of strings")
-            }
-            guard !patterns.isEmpty else { throw fail("[inbox] include is empty: no file would ever be ingested") }
-            return try patterns.map { try RunConfig.pattern($0, context: "\(file) [inbox] include") }
-        } ?? [try RunConfig.pattern("*", context: file)]
+        include =
+            try inbox?["include"].map { value in
+                guard let array = value.array, let patterns = Optional(array.compactMap(\.string)),
+                    patterns.count == array.count
+                else {
+                    throw fail("include must be an array of strings")
+                }
+                guard !patterns.isEmpty else { throw fail("[inbox] include is empty: no file would ever be ingested") }
+                return try patterns.map { try RunConfig.pattern($0, context: "\(file) [inbox] include") }
+            } ?? [try RunConfig.pattern("*", context: file)]
         if let follow = inbox?["follow_links_outside"] {
             guard let flag = follow.bool else { throw fail("follow_links_outside must be true or false") }
             followLinksOutside = flag
@@ -98,18 +102,25 @@ public struct RunConfig: Sendable {
                     throw JobError(.usage, "\(context): missing \"pattern\" (a glob)")
                 }
                 let pattern = try RunConfig.pattern(text, context: context)
-                let own = try ConfigArguments.arguments(t, as: ReadingSettings.self, context: context, skipping: ["pattern"])
-                fileReadings.append((pattern, try ConfigArguments.parse(readingArguments + own, as: ReadingSettings.self, context: context)))
+                let own = try ConfigArguments.arguments(
+                    t, as: ReadingSettings.self, context: context, skipping: ["pattern"])
+                fileReadings.append(
+                    (
+                        pattern,
+                        try ConfigArguments.parse(readingArguments + own, as: ReadingSettings.self, context: context)
+                    ))
             }
         }
         self.fileReadings = fileReadings
-        var policy = try ConfigArguments.parse(ingest, as: IngestPolicy.self, context: "\(file) [ingest]",
-                                               skipping: Set(ingestKeys.filter { readingKeys.contains(ConfigArguments.normalized($0)) }))
+        var policy = try ConfigArguments.parse(
+            ingest, as: IngestPolicy.self, context: "\(file) [ingest]",
+            skipping: Set(ingestKeys.filter { readingKeys.contains(ConfigArguments.normalized($0)) }))
         policy.rejects = policy.rejects.map(resolve)
         self.policy = policy
         query = try ConfigArguments.parse(try section("query"), as: QuerySettings.self, context: "\(file) [query]")
-        var report = try ConfigArguments.parse(try section("report"), as: ReportSettings.self, context: "\(file) [report]",
-                                               skipping: ["out"])
+        var report = try ConfigArguments.parse(
+            try section("report"), as: ReportSettings.self, context: "\(file) [report]",
+            skipping: ["out"])
         report.out = out
         if let problem = report.areaPopulationProblem { throw JobError(.usage, "\(file) [report]: \(problem)") }
         self.report = report.resolvingPaths(resolve)
@@ -172,8 +183,10 @@ public struct RunConfig: Sendable {
     }
 
     private static func folderGiven(_ path: String) -> JobError {
-        JobError(.usage, "\(path): a folder, not a config file; --config takes the job's TOML file "
-                 + "(e.g. areawatch.toml)")
+        JobError(
+            .usage,
+            "\(path): a folder, not a config file; --config takes the job's TOML file "
+                + "(e.g. areawatch.toml)")
     }
 
     /// The inbox files matching `include`, sorted by path, and the entries a pattern matched

@@ -17,8 +17,9 @@ public enum RunJob {
     public static func run(_ config: RunConfig, progress: ProgressReporter) throws -> Result {
         // The report folder is checked before anything is ingested: a config whose `out` holds
         // the store, the inbox or the rejects file must change nothing.
-        var request = ReportRequest(source: .store(config.storePath), query: config.query, report: config.report,
-                                    protected: [config.inboxFolder, config.rejectsPath])
+        var request = ReportRequest(
+            source: .store(config.storePath), query: config.query, report: config.report,
+            protected: [config.inboxFolder, config.rejectsPath])
         try ReportFolder.checkReplaceable(config.out, protecting: request.protectedPaths)
         try StoreRejectsFile.checkPath(config.rejectsPath, storePath: config.storePath, inputs: [])
         let lock = try StoreLock(storePath: config.storePath)
@@ -35,12 +36,14 @@ public enum RunJob {
         try store.deferCheckpoints()
         let keeper = ColumnSnapshotKeeper(store: store)
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
-        let optionsByFile = Dictionary(uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
+        let optionsByFile = Dictionary(
+            uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
         let ingest: IngestOutcome
         do {
             ingest = try IngestJob.run(
-                IngestSettings(files: files, options: config.reading.ingestOptions, force: config.policy.force,
-                               rejectsPath: config.rejectsPath, optionsForFile: { optionsByFile[$0] }),
+                IngestSettings(
+                    files: files, options: config.reading.ingestOptions, force: config.policy.force,
+                    rejectsPath: config.rejectsPath, optionsForFile: { optionsByFile[$0] }),
                 store: store, keeper: keeper, progress: progress)
         } catch {
             IngestJob.finish(keeper, progress: progress)
@@ -50,17 +53,22 @@ public enum RunJob {
         // Under the lock: the report stage may write the snapshot when it has to read the store.
         request.snapshot = SnapshotUse(read: true, rebuild: true, known: keeper.current)
         let parts = Unchecked((store, keeper))
-        let (notes, report) = try Concurrency.overlap({ () -> [String] in
-            let (store, keeper) = parts.value
-            let saving = keeper.hasUnsavedChanges
-            keeper.save()
-            let notes = keeper.takeNotes() + (saving && keeper.current != nil ? ["column snapshot written"] : [])
-            do { try store.checkpoint() } catch { return notes + ["checkpoint deferred to the next open: \(error)"] }
-            return notes
-        }, with: {
-            try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
-        })
+        let (notes, report) = try Concurrency.overlap(
+            { () -> [String] in
+                let (store, keeper) = parts.value
+                let saving = keeper.hasUnsavedChanges
+                keeper.save()
+                let notes = keeper.takeNotes() + (saving && keeper.current != nil ? ["column snapshot written"] : [])
+                do { try store.checkpoint() } catch {
+                    return notes + ["checkpoint deferred to the next open: \(error)"]
+                }
+                return notes
+            },
+            with: {
+                try ReportJob.run(request, progress: progress, priorTimings: [("ingest", ingestSeconds)])
+            })
         for note in notes { progress.log(note) }
-        return Result(ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
+        return Result(
+            ingest: ingest, report: report, failure: ingest.failure(maxRejectRate: config.policy.maxRejectRate.value))
     }
 }

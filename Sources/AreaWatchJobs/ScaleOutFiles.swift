@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchReport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `read(2)`, named apart from `ExchangeFile.read`.
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
@@ -17,7 +18,9 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
 enum ExchangeFile {
     static func read(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw JobError(.inputOrStore, "\(path): cannot open (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else {
+            throw JobError(.inputOrStore, "\(path): cannot open (\(String(cString: strerror(errno))))")
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw JobError(.inputOrStore, "\(path): cannot stat") }

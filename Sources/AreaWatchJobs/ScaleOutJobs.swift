@@ -18,16 +18,21 @@ public enum ScaleOutJobs {
     /// Step 1. Writes `k#####.awr` for every non-empty key bucket and `input.awi` into `folder`.
     /// - Parameter name: the name the summary gives the file (its URI when an executor read it
     ///   from object storage into a local copy at `path`); `path` when nil.
-    public static func canonical(path: String, name: String? = nil, fileIndex: Int, buckets: Int, options: IngestOptions,
-                                 folder: String) throws -> FileIngestReport {
+    public static func canonical(
+        path: String, name: String? = nil, fileIndex: Int, buckets: Int, options: IngestOptions,
+        folder: String
+    ) throws -> FileIngestReport {
         guard buckets >= 1, buckets <= 65_536 else { throw JobError(.usage, "--key-buckets must be within 1…65536") }
-        guard fileIndex >= 0, fileIndex < Int(UInt32.max) else { throw JobError(.usage, "--file-index must be within 0…4294967294") }
+        guard fileIndex >= 0, fileIndex < Int(UInt32.max) else {
+            throw JobError(.usage, "--file-index must be within 0…4294967294")
+        }
         try ExchangeFile.makeDirectory(folder)
         let (sha, bytes) = try FileDigest.sha256(path: path)
         var sink = CanonicalRecordSink(fileIndex: UInt32(fileIndex), buckets: buckets)
         var report: FileIngestReport
         do {
-            report = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: options, into: &sink, rejects: nil)
+            report = try FileIngester.ingest(
+                path: path, sha256: sha, bytes: bytes, options: options, into: &sink, rejects: nil)
         } catch let error as InputError where name != nil {
             // Name the file as the user gave it, not the executor's local copy.
             throw JobError(error.isUsage ? .usage : .inputOrStore, error.description.replacing(path, with: name!))
@@ -56,9 +61,13 @@ public enum ScaleOutJobs {
 
     /// Step 2. `recordFiles` are `AWREC` files of one key bucket (any order: they are read in
     /// file-index order). Writes `<shard geohash>.awr` per shard and `counts.awn` into `folder`.
-    public static func dedup(recordFiles: [String], shardPrecision: Int, gridPrecision: Int, radius: Double,
-                             folder: String) throws -> DedupOutcome {
-        guard (1...Geohash.maxPrecision).contains(gridPrecision) else { throw JobError(.usage, "--precision must be within 1…12") }
+    public static func dedup(
+        recordFiles: [String], shardPrecision: Int, gridPrecision: Int, radius: Double,
+        folder: String
+    ) throws -> DedupOutcome {
+        guard (1...Geohash.maxPrecision).contains(gridPrecision) else {
+            throw JobError(.usage, "--precision must be within 1…12")
+        }
         guard (1...gridPrecision).contains(shardPrecision) else {
             throw JobError(.usage, "--shard-precision must be within 1…\(gridPrecision) (the grid precision)")
         }
@@ -67,9 +76,13 @@ public enum ScaleOutJobs {
         for path in recordFiles { inputs.append(try CanonicalRecord.readAll(try ExchangeFile.read(path), name: path)) }
         // Stable: two parts of one file keep their order (a task never splits a file, but the
         // order of parts of a file must not depend on the caller).
-        inputs = inputs.enumerated().sorted { ($0.element.fileIndex, $0.offset) < ($1.element.fileIndex, $1.offset) }.map(\.element)
+        inputs = inputs.enumerated().sorted { ($0.element.fileIndex, $0.offset) < ($1.element.fileIndex, $1.offset) }
+            .map(\.element)
 
-        struct Key: Hashable { var high: UInt64; var low: UInt64 }
+        struct Key: Hashable {
+            var high: UInt64
+            var low: UInt64
+        }
         var slotOfKey: [Key: Int] = [:]
         var kept: [CanonicalRecord] = []
         var counts: [Int: (inserted: Int, updated: Int, duplicates: Int)] = [:]
@@ -100,7 +113,8 @@ public enum ScaleOutJobs {
         var shards: [UInt64: BinaryWriter] = [:]
         for record in kept {
             for shard in halo.shards(lat: record.lat, lon: record.lon) {
-                record.encode(to: &shards[shard.prefix, default: CanonicalRecord.header(fileIndex: CanonicalRecord.deduplicated)])
+                record.encode(
+                    to: &shards[shard.prefix, default: CanonicalRecord.header(fileIndex: CanonicalRecord.deduplicated)])
                 outcome.copies += 1
             }
         }
@@ -123,30 +137,38 @@ public enum ScaleOutJobs {
     /// incidents inside it, all of which are S's own; the other shards' incidents in the union
     /// are beyond its radius. So the owned cells come out as S alone would give them, while a
     /// task of a thousand small shards (near a pole) builds one index instead of a thousand.
-    public static func shardGrid(folder: String, precision: Int, query: QuerySettings, minCellCount: Int = 1,
-                                 threads: Int, out: String) throws -> (shards: Int, cells: Int) {
+    public static func shardGrid(
+        folder: String, precision: Int, query: QuerySettings, minCellCount: Int = 1,
+        threads: Int, out: String
+    ) throws -> (shards: Int, cells: Int) {
         try refuseLatest(query)
         var shards = Set<GeohashCell>()
         var paths: [String] = []
         for name in try ExchangeFile.list(folder, suffix: ".awr") {
             let shardName = name.prefix { $0 != "." }
             guard let shard = GeohashCell(shardName), shard.precision <= precision,
-                  shards.first.map({ $0.precision == shard.precision }) ?? true else {
-                throw JobError(.usage, "\(folder)/\(name): not named after a geohash shard of one precision ≤ \(precision)")
+                shards.first.map({ $0.precision == shard.precision }) ?? true
+            else {
+                throw JobError(
+                    .usage, "\(folder)/\(name): not named after a geohash shard of one precision ≤ \(precision)")
             }
             shards.insert(shard)
             paths.append(folder + "/" + name)
         }
         let parameters = query.parameters()
-        struct Key: Hashable { var high: UInt64; var low: UInt64 }
+        struct Key: Hashable {
+            var high: UInt64
+            var low: UInt64
+        }
         var seen = Set<Key>()
         var columns = IncidentColumns()
         for path in paths {
             let (_, records) = try CanonicalRecord.readAll(try ExchangeFile.read(path), name: path)
             columns.reserveCapacity(columns.count + records.count)
             for r in records where seen.insert(Key(high: r.keyHigh, low: r.keyLow)).inserted {
-                columns.append(lat: r.lat, lon: r.lon, time: r.time, handled: r.handled < 0 ? nil : r.handled == 1,
-                               category: r.category)
+                columns.append(
+                    lat: r.lat, lon: r.lon, time: r.time, handled: r.handled < 0 ? nil : r.handled == 1,
+                    category: r.category)
             }
         }
         seen = []
@@ -154,21 +176,27 @@ public enum ScaleOutJobs {
         let grid = index.grid(precision: precision, threads: threads)
         let cells = grid.cells(ownedBy: shards)
         var totals = ShardTotals(columns: columns, parameters: parameters, shards: shards)
-        totals.extent = DataExtent(columns: columns, parameters: parameters, cellPrecision: precision,
-                                   minCellCount: minCellCount, shards: shards, threads: threads)
+        totals.extent = DataExtent(
+            columns: columns, parameters: parameters, cellPrecision: precision,
+            minCellCount: minCellCount, shards: shards, threads: threads)
         try ExchangeFile.write(ShardCellsFile.encode(precision: precision, totals: totals, cells: cells), to: out)
         return (shards.count, cells.count)
     }
 
     /// Step 4. Reads every `*.awi`, `*.awn` and `*.awc` file of `parts` and writes the report
     /// folder as `report --input` over the same files would.
-    public static func mergeReport(parts: String, query: QuerySettings, report settings: ReportSettings,
-                                   progress: ProgressReporter) throws -> ReportRun {
+    public static func mergeReport(
+        parts: String, query: QuerySettings, report settings: ReportSettings,
+        progress: ProgressReporter
+    ) throws -> ReportRun {
         guard settings.areas == nil, settings.areaPopulation == nil, settings.poi == nil, settings.groupBy == nil,
-              !settings.ehsa, !settings.nearRepeat else {
-            throw JobError(.usage, "the scale-out job writes the grid, tiles, summary and HTML report; "
-                           + "--areas, --area-population, --poi, --group-by, --ehsa and --near-repeat are for "
-                           + "`areawatch report`")
+            !settings.ehsa, !settings.nearRepeat
+        else {
+            throw JobError(
+                .usage,
+                "the scale-out job writes the grid, tiles, summary and HTML report; "
+                    + "--areas, --area-population, --poi, --group-by, --ehsa and --near-repeat are for "
+                    + "`areawatch report`")
         }
         try refuseLatest(query)
         let parameters = query.parameters()
@@ -197,18 +225,22 @@ public enum ScaleOutJobs {
         }
         let summaries = inputs.map { index, s in
             let c = counts[index] ?? (0, 0, 0)
-            return InputSummary(path: s.path, sha256: s.sha256, format: s.format, records: s.records, accepted: s.accepted,
-                                inserted: c.inserted, updated: c.updated, duplicates: c.duplicates, rejected: s.rejected,
-                                rejectsByReason: s.rejectsByReason, skipped: false)
+            return InputSummary(
+                path: s.path, sha256: s.sha256, format: s.format, records: s.records, accepted: s.accepted,
+                inserted: c.inserted, updated: c.updated, duplicates: c.duplicates, rejected: s.rejected,
+                rejectsByReason: s.rejectsByReason, skipped: false)
         }
         let merged = totals.totals
-        let grid = GridResult(merging: cells, precision: settings.precision, parameters: parameters, years: merged.years)
+        let grid = GridResult(
+            merging: cells, precision: settings.precision, parameters: parameters, years: merged.years)
         let protected = summaries.map(\.path)
         try ReportFolder.checkReplaceable(settings.out, protecting: protected)
         var content = ReportContent(
             parameters: parameters, grid: grid, totals: merged, tileZooms: settings.tileZooms.zooms,
-            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: nil, pointsOfInterest: nil, breakdown: nil,
-            sourceKind: "files", sourcePath: nil, inputs: summaries, timings: [("merge", ProgressReporter.now() - started)],
+            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: nil, pointsOfInterest: nil,
+            breakdown: nil,
+            sourceKind: "files", sourcePath: nil, inputs: summaries,
+            timings: [("merge", ProgressReporter.now() - started)],
             attribution: settings.attribution, engineVersion: ReportJob.engineVersion)
         content.formats = settings.formats
         content.publicURL = settings.publicURL
@@ -216,13 +248,16 @@ public enum ScaleOutJobs {
         content.rejects = RejectsSummary(path: nil, files: IncidentLoading.filesWithRejects(summaries))
         content = withExtent(content, totals.extent, progress: progress)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
-        let outcome = try ReportWriter.write(content, to: settings.out, protecting: protected, clock: ProgressReporter.now)
+        let outcome = try ReportWriter.write(
+            content, to: settings.out, protecting: protected, clock: ProgressReporter.now)
         return ReportRun(content: content, outcome: outcome)
     }
 
     /// The shards' merged extent, and the empty-windows warning it may call for (SPEC §7).
-    private static func withExtent(_ content: ReportContent, _ extent: DataExtent?,
-                                   progress: ProgressReporter) -> ReportContent {
+    private static func withExtent(
+        _ content: ReportContent, _ extent: DataExtent?,
+        progress: ProgressReporter
+    ) -> ReportContent {
         var out = content
         out.extent = .known(extent)
         if let warning = out.emptyWindowsWarning { progress.warn(warning) }

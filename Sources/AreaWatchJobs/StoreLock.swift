@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchStore
+import Glibc
 
 /// The run lock of a store (SPEC §9): `flock` on `<store>.lock`, taken without waiting, so a
 /// second writer exits at once with status 4. The kernel drops it when the process dies, so a
@@ -18,9 +18,11 @@ public final class StoreLock {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             close(fd)
-            throw JobError(busy ? .locked : .inputOrStore,
-                           busy ? "\(storePath): another areawatch run or ingest is using this store (lock \(path) is held)"
-                                : "\(path): cannot lock: \(String(cString: strerror(errno)))")
+            throw JobError(
+                busy ? .locked : .inputOrStore,
+                busy
+                    ? "\(storePath): another areawatch run or ingest is using this store (lock \(path) is held)"
+                    : "\(path): cannot lock: \(String(cString: strerror(errno)))")
         }
         // Who holds it, for a human looking at the file.
         let pid = "\(getpid())\n"

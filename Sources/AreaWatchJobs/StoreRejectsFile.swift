@@ -1,8 +1,8 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchReport
 import AreaWatchStore
+import Glibc
 
 /// The rejects file of a store (SPEC §3): made whole from the store's `rejects` table after each
 /// `ingest` or `run`, so it holds every reject of every file the store holds, whatever the
@@ -18,8 +18,10 @@ enum StoreRejectsFile {
             try store.addRejectsTables { add in
                 for row in imported.rows { try add(row.sha256, row.reject) }
             }
-            progress.log("store: rejects table added" + (imported.rows.isEmpty ? "" :
-                         ", \(imported.rows.count) rejects kept from \(imported.files.joined(separator: ", "))"))
+            progress.log(
+                "store: rejects table added"
+                    + (imported.rows.isEmpty
+                        ? "" : ", \(imported.rows.count) rejects kept from \(imported.files.joined(separator: ", "))"))
         }
         for orphan in RejectsWriter.orphans(of: path) {
             unlink(orphan)
@@ -36,8 +38,10 @@ enum StoreRejectsFile {
         }
         let target = ReportFolder.canonical(rejects)
         if let clash = taken.first(where: { ReportFolder.canonical($0) == target }) {
-            throw JobError(.usage, "the rejects file \(rejects) would overwrite \(clash); "
-                           + "give the rejects file a name of its own")
+            throw JobError(
+                .usage,
+                "the rejects file \(rejects) would overwrite \(clash); "
+                    + "give the rejects file a name of its own")
         }
     }
 
@@ -46,8 +50,9 @@ enum StoreRejectsFile {
     static func write(from store: IncidentStore, to path: String) throws -> Int {
         let writer = try RejectsWriter(path: path)
         try store.forEachReject { reject in
-            try writer.add(source: reject.source, record: reject.record, id: reject.id, reason: reject.reason,
-                           excerpt: reject.excerpt)
+            try writer.add(
+                source: reject.source, record: reject.record, id: reject.id, reason: reject.reason,
+                excerpt: reject.excerpt)
         }
         try writer.commit()
         try store.recordRejectsFilePath(path)
@@ -78,7 +83,7 @@ enum RejectsImport {
                 guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
                 return (path, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
             }
-            .sorted { $0.modified > $1.modified }  // newest first
+            .sorted { $0.modified > $1.modified } // newest first
         var bySource: [String: (file: String, rows: [StoredReject], exact: Bool)] = [:]
         var order: [String] = []
         for candidate in candidates {
@@ -123,12 +128,17 @@ enum RejectsFileReader {
             if n == 0 { break }
             for byte in chunk[0..<n] {
                 if quoted {
-                    if byte == 34 { quoted = false; afterQuote = true } else { field.append(byte) }
+                    if byte == 34 {
+                        quoted = false
+                        afterQuote = true
+                    } else {
+                        field.append(byte)
+                    }
                     continue
                 }
                 switch byte {
                 case 34:
-                    if afterQuote { field.append(34) }  // "" inside quotes
+                    if afterQuote { field.append(34) } // "" inside quotes
                     quoted = true
                     afterQuote = false
                 case 44:

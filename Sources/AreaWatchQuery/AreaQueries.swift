@@ -109,8 +109,9 @@ extension IncidentIndex {
             months.add(part.months)
         }
         let current = partCounts.reduce(0) { $0 + $1.current }, previous = partCounts.reduce(0) { $0 + $1.previous }
-        return Totals(years: years, yearCounts: counts, current: current, previous: previous,
-                      older: count - current - previous, excludedFuture: excludedFuture, months: months.series)
+        return Totals(
+            years: years, yearCounts: counts, current: current, previous: previous,
+            older: count - current - previous, excludedFuture: excludedFuture, months: months.series)
     }
 
     /// Counts per named area; an incident inside several areas counts in each.
@@ -121,9 +122,10 @@ extension IncidentIndex {
         var stats: [AreaStats] = []
         let circle = Double.pi * parameters.radius * parameters.radius
         for area in areas {
-            var s = AreaStats(id: area.id, nCurrent: 0, nPrevious: 0, handled: 0,
-                              yearCounts: [Int](repeating: 0, count: years.count),
-                              areaKm2: area.sphericalArea / 1e6, densityEquivalent: 0, safetyClass: .safe)
+            var s = AreaStats(
+                id: area.id, nCurrent: 0, nPrevious: 0, handled: 0,
+                yearCounts: [Int](repeating: 0, count: years.count),
+                areaKm2: area.sphericalArea / 1e6, densityEquivalent: 0, safetyClass: .safe)
             // Edges indexed by latitude: the cost per incident does not grow with the vertices.
             let index = AreaIndex(area)
             var months = MonthCounter(years: years)
@@ -154,8 +156,9 @@ extension IncidentIndex {
             if membership[i] == WindowMembership.current.rawValue { current += 1 }
             if membership[i] == WindowMembership.previous.rawValue { previous += 1 }
         }
-        return AreaResult(areas: stats, years: years, unassignedCurrent: current, unassignedPrevious: previous,
-                          unassignedAll: all)
+        return AreaResult(
+            areas: stats, years: years, unassignedCurrent: current, unassignedPrevious: previous,
+            unassignedAll: all)
     }
 
     /// Geohash-bucket ranges covering a box: the finest precision that covers it with at most
@@ -164,9 +167,16 @@ extension IncidentIndex {
         guard box.minLat <= box.maxLat, box.minLon <= box.maxLon else { return [] }
         var precision = 1
         for p in stride(from: Geohash.maxPrecision, through: 1, by: -1) {
-            let rows = Int64((box.maxLat + 90) / GeohashCell.latSpan(p)) - Int64((box.minLat + 90) / GeohashCell.latSpan(p)) + 1
-            let cols = Int64((box.maxLon + 180) / GeohashCell.lonSpan(p)) - Int64((box.minLon + 180) / GeohashCell.lonSpan(p)) + 1
-            if rows * cols <= 256 { precision = p; break }
+            let rows =
+                Int64((box.maxLat + 90) / GeohashCell.latSpan(p)) - Int64((box.minLat + 90) / GeohashCell.latSpan(p))
+                + 1
+            let cols =
+                Int64((box.maxLon + 180) / GeohashCell.lonSpan(p)) - Int64((box.minLon + 180) / GeohashCell.lonSpan(p))
+                + 1
+            if rows * cols <= 256 {
+                precision = p
+                break
+            }
         }
         let low = GeohashCell(lat: max(-90, box.minLat), lon: max(-180, box.minLon), precision: precision)
         let high = GeohashCell(lat: min(90, box.maxLat), lon: min(180, box.maxLon), precision: precision)
@@ -181,7 +191,9 @@ extension IncidentIndex {
     }
 
     /// The widget answer at every point of interest.
-    public func pointsOfInterest(_ points: [PointOfInterest], threads: Int = 1) -> [(poi: PointOfInterest, answer: PointAnswer)] {
+    public func pointsOfInterest(_ points: [PointOfInterest], threads: Int = 1) -> [(
+        poi: PointOfInterest, answer: PointAnswer
+    )] {
         let answers = pointAnswers(points.map { ($0.lat, $0.lon) }, threads: threads)
         return Array(zip(points, answers))
     }
@@ -193,7 +205,9 @@ extension IncidentIndex {
         let years = slot.years
         let byCategory = field == .category
         let values = byCategory ? columns.categories : columns.groupValues
-        var rows = (values + [""]).map { BreakdownRow(value: $0, current: 0, previous: 0, yearCounts: [Int](repeating: 0, count: years.count)) }
+        var rows = (values + [""]).map {
+            BreakdownRow(value: $0, current: 0, previous: 0, yearCounts: [Int](repeating: 0, count: years.count))
+        }
         for i in 0..<count {
             let source = Int(sourceIndex[i])
             let g = byCategory ? columns.category[source] : columns.group[source]

@@ -18,8 +18,10 @@ public struct DataExtent: Sendable, Equatable {
     /// The extent of the incidents of `columns` that pass `parameters`' filters (its as-of plays
     /// no part) and, with `shards`, whose home is one of them; nil when there is none.
     /// `cellPrecision` and `minCellCount` define `publishedBox`.
-    public init?(columns: IncidentColumns, parameters: QueryParameters, cellPrecision: Int, minCellCount: Int = 1,
-                 shards: Set<GeohashCell>? = nil, threads: Int = 2) {
+    public init?(
+        columns: IncidentColumns, parameters: QueryParameters, cellPrecision: Int, minCellCount: Int = 1,
+        shards: Set<GeohashCell>? = nil, threads: Int = 2
+    ) {
         let allowed = parameters.allowedCategories(in: columns)
         let countCells = minCellCount > 1
         let shift = UInt64(64 - 5 * cellPrecision)
@@ -31,15 +33,22 @@ public struct DataExtent: Sendable, Equatable {
             for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
                 let lat = columns.lat[i], lon = columns.lon[i], time = columns.time[i]
                 if let shards, let precision = shards.first?.precision,
-                   !shards.contains(GeohashCell(lat: lat, lon: lon, precision: precision)) { continue }
+                    !shards.contains(GeohashCell(lat: lat, lon: lon, precision: precision))
+                {
+                    continue
+                }
                 if countCells { cells.append(Geohash.code(lat: lat, lon: lon) >> shift) }
                 count += 1
                 first = min(first, time)
                 last = max(last, time)
-                box.minLat = min(box.minLat, lat); box.maxLat = max(box.maxLat, lat)
-                box.minLon = min(box.minLon, lon); box.maxLon = max(box.maxLon, lon)
+                box.minLat = min(box.minLat, lat)
+                box.maxLat = max(box.maxLat, lat)
+                box.minLon = min(box.minLon, lon)
+                box.maxLon = max(box.maxLon, lon)
             }
-            let part = count == 0 ? nil
+            let part =
+                count == 0
+                ? nil
                 : DataExtent(count: count, firstTime: first, lastTime: last, box: box, publishedBox: nil)
             return (part, cells)
         }
@@ -47,13 +56,15 @@ public struct DataExtent: Sendable, Equatable {
         for part in parts { merged.add(part.0) }
         guard var extent = merged else { return nil }
         if countCells {
-            extent.publishedBox = DataExtent.box(ofCells: parts.flatMap(\.1), precision: cellPrecision,
-                                                 minCount: minCellCount)
+            extent.publishedBox = DataExtent.box(
+                ofCells: parts.flatMap(\.1), precision: cellPrecision,
+                minCount: minCellCount)
         } else {
             let south = GeohashCell(lat: extent.box.minLat, lon: extent.box.minLon, precision: cellPrecision).bounds
             let north = GeohashCell(lat: extent.box.maxLat, lon: extent.box.maxLon, precision: cellPrecision).bounds
-            extent.publishedBox = GeoBox(minLat: south.minLat, minLon: south.minLon,
-                                         maxLat: north.maxLat, maxLon: north.maxLon)
+            extent.publishedBox = GeoBox(
+                minLat: south.minLat, minLon: south.minLon,
+                maxLat: north.maxLat, maxLon: north.maxLon)
         }
         self = extent
     }
@@ -117,7 +128,8 @@ extension GeoBox {
     /// The smallest box holding both (`box` nil: `other` alone).
     public static func union(_ box: GeoBox?, _ other: GeoBox) -> GeoBox {
         guard let box else { return other }
-        return GeoBox(minLat: min(box.minLat, other.minLat), minLon: min(box.minLon, other.minLon),
-                      maxLat: max(box.maxLat, other.maxLat), maxLon: max(box.maxLon, other.maxLon))
+        return GeoBox(
+            minLat: min(box.minLat, other.minLat), minLon: min(box.minLon, other.minLon),
+            maxLat: max(box.maxLat, other.maxLat), maxLon: max(box.maxLon, other.maxLon))
     }
 }

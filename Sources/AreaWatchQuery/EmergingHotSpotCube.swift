@@ -34,8 +34,10 @@ extension HotSpotCube {
     public init(index: IncidentIndex, time: [Int64], parameters: EmergingHotSpotParameters, minimumIncidents: Int = 1) {
         precondition(parameters.problem == nil, parameters.problem ?? "")
         var cells: [UInt64] = [], counts: [Int32] = []
-        HotSpotCube.forEachLocation(index: index, time: time, parameters: parameters,
-                                    minimumIncidents: minimumIncidents) { cell, row in
+        HotSpotCube.forEachLocation(
+            index: index, time: time, parameters: parameters,
+            minimumIncidents: minimumIncidents
+        ) { cell, row in
             cells.append(cell)
             counts.append(contentsOf: row)
         }
@@ -45,8 +47,10 @@ extension HotSpotCube {
     /// The cube's exact size — locations and bins (locations × steps) — counted before any of it
     /// is built (SPEC §8: work is bounded before it starts). One pass over the index, memory for
     /// one row of N counts.
-    public static func size(index: IncidentIndex, time: [Int64], parameters: EmergingHotSpotParameters,
-                            minimumIncidents: Int = 1) -> (locations: Int, bins: Int) {
+    public static func size(
+        index: IncidentIndex, time: [Int64], parameters: EmergingHotSpotParameters,
+        minimumIncidents: Int = 1
+    ) -> (locations: Int, bins: Int) {
         let calendar = MonthlySteps(asOf: index.windows.asOf, count: parameters.steps)
         let shift = UInt64(64 - 5 * parameters.precision)
         let codes = index.codes, source = index.sourceIndex
@@ -64,8 +68,10 @@ extension HotSpotCube {
     }
 
     /// Calls `body` with each location's cell prefix and its N step counts, in ascending order.
-    private static func forEachLocation(index: IncidentIndex, time: [Int64], parameters: EmergingHotSpotParameters,
-                                        minimumIncidents: Int, _ body: (UInt64, [Int32]) -> Void) {
+    private static func forEachLocation(
+        index: IncidentIndex, time: [Int64], parameters: EmergingHotSpotParameters,
+        minimumIncidents: Int, _ body: (UInt64, [Int32]) -> Void
+    ) {
         let steps = parameters.steps
         let calendar = MonthlySteps(asOf: index.windows.asOf, count: steps)
         let shift = UInt64(64 - 5 * parameters.precision)
@@ -78,7 +84,10 @@ extension HotSpotCube {
                         let cell = codes[k] >> shift
                         var total = 0
                         while k < codes.count && codes[k] >> shift == cell {
-                            if let s = calendar.step(of: time[Int(source[k])]) { row[s - 1] += 1; total += 1 }
+                            if let s = calendar.step(of: time[Int(source[k])]) {
+                                row[s - 1] += 1
+                                total += 1
+                            }
                             k += 1
                         }
                         if total > 0 {

@@ -25,14 +25,17 @@ public enum GridCellEstimate {
         var starts = IncidentIndex.chunks(index.count, threads).map(\.lowerBound)
         for p in starts.indices.dropFirst() {
             starts[p] = max(starts[p], starts[p - 1])
-            while starts[p] > 0 && starts[p] < index.count && codes[starts[p]] >> shift == codes[starts[p] - 1] >> shift {
+            while starts[p] > 0 && starts[p] < index.count && codes[starts[p]] >> shift == codes[starts[p] - 1] >> shift
+            {
                 starts[p] += 1
             }
         }
         starts.append(index.count)
         let partStarts = starts
         let parts = Concurrency.map(partStarts.count - 1) { p in
-            groups(index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees, precision: precision)
+            groups(
+                index, in: partStarts[p]..<partStarts[p + 1], shift: shift, radiusDegrees: radiusDegrees,
+                precision: precision)
         }
         let extents = parts.compactMap(\.extent)
         guard var extent = extents.first else { return 0 }
@@ -45,8 +48,10 @@ public enum GridCellEstimate {
     }
 
     /// The cells of the groups of windowed incidents in `range` (whole groups), and their extent.
-    private static func groups(_ index: IncidentIndex, in range: Range<Int>, shift: UInt64, radiusDegrees: Double,
-                               precision: Int) -> (total: Double, extent: GeoBox?) {
+    private static func groups(
+        _ index: IncidentIndex, in range: Range<Int>, shift: UInt64, radiusDegrees: Double,
+        precision: Int
+    ) -> (total: Double, extent: GeoBox?) {
         let empty = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         var total = 0.0
         var last: UInt64?
@@ -83,7 +88,9 @@ public enum GridCellEstimate {
         // Centres sit at (i + ½)·h from the south pole.
         let rows = max(0, ((north + 90) / h - 0.5).rounded(.down) - ((south + 90) / h - 0.5).rounded(.up) + 1)
         let columns = min(columnsAround, (lonSpan / w).rounded(.up) + 1)
-        let own = (((box.maxLat - box.minLat) / h).rounded(.up) + 1) * min(columnsAround, ((box.maxLon - box.minLon) / w).rounded(.up) + 1)
+        let own =
+            (((box.maxLat - box.minLat) / h).rounded(.up) + 1)
+            * min(columnsAround, ((box.maxLon - box.minLon) / w).rounded(.up) + 1)
         return rows * columns + own
     }
 }

@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import Dispatch
+import Glibc
 
 /// The alternative grid strategy: enumerate candidate cell centres (those inside the lat/lon
 /// bounding box of some incident's circle) and count each with the R-tree. Kept to measure
@@ -8,7 +8,8 @@ import Dispatch
 extension IncidentIndex {
     func perCellRadiusCounts(precision: Int, test: RadiusTest, threads: Int) -> [RadiusCell] {
         let candidates = candidateCells(precision: precision)
-        var counts = [RadiusCell](repeating: RadiusCell(prefix: 0, current: 0, previous: 0, handled: 0), count: candidates.count)
+        var counts = [RadiusCell](
+            repeating: RadiusCell(prefix: 0, current: 0, previous: 0, handled: 0), count: candidates.count)
         let workers = max(1, threads)
         counts.withUnsafeMutableBufferPointer { out in
             let output = UnsafeMutableSendableBuffer(out)
@@ -18,8 +19,9 @@ extension IncidentIndex {
                     let cell = GeohashCell(prefix: candidates[k], precision: precision)
                     let centre = cell.centre
                     let c = radiusCounts(lat: centre.lat, lon: centre.lon, test: test)
-                    output[k] = RadiusCell(prefix: candidates[k], current: UInt32(c.current),
-                                           previous: UInt32(c.previous), handled: UInt32(c.handled))
+                    output[k] = RadiusCell(
+                        prefix: candidates[k], current: UInt32(c.current),
+                        previous: UInt32(c.previous), handled: UInt32(c.handled))
                     k += workers
                 }
             }
@@ -42,7 +44,10 @@ extension IncidentIndex {
             let halfWidth = (delta < Double.pi / 2 && ratio < 1) ? asin(ratio) / Haversine.radiansPerDegree : 180
             var first = Int64(((lon - halfWidth + 180) / lattice.cellWidth - 0.5).rounded(.down)) - 1
             var last = Int64(((lon + halfWidth + 180) / lattice.cellWidth - 0.5).rounded(.up)) + 1
-            if last - first + 1 >= lattice.columnCount { first = 0; last = lattice.columnCount - 1 }
+            if last - first + 1 >= lattice.columnCount {
+                first = 0
+                last = lattice.columnCount - 1
+            }
             for row in lo...hi { intervals.append((row, first, last)) }
         }
         intervals.sort { ($0.row, $0.first) < ($1.row, $1.first) }
@@ -55,7 +60,8 @@ extension IncidentIndex {
             func emit() {
                 for x in first...last {
                     let column = ((x % lattice.columnCount) + lattice.columnCount) % lattice.columnCount
-                    prefixes.append(GeohashCell(lonIndex: UInt64(column), latIndex: UInt64(row), precision: precision).prefix)
+                    prefixes.append(
+                        GeohashCell(lonIndex: UInt64(column), latIndex: UInt64(row), precision: precision).prefix)
                 }
             }
             while k < intervals.count && intervals[k].row == row {

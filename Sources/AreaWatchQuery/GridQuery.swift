@@ -76,7 +76,8 @@ extension IncidentIndex {
         let radiusCells: [RadiusCell]
         switch strategy {
         case .scatter:
-            radiusCells = GridScatter.radiusCells(points: windowedPoints, precision: precision, test: test, threads: threads)
+            radiusCells = GridScatter.radiusCells(
+                points: windowedPoints, precision: precision, test: test, threads: threads)
         case .rtreePerCell:
             radiusCells = perCellRadiusCounts(precision: precision, test: test, threads: threads)
         }
@@ -104,20 +105,27 @@ extension IncidentIndex {
         entries.reserveCapacity(pieces.reduce(0) { $0 + $1.entries.count })
         for piece in pieces {
             let offset = Int32(entries.count)
-            cells.append(contentsOf: piece.cells.map { var c = $0; c.yearStart += offset; return c })
+            cells.append(
+                contentsOf: piece.cells.map {
+                    var c = $0
+                    c.yearStart += offset
+                    return c
+                })
             entries.append(contentsOf: piece.entries)
         }
-        return GridResult(precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
+        return GridResult(
+            precision: precision, parameters: parameters, cells: cells, years: yearSlots.years, yearEntries: entries)
     }
 
     /// The cells of one part: radius cells and base incidents of the same prefixes.
     private func assembleCells(shift: UInt64, precision: Int, radiusCells: ArraySlice<RadiusCell>, base: Range<Int>)
-        -> (cells: [GridCell], entries: [(year: UInt16, count: UInt32)]) {
+        -> (cells: [GridCell], entries: [(year: UInt16, count: UInt32)])
+    {
         var cells: [GridCell] = []
         cells.reserveCapacity(radiusCells.count)
         var entries: [(year: UInt16, count: UInt32)] = []
-        var r = radiusCells.startIndex  // next radius cell
-        var b = base.lowerBound  // next base incident
+        var r = radiusCells.startIndex // next radius cell
+        var b = base.lowerBound // next base incident
         let thresholds = parameters.thresholds
         var cellYears: [(year: UInt16, count: UInt32)] = []
         while r < radiusCells.endIndex || b < base.upperBound {
@@ -147,11 +155,12 @@ extension IncidentIndex {
             }
             guard rc.current + rc.previous > 0 || nCurrent + nPrevious > 0 else { continue }
             cellYears.sort { $0.year < $1.year }
-            cells.append(GridCell(
-                cell: GeohashCell(prefix: prefix, precision: precision), nCurrent: nCurrent, nPrevious: nPrevious,
-                rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
-                safetyClass: thresholds.classify(Int(rc.current)),
-                yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
+            cells.append(
+                GridCell(
+                    cell: GeohashCell(prefix: prefix, precision: precision), nCurrent: nCurrent, nPrevious: nPrevious,
+                    rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
+                    safetyClass: thresholds.classify(Int(rc.current)),
+                    yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
             entries.append(contentsOf: cellYears)
         }
         return (cells, entries)
@@ -162,8 +171,10 @@ extension GridResult {
     /// The cells for which `keepCell` holds, with only the calendar years for which `keepYear`
     /// holds; `keepYear` gets each year and its largest in-cell count among the kept cells.
     /// Disclosure control (SPEC §10) publishes such a subset.
-    public func restricted(keepingCells keepCell: (GridCell) -> Bool,
-                           keepingYears keepYear: (_ year: Int, _ largestCount: Int) -> Bool) -> GridResult {
+    public func restricted(
+        keepingCells keepCell: (GridCell) -> Bool,
+        keepingYears keepYear: (_ year: Int, _ largestCount: Int) -> Bool
+    ) -> GridResult {
         let kept = cells.filter(keepCell)
         var largest = [Int](repeating: 0, count: years.count)
         for c in kept {
@@ -189,6 +200,7 @@ extension GridResult {
             copy.yearCount = Int32(entries.count) - copy.yearStart
             return copy
         }
-        return GridResult(precision: precision, parameters: parameters, cells: remapped, years: keptYears, yearEntries: entries)
+        return GridResult(
+            precision: precision, parameters: parameters, cells: remapped, years: keptYears, yearEntries: entries)
     }
 }

@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import Dispatch
+import Glibc
 import Synchronization
 
 /// Radius counts at one lattice cell centre.
@@ -73,8 +73,10 @@ enum GridScatter {
         var minBand = Int64.max, maxBand = Int64.min
         for i in 0..<n {
             let (lo, hi) = lattice.rows(lat: points.lat[i])
-            rowLow[i] = lo; rowHigh[i] = hi
-            minBand = min(minBand, lo / bandRows); maxBand = max(maxBand, hi / bandRows)
+            rowLow[i] = lo
+            rowHigh[i] = hi
+            minBand = min(minBand, lo / bandRows)
+            maxBand = max(maxBand, hi / bandRows)
         }
         let bands = bandMembers(rowLow: rowLow, rowHigh: rowHigh, minBand: minBand, maxBand: maxBand)
         let low = rowLow, high = rowHigh
@@ -94,8 +96,9 @@ enum GridScatter {
                     let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard k < schedule.count else { break }
                     let b = schedule[k]
-                    output[b] = scatterBand(bands[b], points: points, lattice: lattice, test: test,
-                                            rowLow: low, rowHigh: high, scratch: &scratch)
+                    output[b] = scatterBand(
+                        bands[b], points: points, lattice: lattice, test: test,
+                        rowLow: low, rowHigh: high, scratch: &scratch)
                 }
             }
         }
@@ -142,7 +145,8 @@ enum GridScatter {
     }
 
     /// Counting sort by band: two passes, no comparison sort (the usual case, a compact extent).
-    private static func bandMembersCounting(rowLow: [Int64], rowHigh: [Int64], minBand: Int64, bandCount: Int) -> [Band] {
+    private static func bandMembersCounting(rowLow: [Int64], rowHigh: [Int64], minBand: Int64, bandCount: Int) -> [Band]
+    {
         var counts = [Int](repeating: 0, count: bandCount + 1)
         for i in rowLow.indices {
             for band in (rowLow[i] / bandRows)...(rowHigh[i] / bandRows) { counts[Int(band - minBand) + 1] += 1 }
@@ -184,7 +188,11 @@ enum GridScatter {
             return current.withUnsafeMutableBufferPointer { cur in
                 previous.withUnsafeMutableBufferPointer { prev in
                     handled.withUnsafeMutableBufferPointer { hand in
-                        for k in 0..<size { cur[k] = 0; prev[k] = 0; hand[k] = 0 }
+                        for k in 0..<size {
+                            cur[k] = 0
+                            prev[k] = 0
+                            hand[k] = 0
+                        }
                         return body(DiffWindow(current: cur, previous: prev, handled: hand, width: width, rows: rows))
                     }
                 }
@@ -193,19 +201,25 @@ enum GridScatter {
     }
 
     /// All runs of one band, then difference arrays per cluster of overlapping columns.
-    private static func scatterBand(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
-                                    rowLow: [Int64], rowHigh: [Int64], scratch: inout BandScratch) -> [RadiusCell] {
+    private static func scatterBand(
+        _ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
+        rowLow: [Int64], rowHigh: [Int64], scratch: inout BandScratch
+    ) -> [RadiusCell] {
         scratch.runs.removeAll(keepingCapacity: true)
         // The band's row latitudes and their trigonometry, once per band instead of once per incident.
         let rows = (0..<bandRows).map {
             LatitudeTerms(GeohashCell.centreLatitude(row: band.firstRow + $0, precision: lattice.precision))
         }
-        if let cells = scatterBandDirect(band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
-                                         rows: rows, scratch: &scratch) {
+        if let cells = scatterBandDirect(
+            band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
+            rows: rows, scratch: &scratch)
+        {
             return cells
         }
-        forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
-                   rows: rows) { k, first, last, flags in
+        forEachRun(
+            of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
+            rows: rows
+        ) { k, first, last, flags in
             scratch.runs.append(Run(row: Int32(k), first: first, last: last, flags: flags))
             return true
         }
@@ -215,7 +229,7 @@ enum GridScatter {
         // in zeroing fresh pages than the scatter itself at 5M incidents.
         let columns = lattice.columnCount
         var pieces: [Run] = []
-        swap(&pieces, &scratch.pieces)  // owned here, so clearing it keeps its storage
+        swap(&pieces, &scratch.pieces) // owned here, so clearing it keeps its storage
         pieces.removeAll(keepingCapacity: true)
         if scratch.runs.allSatisfy({ $0.first >= 0 && $0.last < columns }) {
             swap(&pieces, &scratch.runs)
@@ -238,11 +252,15 @@ enum GridScatter {
         defer { scratch.pieces = pieces }
         var cells: [RadiusCell] = []
         var lowest = Int64.max, highest = Int64.min
-        for piece in pieces { lowest = min(lowest, piece.first); highest = max(highest, piece.last) }
+        for piece in pieces {
+            lowest = min(lowest, piece.first)
+            highest = max(highest, piece.last)
+        }
         if Int(highest - lowest + 2) * Int(bandRows) <= maxDenseWindowCells {
             // The usual case (one city): a single dense window, no sorting.
-            accumulate(pieces[...], firstColumn: lowest, lastColumn: highest, band: band, lattice: lattice,
-                       scratch: &scratch, into: &cells)
+            accumulate(
+                pieces[...], firstColumn: lowest, lastColumn: highest, band: band, lattice: lattice,
+                scratch: &scratch, into: &cells)
             return cells
         }
         // Clusters of runs with overlapping or adjacent columns each get their own window.
@@ -255,8 +273,9 @@ enum GridScatter {
                 reach = max(reach, pieces[end].last)
                 end += 1
             }
-            accumulate(pieces[start..<end], firstColumn: pieces[start].first, lastColumn: reach,
-                       band: band, lattice: lattice, scratch: &scratch, into: &cells)
+            accumulate(
+                pieces[start..<end], firstColumn: pieces[start].first, lastColumn: reach,
+                band: band, lattice: lattice, scratch: &scratch, into: &cells)
             start = end
         }
         return cells
@@ -265,9 +284,11 @@ enum GridScatter {
     /// Every run of the band: the columns of row `k` (band row) whose centres are within the
     /// radius of one member, with the member's flags. `body` returns false to stop; so does this.
     @discardableResult
-    static func forEachRun(of band: Band, points: Points, lattice: Lattice, test: RadiusTest,
-                           rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
-                           _ body: (_ k: Int, _ first: Int64, _ last: Int64, _ flags: LeafFlags) -> Bool) -> Bool {
+    static func forEachRun(
+        of band: Band, points: Points, lattice: Lattice, test: RadiusTest,
+        rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
+        _ body: (_ k: Int, _ first: Int64, _ last: Int64, _ flags: LeafFlags) -> Bool
+    ) -> Bool {
         let lastRow = band.firstRow + bandRows - 1
         for member in band.members {
             let i = Int(member)
@@ -275,7 +296,8 @@ enum GridScatter {
             for row in max(rowLow[i], band.firstRow)...min(rowHigh[i], lastRow) {
                 let k = Int(row - band.firstRow)
                 if let (first, last) = lattice.run(point: point, lon: lon, row: rows[k], test: test),
-                   !body(k, first, last, points.flags[i]) {
+                    !body(k, first, last, points.flags[i])
+                {
                     return false
                 }
             }
@@ -283,9 +305,11 @@ enum GridScatter {
         return true
     }
 
-    private static func accumulate(_ runs: ArraySlice<Run>,
-                                   firstColumn: Int64, lastColumn: Int64, band: Band, lattice: Lattice,
-                                   scratch: inout BandScratch, into cells: inout [RadiusCell]) {
+    private static func accumulate(
+        _ runs: ArraySlice<Run>,
+        firstColumn: Int64, lastColumn: Int64, band: Band, lattice: Lattice,
+        scratch: inout BandScratch, into cells: inout [RadiusCell]
+    ) {
         let width = Int(lastColumn - firstColumn + 2)
         let rows = Int(bandRows)
         guard width <= maxDenseRowColumns else {
@@ -299,10 +323,13 @@ enum GridScatter {
             let passRows = min(rowsPerPass, rows - passStart)
             scratch.withZeroedWindow(width: width, rows: passRows) { window in
                 for run in runs where Int(run.row) >= passStart && Int(run.row) < passStart + passRows {
-                    window.add(row: Int(run.row) - passStart, from: Int(run.first - firstColumn),
-                               through: Int(run.last - firstColumn), flags: run.flags)
+                    window.add(
+                        row: Int(run.row) - passStart, from: Int(run.first - firstColumn),
+                        through: Int(run.last - firstColumn), flags: run.flags)
                 }
-                window.sweep(firstRow: band.firstRow + Int64(passStart), firstColumn: firstColumn, lattice: lattice, into: &cells)
+                window.sweep(
+                    firstRow: band.firstRow + Int64(passStart), firstColumn: firstColumn, lattice: lattice, into: &cells
+                )
             }
             passStart += passRows
         }
@@ -312,8 +339,10 @@ enum GridScatter {
 extension GridScatter {
     /// For clusters too wide for a dense window (a fine precision over a whole latitude band):
     /// the run ends as sorted events, swept row by row.
-    fileprivate static func accumulateSparse(_ runs: ArraySlice<Run>,
-                                             band: Band, lattice: Lattice, into cells: inout [RadiusCell]) {
+    fileprivate static func accumulateSparse(
+        _ runs: ArraySlice<Run>,
+        band: Band, lattice: Lattice, into cells: inout [RadiusCell]
+    ) {
         var events: [(row: Int32, column: Int64, current: Int32, previous: Int32, handled: Int32)] = []
         events.reserveCapacity(runs.count * 2)
         for run in runs {
@@ -329,15 +358,20 @@ extension GridScatter {
             while k < events.count && events[k].row == row {
                 let column = events[k].column
                 while k < events.count && events[k].row == row && events[k].column == column {
-                    c += events[k].current; p += events[k].previous; h += events[k].handled
+                    c += events[k].current
+                    p += events[k].previous
+                    h += events[k].handled
                     k += 1
                 }
                 let next = (k < events.count && events[k].row == row) ? events[k].column : column
                 if c != 0 || p != 0 {
                     for x in column..<next {
-                        let cell = GeohashCell(lonIndex: UInt64(x), latIndex: UInt64(band.firstRow + Int64(row)),
-                                               precision: lattice.precision)
-                        cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
+                        let cell = GeohashCell(
+                            lonIndex: UInt64(x), latIndex: UInt64(band.firstRow + Int64(row)),
+                            precision: lattice.precision)
+                        cells.append(
+                            RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h))
+                        )
                     }
                 }
             }
@@ -357,10 +391,15 @@ struct DiffWindow {
     func add(row: Int, from first: Int, through last: Int, flags: LeafFlags) {
         let a = row * width + first, b = row * width + last + 1
         if flags.contains(.current) {
-            current[a] &+= 1; current[b] &-= 1
-            if flags.contains(.handled) { handled[a] &+= 1; handled[b] &-= 1 }
+            current[a] &+= 1
+            current[b] &-= 1
+            if flags.contains(.handled) {
+                handled[a] &+= 1
+                handled[b] &-= 1
+            }
         } else {
-            previous[a] &+= 1; previous[b] &-= 1
+            previous[a] &+= 1
+            previous[b] &-= 1
         }
     }
 
@@ -371,11 +410,15 @@ struct DiffWindow {
             var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
             let row = firstRow + Int64(r)
             for x in 0..<(width - 1) {
-                c &+= current[base + x]; p &+= previous[base + x]; h &+= handled[base + x]
+                c &+= current[base + x]
+                p &+= previous[base + x]
+                h &+= handled[base + x]
                 if c != 0 || p != 0 {
-                    let cell = GeohashCell(lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
-                                           precision: lattice.precision)
-                    cells.append(RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
+                    let cell = GeohashCell(
+                        lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),
+                        precision: lattice.precision)
+                    cells.append(
+                        RadiusCell(prefix: cell.prefix, current: UInt32(c), previous: UInt32(p), handled: UInt32(h)))
                 }
             }
         }

@@ -10,16 +10,20 @@ extension GridScatter {
     ///
     /// The window is bounded from the members' extent before any run is computed; a run outside
     /// it (not expected: the bound is generous) abandons the band to the general path, nil.
-    static func scatterBandDirect(_ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
-                                  rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
-                                  scratch: inout BandScratch) -> [RadiusCell]? {
+    static func scatterBandDirect(
+        _ band: Band, points: Points, lattice: Lattice, test: RadiusTest,
+        rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
+        scratch: inout BandScratch
+    ) -> [RadiusCell]? {
         guard let (firstColumn, lastColumn) = window(of: band, points: points, lattice: lattice) else { return nil }
         let width = Int(lastColumn - firstColumn + 2)
         guard width * Int(bandRows) <= maxDenseWindowCells else { return nil }
         var cells: [RadiusCell] = []
         let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) { window in
-            let inside = forEachRun(of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
-                                    rows: rows) { k, first, last, flags in
+            let inside = forEachRun(
+                of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
+                rows: rows
+            ) { k, first, last, flags in
                 guard first >= firstColumn && last <= lastColumn else { return false }
                 window.add(row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: flags)
                 return true
@@ -38,7 +42,8 @@ extension GridScatter {
         var minLon = Double.infinity, maxLon = -Double.infinity, maxAbsLat = 0.0
         for member in band.members {
             let i = Int(member)
-            minLon = min(minLon, points.lon[i]); maxLon = max(maxLon, points.lon[i])
+            minLon = min(minLon, points.lon[i])
+            maxLon = max(maxLon, points.lon[i])
             maxAbsLat = max(maxAbsLat, abs(points.lat[i]))
         }
         guard minLon <= maxLon, maxAbsLat + lattice.radiusDegrees < 80 else { return nil }

@@ -52,8 +52,10 @@ public struct IncidentColumnsBuilder: IncidentSink {
 
     /// Slots start loading `prefetchDistance` incidents ahead: one slot's miss no longer stalls
     /// each write.
-    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
-                               outcome: (WriteOutcome) -> Void) {
+    public mutating func write(
+        contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+        outcome: (WriteOutcome) -> Void
+    ) {
         precondition(keyHashes.count == incidents.count)
         let n = incidents.count
         for k in 0..<min(n, Self.prefetchDistance) { keys.prefetch(a: keyHashes[k].a) }
@@ -74,9 +76,13 @@ public struct IncidentColumnsBuilder: IncidentSink {
         let others = IncidentColumnsBuilder.otherFieldsHash(incident)
         let category = columns.internCategory(at: incident.pointer(to: \.category)!)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.pointee.attributes) }
-        let (lat, lon, time, handled) = (incident.pointee.lat, incident.pointee.lon, incident.pointee.time, incident.pointee.handled)
+        let (lat, lon, time, handled) = (
+            incident.pointee.lat, incident.pointee.lon, incident.pointee.time, incident.pointee.handled
+        )
         if let i = keys.rowOrInsert(a: key.a, b: UInt32(truncatingIfNeeded: key.b)) {
-            if otherFieldsHash(row: i) == others && columns.holds(i, lat: lat, lon: lon, time: time, handled: handled, categoryID: category) {
+            if otherFieldsHash(row: i) == others
+                && columns.holds(i, lat: lat, lon: lon, time: time, handled: handled, categoryID: category)
+            {
                 return .duplicate
             }
             setOtherFieldsHash(others, row: i)
@@ -84,8 +90,9 @@ public struct IncidentColumnsBuilder: IncidentSink {
             return .updated
         }
         setOtherFieldsHash(others, row: columns.count)
-        columns.append(lat: lat, lon: lon, time: time, handled: handled, categoryID: category, group: group,
-                       key: keepKeys ? incident.pointee.key : nil)
+        columns.append(
+            lat: lat, lon: lon, time: time, handled: handled, categoryID: category, group: group,
+            key: keepKeys ? incident.pointee.key : nil)
         return .inserted
     }
 
@@ -107,8 +114,10 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// is all absent (a time to the second, no description, user or attributes), else a seeded
     /// hash that is never 0.
     static func otherFieldsHash(_ i: UnsafePointer<Incident>) -> Int {
-        guard i.pointee.precision != .second || i.pointee.description != nil || i.pointee.user != nil
-            || i.pointee.attributes != nil else { return 0 }
+        guard
+            i.pointee.precision != .second || i.pointee.description != nil || i.pointee.user != nil
+                || i.pointee.attributes != nil
+        else { return 0 }
         var h = Hasher()
         h.combine(i.pointee.precision)
         h.combine(i.pointee.description)

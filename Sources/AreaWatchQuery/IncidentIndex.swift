@@ -61,8 +61,10 @@ public struct IncidentIndex: Sendable {
     /// - Parameter pointQueries: build the R-tree (false when only grids, areas, totals, the
     ///   breakdown and the hot-spot cube are asked for: none of them queries points, and the
     ///   grid then scatters the incidents in geohash order).
-    public init(columns: consuming IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16, threads: Int = 2,
-                pointQueries: Bool = true) {
+    public init(
+        columns: consuming IncidentColumns, parameters: QueryParameters, nodeSize: Int = 16, threads: Int = 2,
+        pointQueries: Bool = true
+    ) {
         self.parameters = parameters
         let windows = parameters.windows
         self.windows = windows
@@ -71,8 +73,14 @@ public struct IncidentIndex: Sendable {
         var gathered = IncidentIndex.gather(columns, parameters: parameters, threads: threads)
         columns = IncidentColumns()
         excludedFuture = gathered.excludedFuture
-        codes = gathered.codes; lat = gathered.lat; lon = gathered.lon; membership = gathered.membership
-        handled = gathered.handled; year = gathered.year; month = gathered.month; sourceIndex = gathered.order
+        codes = gathered.codes
+        lat = gathered.lat
+        lon = gathered.lon
+        membership = gathered.membership
+        handled = gathered.handled
+        year = gathered.year
+        month = gathered.month
+        sourceIndex = gathered.order
         gathered = Gathered()
         yearSlots = YearSlots(year)
         let (lat, lon, membership, handled) = (self.lat, self.lon, self.membership, self.handled)
@@ -89,24 +97,34 @@ public struct IncidentIndex: Sendable {
         var offsets = [0]
         for count in chunkCounts.dropLast() { offsets.append(offsets[offsets.count - 1] + count) }
         let chunkOffsets = offsets
-        var windowedLat = [Double](repeating: 0, count: windowedCount), windowedLon = [Double](repeating: 0, count: windowedCount)
+        var windowedLat = [Double](repeating: 0, count: windowedCount),
+            windowedLon = [Double](repeating: 0, count: windowedCount)
         var windowedBase = [UInt32](repeating: 0, count: windowedCount)
         var windowedFlags = [LeafFlags](repeating: [], count: windowedCount)
         windowedLat.withUnsafeMutableBufferPointer { latOut in
-        windowedLon.withUnsafeMutableBufferPointer { lonOut in
-        windowedBase.withUnsafeMutableBufferPointer { baseOut in
-        windowedFlags.withUnsafeMutableBufferPointer { flagsOut in
-            let (latOut, lonOut) = (UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut))
-            let (baseOut, flagsOut) = (UnsafeMutableSendableBuffer(baseOut), UnsafeMutableSendableBuffer(flagsOut))
-            DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
-                var w = chunkOffsets[c]
-                for k in windowChunks[c] where membership[k] == current || membership[k] == previous {
-                    latOut[w] = lat[k]; lonOut[w] = lon[k]; baseOut[w] = UInt32(k)
-                    flagsOut[w] = LeafFlags(current: membership[k] == current, handled: handled[k])
-                    w += 1
+            windowedLon.withUnsafeMutableBufferPointer { lonOut in
+                windowedBase.withUnsafeMutableBufferPointer { baseOut in
+                    windowedFlags.withUnsafeMutableBufferPointer { flagsOut in
+                        let (latOut, lonOut) = (
+                            UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut)
+                        )
+                        let (baseOut, flagsOut) = (
+                            UnsafeMutableSendableBuffer(baseOut), UnsafeMutableSendableBuffer(flagsOut)
+                        )
+                        DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
+                            var w = chunkOffsets[c]
+                            for k in windowChunks[c] where membership[k] == current || membership[k] == previous {
+                                latOut[w] = lat[k]
+                                lonOut[w] = lon[k]
+                                baseOut[w] = UInt32(k)
+                                flagsOut[w] = LeafFlags(current: membership[k] == current, handled: handled[k])
+                                w += 1
+                            }
+                        }
+                    }
                 }
             }
-        }}}}
+        }
 
         hasPointIndex = pointQueries
         guard pointQueries else {
@@ -158,7 +176,10 @@ public struct IncidentIndex: Sendable {
             codes.reserveCapacity(chunks[c].count)
             order.reserveCapacity(chunks[c].count)
             for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
-                if windows.membership(columns.time[i]) == .future { future += 1; continue }
+                if windows.membership(columns.time[i]) == .future {
+                    future += 1
+                    continue
+                }
                 codes.append(Geohash.code(lat: columns.lat[i], lon: columns.lon[i]))
                 order.append(UInt32(i))
             }
@@ -179,41 +200,53 @@ public struct IncidentIndex: Sendable {
         var month = [UInt8](repeating: 0, count: n)
         let gatherChunks = IncidentIndex.chunks(n, threads)
         lat.withUnsafeMutableBufferPointer { latOut in
-        lon.withUnsafeMutableBufferPointer { lonOut in
-        membership.withUnsafeMutableBufferPointer { membershipOut in
-        handled.withUnsafeMutableBufferPointer { handledOut in
-        year.withUnsafeMutableBufferPointer { yearOut in
-        month.withUnsafeMutableBufferPointer { monthOut in
-            let (latOut, lonOut) = (UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut))
-            let (membershipOut, handledOut) = (UnsafeMutableSendableBuffer(membershipOut), UnsafeMutableSendableBuffer(handledOut))
-            let (yearOut, monthOut) = (UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(monthOut))
-            let order = order
-            do {
-                DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
-                    let range = gatherChunks[c]
-                    for k in range {
-                        // The rows a few ahead start loading now: each is a cache miss in four
-                        // columns, which the loop's own work cannot hide.
-                        if k + gatherPrefetchDistance < range.upperBound {
-                            let ahead = Int(order[k + gatherPrefetchDistance])
-                            columns.prefetchRow(ahead)
+            lon.withUnsafeMutableBufferPointer { lonOut in
+                membership.withUnsafeMutableBufferPointer { membershipOut in
+                    handled.withUnsafeMutableBufferPointer { handledOut in
+                        year.withUnsafeMutableBufferPointer { yearOut in
+                            month.withUnsafeMutableBufferPointer { monthOut in
+                                let (latOut, lonOut) = (
+                                    UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut)
+                                )
+                                let (membershipOut, handledOut) = (
+                                    UnsafeMutableSendableBuffer(membershipOut), UnsafeMutableSendableBuffer(handledOut)
+                                )
+                                let (yearOut, monthOut) = (
+                                    UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(monthOut)
+                                )
+                                let order = order
+                                do {
+                                    DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
+                                        let range = gatherChunks[c]
+                                        for k in range {
+                                            // The rows a few ahead start loading now: each is a cache miss in four
+                                            // columns, which the loop's own work cannot hide.
+                                            if k + gatherPrefetchDistance < range.upperBound {
+                                                let ahead = Int(order[k + gatherPrefetchDistance])
+                                                columns.prefetchRow(ahead)
+                                            }
+                                            let i = Int(order[k])
+                                            let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
+                                            latOut[k] = y
+                                            lonOut[k] = x
+                                            let m = windows.membership(t)
+                                            membershipOut[k] = m.rawValue
+                                            handledOut[k] = columns.handled[i]
+                                            let (calendarYear, calendarMonth) = UTCTime.yearMonth(of: t)
+                                            yearOut[k] = Int16(calendarYear)
+                                            monthOut[k] = UInt8(calendarMonth)
+                                        }
+                                    }
+                                }
+                            }
                         }
-                        let i = Int(order[k])
-                        let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
-                        latOut[k] = y
-                        lonOut[k] = x
-                        let m = windows.membership(t)
-                        membershipOut[k] = m.rawValue
-                        handledOut[k] = columns.handled[i]
-                        let (calendarYear, calendarMonth) = UTCTime.yearMonth(of: t)
-                        yearOut[k] = Int16(calendarYear)
-                        monthOut[k] = UInt8(calendarMonth)
                     }
                 }
             }
-        }}}}}}
-        return Gathered(excludedFuture: excludedFuture, codes: sortedCodes, order: order, lat: lat, lon: lon,
-                        membership: membership, handled: handled, year: year, month: month)
+        }
+        return Gathered(
+            excludedFuture: excludedFuture, codes: sortedCodes, order: order, lat: lat, lon: lon,
+            membership: membership, handled: handled, year: year, month: month)
 
     }
 
@@ -233,19 +266,23 @@ public struct IncidentIndex: Sendable {
     }
 
     /// Counts within the radius of a location: current, previous, current-and-handled.
-    public func radiusCounts(lat: Double, lon: Double, test: RadiusTest) -> (current: Int, previous: Int, handled: Int) {
+    public func radiusCounts(lat: Double, lon: Double, test: RadiusTest) -> (current: Int, previous: Int, handled: Int)
+    {
         precondition(hasPointIndex, "a radius count on an index built without point queries")
         var total = 0, current = 0, handledCount = 0
-        rtree.forEachWithin(lat: lat, lon: lon, test: test, range: { r in
-            total += r.count
-            current += Int(cumCurrent[r.upperBound] &- cumCurrent[r.lowerBound])
-            handledCount += Int(cumHandled[r.upperBound] &- cumHandled[r.lowerBound])
-        }, point: { p in
-            total += 1
-            let f = leafFlags[p]
-            current += Int(f.currentCount)
-            handledCount += Int(f.handledCount)
-        })
+        rtree.forEachWithin(
+            lat: lat, lon: lon, test: test,
+            range: { r in
+                total += r.count
+                current += Int(cumCurrent[r.upperBound] &- cumCurrent[r.lowerBound])
+                handledCount += Int(cumHandled[r.upperBound] &- cumHandled[r.lowerBound])
+            },
+            point: { p in
+                total += 1
+                let f = leafFlags[p]
+                current += Int(f.currentCount)
+                handledCount += Int(f.handledCount)
+            })
         return (current, total - current, handledCount)
     }
 
@@ -254,8 +291,10 @@ public struct IncidentIndex: Sendable {
         precondition(hasPointIndex, "a radius search on an index built without point queries")
         return rtree.positionsWithin(lat: lat, lon: lon, radius: parameters.radius)
             .map { Int(leafBase[$0]) }
-            .sorted { (Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[$0], lon2: self.lon[$0]), $0)
-                < (Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[$1], lon2: self.lon[$1]), $1) }
+            .sorted {
+                (Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[$0], lon2: self.lon[$0]), $0)
+                    < (Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[$1], lon2: self.lon[$1]), $1)
+            }
     }
 
     /// The base range of the incidents inside a geohash cell (binary search over the codes).

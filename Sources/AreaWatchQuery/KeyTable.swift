@@ -63,9 +63,10 @@ struct KeyTable {
     private mutating func grow() {
         let capacity = storage.table.capacity * 2
         let a = self.a
-        storage = Slots(storage.table.rehashed(capacity: capacity) { slot in
-            KeyTable.home(a[Int(slot & 0xFFFF_FFFF) - 1], capacity)
-        })
+        storage = Slots(
+            storage.table.rehashed(capacity: capacity) { slot in
+                KeyTable.home(a[Int(slot & 0xFFFF_FFFF) - 1], capacity)
+            })
     }
 
     /// The slots behind a reference, so that copies of the table share them until one inserts.

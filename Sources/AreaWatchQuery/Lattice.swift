@@ -96,7 +96,7 @@ struct Lattice {
         // the estimate's error) takes the exact term.
         if !exact && q * (1 - q) * c * c < 1e-6 * a0 + 1e-36 {
             makeExact()
-            guard a0 <= threshold else { return nil }  // not expected: the slack above keeps it in
+            guard a0 <= threshold else { return nil } // not expected: the slack above keeps it in
             q = (threshold - a0) / c
         }
         // Half-width of the run in degrees of longitude, then the columns certainly in
@@ -112,7 +112,10 @@ struct Lattice {
         if last < first {
             // No centre is certainly in: at most the few columns around the point.
             var any: Int64?
-            for x in firstMaybe...max(firstMaybe, lastMaybe) where inside(x) { any = x; break }
+            for x in firstMaybe...max(firstMaybe, lastMaybe) where inside(x) {
+                any = x
+                break
+            }
             guard let seed = any else { return nil }
             first = seed
             last = seed

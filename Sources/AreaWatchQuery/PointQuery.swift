@@ -34,9 +34,10 @@ extension IncidentIndex {
     /// The same with a radius test built once for many queries.
     public func pointAnswer(lat: Double, lon: Double, test: RadiusTest) -> PointAnswer {
         let c = radiusCounts(lat: lat, lon: lon, test: test)
-        return PointAnswer(lat: lat, lon: lon, radius: parameters.radius, asOf: parameters.asOf,
-                           current: c.current, previous: c.previous, handled: c.handled,
-                           safetyClass: parameters.thresholds.classify(c.current))
+        return PointAnswer(
+            lat: lat, lon: lon, radius: parameters.radius, asOf: parameters.asOf,
+            current: c.current, previous: c.previous, handled: c.handled,
+            safetyClass: parameters.thresholds.classify(c.current))
     }
 
     /// Answers for many locations, in their order, spread over `threads` cores (a batch of phones
@@ -51,7 +52,8 @@ extension IncidentIndex {
                 let slice = (locations.count * worker / workers)..<(locations.count * (worker + 1) / workers)
                 for k in slice {
                     let location = locations[k]
-                    (output.base.baseAddress! + k).initialize(to: pointAnswer(lat: location.lat, lon: location.lon, test: test))
+                    (output.base.baseAddress! + k).initialize(
+                        to: pointAnswer(lat: location.lat, lon: location.lon, test: test))
                 }
             }
             initialized = locations.count

@@ -13,8 +13,10 @@ public struct QueryParameters: Sendable, Hashable {
     /// `--handled true|false`: keep only incidents with this handled value (unknown matches neither).
     public var handled: Bool?
 
-    public init(asOf: Int64, radius: Double = 1000, thresholds: Thresholds = .standard,
-                categories: Set<String> = [], handled: Bool? = nil) {
+    public init(
+        asOf: Int64, radius: Double = 1000, thresholds: Thresholds = .standard,
+        categories: Set<String> = [], handled: Bool? = nil
+    ) {
         self.asOf = asOf
         self.radius = radius
         self.thresholds = thresholds

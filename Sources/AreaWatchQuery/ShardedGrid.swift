@@ -12,8 +12,10 @@ public struct ShardCell: Sendable, Equatable {
     /// (calendar year, incidents inside the cell), ascending by year, counts > 0.
     public var years: [(year: Int, count: Int)]
 
-    public init(prefix: UInt64, nCurrent: Int, nPrevious: Int, rCurrent: Int, rPrevious: Int, handled: Int,
-                years: [(year: Int, count: Int)]) {
+    public init(
+        prefix: UInt64, nCurrent: Int, nPrevious: Int, rCurrent: Int, rPrevious: Int, handled: Int,
+        years: [(year: Int, count: Int)]
+    ) {
         self.prefix = prefix
         self.nCurrent = nCurrent
         self.nPrevious = nPrevious
@@ -52,9 +54,14 @@ public struct ShardTotals: Sendable, Equatable {
         let allowed = parameters.allowedCategories(in: columns)
         let precision = shards?.first?.precision ?? 1
         for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
-            if let shards, !shards.contains(GeohashCell(lat: columns.lat[i], lon: columns.lon[i], precision: precision)) { continue }
+            if let shards, !shards.contains(GeohashCell(lat: columns.lat[i], lon: columns.lon[i], precision: precision))
+            {
+                continue
+            }
             switch windows.membership(columns.time[i]) {
-            case .future: excludedFuture += 1; continue
+            case .future:
+                excludedFuture += 1
+                continue
             case .current: current += 1
             case .previous: previous += 1
             case .older: break
@@ -79,9 +86,10 @@ public struct ShardTotals: Sendable, Equatable {
         let sortedYears = years.keys.sorted()
         let counts = sortedYears.map { years[$0]! }
         let all = counts.reduce(0, +)
-        return Totals(years: sortedYears, yearCounts: counts, current: current, previous: previous,
-                      older: all - current - previous, excludedFuture: excludedFuture,
-                      months: MonthSeries(sparse: months))
+        return Totals(
+            years: sortedYears, yearCounts: counts, current: current, previous: previous,
+            older: all - current - previous, excludedFuture: excludedFuture,
+            months: MonthSeries(sparse: months))
     }
 }
 
@@ -93,9 +101,10 @@ extension GridResult {
         return cells.compactMap { c in
             guard shards.contains(c.cell.parent(precision: shardPrecision)) else { return nil }
             let counts = yearCounts(of: c)
-            return ShardCell(prefix: c.cell.prefix, nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
-                             rPrevious: c.rPrevious, handled: c.handled,
-                             years: zip(years, counts).filter { $0.1 > 0 }.map { (year: $0.0, count: $0.1) })
+            return ShardCell(
+                prefix: c.cell.prefix, nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
+                rPrevious: c.rPrevious, handled: c.handled,
+                years: zip(years, counts).filter { $0.1 > 0 }.map { (year: $0.0, count: $0.1) })
         }
     }
 
@@ -114,11 +123,13 @@ extension GridResult {
         for c in sorted {
             let start = entries.count
             for (year, count) in c.years { entries.append((slot[year]!, UInt32(count))) }
-            cells.append(GridCell(
-                cell: GeohashCell(prefix: c.prefix, precision: precision), nCurrent: c.nCurrent, nPrevious: c.nPrevious,
-                rCurrent: c.rCurrent, rPrevious: c.rPrevious, handled: c.handled,
-                safetyClass: parameters.thresholds.classify(c.rCurrent),
-                yearStart: Int32(start), yearCount: Int32(entries.count - start)))
+            cells.append(
+                GridCell(
+                    cell: GeohashCell(prefix: c.prefix, precision: precision), nCurrent: c.nCurrent,
+                    nPrevious: c.nPrevious,
+                    rCurrent: c.rCurrent, rPrevious: c.rPrevious, handled: c.handled,
+                    safetyClass: parameters.thresholds.classify(c.rCurrent),
+                    yearStart: Int32(start), yearCount: Int32(entries.count - start)))
         }
         self.init(precision: precision, parameters: parameters, cells: cells, years: years, yearEntries: entries)
     }
@@ -161,7 +172,9 @@ public enum ShardCellsFile {
         return w.bytes
     }
 
-    public static func decode(_ bytes: [UInt8], name: String) throws -> (precision: Int, totals: ShardTotals, cells: [ShardCell]) {
+    public static func decode(_ bytes: [UInt8], name: String) throws -> (
+        precision: Int, totals: ShardTotals, cells: [ShardCell]
+    ) {
         var r = BinaryReader(bytes, name: name)
         try r.expectMagic(magic)
         let precision = Int(try r.u8())
@@ -187,8 +200,10 @@ public enum ShardCellsFile {
             let n = try (0..<5).map { _ in Int(try r.u32()) }
             let yearCount = Int(try r.u16())
             let years = try (0..<yearCount).map { _ in (year: Int(try r.u16()), count: Int(try r.u32())) }
-            cells.append(ShardCell(prefix: prefix, nCurrent: n[0], nPrevious: n[1], rCurrent: n[2], rPrevious: n[3],
-                                   handled: n[4], years: years))
+            cells.append(
+                ShardCell(
+                    prefix: prefix, nCurrent: n[0], nPrevious: n[1], rCurrent: n[2], rPrevious: n[3],
+                    handled: n[4], years: years))
         }
         guard r.atEnd else { throw BinaryReader.Malformed(description: "\(name): trailing bytes at \(r.offset)") }
         return (precision, totals, cells)

@@ -54,8 +54,9 @@ public struct Disclosure: Sendable, Equatable {
     /// cell tables are all built from this grid, never from the full one.
     public func publicGrid(_ grid: GridResult) -> GridResult {
         guard isActive else { return grid }
-        return grid.restricted(keepingCells: { publishes($0, yearCounts: grid.yearCounts(of: $0)) },
-                               keepingYears: { _, largest in largest >= minCellCount })
+        return grid.restricted(
+            keepingCells: { publishes($0, yearCounts: grid.yearCounts(of: $0)) },
+            keepingYears: { _, largest in largest >= minCellCount })
     }
 
     /// Named areas as public outputs show them: every area (they come from the user's file, not

@@ -40,7 +40,11 @@ enum EHSACSV {
     static func header(steps: Int) -> String {
         let width = max(2, String(steps).count)
         let zs = (1...steps).map { s in "z" + String(repeating: "0", count: width - String(s).count) + String(s) }
-        return (["geohash", "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps", "cold_steps", "z_last", "q_last"]
+        return
+            ([
+                "geohash", "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps", "cold_steps", "z_last",
+                "q_last"
+            ]
             + zs + ["wkt"]).joined(separator: ",") + "\n"
     }
 
@@ -90,10 +94,10 @@ enum EHSAGeoJSON {
             ("as_of", .string(UTCTime.iso8601(asOf))),
             ("precision", .int(report.parameters.precision)),
             ("steps", .int(report.parameters.steps)),
-            ("alpha", .number(report.parameters.alpha)),
+            ("alpha", .number(report.parameters.alpha))
         ])
         var head = header.serialized()
-        head.removeLast()  // "}"
+        head.removeLast() // "}"
         try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
         var coordinates = NumberTextMemo(.fixed(decimals: 6))
         for (k, location) in report.locations.enumerated() {
@@ -169,7 +173,7 @@ enum EHSAFiles {
             ("sd", .number(s.standardDeviation)),
             ("hot_bins", .int(s.hotBins)),
             ("cold_bins", .int(s.coldBins)),
-            ("labels", .object(exact.labelCounts.map { ($0.0.rawValue, .int($0.1)) })),
+            ("labels", .object(exact.labelCounts.map { ($0.0.rawValue, .int($0.1)) }))
         ])
     }
 }

@@ -40,8 +40,9 @@ final class GeoPackageRows: FeatureRows {
         var envelope: GeoPackageEnvelope?
         if let first = points.first {
             envelope = points.reduce(GeoPackageEnvelope(minX: first.x, maxX: first.x, minY: first.y, maxY: first.y)) {
-                GeoPackageEnvelope(minX: min($0.minX, $1.x), maxX: max($0.maxX, $1.x),
-                                   minY: min($0.minY, $1.y), maxY: max($0.maxY, $1.y))
+                GeoPackageEnvelope(
+                    minX: min($0.minX, $1.x), maxX: max($0.maxX, $1.x),
+                    minY: min($0.minY, $1.y), maxY: max($0.maxY, $1.y))
             }
         }
         let single = layer.geometry == .polygon && polygons.count == 1

@@ -1,8 +1,8 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
 import AreaWatchStore
+import Glibc
 
 /// grid.gpkg (SPEC §19, docs/FORMATS.md "grid.gpkg"): one GeoPackage holding the layers `grid`
 /// (grid.csv's columns and values, the cell's polygon), `areas`, `poi` and `ehsa` when the
@@ -16,16 +16,18 @@ enum GeoPackageFiles {
         // grid.gpkg is a database the writer would add to, so the file starts anew.
         unlink(path)
         let file = try GeoPackageFile(path: path, lastChange: lastChange(c.parameters.asOf))
-        let grid = try file.addLayer("grid", geometry: .polygon,
-                                     columns: columns(GridParquet.attributes(years: c.grid.years)),
-                                     description: "grid.csv's cells (geohash \(c.grid.precision))")
+        let grid = try file.addLayer(
+            "grid", geometry: .polygon,
+            columns: columns(GridParquet.attributes(years: c.grid.years)),
+            description: "grid.csv's cells (geohash \(c.grid.precision))")
         try GridParquet.rows(c.grid, changes: changes.grid, disclosure: c.disclosure, into: GeoPackageRows(grid))
         try addStyle(.safetyClasses(layer: "grid", symbol: .fill), to: file)
         if let areas = c.areas {
             let multi = areas.areas.contains { $0.polygons.count != 1 }
-            let layer = try file.addLayer("areas", geometry: multi ? .multiPolygon : .polygon,
-                                          columns: areaColumns(areas, disclosure: c.disclosure),
-                                          description: "areas.csv's areas")
+            let layer = try file.addLayer(
+                "areas", geometry: multi ? .multiPolygon : .polygon,
+                columns: areaColumns(areas, disclosure: c.disclosure),
+                description: "areas.csv's areas")
             try AreasParquet.rows(areas, disclosure: c.disclosure, changes: changes.areas, into: GeoPackageRows(layer))
             try addStyle(.safetyClasses(layer: "areas", symbol: .fill), to: file)
         }
@@ -35,9 +37,10 @@ enum GeoPackageFiles {
             try addStyle(.safetyClasses(layer: "poi", symbol: .marker), to: file)
         }
         if let ehsa = c.ehsa {
-            let layer = try file.addLayer("ehsa", geometry: .polygon,
-                                          columns: columns(EHSAParquet.attributes(steps: ehsa.parameters.steps)),
-                                          description: "ehsa.csv's locations")
+            let layer = try file.addLayer(
+                "ehsa", geometry: .polygon,
+                columns: columns(EHSAParquet.attributes(steps: ehsa.parameters.steps)),
+                description: "ehsa.csv's locations")
             try EHSAParquet.rows(ehsa, into: GeoPackageRows(layer))
             try addStyle(.hotSpotLabels(layer: "ehsa"), to: file)
         }
@@ -45,8 +48,9 @@ enum GeoPackageFiles {
     }
 
     static func addStyle(_ style: CategorizedStyle, to file: GeoPackageFile) throws {
-        try file.addStyle(layer: style.layer, name: style.layer, qml: style.qml, sld: style.sld,
-                          description: "areawatch: \(style.layer) by \(style.attribute), the report's colours")
+        try file.addStyle(
+            layer: style.layer, name: style.layer, qml: style.qml, sld: style.sld,
+            description: "areawatch: \(style.layer) by \(style.attribute), the report's colours")
     }
 
     /// The report's as-of as gpkg_contents.last_change: the file changes only with the data.
@@ -68,8 +72,9 @@ enum GeoPackageFiles {
     /// names ignore case) would confuse it with another column or with `fid`/`geom`: then
     /// `area_id` (docs/DECISIONS.md).
     static func areaColumns(_ areas: AreaReport, disclosure: Disclosure) -> [GeoPackageColumn] {
-        let leaves = AreasParquet.attributes(idProperty: areas.idProperty, years: areas.result.years,
-                                             rates: areas.rates(disclosure) != nil)
+        let leaves = AreasParquet.attributes(
+            idProperty: areas.idProperty, years: areas.result.years,
+            rates: areas.rates(disclosure) != nil)
         var all = columns(leaves)
         let taken = Set((all.dropFirst().map(\.name) + ["fid", GeoPackageFile.geometryColumn]).map { $0.lowercased() })
         all[0].name = taken.contains(areas.idProperty.lowercased()) ? "area_id" : areas.idProperty
@@ -81,12 +86,14 @@ enum GeoPackageFiles {
         .init("name", .text), .init("lat", .real), .init("lon", .real), .init("radius_m", .real), .init("as_of", .text),
         .init("current", .integer), .init("previous", .integer), .init("delta", .integer), .init("pct", .real),
         .init("handled", .integer), .init("class", .text), .init("p_change", .real), .init("q_change", .real),
-        .init("change", .text), .init("label", .text), .init("text", .text),
+        .init("change", .text), .init("label", .text), .init("text", .text)
     ]
 
     /// poi.csv's rows (the name as given, without the CSV's spreadsheet guard), each a point.
-    static func poiRows(_ answers: [(poi: PointOfInterest, answer: PointAnswer)], disclosure: Disclosure,
-                        changes: [ChangeSignificance?], into rows: GeoPackageRows) throws {
+    static func poiRows(
+        _ answers: [(poi: PointOfInterest, answer: PointAnswer)], disclosure: Disclosure,
+        changes: [ChangeSignificance?], into rows: GeoPackageRows
+    ) throws {
         var coordinate = FixedDecimals(6), percent = FixedDecimals(4)
         for (k, (poi, a)) in answers.enumerated() {
             let complete = disclosure.showsComparison(current: a.current, previous: a.previous)
@@ -114,16 +121,20 @@ enum GeoPackageFiles {
 public enum GridGeoPackageTiming {
     /// Writes the grid to `path` (replacing a file there); returns the seconds it took and the
     /// file's bytes.
-    public static func write(_ grid: GridResult, asOf: Int64,
-                             to path: String) throws -> (seconds: Double, bytes: Int64) {
+    public static func write(
+        _ grid: GridResult, asOf: Int64,
+        to path: String
+    ) throws -> (seconds: Double, bytes: Int64) {
         unlink(path)
         let start = MonotonicClock.now()
         let file = try GeoPackageFile(path: path, lastChange: GeoPackageFiles.lastChange(asOf))
-        let layer = try file.addLayer("grid", geometry: .polygon,
-                                      columns: GeoPackageFiles.columns(GridParquet.attributes(years: grid.years)),
-                                      description: "grid")
-        try GridParquet.rows(grid, changes: grid.changeSignificance().map { $0 }, disclosure: Disclosure(),
-                             into: GeoPackageRows(layer))
+        let layer = try file.addLayer(
+            "grid", geometry: .polygon,
+            columns: GeoPackageFiles.columns(GridParquet.attributes(years: grid.years)),
+            description: "grid")
+        try GridParquet.rows(
+            grid, changes: grid.changeSignificance().map { $0 }, disclosure: Disclosure(),
+            into: GeoPackageRows(layer))
         try GeoPackageFiles.addStyle(.safetyClasses(layer: "grid", symbol: .fill), to: file)
         try file.finish()
         let seconds = MonotonicClock.now() - start

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// grid.pmtiles (SPEC §14, docs/FORMATS.md): the widget tiles of SPEC §8 as vector tiles in one
 /// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
@@ -15,11 +16,14 @@ enum GridArchive {
     /// Writes the archive to `path` (inside the report's work folder, which is published whole)
     /// and returns its size in bytes.
     @discardableResult
-    static func write(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                      attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
-                      to path: String) throws -> Int64 {
-        let bytes = archive(tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                            dataBounds: dataBounds, version: version)
+    static func write(
+        _ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
+        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
+        to path: String
+    ) throws -> Int64 {
+        let bytes = archive(
+            tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+            dataBounds: dataBounds, version: version)
         let file = try BufferedFile(path: path)
         try file.write(bytes)
         try file.finish()
@@ -27,9 +31,11 @@ enum GridArchive {
     }
 
     /// The archive's bytes: a function of the tiles and parameters alone (deterministic).
-    static func archive(_ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-                        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
-                        parts: Int = archiveParts) -> [UInt8] {
+    static func archive(
+        _ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
+        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
+        parts: Int = archiveParts
+    ) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
         let ordered = VectorTileCut.cut(tiles)
@@ -58,8 +64,11 @@ enum GridArchive {
         header.centerZoom = UInt8(zooms.lowerBound)
         header.centerLonE7 = PMTiles.Header.e7((box.minLon + box.maxLon) / 2)
         header.centerLatE7 = PMTiles.Header.e7((box.minLat + box.maxLat) / 2)
-        let meta = Array(metadata(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                                  dataBounds: dataBounds, version: version).serialized().utf8)
+        let meta = Array(
+            metadata(
+                grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+                dataBounds: dataBounds, version: version
+            ).serialized().utf8)
         return builder.archive(metadata: meta, header: header, compressor: GzipCompressor())
     }
 
@@ -75,7 +84,9 @@ enum GridArchive {
         var sum = 0
         for (k, count) in cellCounts.enumerated() {
             sum += count
-            if sum * parts >= total * bounds.count && bounds.count < parts && k + 1 < cellCounts.count { bounds.append(k + 1) }
+            if sum * parts >= total * bounds.count && bounds.count < parts && k + 1 < cellCounts.count {
+                bounds.append(k + 1)
+            }
         }
         bounds.append(cellCounts.count)
         return bounds
@@ -83,8 +94,10 @@ enum GridArchive {
 
     /// The archive's JSON metadata: TileJSON-style `vector_layers` plus what a widget needs to
     /// answer a location from the archive alone (as the TileJSON's `areawatch` member).
-    static func metadata(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-                         dataBounds: TileSetMeta.DataBounds = .unknown, version: String) -> JSONValue {
+    static func metadata(
+        _ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+        dataBounds: TileSetMeta.DataBounds = .unknown, version: String
+    ) -> JSONValue {
         let p = grid.parameters
         return .object([
             ("name", .string(WidgetTiles.name)),
@@ -95,12 +108,16 @@ enum GridArchive {
             ("format", .string("pbf")),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
             ("vector_layers", WidgetTiles.vectorLayers(zooms: zooms)),
-            ("areawatch", .object([
-                ("precision", .int(grid.precision)),
-                ("radius_m", .number(p.radius)),
-                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
-                ("min_cell_count", .int(disclosure.minCellCount)),
-            ] + WidgetTiles.dataBoundsMember(dataBounds))),
+            (
+                "areawatch",
+                .object(
+                    [
+                        ("precision", .int(grid.precision)),
+                        ("radius_m", .number(p.radius)),
+                        ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                        ("min_cell_count", .int(disclosure.minCellCount))
+                    ] + WidgetTiles.dataBoundsMember(dataBounds))
+            )
         ])
     }
 }
@@ -112,8 +129,9 @@ public enum GridArchiveTiming {
     public static func measure(_ grid: GridResult, zooms: ClosedRange<Int>) -> (wall: Double, cpu: Double, bytes: Int) {
         let wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_THREAD_CPUTIME_ID)
         let tiles = WidgetTiles.build(grid, changes: grid.changeSignificance().map { $0 }, zooms: zooms)
-        let bytes = GridArchive.archive(tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark",
-                                        version: WidgetTiles.version(tiles, disclosure: Disclosure()))
+        let bytes = GridArchive.archive(
+            tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark",
+            version: WidgetTiles.version(tiles, disclosure: Disclosure()))
         return (now(CLOCK_MONOTONIC) - wall0, now(CLOCK_THREAD_CPUTIME_ID) - cpu0, bytes.count)
     }
 

@@ -4,16 +4,18 @@ import AreaWatchQuery
 /// grid.geojson (SPEC §8): an RFC 7946 FeatureCollection, one Polygon per cell, exterior ring
 /// counter-clockwise and closed, `[lon, lat]` with 6 decimals, no `crs`; streamed cell by cell.
 enum GridGeoJSON {
-    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure) throws {
+    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, disclosure: Disclosure)
+        throws
+    {
         let file = try BufferedFile(path: path)
         let header: JSONValue = .object([
             ("as_of", .string(UTCTime.iso8601(grid.parameters.asOf))),
             ("precision", .int(grid.precision)),
-            ("radius_m", .number(grid.parameters.radius)),
+            ("radius_m", .number(grid.parameters.radius))
         ])
         // Foreign members first (RFC 7946 §6.1), then the features.
         var head = header.serialized()
-        head.removeLast()  // "}"
+        head.removeLast() // "}"
         try file.write("{\"type\":\"FeatureCollection\"," + head.dropFirst() + ",\"features\":[\n")
         var memos = GridTextMemos()
         for (k, cell) in grid.cells.enumerated() {
@@ -26,8 +28,10 @@ enum GridGeoJSON {
         try file.finish()
     }
 
-    static func appendFeature(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                              to out: inout [UInt8], memos: inout GridTextMemos) {
+    static func appendFeature(
+        _ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
+        to out: inout [UInt8], memos: inout GridTextMemos
+    ) {
         let b = c.cell.bounds
         appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
         c.cell.appendCharacters(to: &out)
@@ -47,7 +51,11 @@ enum GridGeoJSON {
         appendMember("r_previous", shown.rPrevious, &out)
         appendMember("delta", shown.delta, &out)
         appendLiteral(",\"pct\":", &out)
-        if let pct = shown.pct { NumberFormat.appendFixed(pct, decimals: 4, to: &out) } else { appendLiteral("null", &out) }
+        if let pct = shown.pct {
+            NumberFormat.appendFixed(pct, decimals: 4, to: &out)
+        } else {
+            appendLiteral("null", &out)
+        }
         appendMember("handled", shown.handled, &out)
         appendLiteral(",\"class\":\"", &out)
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
@@ -128,27 +136,37 @@ struct CellFigures {
 /// cell polygon as WKT; sorted by geohash; withheld figures are empty fields (docs/PRIVACY.md).
 enum GridCSV {
     static func header(years: [Int]) -> String {
-        (["geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled", "class"]
+        ([
+            "geohash", "lat", "lon", "n_current", "n_previous", "r_current", "r_previous", "delta", "pct", "handled",
+            "class"
+        ]
             + ReportChanges.csvHeader + years.map { "y\($0)" } + ["wkt"]).joined(separator: ",") + "\n"
     }
 
     /// `typesPath`: the `.csvt` beside the CSV, from which GDAL/QGIS read the column types.
-    static func write(_ grid: GridResult, changes: [ChangeSignificance?], to path: String, typesPath: String,
-                      disclosure: Disclosure) throws {
+    static func write(
+        _ grid: GridResult, changes: [ChangeSignificance?], to path: String, typesPath: String,
+        disclosure: Disclosure
+    ) throws {
         let file = try BufferedFile(path: path)
         try file.write(header(years: grid.years))
         var memos = GridTextMemos()
         for (k, c) in grid.cells.enumerated() {
-            try file.append { out in appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos) }
+            try file.append { out in
+                appendRow(c, change: changes[k], grid: grid, disclosure: disclosure, to: &out, memos: &memos)
+            }
         }
         try file.finish()
-        let types = ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
+        let types =
+            ["String", "Real", "Real"] + Array(repeating: "Integer", count: 5) + ["Real", "Integer", "String"]
             + ["Real", "Real", "String"] + Array(repeating: "Integer", count: grid.years.count) + ["WKT"]
         try BufferedFile.write(types.map { "\"\($0)\"" }.joined(separator: ",") + "\n", to: typesPath)
     }
 
-    static func appendRow(_ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
-                          to out: inout [UInt8], memos: inout GridTextMemos) {
+    static func appendRow(
+        _ c: GridCell, change: ChangeSignificance?, grid: GridResult, disclosure: Disclosure,
+        to out: inout [UInt8], memos: inout GridTextMemos
+    ) {
         let centre = c.cell.centre
         c.cell.appendCharacters(to: &out)
         out.append(44)

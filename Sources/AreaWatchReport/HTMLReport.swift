@@ -26,7 +26,8 @@ enum HTMLReport {
         }
         // SPEC §8: saturated classes are said before the map that would be a solid red.
         if let warning = ReportContent.saturationWarning(content.grid) {
-            out += "<p class=\"banner\" id=\"saturated\" role=\"note\">"
+            out +=
+                "<p class=\"banner\" id=\"saturated\" role=\"note\">"
                 + HTMLText.escape(warning).replacing("`--thresholds`", with: "<code>--thresholds</code>") + "</p>\n"
         }
         out += header(content, asOf: asOf)
@@ -36,9 +37,12 @@ enum HTMLReport {
         if let nearRepeat = content.nearRepeat { out += HTMLNearRepeat.section(nearRepeat) }
         out += HTMLHeatmap.section(content)
         out += HTMLTables.topCellsSection(content)
-        out += HTMLTrend.section(content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure,
-                                 areas: content.areas)
-        if let breakdown = content.breakdown { out += HTMLTables.breakdownSection(breakdown, disclosure: content.disclosure) }
+        out += HTMLTrend.section(
+            content.totals, asOf: content.parameters.asOf, disclosure: content.disclosure,
+            areas: content.areas)
+        if let breakdown = content.breakdown {
+            out += HTMLTables.breakdownSection(breakdown, disclosure: content.disclosure)
+        }
         if let areas = content.areas { out += HTMLTables.areasSection(areas, disclosure: content.disclosure) }
         if let poi = content.pointsOfInterest { out += HTMLTables.poiSection(poi, disclosure: content.disclosure) }
         out += HTMLSummary.inputsSection(content.inputs)
@@ -49,7 +53,10 @@ enum HTMLReport {
 
     /// Title and a table of contents listing only the sections this report has.
     static func header(_ c: ReportContent, asOf: String) -> String {
-        var links = [("changes", "What changed"), ("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"), ("trend", "Trend")]
+        var links = [
+            ("changes", "What changed"), ("summary", "Summary"), ("heatmap", "Heatmap"), ("top-cells", "Top cells"),
+            ("trend", "Trend")
+        ]
         if c.ehsa != nil { links.insert(("ehsa", "Emerging hot spots"), at: 2) }
         if c.nearRepeat != nil { links.insert(("near-repeat", "Near repeat"), at: c.ehsa != nil ? 3 : 2) }
         if c.breakdown != nil { links.append(("breakdown", "Breakdown")) }

@@ -2,9 +2,11 @@ import AreaWatchCore
 
 /// The rates per resident of the areas table (SPEC §17), only with `--area-population`.
 enum AreaRateColumns {
-    static let columns = [HTMLTable.Column("population", numeric: true),
-                          HTMLTable.Column("rate_current", numeric: true), HTMLTable.Column("rate_previous", numeric: true),
-                          HTMLTable.Column("eb_rate_current", numeric: true), HTMLTable.Column("population_note")]
+    static let columns = [
+        HTMLTable.Column("population", numeric: true),
+        HTMLTable.Column("rate_current", numeric: true), HTMLTable.Column("rate_previous", numeric: true),
+        HTMLTable.Column("eb_rate_current", numeric: true), HTMLTable.Column("population_note")
+    ]
 
     static func cells(_ r: AreaRate) -> [String] {
         let rates = [r.rateCurrent, r.ratePrevious, r.ebRateCurrent].map { v in
@@ -40,10 +42,13 @@ enum AreaRateColumns {
         var out = "<p class=\"note\" id=\"area-rates\">Ranked by eb_rate_current, the current rate per \(perText) "
         out += "residents smoothed by empirical Bayes: a rate over few residents swings with a handful of incidents, "
         out += "so each is pulled toward the rate of all the areas, the harder the fewer its residents.</p>\n"
-        out += "<p class=\"note\">Populations: the property <code>\(HTMLText.escape(population.property))</code> of the "
+        out +=
+            "<p class=\"note\">Populations: the property <code>\(HTMLText.escape(population.property))</code> of the "
         out += "areas file; "
         let without = rates.filter { $0.note != nil }.count
-        out += without == 0 ? "every area has one.</p>\n"
+        out +=
+            without == 0
+            ? "every area has one.</p>\n"
             : "\(without) of \(rates.count) areas have none that is a number above 0, and no rate.</p>\n"
         return out
     }

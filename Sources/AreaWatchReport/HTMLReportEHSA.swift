@@ -67,17 +67,21 @@ enum HTMLEHSA {
         let height = max(frame.mapY + frame.mapH + 44, legendBottom + 12)
         let detailed = locations.count <= maxDetailedLocations
         var out = "<svg viewBox=\"0 0 \(f(width)) \(f(height))\" style=\"max-width: \(f(width))px\" role=\"img\" "
-        out += "aria-label=\"Emerging hot spots as of \(UTCTime.iso8601(asOf))\" class=\"ehsa-map\" data-cells=\"\(locations.count)\">\n"
+        out +=
+            "aria-label=\"Emerging hot spots as of \(UTCTime.iso8601(asOf))\" class=\"ehsa-map\" data-cells=\"\(locations.count)\">\n"
         out += "<text x=\"\(f(frame.mapX))\" y=\"24\" font-size=\"15\" font-weight=\"600\">"
-        out += "Emerging hot spots by geohash-\(report.parameters.precision) cell · \(report.parameters.steps) months to \(UTCTime.iso8601(asOf))</text>\n"
+        out +=
+            "Emerging hot spots by geohash-\(report.parameters.precision) cell · \(report.parameters.steps) months to \(UTCTime.iso8601(asOf))</text>\n"
         out += frame.mapOpening
         for (label, count) in counts {
             out += "<g class=\"cells \(slug(label))\" fill=\"\(colour(label))\" data-cells=\"\(count)\">\n"
             if detailed {
                 for l in locations where l.label == label {
                     let x = Int64(l.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(l.cell.latIndex)
-                    out += "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\"><title>\(l.cell.string) · \(label.rawValue) · "
-                    out += "\(HTMLText.grouped(l.incidents)) incidents · trend Z \(NumberFormat.fixed(l.trend.z, decimals: 2))</title></rect>\n"
+                    out +=
+                        "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\"><title>\(l.cell.string) · \(label.rawValue) · "
+                    out +=
+                        "\(HTMLText.grouped(l.incidents)) incidents · trend Z \(NumberFormat.fixed(l.trend.z, decimals: 2))</title></rect>\n"
                 }
             } else {
                 var d = ""
@@ -90,35 +94,46 @@ enum HTMLEHSA {
         }
         out += frame.mapClosing
         out += HeatmapOverlay.scaleBar(frame: frame)
-        out += "<g class=\"legend\" font-size=\"12\">\n<text x=\"\(f(legendX))\" y=\"\(f(frame.mapY + 8))\" font-weight=\"600\">Label (cells)</text>\n"
+        out +=
+            "<g class=\"legend\" font-size=\"12\">\n<text x=\"\(f(legendX))\" y=\"\(f(frame.mapY + 8))\" font-weight=\"600\">Label (cells)</text>\n"
         for (k, (label, count)) in counts.enumerated() {
             let y = frame.mapY + 20 + Double(k) * 20
             out += "<rect x=\"\(f(legendX))\" y=\"\(f(y))\" width=\"14\" height=\"14\" fill=\"\(colour(label))\" />"
-            out += "<text x=\"\(f(legendX + 20))\" y=\"\(f(y + 11))\">\(label.rawValue) (\(HTMLText.grouped(count)))</text>\n"
+            out +=
+                "<text x=\"\(f(legendX + 20))\" y=\"\(f(y + 11))\">\(label.rawValue) (\(HTMLText.grouped(count)))</text>\n"
         }
         return out + "</g>\n</svg>\n"
     }
 
     /// The label's locations with the most incidents first (geohash breaks ties), at most `maxRows`.
     static func table(_ label: HotSpotLabel, count: Int, _ locations: [HotSpotLocation]) -> String {
-        let rows = locations.sorted { $0.incidents != $1.incidents ? $0.incidents > $1.incidents : $0.cell.prefix < $1.cell.prefix }
-            .prefix(maxRows)
-        var out = "<h3 id=\"ehsa-\(slug(label))\"><span class=\"swatch\" style=\"display: inline-block; width: 12px; height: 12px; margin-right: 6px; background: \(colour(label))\"></span>"
+        let rows = locations.sorted {
+            $0.incidents != $1.incidents ? $0.incidents > $1.incidents : $0.cell.prefix < $1.cell.prefix
+        }
+        .prefix(maxRows)
+        var out =
+            "<h3 id=\"ehsa-\(slug(label))\"><span class=\"swatch\" style=\"display: inline-block; width: 12px; height: 12px; margin-right: 6px; background: \(colour(label))\"></span>"
         out += "\(label.rawValue) <span class=\"note\">(\(HTMLText.grouped(count)) cells)</span></h3>\n"
-        out += "<div class=\"scroll\"><table class=\"ehsa\">\n<thead><tr><th>geohash</th><th class=\"num\">lat</th><th class=\"num\">lon</th>"
+        out +=
+            "<div class=\"scroll\"><table class=\"ehsa\">\n<thead><tr><th>geohash</th><th class=\"num\">lat</th><th class=\"num\">lon</th>"
         out += "<th class=\"num\">incidents</th><th class=\"num\">hot steps</th><th class=\"num\">cold steps</th>"
-        out += "<th class=\"num\">trend Z</th><th class=\"num\">trend p</th><th class=\"num\">z last</th></tr></thead>\n<tbody>\n"
+        out +=
+            "<th class=\"num\">trend Z</th><th class=\"num\">trend p</th><th class=\"num\">z last</th></tr></thead>\n<tbody>\n"
         for l in rows {
             let centre = l.cell.centre
-            out += "<tr><td class=\"mono\">\(l.cell.string)</td><td class=\"num\">\(NumberFormat.fixed(centre.lat, decimals: 5))</td>"
-            out += "<td class=\"num\">\(NumberFormat.fixed(centre.lon, decimals: 5))</td><td class=\"num\">\(HTMLText.grouped(l.incidents))</td>"
+            out +=
+                "<tr><td class=\"mono\">\(l.cell.string)</td><td class=\"num\">\(NumberFormat.fixed(centre.lat, decimals: 5))</td>"
+            out +=
+                "<td class=\"num\">\(NumberFormat.fixed(centre.lon, decimals: 5))</td><td class=\"num\">\(HTMLText.grouped(l.incidents))</td>"
             out += "<td class=\"num\">\(l.hotSteps)</td><td class=\"num\">\(l.coldSteps)</td>"
-            out += "<td class=\"num\">\(NumberFormat.fixed(l.trend.z, decimals: 3))</td><td class=\"num\">\(pValue(l.trend.p))</td>"
+            out +=
+                "<td class=\"num\">\(NumberFormat.fixed(l.trend.z, decimals: 3))</td><td class=\"num\">\(pValue(l.trend.p))</td>"
             out += "<td class=\"num\">\(NumberFormat.fixed(l.zLast, decimals: 3))</td></tr>\n"
         }
         out += "</tbody></table></div>\n"
         if count > rows.count {
-            out += "<p class=\"note\">The \(rows.count) cells of \(HTMLText.grouped(count)) with the most incidents; every cell is in ehsa.csv.</p>\n"
+            out +=
+                "<p class=\"note\">The \(rows.count) cells of \(HTMLText.grouped(count)) with the most incidents; every cell is in ehsa.csv.</p>\n"
         }
         return out
     }

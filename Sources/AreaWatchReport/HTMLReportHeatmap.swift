@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchQuery
+import Glibc
 
 /// Where the heatmap's cell lattice sits in the figure.
 ///
@@ -32,8 +32,10 @@ struct HeatmapFrame {
         var minCol = Int64.max, maxCol = Int64.min, minRow = Int64.max, maxRow = Int64.min
         for cell in cells {
             let col = Int64(cell.lonIndex), row = Int64(cell.latIndex)
-            minCol = min(minCol, col); maxCol = max(maxCol, col)
-            minRow = min(minRow, row); maxRow = max(maxRow, row)
+            minCol = min(minCol, col)
+            maxCol = max(maxCol, col)
+            minRow = min(minRow, row)
+            maxRow = max(maxRow, row)
         }
         // Areas widen the map so their outlines are never cut off.
         for box in areas.map(\.bounds) where box.minLat <= box.maxLat {
@@ -98,7 +100,8 @@ enum HTMLHeatmap {
         out += "<figcaption>Every reported geohash-\(c.grid.precision) cell, coloured by the class of r_current "
         out += "(incidents within \(NumberFormat.compact(c.parameters.radius)) m of its centre in the current year). "
         out += "North is up; east–west is scaled by cos(latitude) so distances read true. "
-        out += detailed ? "Hover a cell for its figures." : "Adjacent cells of one class are drawn merged along each row."
+        out +=
+            detailed ? "Hover a cell for its figures." : "Adjacent cells of one class are drawn merged along each row."
         out += "</figcaption>\n</figure>\n"
         return out + "</section>\n"
     }
@@ -114,7 +117,8 @@ enum HTMLHeatmap {
         var out = "<svg viewBox=\"0 0 \(f(width)) \(f(height))\" style=\"max-width: \(f(width))px\" role=\"img\" "
         out += "aria-label=\"Grid heatmap as of \(asOf)\" class=\"heatmap\" data-cells=\"\(c.grid.cells.count)\">\n"
         out += "<text x=\"\(f(frame.mapX))\" y=\"24\" font-size=\"15\" font-weight=\"600\">"
-        out += "Area danger by geohash-\(c.grid.precision) cell · radius \(NumberFormat.compact(c.parameters.radius)) m · as of \(asOf)</text>\n"
+        out +=
+            "Area danger by geohash-\(c.grid.precision) cell · radius \(NumberFormat.compact(c.parameters.radius)) m · as of \(asOf)</text>\n"
         out += frame.mapOpening
         out += detailed ? cellRects(c.grid, frame: frame, disclosure: c.disclosure) : cellRuns(c.grid, frame: frame)
         out += frame.mapClosing
@@ -130,11 +134,13 @@ enum HTMLHeatmap {
         for cls in SafetyClass.allCases {
             let cells = grid.cells.filter { $0.safetyClass == cls }
             guard !cells.isEmpty else { continue }
-            out += "<g class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(cells.count)\">\n"
+            out +=
+                "<g class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(cells.count)\">\n"
             for cell in cells {
                 let x = Int64(cell.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(cell.cell.latIndex)
                 out += "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\"><title>\(cell.cell.string) · r_current "
-                out += "\(HTMLText.count(cell.rCurrent, disclosure)) · r_previous \(HTMLText.count(cell.rPrevious, disclosure)) · "
+                out +=
+                    "\(HTMLText.count(cell.rCurrent, disclosure)) · r_previous \(HTMLText.count(cell.rPrevious, disclosure)) · "
                 out += "\(cls.rawValue)</title></rect>\n"
             }
             out += "</g>\n"
@@ -159,7 +165,8 @@ enum HTMLHeatmap {
             while end < order.count {
                 let next = order[end]
                 guard grid.cells[next].safetyClass == grid.cells[first].safetyClass, rowOf[next] == rowOf[first],
-                      columnOf[next] == columnOf[first] + UInt64(end - k) else { break }
+                    columnOf[next] == columnOf[first] + UInt64(end - k)
+                else { break }
                 end += 1
             }
             let slot = SafetyClass.allCases.firstIndex(of: grid.cells[first].safetyClass)!
@@ -170,7 +177,8 @@ enum HTMLHeatmap {
         }
         var out = ""
         for (slot, cls) in SafetyClass.allCases.enumerated() where counts[slot] > 0 {
-            out += "<path class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(counts[slot])\" "
+            out +=
+                "<path class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(counts[slot])\" "
             out += "d=\"\(paths[slot])\" />\n"
         }
         return out

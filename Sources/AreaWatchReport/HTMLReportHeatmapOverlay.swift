@@ -5,7 +5,8 @@ import AreaWatchQuery
 enum HeatmapOverlay {
     static func areaOutlines(_ areas: [NamedArea], frame: HeatmapFrame) -> String {
         guard !areas.isEmpty else { return "" }
-        var out = "<g class=\"areas\" fill=\"none\" stroke=\"#1f2933\" stroke-width=\"1.3\" stroke-opacity=\"0.85\" stroke-linejoin=\"round\">\n"
+        var out =
+            "<g class=\"areas\" fill=\"none\" stroke=\"#1f2933\" stroke-width=\"1.3\" stroke-opacity=\"0.85\" stroke-linejoin=\"round\">\n"
         for area in areas {
             out += "<path d=\"\(pathData(area, frame: frame))\"><title>\(HTMLText.escape(area.id))</title></path>\n"
         }
@@ -19,7 +20,8 @@ enum HeatmapOverlay {
             let boxes = candidates.map { LabelBox(centreX: $0.x, centreY: $0.y, width: width, frame: frame) }
             let box = boxes.first { b in !placed.contains { $0.overlaps(b) } } ?? boxes[0]
             placed.append(box)
-            out += "<text class=\"halo\" x=\"\(f(box.centreX))\" y=\"\(f(box.centreY + 4))\">\(HTMLText.escape(area.id))</text>\n"
+            out +=
+                "<text class=\"halo\" x=\"\(f(box.centreX))\" y=\"\(f(box.centreY + 4))\">\(HTMLText.escape(area.id))</text>\n"
         }
         return out + "</g>\n"
     }
@@ -46,7 +48,8 @@ enum HeatmapOverlay {
     static func labelCandidates(_ area: NamedArea, frame: HeatmapFrame) -> [(x: Double, y: Double)] {
         let box = area.bounds
         guard box.minLat <= box.maxLat else { return [] }
-        let rings = area.polygons.flatMap(\.rings).map { ring in ring.map { (x: frame.px($0.lon), y: frame.py($0.lat)) } }
+        let rings = area.polygons.flatMap(\.rings).map { ring in ring.map { (x: frame.px($0.lon), y: frame.py($0.lat)) }
+        }
         var spans: [(width: Double, x: Double, y: Double)] = []
         for fraction in [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8] {
             let y = frame.py(box.maxLat) + (frame.py(box.minLat) - frame.py(box.maxLat)) * fraction
@@ -63,7 +66,9 @@ enum HeatmapOverlay {
             }
         }
         // Stable order: among equally wide spans the more central line wins.
-        let order = spans.indices.sorted { spans[$0].width != spans[$1].width ? spans[$0].width > spans[$1].width : $0 < $1 }
+        let order = spans.indices.sorted {
+            spans[$0].width != spans[$1].width ? spans[$0].width > spans[$1].width : $0 < $1
+        }
         return order.map { (spans[$0].x, spans[$0].y) }
     }
 
@@ -75,7 +80,8 @@ enum HeatmapOverlay {
         let label = metres >= 1000 ? NumberFormat.compact(metres / 1000) + " km" : NumberFormat.compact(metres) + " m"
         var out = "<g class=\"scale\">"
         out += "<rect x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(length / 2))\" height=\"5\" fill=\"\(HTMLStyle.ink)\" />"
-        out += "<rect x=\"\(f(x + length / 2))\" y=\"\(f(y))\" width=\"\(f(length / 2))\" height=\"5\" fill=\"#fff\" stroke=\"\(HTMLStyle.ink)\" stroke-width=\"1\" />"
+        out +=
+            "<rect x=\"\(f(x + length / 2))\" y=\"\(f(y))\" width=\"\(f(length / 2))\" height=\"5\" fill=\"#fff\" stroke=\"\(HTMLStyle.ink)\" stroke-width=\"1\" />"
         out += "<text x=\"\(f(x + length + 8))\" y=\"\(f(y + 6))\" font-size=\"12\">\(label)</text>"
         return out + "</g>\n"
     }
@@ -132,7 +138,8 @@ struct HeatmapLegend {
         let a = NumberFormat.compact(t.medium), b = NumberFormat.compact(t.dangerous)
         let counts = content.grid.classCounts
         var out = "<g class=\"legend\" font-size=\"12\">\n"
-        out += "<text x=\"\(f(x))\" y=\"\(f(y + 12))\" font-size=\"13\" font-weight=\"600\">Class of the cell (r_current)</text>\n"
+        out +=
+            "<text x=\"\(f(x))\" y=\"\(f(y + 12))\" font-size=\"13\" font-weight=\"600\">Class of the cell (r_current)</text>\n"
         var row = y + 24
         for cls in SafetyClass.allCases.reversed() {
             let rule = cls == .dangerous ? "≥ \(b)" : cls == .medium ? "\(a) to &lt; \(b)" : "&lt; \(a)"
@@ -145,16 +152,20 @@ struct HeatmapLegend {
         }
         out += swatch(row, fill: HTMLStyle.emptyMap, stroke: "#c5cdd5")
         out += "<text x=\"\(f(x + 30))\" y=\"\(f(row + 12))\">No cell reported</text>"
-        out += "<text x=\"\(f(x + 30))\" y=\"\(f(row + 27))\" fill=\"\(HTMLStyle.muted)\">no incident within the radius</text>\n"
+        out +=
+            "<text x=\"\(f(x + 30))\" y=\"\(f(row + 27))\" fill=\"\(HTMLStyle.muted)\">no incident within the radius</text>\n"
         row += 40
         if content.areas != nil {
-            out += "<line x1=\"\(f(x))\" x2=\"\(f(x + 22))\" y1=\"\(f(row + 8))\" y2=\"\(f(row + 8))\" stroke=\"#1f2933\" stroke-width=\"1.3\" />"
+            out +=
+                "<line x1=\"\(f(x))\" x2=\"\(f(x + 22))\" y1=\"\(f(row + 8))\" y2=\"\(f(row + 8))\" stroke=\"#1f2933\" stroke-width=\"1.3\" />"
             out += "<text x=\"\(f(x + 30))\" y=\"\(f(row + 12))\">Named area outline</text>\n"
             row += 28
         }
-        let notes = ["Radius \(NumberFormat.compact(content.parameters.radius)) m, current year",
-                     "\(HTMLText.grouped(content.grid.cells.count)) cells, geohash \(content.grid.precision)",
-                     "As of \(UTCTime.iso8601(content.parameters.asOf))"]
+        let notes = [
+            "Radius \(NumberFormat.compact(content.parameters.radius)) m, current year",
+            "\(HTMLText.grouped(content.grid.cells.count)) cells, geohash \(content.grid.precision)",
+            "As of \(UTCTime.iso8601(content.parameters.asOf))"
+        ]
         for note in notes {
             out += "<text x=\"\(f(x))\" y=\"\(f(row + 14))\" fill=\"\(HTMLStyle.muted)\">\(note)</text>\n"
             row += 18
@@ -163,7 +174,8 @@ struct HeatmapLegend {
     }
 
     func swatch(_ top: Double, fill: String, stroke: String? = nil) -> String {
-        "<rect x=\"\(f(x))\" y=\"\(f(top))\" width=\"22\" height=\"16\" rx=\"2\" fill=\"\(fill)\"" + (stroke.map { " stroke=\"\($0)\"" } ?? "") + " />"
+        "<rect x=\"\(f(x))\" y=\"\(f(top))\" width=\"22\" height=\"16\" rx=\"2\" fill=\"\(fill)\""
+            + (stroke.map { " stroke=\"\($0)\"" } ?? "") + " />"
     }
 
     func f(_ v: Double) -> String { NumberFormat.fixed(v, decimals: 1) }

@@ -9,7 +9,8 @@ enum HTMLNearRepeat {
         let p = r.parameters, t = r.table
         var out = "<section id=\"near-repeat\">\n<h2>Near-repeat pattern</h2>\n"
         if t.timesAreMonthStarts { return out + monthOnlyNote(t) }
-        out += "<p class=\"lede\">After an incident, are more incidents than chance would give close in space and time? "
+        out +=
+            "<p class=\"lede\">After an incident, are more incidents than chance would give close in space and time? "
         out += "Pairs of the current window's \(NumberFormat.compact(Double(t.incidents))) incidents "
         out += "(\(NumberFormat.compact(Double(t.pairs))) within \(HTMLText.metres(p.bands.distanceEdges.last ?? 0))) "
         out += "counted by distance and days apart (Knox test), against \(p.permutations) shuffles of the times "
@@ -32,7 +33,8 @@ enum HTMLNearRepeat {
             out += "</tr>\n"
         }
         out += "</tbody>\n</table>\n"
-        out += "<p class=\"note\">Each cell: Knox ratio, then observed / expected pairs and the p-value. Every figure is in "
+        out +=
+            "<p class=\"note\">Each cell: Knox ratio, then observed / expected pairs and the p-value. Every figure is in "
         out += "nearrepeat.csv; the method and what it assumes are in docs/STATISTICS.md.</p>\n</section>\n"
         return out
     }
@@ -50,14 +52,16 @@ enum HTMLNearRepeat {
     static func cell(_ c: KnoxCell, table t: KnoxTable, alpha: Double) -> String {
         let ratio = t.ratio(c)
         let text = ratio.map { NumberFormat.fixed($0, decimals: 2) } ?? "–"
-        let detail = "\(c.observed) / \(NumberFormat.fixed(t.expected(c), decimals: 1)), p \(NumberFormat.fixed(t.pValue(c), decimals: 3))"
+        let detail =
+            "\(c.observed) / \(NumberFormat.fixed(t.expected(c), decimals: 1)), p \(NumberFormat.fixed(t.pValue(c), decimals: 3))"
         guard t.isSignificant(c, alpha: alpha), let ratio else {
             return "<td>\(text)<br /><small>\(detail)</small></td>"
         }
         // Shade grows with the ratio up to 3× expected.
         let strength = min(1, (ratio - 1) / 2)
         let alphaText = NumberFormat.fixed(0.25 + 0.6 * strength, decimals: 2)
-        return "<td class=\"significant\" style=\"background: rgba(203, 24, 29, \(alphaText))\"><strong>\(text)</strong>"
+        return
+            "<td class=\"significant\" style=\"background: rgba(203, 24, 29, \(alphaText))\"><strong>\(text)</strong>"
             + "<br /><small>\(detail)</small></td>"
     }
 }

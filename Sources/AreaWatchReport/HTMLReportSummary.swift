@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchQuery
+import Glibc
 
 /// The summary block and the inputs table: what was counted, how, and from what.
 enum HTMLSummary {
@@ -19,9 +19,10 @@ enum HTMLSummary {
         }
         let d = c.disclosure
         var out = "<div class=\"cards\">\n"
-        out += card("Current year", HTMLText.count(t.current, d),
-                    d.showsComparison(current: t.current, previous: t.previous)
-                        ? "\(HTMLText.signed(yoy.delta)) (\(HTMLText.percent(yoy.pct))) vs previous" : "change withheld")
+        out += card(
+            "Current year", HTMLText.count(t.current, d),
+            d.showsComparison(current: t.current, previous: t.previous)
+                ? "\(HTMLText.signed(yoy.delta)) (\(HTMLText.percent(yoy.pct))) vs previous" : "change withheld")
         out += card("Previous year", HTMLText.count(t.previous, d), "the year before")
         out += card("Grid cells", HTMLText.grouped(c.grid.cells.count), "reported at precision \(c.grid.precision)")
         for cls in SafetyClass.allCases.reversed() {
@@ -49,12 +50,16 @@ enum HTMLSummary {
             ("Inputs", inputs(c.inputs)),
             ("Rejects by reason", rejects(c.rejectsByReason)),
             ("Excluded (after as-of)", HTMLText.count(t.excludedFuture, c.disclosure)),
-            ("Incidents", "\(HTMLText.count(t.current + t.previous + t.older, c.disclosure)) up to the as-of: "
-                + "current \(HTMLText.count(t.current, c.disclosure)), previous \(HTMLText.count(t.previous, c.disclosure)), "
-                + "older \(HTMLText.count(t.older, c.disclosure))"),
+            (
+                "Incidents",
+                "\(HTMLText.count(t.current + t.previous + t.older, c.disclosure)) up to the as-of: "
+                    + "current \(HTMLText.count(t.current, c.disclosure)), previous \(HTMLText.count(t.previous, c.disclosure)), "
+                    + "older \(HTMLText.count(t.older, c.disclosure))"
+            )
         ]
         let classes = c.grid.classCounts
-        let classText = SafetyClass.allCases.map { "\($0.rawValue) \(HTMLText.grouped(classes[$0] ?? 0))" }.joined(separator: ", ")
+        let classText = SafetyClass.allCases.map { "\($0.rawValue) \(HTMLText.grouped(classes[$0] ?? 0))" }.joined(
+            separator: ", ")
         rows.append(("Grid cells", "\(HTMLText.grouped(c.grid.cells.count)): \(classText)"))
         // The sums check that the cells hold every windowed incident; withheld cells break that
         // (and the difference would bound what was withheld), so they are shown for exact reports only.
@@ -63,7 +68,11 @@ enum HTMLSummary {
         }
         let nCurrent = c.grid.cells.reduce(0) { $0 + $1.nCurrent }
         let nPrevious = c.grid.cells.reduce(0) { $0 + $1.nPrevious }
-        rows.append(("Σ n_current / Σ n_previous", "\(HTMLText.grouped(nCurrent)) / \(HTMLText.grouped(nPrevious)) (incidents inside the cells)"))
+        rows.append(
+            (
+                "Σ n_current / Σ n_previous",
+                "\(HTMLText.grouped(nCurrent)) / \(HTMLText.grouped(nPrevious)) (incidents inside the cells)"
+            ))
         return "<dl class=\"facts\">\n" + rows.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>\n" }.joined() + "</dl>\n"
     }
 
@@ -83,14 +92,17 @@ enum HTMLSummary {
     }
 
     static func filters(_ p: QueryParameters) -> String {
-        let categories = p.categories.isEmpty ? "all categories"
+        let categories =
+            p.categories.isEmpty
+            ? "all categories"
             : "categories " + p.categories.sorted().map { "“" + HTMLText.escape($0) + "”" }.joined(separator: ", ")
         let handled = p.handled.map { "handled = \($0)" } ?? "handled: any"
         return categories + "; " + handled
     }
 
     static func disclosure(_ d: Disclosure) -> String {
-        d.minCellCount <= 1 ? "exact counts"
+        d.minCellCount <= 1
+            ? "exact counts"
             : "counts below \(d.minCellCount) (zero included) are shown as &lt;\(d.minCellCount), with every figure derived from them; "
                 + "cells, values and years with nothing to show are left out"
     }
@@ -113,22 +125,31 @@ enum HTMLSummary {
 
     /// One row per input file, in ingest order, with a total row.
     static func inputsSection(_ inputs: [InputSummary]) -> String {
-        let columns = [HTMLTable.Column("path"), HTMLTable.Column("format"), HTMLTable.Column("records", numeric: true),
-                       HTMLTable.Column("accepted", numeric: true), HTMLTable.Column("inserted", numeric: true),
-                       HTMLTable.Column("updated", numeric: true), HTMLTable.Column("duplicates", numeric: true),
-                       HTMLTable.Column("rejected", numeric: true)]
+        let columns = [
+            HTMLTable.Column("path"), HTMLTable.Column("format"), HTMLTable.Column("records", numeric: true),
+            HTMLTable.Column("accepted", numeric: true), HTMLTable.Column("inserted", numeric: true),
+            HTMLTable.Column("updated", numeric: true), HTMLTable.Column("duplicates", numeric: true),
+            HTMLTable.Column("rejected", numeric: true)
+        ]
         let rows = inputs.map { i in
-            ["<td class=\"path mono\">\(HTMLText.escape(i.path))</td>",
-             "<td>\(HTMLText.escape(i.format))\(i.skipped ? " <span class=\"none\">(skipped: already ingested)</span>" : "")</td>"]
+            [
+                "<td class=\"path mono\">\(HTMLText.escape(i.path))</td>",
+                "<td>\(HTMLText.escape(i.format))\(i.skipped ? " <span class=\"none\">(skipped: already ingested)</span>" : "")</td>"
+            ]
                 + [i.records, i.accepted, i.inserted, i.updated, i.duplicates, i.rejected].map(HTMLTable.number)
         }
         func total(_ f: (InputSummary) -> Int) -> String { HTMLTable.number(inputs.reduce(0) { $0 + f($1) }) }
-        let footer = inputs.count > 1
-            ? ["<td>total</td><td></td>"] + [total(\.records), total(\.accepted), total(\.inserted), total(\.updated),
-                                               total(\.duplicates), total(\.rejected)]
+        let footer =
+            inputs.count > 1
+            ? ["<td>total</td><td></td>"] + [
+                total(\.records), total(\.accepted), total(\.inserted), total(\.updated),
+                total(\.duplicates), total(\.rejected)
+            ]
             : nil
         var out = "<section id=\"inputs\">\n<h2>Inputs</h2>\n"
-        out += inputs.isEmpty ? "<p class=\"none\">No input files listed.</p>\n"
+        out +=
+            inputs.isEmpty
+            ? "<p class=\"none\">No input files listed.</p>\n"
             : HTMLTable.render(columns, rows: rows, footer: footer)
         return out + "</section>\n"
     }

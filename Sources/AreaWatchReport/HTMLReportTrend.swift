@@ -9,8 +9,10 @@ enum HTMLTrend {
     static let left = 64.0, right = 16.0, top = 34.0, bottom = 42.0
 
     /// `totals` and `areas` are already the public ones: years and months below K are not in them.
-    static func section(_ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure(),
-                        areas: AreaReport? = nil) -> String {
+    static func section(
+        _ totals: Totals, asOf: Int64, disclosure: Disclosure = Disclosure(),
+        areas: AreaReport? = nil
+    ) -> String {
         var out = "<section id=\"trend\">\n<h2>Trend</h2>\n"
         guard !totals.years.isEmpty else { return out + "<p class=\"none\">No incidents.</p>\n</section>\n" }
         let months = totals.months
@@ -19,7 +21,8 @@ enum HTMLTrend {
             out += "<figure>\n" + HTMLMonthly.chart(months)
             out += "<figcaption>Incidents per UTC calendar month from the first month holding one to the last, "
             out += "months without incidents drawn as empty slots"
-            out += disclosure.isActive
+            out +=
+                disclosure.isActive
                 ? " (months with fewer than \(disclosure.minCellCount) counted as empty).</figcaption>\n"
                 : ".</figcaption>\n"
             out += "</figure>\n"
@@ -30,11 +33,13 @@ enum HTMLTrend {
         let toAsOf = UTCTime.civil(asOf + 1).year == asOfYear && totals.years.contains(asOfYear)
         let partial = HTMLMonthly.partialYears(months)
         out += "<figure>\n" + chart(totals, partial: partial, toAsOf: toAsOf ? asOfYear : nil, asOf: asOf)
-        out += "<figcaption>Incidents per UTC calendar year up to the as-of instant (all incidents that pass the filters)."
+        out +=
+            "<figcaption>Incidents per UTC calendar year up to the as-of instant (all incidents that pass the filters)."
         if disclosure.isActive { out += " Years with fewer than \(disclosure.minCellCount) incidents are not shown." }
         let partialYears = totals.years.filter { partial[$0] != nil }
         if !partialYears.isEmpty {
-            out += " Partial years (marked *): "
+            out +=
+                " Partial years (marked *): "
                 + partialYears.map { "\($0) (\(HTMLMonthly.partialText(partial[$0]!)))" }.joined(separator: ", ") + "."
         }
         if toAsOf { out += " \(asOfYear) runs to \(UTCTime.iso8601(asOf))." }
@@ -51,11 +56,14 @@ enum HTMLTrend {
         func y(_ v: Double) -> Double { top + plotH - v / yMax * plotH }
         var out = "<svg viewBox=\"0 0 \(f(width)) \(f(height))\" "
         out += "role=\"img\" aria-label=\"Incidents per calendar year\" class=\"trend\">\n"
-        out += "<text x=\"\(f(left))\" y=\"18\" font-size=\"13\" font-weight=\"600\">Incidents per calendar year · as of \(UTCTime.iso8601(asOf))</text>\n"
+        out +=
+            "<text x=\"\(f(left))\" y=\"18\" font-size=\"13\" font-weight=\"600\">Incidents per calendar year · as of \(UTCTime.iso8601(asOf))</text>\n"
         var tick = 0.0
         while tick <= yMax + step / 2 {
-            out += "<line x1=\"\(f(left))\" x2=\"\(f(width - right))\" y1=\"\(f(y(tick)))\" y2=\"\(f(y(tick)))\" stroke=\"#e3e7eb\" />"
-            out += "<text x=\"\(f(left - 8))\" y=\"\(f(y(tick) + 4))\" font-size=\"11\" text-anchor=\"end\" fill=\"\(HTMLStyle.muted)\">\(HTMLText.grouped(Int(tick)))</text>\n"
+            out +=
+                "<line x1=\"\(f(left))\" x2=\"\(f(width - right))\" y1=\"\(f(y(tick)))\" y2=\"\(f(y(tick)))\" stroke=\"#e3e7eb\" />"
+            out +=
+                "<text x=\"\(f(left - 8))\" y=\"\(f(y(tick) + 4))\" font-size=\"11\" text-anchor=\"end\" fill=\"\(HTMLStyle.muted)\">\(HTMLText.grouped(Int(tick)))</text>\n"
             tick += step
         }
         let slot = plotW / Double(totals.years.count)
@@ -63,21 +71,27 @@ enum HTMLTrend {
         for (k, (year, count)) in zip(totals.years, totals.yearCounts).enumerated() {
             let x = left + slot * Double(k) + (slot - barW) / 2
             let isPartial = year == toAsOf || partial[year] != nil
-            let note = partial[year].map { " (\(HTMLMonthly.partialText($0)))" }
+            let note =
+                partial[year].map { " (\(HTMLMonthly.partialText($0)))" }
                 ?? (year == toAsOf ? " (to the as-of)" : "")
             out += "<g class=\"bar\" data-year=\"\(year)\" data-count=\"\(count)\">"
-            out += "<rect x=\"\(f(x))\" y=\"\(f(y(Double(count))))\" width=\"\(f(barW))\" height=\"\(f(y(0) - y(Double(count))))\" "
-            out += "fill=\"\(HTMLStyle.bar)\"\(isPartial ? " fill-opacity=\"0.5\" stroke=\"\(HTMLStyle.bar)\" stroke-dasharray=\"4 3\"" : "")>"
+            out +=
+                "<rect x=\"\(f(x))\" y=\"\(f(y(Double(count))))\" width=\"\(f(barW))\" height=\"\(f(y(0) - y(Double(count))))\" "
+            out +=
+                "fill=\"\(HTMLStyle.bar)\"\(isPartial ? " fill-opacity=\"0.5\" stroke=\"\(HTMLStyle.bar)\" stroke-dasharray=\"4 3\"" : "")>"
             out += "<title>\(year): \(HTMLText.grouped(count))\(note)</title></rect>"
             // Labels thin out when years are many, so they never overlap.
             let every = max(1, Int((44 / slot).rounded(.up)))
             if k % every == 0 || k == totals.years.count - 1 {
-                out += "<text x=\"\(f(x + barW / 2))\" y=\"\(f(y(Double(count)) - 5))\" font-size=\"11\" text-anchor=\"middle\">\(HTMLText.grouped(count))</text>"
-                out += "<text x=\"\(f(x + barW / 2))\" y=\"\(f(height - bottom + 17))\" font-size=\"12\" text-anchor=\"middle\">\(year)\(isPartial ? "*" : "")</text>"
+                out +=
+                    "<text x=\"\(f(x + barW / 2))\" y=\"\(f(y(Double(count)) - 5))\" font-size=\"11\" text-anchor=\"middle\">\(HTMLText.grouped(count))</text>"
+                out +=
+                    "<text x=\"\(f(x + barW / 2))\" y=\"\(f(height - bottom + 17))\" font-size=\"12\" text-anchor=\"middle\">\(year)\(isPartial ? "*" : "")</text>"
             }
             out += "</g>\n"
         }
-        out += "<line x1=\"\(f(left))\" x2=\"\(f(width - right))\" y1=\"\(f(y(0)))\" y2=\"\(f(y(0)))\" stroke=\"\(HTMLStyle.ink)\" />\n"
+        out +=
+            "<line x1=\"\(f(left))\" x2=\"\(f(width - right))\" y1=\"\(f(y(0)))\" y2=\"\(f(y(0)))\" stroke=\"\(HTMLStyle.ink)\" />\n"
         return out + "</svg>\n"
     }
 

@@ -25,18 +25,20 @@ struct CategorizedStyle {
 
     /// By safety class, in the heatmap legend's order (dangerous first) with its labels.
     static func safetyClasses(layer: String, symbol: Symbol) -> CategorizedStyle {
-        CategorizedStyle(layer: layer, attribute: "class", symbol: symbol,
-                         categories: SafetyClass.allCases.reversed().map {
-                             Category(value: $0.rawValue, label: $0.label, colour: HTMLStyle.colour($0))
-                         })
+        CategorizedStyle(
+            layer: layer, attribute: "class", symbol: symbol,
+            categories: SafetyClass.allCases.reversed().map {
+                Category(value: $0.rawValue, label: $0.label, colour: HTMLStyle.colour($0))
+            })
     }
 
     /// By emerging-hot-spot label, in the order SPEC §13 lists them.
     static func hotSpotLabels(layer: String) -> CategorizedStyle {
-        CategorizedStyle(layer: layer, attribute: "label", symbol: .fill,
-                         categories: HotSpotLabel.allCases.map {
-                             Category(value: $0.rawValue, label: $0.rawValue, colour: HTMLEHSA.colour($0))
-                         })
+        CategorizedStyle(
+            layer: layer, attribute: "label", symbol: .fill,
+            categories: HotSpotLabel.allCases.map {
+                Category(value: $0.rawValue, label: $0.rawValue, colour: HTMLEHSA.colour($0))
+            })
     }
 
     /// `r,g,b,255` as QML writes colours.
@@ -64,13 +66,18 @@ struct CategorizedStyle {
 
     /// One symbol: its properties both as QGIS 3's `Option` map and as the older `prop` list.
     private func qmlSymbol(name: String, colour: String) -> String {
-        let properties: [(String, String)] = symbol == .fill
-            ? [("color", Self.qmlColour(colour)), ("outline_color", Self.qmlColour(Self.outline)),
-               ("outline_style", "solid"), ("outline_width", Self.outlineWidthMM), ("outline_width_unit", "MM"),
-               ("style", "solid")]
-            : [("name", "circle"), ("color", Self.qmlColour(colour)), ("outline_color", Self.qmlColour(Self.outline)),
-               ("outline_style", "solid"), ("outline_width", "0.2"), ("outline_width_unit", "MM"),
-               ("size", Self.markerSizeMM), ("size_unit", "MM")]
+        let properties: [(String, String)] =
+            symbol == .fill
+            ? [
+                ("color", Self.qmlColour(colour)), ("outline_color", Self.qmlColour(Self.outline)),
+                ("outline_style", "solid"), ("outline_width", Self.outlineWidthMM), ("outline_width_unit", "MM"),
+                ("style", "solid")
+            ]
+            : [
+                ("name", "circle"), ("color", Self.qmlColour(colour)), ("outline_color", Self.qmlColour(Self.outline)),
+                ("outline_style", "solid"), ("outline_width", "0.2"), ("outline_width_unit", "MM"),
+                ("size", Self.markerSizeMM), ("size_unit", "MM")
+            ]
         let type = symbol == .fill ? "fill" : "marker"
         var out = "   <symbol type=\"\(type)\" name=\"\(name)\" alpha=\"1\" clip_to_extent=\"1\" force_rhr=\"0\">\n"
         out += "    <layer class=\"\(symbol == .fill ? "SimpleFill" : "SimpleMarker")\" enabled=\"1\" locked=\"0\""
@@ -99,7 +106,8 @@ struct CategorizedStyle {
         out += "     <ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>\(x(attribute))</ogc:PropertyName>"
         out += "<ogc:Literal>\(x(c.value))</ogc:Literal></ogc:PropertyIsEqualTo></ogc:Filter>\n"
         let fill = "<se:Fill><se:SvgParameter name=\"fill\">\(c.colour)</se:SvgParameter></se:Fill>"
-        let stroke = "<se:Stroke><se:SvgParameter name=\"stroke\">\(Self.outline)</se:SvgParameter>"
+        let stroke =
+            "<se:Stroke><se:SvgParameter name=\"stroke\">\(Self.outline)</se:SvgParameter>"
             + "<se:SvgParameter name=\"stroke-width\">1</se:SvgParameter></se:Stroke>"
         switch symbol {
         case .fill:

@@ -11,7 +11,7 @@ public enum MapColours {
     /// Each change (SPEC §12) with its colour: a rise in the dangerous class's red, a fall in the
     /// cold spots' blue, none grey.
     public static let changes: [(name: String, colour: String)] = [
-        ("rise", HTMLStyle.colour(.dangerous)), ("fall", HTMLEHSA.colour(.consecutiveCold)), ("none", "#bbbbbb"),
+        ("rise", HTMLStyle.colour(.dangerous)), ("fall", HTMLEHSA.colour(.consecutiveCold)), ("none", "#bbbbbb")
     ]
 
     /// Each emerging-hot-spot label (SPEC §13) with its colour, in SPEC order.

@@ -39,7 +39,8 @@ enum NearRepeatFiles {
             let fields = [
                 NumberFormat.compact(dFrom), NumberFormat.compact(dTo), String(tFrom), String(tTo), String(c.observed),
                 NumberFormat.compact(r.table.expected(c)), r.table.ratio(c).map(NumberFormat.compact) ?? "",
-                NumberFormat.compact(r.table.pValue(c)), r.table.isSignificant(c, alpha: r.parameters.alpha) ? "true" : "false",
+                NumberFormat.compact(r.table.pValue(c)),
+                r.table.isSignificant(c, alpha: r.parameters.alpha) ? "true" : "false"
             ]
             out += fields.joined(separator: ",") + "\n"
         }
@@ -57,7 +58,7 @@ enum NearRepeatFiles {
             ("days", .int(p.bands.days)), ("time_bands", .int(p.bands.timeBands)),
             ("permutations", .int(p.permutations)), ("seed", .string(String(p.seed))),
             ("alpha", .number(p.alpha)), ("incidents", .int(r.table.incidents)), ("pairs", .int(r.table.pairs)),
-            ("significant_cells", .int(r.significantCells)),
+            ("significant_cells", .int(r.significantCells))
         ])
     }
 }

@@ -1,8 +1,8 @@
-import Glibc
-import Dispatch
-import Synchronization
-import CAreaWatchSystem
 import AreaWatchCore
+import CAreaWatchSystem
+import Dispatch
+import Glibc
+import Synchronization
 
 /// Failure writing a report.
 public struct ReportError: Error, Sendable, CustomStringConvertible {
@@ -187,8 +187,9 @@ public struct AtomicDirectory: Sendable {
         let name = relative.hasSuffix("/.") ? String(relative.dropLast(2)) : relative
         // A new output must be added to `ReportFolder.topFiles`: a folder holding a file not
         // listed there is not replaced by the next report.
-        assert(ReportFolder.isReportFile(name) || ReportFolder.isReportFolder(name),
-               "\(name) is not a known report file")
+        assert(
+            ReportFolder.isReportFile(name) || ReportFolder.isReportFolder(name),
+            "\(name) is not a known report file")
         spare?.noteWritten(name)
         return workPath + "/" + relative
     }
@@ -212,12 +213,14 @@ public struct AtomicDirectory: Sendable {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { argument in
-            let fd = Int32(truncatingIfNeeded: Int(bitPattern: argument) - 1)
-            aw_sync_filesystem(fd)
-            close(fd)
-            return nil
-        }, UnsafeMutableRawPointer(bitPattern: Int(fd) + 1))
+        let started = pthread_create(
+            &thread, nil,
+            { argument in
+                let fd = Int32(truncatingIfNeeded: Int(bitPattern: argument) - 1)
+                aw_sync_filesystem(fd)
+                close(fd)
+                return nil
+            }, UnsafeMutableRawPointer(bitPattern: Int(fd) + 1))
         if started == 0 { pthread_detach(thread) } else { close(fd) }
     }
 
@@ -226,12 +229,17 @@ public struct AtomicDirectory: Sendable {
         let (parent, _) = AtomicDirectory.split(finalPath)
         try spare?.removeUnwritten(in: workPath)
         let fd = open(workPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { aw_sync_filesystem(fd); close(fd) }
+        if fd >= 0 {
+            aw_sync_filesystem(fd)
+            close(fd)
+        }
         var info = stat()
         if lstat(finalPath, &info) == 0 {
             // Files may have been put there while the report was computed.
             try ReportFolder.checkReplaceable(finalPath, protecting: protected)
-            guard aw_exchange_paths(workPath, finalPath) == 0 else { throw ReportError.errno(finalPath, "cannot replace") }
+            guard aw_exchange_paths(workPath, finalPath) == 0 else {
+                throw ReportError.errno(finalPath, "cannot replace")
+            }
             syncDirectory(parent)
             keepAsSpare()
         } else {
@@ -247,7 +255,8 @@ public struct AtomicDirectory: Sendable {
     private func keepAsSpare() {
         var info = stat()
         if lstat(workPath + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-           aw_rename_noreplace(workPath, sparePath) == 0 {
+            aw_rename_noreplace(workPath, sparePath) == 0
+        {
             return
         }
         try? AtomicDirectory.removeTree(workPath)
@@ -260,7 +269,10 @@ public struct AtomicDirectory: Sendable {
 
     private func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
     }
 
     static func split(_ path: String) -> (parent: String, name: String) {
@@ -361,8 +373,10 @@ enum FileFanOut {
 
     /// `body` over `count` items split into `ways` contiguous ranges on as many threads; the
     /// first error, in range order, is rethrown after every range has ended.
-    static func forEachRange(_ count: Int, ways: Int = FileFanOut.ways,
-                             _ body: @Sendable (Range<Int>) throws -> Void) throws {
+    static func forEachRange(
+        _ count: Int, ways: Int = FileFanOut.ways,
+        _ body: @Sendable (Range<Int>) throws -> Void
+    ) throws {
         let k = max(1, min(ways, count))
         let errors = Mutex<[Int: any Error]>([:])
         DispatchQueue.concurrentPerform(iterations: k) { c in

@@ -40,9 +40,11 @@ public struct OutputFormats: Sendable, Hashable, CustomStringConvertible {
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let name = String(part.filter { $0 != " " && $0 != "\t" })
             guard let format = OutputFormat(rawValue: name) else {
-                return .failure(FormatListError(message: name.isEmpty
-                    ? "--formats has an empty name in \"\(text)\"; \(Self.allowed)"
-                    : "--formats does not know \"\(name)\"; \(Self.allowed)"))
+                return .failure(
+                    FormatListError(
+                        message: name.isEmpty
+                            ? "--formats has an empty name in \"\(text)\"; \(Self.allowed)"
+                            : "--formats does not know \"\(name)\"; \(Self.allowed)"))
             }
             guard members.insert(format).inserted else {
                 return .failure(FormatListError(message: "--formats names \"\(name)\" twice"))

@@ -1,7 +1,7 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
+import Glibc
 
 /// grid.parquet, areas.parquet and ehsa.parquet (SPEC §19, docs/FORMATS.md "grid.parquet"):
 /// the rows and columns of grid.csv, areas.csv and ehsa.csv as GeoParquet 1.1, each CSV's
@@ -11,8 +11,10 @@ enum ParquetFiles {
     static func createdBy(_ version: String) -> String { "areawatch version \(version)" }
 
     /// Writes a table to `path`: `rows` adds every row.
-    static func write(to path: String, attributes: [ParquetSchema.Leaf], version: String,
-                      rows: (GeoParquetTable) throws -> Void) throws {
+    static func write(
+        to path: String, attributes: [ParquetSchema.Leaf], version: String,
+        rows: (GeoParquetTable) throws -> Void
+    ) throws {
         let file = try BufferedFile(path: path)
         let table = try GeoParquetTable(attributes: attributes, createdBy: createdBy(version)) { try file.write($0) }
         try rows(table)
@@ -21,9 +23,11 @@ enum ParquetFiles {
     }
 
     /// SPEC §12's three columns.
-    static let changeLeaves: [ParquetSchema.Leaf] = [.double("p_change", optional: true),
-                                                     .double("q_change", optional: true),
-                                                     .string("change", optional: true)]
+    static let changeLeaves: [ParquetSchema.Leaf] = [
+        .double("p_change", optional: true),
+        .double("q_change", optional: true),
+        .string("change", optional: true)
+    ]
 
     static func addChange(_ s: ChangeSignificance?, to table: some FeatureRows) {
         table.add(s?.p)
@@ -70,16 +74,20 @@ enum GridParquet {
         return leaves
     }
 
-    static func write(_ grid: GridResult, changes: [ChangeSignificance?], disclosure: Disclosure, version: String,
-                      to path: String) throws {
+    static func write(
+        _ grid: GridResult, changes: [ChangeSignificance?], disclosure: Disclosure, version: String,
+        to path: String
+    ) throws {
         try ParquetFiles.write(to: path, attributes: attributes(years: grid.years), version: version) { table in
             try rows(grid, changes: changes, disclosure: disclosure, into: table)
         }
     }
 
     /// The rows of `attributes(years:)`, each ending with the cell's rectangle.
-    static func rows(_ grid: GridResult, changes: [ChangeSignificance?], disclosure: Disclosure,
-                     into table: some FeatureRows) throws {
+    static func rows(
+        _ grid: GridResult, changes: [ChangeSignificance?], disclosure: Disclosure,
+        into table: some FeatureRows
+    ) throws {
         var coordinate = FixedDecimals(6), percent = FixedDecimals(4)
         var geohash: [UInt8] = []
         for (k, c) in grid.cells.enumerated() {
@@ -103,8 +111,9 @@ enum GridParquet {
                 for count in counts { table.add(disclosure.show(count)) }
             }
             let b = c.cell.bounds
-            try table.endRow(rectangle: coordinate(b.minLon), coordinate(b.minLat),
-                             coordinate(b.maxLon), coordinate(b.maxLat))
+            try table.endRow(
+                rectangle: coordinate(b.minLon), coordinate(b.minLat),
+                coordinate(b.maxLon), coordinate(b.maxLat))
         }
     }
 }
@@ -113,10 +122,12 @@ enum GridParquet {
 /// (Polygon or MultiPolygon, rings closed, exterior counter-clockwise, holes clockwise).
 enum AreasParquet {
     static func attributes(idProperty: String, years: [Int], rates: Bool) -> [ParquetSchema.Leaf] {
-        var rest: [ParquetSchema.Leaf] = [.int64("n_current", optional: true), .int64("n_previous", optional: true),
-                                          .int64("delta", optional: true), .double("pct", optional: true),
-                                          .int64("handled", optional: true), .double("area_km2"),
-                                          .double("density_equivalent", optional: true), .string("class")]
+        var rest: [ParquetSchema.Leaf] = [
+            .int64("n_current", optional: true), .int64("n_previous", optional: true),
+            .int64("delta", optional: true), .double("pct", optional: true),
+            .int64("handled", optional: true), .double("area_km2"),
+            .double("density_equivalent", optional: true), .string("class")
+        ]
         rest += ParquetFiles.changeLeaves
         if rates {
             for name in TableWriters.rateHeader.dropLast() { rest.append(.double(name, optional: true)) }
@@ -133,8 +144,10 @@ enum AreasParquet {
         return taken.contains(idProperty) ? "area_id" : idProperty
     }
 
-    static func write(_ areas: AreaReport, disclosure: Disclosure, changes: [ChangeSignificance?], version: String,
-                      to path: String) throws {
+    static func write(
+        _ areas: AreaReport, disclosure: Disclosure, changes: [ChangeSignificance?], version: String,
+        to path: String
+    ) throws {
         let result = areas.result
         let rates = areas.rates(disclosure)
         let attributes = attributes(idProperty: areas.idProperty, years: result.years, rates: rates != nil)
@@ -144,8 +157,10 @@ enum AreasParquet {
     }
 
     /// The rows of `attributes(idProperty:years:rates:)`, each ending with the area's polygons.
-    static func rows(_ areas: AreaReport, disclosure: Disclosure, changes: [ChangeSignificance?],
-                     into table: some FeatureRows) throws {
+    static func rows(
+        _ areas: AreaReport, disclosure: Disclosure, changes: [ChangeSignificance?],
+        into table: some FeatureRows
+    ) throws {
         let result = areas.result
         let rates = areas.rates(disclosure)
         var coordinate = FixedDecimals(6), percent = FixedDecimals(4), km2 = FixedDecimals(4)
@@ -154,8 +169,9 @@ enum AreasParquet {
             table.add(a.id)
             table.add(disclosure.show(a.nCurrent))
             table.add(disclosure.show(a.nPrevious))
-            let complete = disclosure.showsComparison(current: a.yearOverYear.current,
-                                                      previous: a.yearOverYear.previous)
+            let complete = disclosure.showsComparison(
+                current: a.yearOverYear.current,
+                previous: a.yearOverYear.previous)
             table.add(complete ? a.yearOverYear.delta : nil)
             table.add(complete ? a.yearOverYear.pct.map { percent($0) } : nil)
             table.add(disclosure.show(a.handled))
@@ -181,17 +197,21 @@ enum EHSAParquet {
     static func attributes(steps: Int) -> [ParquetSchema.Leaf] {
         // The step columns as ehsa.csv names them: between q_last and wkt.
         let zs = EHSACSV.header(steps: steps).dropLast().split(separator: ",").dropFirst(11).dropLast()
-        var leaves: [ParquetSchema.Leaf] = [.string("geohash"), .double("lat"), .double("lon"), .string("label"),
-                                            .double("trend_z"), .double("trend_p"), .double("tau"),
-                                            .int64("hot_steps"), .int64("cold_steps"), .double("z_last"),
-                                            .double("q_last")]
+        var leaves: [ParquetSchema.Leaf] = [
+            .string("geohash"), .double("lat"), .double("lon"), .string("label"),
+            .double("trend_z"), .double("trend_p"), .double("tau"),
+            .int64("hot_steps"), .int64("cold_steps"), .double("z_last"),
+            .double("q_last")
+        ]
         for z in zs { leaves.append(.double(String(z))) }
         return leaves
     }
 
     static func write(_ report: EHSAReport, version: String, to path: String) throws {
-        try ParquetFiles.write(to: path, attributes: attributes(steps: report.parameters.steps),
-                               version: version) { table in
+        try ParquetFiles.write(
+            to: path, attributes: attributes(steps: report.parameters.steps),
+            version: version
+        ) { table in
             try rows(report, into: table)
         }
     }
@@ -210,8 +230,9 @@ enum EHSAParquet {
             table.add(l.coldSteps)
             for v in [l.zLast, l.qLast] + l.z { table.add(v) }
             let b = l.cell.bounds
-            try table.endRow(rectangle: coordinate(b.minLon), coordinate(b.minLat),
-                             coordinate(b.maxLon), coordinate(b.maxLat))
+            try table.endRow(
+                rectangle: coordinate(b.minLon), coordinate(b.minLat),
+                coordinate(b.maxLon), coordinate(b.maxLat))
         }
     }
 }
@@ -221,8 +242,9 @@ public enum GridParquetTiming {
     /// Writes the grid to `path`; returns the seconds it took and the file's bytes.
     public static func write(_ grid: GridResult, to path: String) throws -> (seconds: Double, bytes: Int64) {
         let start = MonotonicClock.now()
-        try GridParquet.write(grid, changes: grid.changeSignificance().map { $0 }, disclosure: Disclosure(),
-                              version: "benchmark", to: path)
+        try GridParquet.write(
+            grid, changes: grid.changeSignificance().map { $0 }, disclosure: Disclosure(),
+            version: "benchmark", to: path)
         let seconds = MonotonicClock.now() - start
         var info = stat()
         stat(path, &info)

@@ -35,7 +35,8 @@ public enum PublicURL {
                 guard after.hasPrefix(":") else { return false }
                 port = after.dropFirst()
             }
-            guard !host.isEmpty, host.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            guard !host.isEmpty,
+                host.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
             else { return false }
         } else {
             if let colon = authority.firstIndex(of: ":") {
@@ -45,7 +46,9 @@ public enum PublicURL {
             guard !host.isEmpty, host.count <= 253, host.utf8.allSatisfy(isHostByte) else { return false }
         }
         if let port {
-            guard let n = Int(port), (1...65535).contains(n), port.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
+            guard let n = Int(port), (1...65535).contains(n), port.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                return false
+            }
         }
         return true
     }

@@ -25,12 +25,17 @@ public struct ReportChanges: Sendable {
         breakdown = rows(content.breakdown?.rows.map { ($0.current, $0.previous) } ?? [])
     }
 
-    static func significance(_ pairs: [(current: Int, previous: Int)], content: ReportContent,
-                             threads: Int) -> [ChangeSignificance?] {
-        let shown = pairs.indices.filter { content.disclosure.showsComparison(current: pairs[$0].current, previous: pairs[$0].previous) }
-        let values = content.parameters.changeSignificance(current: shown.map { pairs[$0].current },
-                                                           previous: shown.map { pairs[$0].previous },
-                                                           alpha: content.fdr, threads: threads)
+    static func significance(
+        _ pairs: [(current: Int, previous: Int)], content: ReportContent,
+        threads: Int
+    ) -> [ChangeSignificance?] {
+        let shown = pairs.indices.filter {
+            content.disclosure.showsComparison(current: pairs[$0].current, previous: pairs[$0].previous)
+        }
+        let values = content.parameters.changeSignificance(
+            current: shown.map { pairs[$0].current },
+            previous: shown.map { pairs[$0].previous },
+            alpha: content.fdr, threads: threads)
         var out = [ChangeSignificance?](repeating: nil, count: pairs.count)
         for (k, row) in shown.enumerated() { out[row] = values[k] }
         return out
@@ -54,7 +59,11 @@ public struct ReportChanges: Sendable {
         out.append(contentsOf: ",\"q_change\":".utf8)
         if let s { memo.append(s.q, to: &out) } else { out.append(contentsOf: "null".utf8) }
         out.append(contentsOf: ",\"change\":".utf8)
-        if let s { out.append(contentsOf: "\"\(s.change.rawValue)\"".utf8) } else { out.append(contentsOf: "null".utf8) }
+        if let s {
+            out.append(contentsOf: "\"\(s.change.rawValue)\"".utf8)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
     }
 
     static let csvHeader = ["p_change", "q_change", "change"]

@@ -16,8 +16,10 @@ public struct InputSummary: Sendable, Equatable {
     /// Already ingested (same SHA-256): not read again.
     public var skipped: Bool
 
-    public init(path: String, sha256: String, format: String, records: Int, accepted: Int, inserted: Int,
-                updated: Int, duplicates: Int, rejected: Int, rejectsByReason: [String: Int], skipped: Bool) {
+    public init(
+        path: String, sha256: String, format: String, records: Int, accepted: Int, inserted: Int,
+        updated: Int, duplicates: Int, rejected: Int, rejectsByReason: [String: Int], skipped: Bool
+    ) {
         self.path = path
         self.sha256 = sha256
         self.format = format
@@ -93,10 +95,11 @@ public struct AreaReport: Sendable {
     public func rates(_ disclosure: Disclosure) -> [AreaRate]? {
         guard let population else { return nil }
         let stats = result.areas
-        return AreaRates.compute(populations: population.values, current: stats.map(\.nCurrent),
-                                 previous: stats.map(\.nPrevious), ratePer: population.ratePer,
-                                 currentShown: stats.map { disclosure.show($0.nCurrent) != nil },
-                                 previousShown: stats.map { disclosure.show($0.nPrevious) != nil })
+        return AreaRates.compute(
+            populations: population.values, current: stats.map(\.nCurrent),
+            previous: stats.map(\.nPrevious), ratePer: population.ratePer,
+            currentShown: stats.map { disclosure.show($0.nCurrent) != nil },
+            previousShown: stats.map { disclosure.show($0.nPrevious) != nil })
     }
 }
 
@@ -163,10 +166,12 @@ public struct ReportContent: Sendable {
         return data?.emptyWindowsWarning(current: totals.current, previous: totals.previous, asOf: parameters.asOf)
     }
 
-    public init(parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
-                disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,
-                breakdown: BreakdownResult?, sourceKind: String, sourcePath: String?, inputs: [InputSummary],
-                timings: [(String, Double)], attribution: String, engineVersion: String) {
+    public init(
+        parameters: QueryParameters, grid: GridResult, totals: Totals, tileZooms: ClosedRange<Int>?,
+        disclosure: Disclosure, areas: AreaReport?, pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?,
+        breakdown: BreakdownResult?, sourceKind: String, sourcePath: String?, inputs: [InputSummary],
+        timings: [(String, Double)], attribution: String, engineVersion: String
+    ) {
         self.parameters = parameters
         self.grid = grid
         self.totals = totals
@@ -185,7 +190,10 @@ public struct ReportContent: Sendable {
 
     /// Rejects of all inputs by SPEC reason, every reason listed.
     public var rejectsByReason: [(String, Int)] {
-        let reasons = ["malformed_record", "missing_coordinates", "invalid_coordinates", "null_island", "missing_time", "invalid_time"]
+        let reasons = [
+            "malformed_record", "missing_coordinates", "invalid_coordinates", "null_island", "missing_time",
+            "invalid_time"
+        ]
         return reasons.map { reason in (reason, inputs.reduce(0) { $0 + ($1.rejectsByReason[reason] ?? 0) }) }
     }
 }

@@ -23,7 +23,7 @@ public enum ReportFolder {
         markerName, "grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "areas.geojson", "areas.csv", "poi.csv",
         "breakdown.csv", "grid.pmtiles", "ehsa.csv", "ehsa.prj", "ehsa.geojson", "nearrepeat.csv", "summary.json",
         "report.html", "timeseries.csv",
-        "grid.parquet", "areas.parquet", "ehsa.parquet", "grid.gpkg",
+        "grid.parquet", "areas.parquet", "ehsa.parquet", "grid.gpkg"
     ]
 
     /// Throws `ReportFolderRefused` unless `path` may be replaced; `protected` are paths (files
@@ -33,21 +33,25 @@ public enum ReportFolder {
         // Without the trailing slash: `lstat("link/")` would follow a link.
         let path = trimmed(given)
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }  // absent: created
+        guard lstat(path, &info) == 0 else { return } // absent: created
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw ReportFolderRefused(path: path, reason: (info.st_mode & S_IFMT) == S_IFLNK
-                                      ? "it is a symbolic link, not a report folder" : "it is not a folder")
+            throw ReportFolderRefused(
+                path: path,
+                reason: (info.st_mode & S_IFMT) == S_IFLNK
+                    ? "it is a symbolic link, not a report folder" : "it is not a folder")
         }
         let (folders, others) = AtomicDirectory.tree(path)
         if folders.isEmpty && others.isEmpty { return }
         guard lstat(path + "/" + markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw ReportFolderRefused(
-                path: path, reason: "it is not empty and is not a report folder areawatch wrote "
+                path: path,
+                reason: "it is not empty and is not a report folder areawatch wrote "
                     + "(no \(markerName) marker file); choose a new or empty folder")
         }
         if let foreign = firstForeignEntry(folders: folders, others: others) {
             throw ReportFolderRefused(
-                path: path, reason: "it holds \(foreign), which areawatch does not write; "
+                path: path,
+                reason: "it holds \(foreign), which areawatch does not write; "
                     + "move it out of the folder or choose another folder")
         }
     }
@@ -67,7 +71,8 @@ public enum ReportFolder {
             let child = c.dropFirst(parentPrefix.count).prefix { $0 != "/" }
             if child == "." + name + ".spare" || child.hasPrefix("." + name + ".tmp-") {
                 throw ReportFolderRefused(
-                    path: path, reason: "\(p) is inside \(parentPrefix)\(child), which publishing the report replaces "
+                    path: path,
+                    reason: "\(p) is inside \(parentPrefix)\(child), which publishing the report replaces "
                         + "or removes")
             }
         }

@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import AreaWatchQuery
+import Glibc
 
 /// What a report run wrote: file (relative path) → bytes.
 public struct ReportOutcome: Sendable {
@@ -13,8 +13,10 @@ public enum ReportWriter {
     /// Public outputs are written from `disclosure.publicContent(content)`; summary.json, the
     /// operators' record, from the exact content.
     /// - Parameter protected: paths the report folder must not hold (ReportFolder).
-    public static func write(_ exact: ReportContent, to path: String, protecting protected: [String] = [],
-                             clock: () -> Double) throws -> ReportOutcome {
+    public static func write(
+        _ exact: ReportContent, to path: String, protecting protected: [String] = [],
+        clock: () -> Double
+    ) throws -> ReportOutcome {
         let directory = try AtomicDirectory(path: path, protecting: protected)
         var content = exact.disclosure.publicContent(exact)
         let changes = ReportChanges(content)
@@ -29,16 +31,21 @@ public enum ReportWriter {
                     continue
                 }
                 var info = stat()
-                if stat(directory.workPath + "/" + name, &info) == 0 { outcome.files.append((name, Int64(info.st_size))) }
+                if stat(directory.workPath + "/" + name, &info) == 0 {
+                    outcome.files.append((name, Int64(info.st_size)))
+                }
             }
             outcome.tiles = tiles?.count ?? 0
             var timings = content.timings
             timings.append(("report", clock() - started))
-            let summary = Summary.json(exact, published: content.grid, files: outcome.files, tiles: outcome.tiles,
-                                       timings: timings)
+            let summary = Summary.json(
+                exact, published: content.grid, files: outcome.files, tiles: outcome.tiles,
+                timings: timings)
             try BufferedFile.write(summary.serialized(pretty: true), to: try directory.file("summary.json"))
             var info = stat()
-            if stat(directory.workPath + "/summary.json", &info) == 0 { outcome.files.append(("summary.json", Int64(info.st_size))) }
+            if stat(directory.workPath + "/summary.json", &info) == 0 {
+                outcome.files.append(("summary.json", Int64(info.st_size)))
+            }
             try directory.publish()
             return outcome
         } catch {
@@ -114,17 +121,19 @@ struct ReportOutputs: Sendable {
         if c.formats.contains(.pmtiles) {
             graph.add(after: [tiles]) {
                 let (built, version) = try tiles.value
-                try GridArchive.write(built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                      attribution: c.attribution, dataBounds: c.dataBounds, version: version,
-                                      to: try directory.file("grid.pmtiles"))
+                try GridArchive.write(
+                    built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                    attribution: c.attribution, dataBounds: c.dataBounds, version: version,
+                    to: try directory.file("grid.pmtiles"))
             }
         }
         guard c.formats.contains(.tiles) else { return nil }
         return graph.add(after: [tiles]) {
             let (built, version) = try tiles.value
-            let written = try WidgetTiles.write(built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
-                                                attribution: c.attribution, dataBounds: c.dataBounds, version: version,
-                                                publicURL: c.publicURL, into: directory)
+            let written = try WidgetTiles.write(
+                built, grid: c.grid, zooms: zooms, disclosure: c.disclosure,
+                attribution: c.attribution, dataBounds: c.dataBounds, version: version,
+                publicURL: c.publicURL, into: directory)
             return (count: written.tiles, bytes: written.bytes)
         }
     }
@@ -134,14 +143,16 @@ struct ReportOutputs: Sendable {
         let (c, changes, directory) = (content, changes, directory)
         if c.formats.contains(.geojson) {
             graph.add {
-                try GridGeoJSON.write(c.grid, changes: changes.grid, to: try directory.file("grid.geojson"),
-                                      disclosure: c.disclosure)
+                try GridGeoJSON.write(
+                    c.grid, changes: changes.grid, to: try directory.file("grid.geojson"),
+                    disclosure: c.disclosure)
             }
         }
         if c.formats.contains(.parquet) {
             graph.add {
-                try GridParquet.write(c.grid, changes: changes.grid, disclosure: c.disclosure, version: c.engineVersion,
-                                      to: try directory.file("grid.parquet"))
+                try GridParquet.write(
+                    c.grid, changes: changes.grid, disclosure: c.disclosure, version: c.engineVersion,
+                    to: try directory.file("grid.parquet"))
             }
         }
         if c.formats.contains(.html) {
@@ -149,8 +160,9 @@ struct ReportOutputs: Sendable {
         }
         if c.formats.contains(.csv) {
             graph.add {
-                try GridCSV.write(c.grid, changes: changes.grid, to: try directory.file("grid.csv"),
-                                  typesPath: try directory.file("grid.csvt"), disclosure: c.disclosure)
+                try GridCSV.write(
+                    c.grid, changes: changes.grid, to: try directory.file("grid.csv"),
+                    typesPath: try directory.file("grid.csvt"), disclosure: c.disclosure)
                 try BufferedFile.write(CoordinateSystem.prj, to: try directory.file("grid.prj"))
             }
         }
@@ -167,22 +179,25 @@ struct ReportOutputs: Sendable {
             graph.add {
                 let rates = areas.rates(c.disclosure)
                 if geojson {
-                    try TableWriters.writeAreasGeoJSON(areas.result, areas: areas.areas, idProperty: areas.idProperty,
-                                                       asOf: c.parameters.asOf, disclosure: c.disclosure,
-                                                       changes: changes.areas, rates: rates,
-                                                       to: try directory.file("areas.geojson"))
+                    try TableWriters.writeAreasGeoJSON(
+                        areas.result, areas: areas.areas, idProperty: areas.idProperty,
+                        asOf: c.parameters.asOf, disclosure: c.disclosure,
+                        changes: changes.areas, rates: rates,
+                        to: try directory.file("areas.geojson"))
                 }
                 if csv {
-                    try TableWriters.writeAreasCSV(areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
-                                                   changes: changes.areas, rates: rates,
-                                                   to: try directory.file("areas.csv"))
+                    try TableWriters.writeAreasCSV(
+                        areas.result, idProperty: areas.idProperty, disclosure: c.disclosure,
+                        changes: changes.areas, rates: rates,
+                        to: try directory.file("areas.csv"))
                 }
             }
         }
         if let areas = c.areas, c.formats.contains(.parquet) {
             graph.add {
-                try AreasParquet.write(areas, disclosure: c.disclosure, changes: changes.areas,
-                                       version: c.engineVersion, to: try directory.file("areas.parquet"))
+                try AreasParquet.write(
+                    areas, disclosure: c.disclosure, changes: changes.areas,
+                    version: c.engineVersion, to: try directory.file("areas.parquet"))
             }
         }
         if csv { addCSVTables(to: graph) }
@@ -194,10 +209,14 @@ struct ReportOutputs: Sendable {
                 }
             }
             if geojson {
-                graph.add { try EHSAGeoJSON.write(ehsa, asOf: c.parameters.asOf, to: try directory.file("ehsa.geojson")) }
+                graph.add {
+                    try EHSAGeoJSON.write(ehsa, asOf: c.parameters.asOf, to: try directory.file("ehsa.geojson"))
+                }
             }
             if c.formats.contains(.parquet) {
-                graph.add { try EHSAParquet.write(ehsa, version: c.engineVersion, to: try directory.file("ehsa.parquet")) }
+                graph.add {
+                    try EHSAParquet.write(ehsa, version: c.engineVersion, to: try directory.file("ehsa.parquet"))
+                }
             }
         }
     }
@@ -206,19 +225,22 @@ struct ReportOutputs: Sendable {
     private func addCSVTables(to graph: WorkGraph) {
         let (c, changes, directory) = (content, changes, directory)
         graph.add {
-            try TimeseriesCSV.write(totals: c.totals, areas: c.areas?.result, disclosure: c.disclosure,
-                                    to: try directory.file(TimeseriesCSV.name))
+            try TimeseriesCSV.write(
+                totals: c.totals, areas: c.areas?.result, disclosure: c.disclosure,
+                to: try directory.file(TimeseriesCSV.name))
         }
         if let poi = c.pointsOfInterest {
             graph.add {
-                try TableWriters.writePOI(poi, disclosure: c.disclosure, changes: changes.pointsOfInterest,
-                                          to: try directory.file("poi.csv"))
+                try TableWriters.writePOI(
+                    poi, disclosure: c.disclosure, changes: changes.pointsOfInterest,
+                    to: try directory.file("poi.csv"))
             }
         }
         if let breakdown = c.breakdown {
             graph.add {
-                try TableWriters.writeBreakdown(breakdown, disclosure: c.disclosure, changes: changes.breakdown,
-                                                to: try directory.file("breakdown.csv"))
+                try TableWriters.writeBreakdown(
+                    breakdown, disclosure: c.disclosure, changes: changes.breakdown,
+                    to: try directory.file("breakdown.csv"))
             }
         }
     }
@@ -229,54 +251,90 @@ struct ReportOutputs: Sendable {
 /// output (docs/PRIVACY.md): its totals are exact; `grid` describes the published grid
 /// (`published`), with the sums of the full one so the cells can be checked against the totals.
 enum Summary {
-    static func json(_ c: ReportContent, published: GridResult, files: [(String, Int64)], tiles: Int,
-                     timings: [(String, Double)]) -> JSONValue {
+    static func json(
+        _ c: ReportContent, published: GridResult, files: [(String, Int64)], tiles: Int,
+        timings: [(String, Double)]
+    ) -> JSONValue {
         let p = c.parameters
         let w = p.windows
         let classes = published.classCounts
         var members: [(String, JSONValue)] = [
             ("engine", .object([("name", .string("areawatch")), ("version", .string(c.engineVersion))])),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
-            ("parameters", .object([
-                ("radius_m", .number(p.radius)),
-                ("precision", .int(c.grid.precision)),
-                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
-                ("categories", .array(p.categories.sorted().map { .string($0) })),
-                ("handled", p.handled.map { .bool($0) } ?? .null),
-                ("tile_zooms", c.tileZooms.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null),
-                ("min_cell_count", .int(c.disclosure.minCellCount)),
-                ("windows", .object([
-                    ("current", .array([.string(UTCTime.iso8601(w.currentStart)), .string(UTCTime.iso8601(w.asOf))])),
-                    ("previous", .array([.string(UTCTime.iso8601(w.previousStart)), .string(UTCTime.iso8601(w.currentStart))])),
-                    ("bounds", .string("start exclusive, end inclusive")),
-                ])),
-            ])),
-            ("source", .object([("kind", .string(c.sourceKind)), ("path", .optional(c.sourcePath))])),
-            ("inputs", .array(c.inputs.map { input in
+            (
+                "parameters",
                 .object([
-                    ("path", .string(input.path)), ("sha256", .string(input.sha256)), ("format", .string(input.format)),
-                    ("skipped", .bool(input.skipped)), ("records", .int(input.records)), ("accepted", .int(input.accepted)),
-                    ("inserted", .int(input.inserted)), ("updated", .int(input.updated)), ("duplicates", .int(input.duplicates)),
-                    ("rejected", .int(input.rejected)),
-                    ("rejects_by_reason", .object(input.rejectsByReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+                    ("radius_m", .number(p.radius)),
+                    ("precision", .int(c.grid.precision)),
+                    ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                    ("categories", .array(p.categories.sorted().map { .string($0) })),
+                    ("handled", p.handled.map { .bool($0) } ?? .null),
+                    ("tile_zooms", c.tileZooms.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null),
+                    ("min_cell_count", .int(c.disclosure.minCellCount)),
+                    (
+                        "windows",
+                        .object([
+                            (
+                                "current",
+                                .array([.string(UTCTime.iso8601(w.currentStart)), .string(UTCTime.iso8601(w.asOf))])
+                            ),
+                            (
+                                "previous",
+                                .array([
+                                    .string(UTCTime.iso8601(w.previousStart)), .string(UTCTime.iso8601(w.currentStart))
+                                ])
+                            ),
+                            ("bounds", .string("start exclusive, end inclusive"))
+                        ])
+                    )
                 ])
-            })),
-            ("totals", .object([
-                ("incidents", .int(c.totals.yearCounts.reduce(0, +))),
-                ("current", .int(c.totals.current)),
-                ("previous", .int(c.totals.previous)),
-                ("older", .int(c.totals.older)),
-                ("years", .object(zip(c.totals.years, c.totals.yearCounts).map { (String($0), .int($1)) })),
-            ])),
+            ),
+            ("source", .object([("kind", .string(c.sourceKind)), ("path", .optional(c.sourcePath))])),
+            (
+                "inputs",
+                .array(
+                    c.inputs.map { input in
+                        .object([
+                            ("path", .string(input.path)), ("sha256", .string(input.sha256)),
+                            ("format", .string(input.format)),
+                            ("skipped", .bool(input.skipped)), ("records", .int(input.records)),
+                            ("accepted", .int(input.accepted)),
+                            ("inserted", .int(input.inserted)), ("updated", .int(input.updated)),
+                            ("duplicates", .int(input.duplicates)),
+                            ("rejected", .int(input.rejected)),
+                            (
+                                "rejects_by_reason",
+                                .object(
+                                    input.rejectsByReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
+                            )
+                        ])
+                    })
+            ),
+            (
+                "totals",
+                .object([
+                    ("incidents", .int(c.totals.yearCounts.reduce(0, +))),
+                    ("current", .int(c.totals.current)),
+                    ("previous", .int(c.totals.previous)),
+                    ("older", .int(c.totals.older)),
+                    ("years", .object(zip(c.totals.years, c.totals.yearCounts).map { (String($0), .int($1)) }))
+                ])
+            ),
             ("rejects_by_reason", .object(c.rejectsByReason.map { ($0.0, .int($0.1)) })),
             ("rejects", rejects(c.rejects)),
             ("excluded_future", .int(c.totals.excludedFuture)),
-            ("grid", .object([
-                ("cells", .int(published.cells.count)),
-                ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(classes[$0] ?? 0)) })),
-                ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
-                ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious })),
-            ] + (c.disclosure.isActive ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))),
+            (
+                "grid",
+                .object(
+                    [
+                        ("cells", .int(published.cells.count)),
+                        ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(classes[$0] ?? 0)) })),
+                        ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
+                        ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious }))
+                    ]
+                        + (c.disclosure.isActive
+                            ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))
+            )
         ]
         let warnings = [c.emptyWindowsWarning, ReportContent.saturationWarning(published)].compactMap { $0 }
         if !warnings.isEmpty {
@@ -285,18 +343,30 @@ enum Summary {
             members.insert(("warnings", .array(warnings.map { .string($0) })), at: grid)
         }
         if let areas = c.areas {
-            members.append(("areas", .object([
-                ("count", .int(areas.areas.count)),
-                ("id_property", .string(areas.idProperty)),
-                ("unassigned", .object([("current", .int(areas.result.unassignedCurrent)),
-                                        ("previous", .int(areas.result.unassignedPrevious)),
-                                        ("all", .int(areas.result.unassignedAll))])),
-            ])))
+            members.append(
+                (
+                    "areas",
+                    .object([
+                        ("count", .int(areas.areas.count)),
+                        ("id_property", .string(areas.idProperty)),
+                        (
+                            "unassigned",
+                            .object([
+                                ("current", .int(areas.result.unassignedCurrent)),
+                                ("previous", .int(areas.result.unassignedPrevious)),
+                                ("all", .int(areas.result.unassignedAll))
+                            ])
+                        )
+                    ])
+                ))
         }
         if let poi = c.pointsOfInterest { members.append(("points_of_interest", .int(poi.count))) }
         if let ehsa = c.ehsa { members.append(("ehsa", EHSAFiles.summary(ehsa, disclosure: c.disclosure))) }
         if let nearRepeat = c.nearRepeat { members.append(("near_repeat", NearRepeatFiles.summary(nearRepeat))) }
-        if let breakdown = c.breakdown { members.append(("breakdown", .object([("field", .string(breakdown.field)), ("values", .int(breakdown.rows.count))]))) }
+        if let breakdown = c.breakdown {
+            members.append(
+                ("breakdown", .object([("field", .string(breakdown.field)), ("values", .int(breakdown.rows.count))])))
+        }
         members.append(("tiles", .int(tiles)))
         members.append(("files", .object(files.map { ($0.0, .int(Int($0.1))) })))
         members.append(("timings_s", .object(timings.map { ($0.0, .fixed($0.1, decimals: 3)) })))
@@ -310,13 +380,20 @@ extension Summary {
         .object([
             ("path", .optional(r.path)),
             ("rejected", .int(r.files.reduce(0) { $0 + $1.rejected })),
-            ("files", .array(r.files.map { file in
-                .object([
-                    ("path", .string(file.path)), ("sha256", .string(file.sha256)), ("rejected", .int(file.rejected)),
-                    ("rejects_by_reason",
-                     .object(file.byReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
-                ])
-            })),
+            (
+                "files",
+                .array(
+                    r.files.map { file in
+                        .object([
+                            ("path", .string(file.path)), ("sha256", .string(file.sha256)),
+                            ("rejected", .int(file.rejected)),
+                            (
+                                "rejects_by_reason",
+                                .object(file.byReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
+                            )
+                        ])
+                    })
+            )
         ])
     }
 }

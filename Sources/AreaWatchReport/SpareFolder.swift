@@ -1,6 +1,6 @@
+import CAreaWatchSystem
 import Glibc
 import Synchronization
-import CAreaWatchSystem
 
 /// The folder a replaced report leaves beside the final name (`.NAME.spare`), taken as the next
 /// report's work folder. A file both reports have is written over in place and cut to its new
@@ -37,8 +37,9 @@ final class SpareFolder: Sendable {
     static func take(_ spare: String, as work: String) throws -> SpareFolder? {
         var info = stat()
         guard lstat(spare, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR,
-              lstat(spare + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              ReportFolder.isReportWork(spare), rename(spare, work) == 0 else { return nil }
+            lstat(spare + "/" + ReportFolder.markerName, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            ReportFolder.isReportWork(spare), rename(spare, work) == 0
+        else { return nil }
         // What was renamed must still be that folder (not a link put there in between).
         guard lstat(work, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             unlink(work)
@@ -91,7 +92,9 @@ final class SpareFolder: Sendable {
             while kept.insert(prefix).inserted, let slash = prefix.lastIndex(of: "/") { prefix = prefix[..<slash] }
         }
         for file in files where !written.contains(file) {
-            guard unlink(work + "/" + file) == 0 || errno == ENOENT else { throw ReportError.errno(work + "/" + file, "cannot remove") }
+            guard unlink(work + "/" + file) == 0 || errno == ENOENT else {
+                throw ReportError.errno(work + "/" + file, "cannot remove")
+            }
         }
         for folder in folders.reversed() where !kept.contains(Substring(folder)) {
             guard rmdir(work + "/" + folder) == 0 else { throw ReportError.errno(work + "/" + folder, "cannot remove") }

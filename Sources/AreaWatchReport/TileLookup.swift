@@ -62,11 +62,13 @@ public struct TileSetMeta: Sendable, Equatable {
 
     public init(tileJSON data: Data, path: String) throws {
         guard let meta = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let maxZoom = meta["maxzoom"] as? Int, (0...30).contains(maxZoom),
-              let areawatch = meta["areawatch"] as? [String: Any],
-              let precision = areawatch["precision"] as? Int, (1...12).contains(precision),
-              let asOf = areawatch["as_of"] as? String else {
-            throw ReportError(path: path, message: "not an areawatch TileJSON (maxzoom and areawatch.precision expected)")
+            let maxZoom = meta["maxzoom"] as? Int, (0...30).contains(maxZoom),
+            let areawatch = meta["areawatch"] as? [String: Any],
+            let precision = areawatch["precision"] as? Int, (1...12).contains(precision),
+            let asOf = areawatch["as_of"] as? String
+        else {
+            throw ReportError(
+                path: path, message: "not an areawatch TileJSON (maxzoom and areawatch.precision expected)")
         }
         self.maxZoom = maxZoom
         self.precision = precision
@@ -75,9 +77,10 @@ public struct TileSetMeta: Sendable, Equatable {
         dataBounds = TileSetMeta.dataBounds(areawatch["data_bounds"])
         (currentWindowDays, previousWindowDays) = TimeWindows(asOf: TimeParser.parse(asOf)?.seconds ?? 0).windowDays
         radius = (areawatch["radius_m"] as? NSNumber)?.doubleValue ?? 1000
-        thresholds = (areawatch["thresholds"] as? [NSNumber]).flatMap {
-            $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
-        } ?? .standard
+        thresholds =
+            (areawatch["thresholds"] as? [NSNumber]).flatMap {
+                $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
+            } ?? .standard
     }
 
     /// `[west, south, east, north]`, `null` (no data) or absent (tiles of an older version).
@@ -131,8 +134,10 @@ public enum TileLookup {
     }
 
     /// The answer for (lat, lon); `cell` gives the entry of a geohash in a tile of the highest zoom.
-    public static func answer(meta: TileSetMeta, lat: Double, lon: Double,
-                              cell lookup: (TileID, String) throws -> TileCell?) rethrows -> TileAnswer {
+    public static func answer(
+        meta: TileSetMeta, lat: Double, lon: Double,
+        cell lookup: (TileID, String) throws -> TileCell?
+    ) rethrows -> TileAnswer {
         // The tile that lists the cell is the one holding the cell's centre, not the location.
         let cell = GeohashCell(lat: lat, lon: lon, precision: meta.precision)
         let centre = cell.centre
@@ -140,9 +145,10 @@ public enum TileLookup {
         // With disclosure control a missing cell means "fewer than K", as a withheld count does
         // (docs/PRIVACY.md); without it, no incident nearby.
         let withheld = meta.minCellCount > 1
-        var answer = TileAnswer(lat: lat, lon: lon, asOf: meta.asOf, radius: meta.radius, geohash: cell.string,
-                                tile: tile.description, current: withheld ? nil : 0, previous: withheld ? nil : 0,
-                                safetyClass: .safe, found: false)
+        var answer = TileAnswer(
+            lat: lat, lon: lon, asOf: meta.asOf, radius: meta.radius, geohash: cell.string,
+            tile: tile.description, current: withheld ? nil : 0, previous: withheld ? nil : 0,
+            safetyClass: .safe, found: false)
         answer.coverage = meta.coverage(lat: lat, lon: lon)
         guard let entry = try lookup(tile, cell.string) else { return answer }
         answer.found = true
@@ -160,7 +166,8 @@ public enum TileLookup {
     /// The cells of one JSON tile by geohash (entries that are not `[n, n, class]` are skipped).
     public static func cells(ofTile data: Data, path: String) throws -> [String: TileCell] {
         guard let content = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let cells = content["cells"] as? [String: Any] else {
+            let cells = content["cells"] as? [String: Any]
+        else {
             throw ReportError(path: path, message: "not an areawatch tile")
         }
         var result: [String: TileCell] = [:]
@@ -168,9 +175,10 @@ public enum TileLookup {
         for (geohash, value) in cells {
             // [r_current, r_previous, class] and, since format 1.1, change.
             guard let entry = value as? [Any], entry.count == 3 || entry.count == 4 else { continue }
-            result[geohash] = TileCell(current: (entry[0] as? NSNumber)?.intValue, previous: (entry[1] as? NSNumber)?.intValue,
-                                       safetyClass: (entry[2] as? String).flatMap(SafetyClass.init(rawValue:)),
-                                       change: entry.count == 4 ? (entry[3] as? String).flatMap(ChangeDirection.init(rawValue:)) : nil)
+            result[geohash] = TileCell(
+                current: (entry[0] as? NSNumber)?.intValue, previous: (entry[1] as? NSNumber)?.intValue,
+                safetyClass: (entry[2] as? String).flatMap(SafetyClass.init(rawValue:)),
+                change: entry.count == 4 ? (entry[3] as? String).flatMap(ChangeDirection.init(rawValue:)) : nil)
         }
         return result
     }

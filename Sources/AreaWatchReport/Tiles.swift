@@ -52,9 +52,11 @@ public enum WidgetTiles {
                 }
                 let centre = parent.centre
                 let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: z)
-                byTile[tile, default: []].append(Entry(cell: parent, geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
-                                                       safetyClass: grid.parameters.thresholds.classify(rCurrent),
-                                                       change: (changes[worst]?.change ?? .none).rawValue))
+                byTile[tile, default: []].append(
+                    Entry(
+                        cell: parent, geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
+                        safetyClass: grid.parameters.thresholds.classify(rCurrent),
+                        change: (changes[worst]?.change ?? .none).rawValue))
             }
             for tile in byTile.keys.sorted() { tiles.append(Tile(id: tile, precision: p, cells: byTile[tile]!)) }
         }
@@ -62,9 +64,11 @@ public enum WidgetTiles {
     }
 
     /// Writes `tiles` (from `build`) as `tiles/{z}/{x}/{y}.json` plus `tiles/tilejson.json`.
-    static func write(_ tiles: [Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-                      dataBounds: TileSetMeta.DataBounds = .unknown, version: String, publicURL: String? = nil,
-                      into directory: AtomicDirectory) throws -> (tiles: Int, bytes: Int64) {
+    static func write(
+        _ tiles: [Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+        dataBounds: TileSetMeta.DataBounds = .unknown, version: String, publicURL: String? = nil,
+        into directory: AtomicDirectory
+    ) throws -> (tiles: Int, bytes: Int64) {
         let asOf = UTCTime.iso8601(grid.parameters.asOf)
         let radius = NumberFormat.compact(grid.parameters.radius)
         var folders = Set<String>()
@@ -76,16 +80,27 @@ public enum WidgetTiles {
             var bytes: Int64 = 0
             for t in tiles[range] {
                 let tile = t.id, precision = t.precision, cells = t.cells
-                let file = try BufferedFile(path: directory.path("tiles/\(tile.z)/\(tile.x)/\(tile.y).json"), capacity: 1 << 16)
+                let file = try BufferedFile(
+                    path: directory.path("tiles/\(tile.z)/\(tile.x)/\(tile.y).json"), capacity: 1 << 16)
                 try file.append { out in
-                    out.append(contentsOf: "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(radius),\"cells\":{".utf8)
+                    out.append(
+                        contentsOf:
+                            "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(radius),\"cells\":{".utf8)
                     for (i, e) in cells.enumerated() {
                         out.append(contentsOf: i > 0 ? ",\"".utf8 : "\"".utf8)
                         out.append(contentsOf: e.geohash.utf8)
                         out.append(contentsOf: "\":[".utf8)
-                        if let v = disclosure.show(e.rCurrent) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                        if let v = disclosure.show(e.rCurrent) {
+                            NumberFormat.appendInteger(v, to: &out)
+                        } else {
+                            out.append(contentsOf: "null".utf8)
+                        }
                         out.append(44)
-                        if let v = disclosure.show(e.rPrevious) { NumberFormat.appendInteger(v, to: &out) } else { out.append(contentsOf: "null".utf8) }
+                        if let v = disclosure.show(e.rPrevious) {
+                            NumberFormat.appendInteger(v, to: &out)
+                        } else {
+                            out.append(contentsOf: "null".utf8)
+                        }
                         out.append(contentsOf: ",\"".utf8)
                         out.append(contentsOf: e.safetyClass.rawValue.utf8)
                         out.append(contentsOf: "\",\"".utf8)
@@ -101,20 +116,26 @@ public enum WidgetTiles {
         }
         let count = tiles.count
         let bytes = written.withLock { $0 }
-        let json = tileJSON(grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                            dataBounds: dataBounds, version: version, publicURL: publicURL).serialized(pretty: true)
+        let json = tileJSON(
+            grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
+            dataBounds: dataBounds, version: version, publicURL: publicURL
+        ).serialized(pretty: true)
         try BufferedFile.write(json, to: try directory.file("tiles/tilejson.json"))
         return (count, bytes + Int64(json.utf8.count))
     }
 
     /// The extent of the reported cells (the whole Web Mercator square when there is none).
     static func bounds(_ grid: GridResult) -> GeoBox {
-        guard !grid.cells.isEmpty else { return GeoBox(minLat: -85.051129, minLon: -180, maxLat: 85.051129, maxLon: 180) }
+        guard !grid.cells.isEmpty else {
+            return GeoBox(minLat: -85.051129, minLon: -180, maxLat: 85.051129, maxLon: 180)
+        }
         var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         for c in grid.cells {
             let b = c.cell.bounds
-            box.minLat = min(box.minLat, b.minLat); box.maxLat = max(box.maxLat, b.maxLat)
-            box.minLon = min(box.minLon, b.minLon); box.maxLon = max(box.maxLon, b.maxLon)
+            box.minLat = min(box.minLat, b.minLat)
+            box.maxLat = max(box.maxLat, b.maxLat)
+            box.minLon = min(box.minLon, b.minLon)
+            box.maxLon = max(box.maxLon, b.maxLon)
         }
         return box
     }
@@ -150,13 +171,20 @@ public enum WidgetTiles {
             case .geohash, .safetyClass, .change: return (key.name, .string("String"))
             }
         }
-        return .array([.object([
-            ("id", .string(CellLayerEncoder.layerName)),
-            ("description", .string("Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year")),
-            ("minzoom", .int(zooms.lowerBound)),
-            ("maxzoom", .int(zooms.upperBound)),
-            ("fields", .object(fields)),
-        ])])
+        return .array([
+            .object([
+                ("id", .string(CellLayerEncoder.layerName)),
+                (
+                    "description",
+                    .string(
+                        "Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year"
+                    )
+                ),
+                ("minzoom", .int(zooms.lowerBound)),
+                ("maxzoom", .int(zooms.upperBound)),
+                ("fields", .object(fields))
+            ])
+        ])
     }
     static func description(_ p: QueryParameters) -> String {
         "Incidents within \(NumberFormat.compact(p.radius)) m of each geohash cell centre in the year to \(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only."
@@ -165,9 +193,11 @@ public enum WidgetTiles {
     /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
     /// `publicURL`: the report folder's URL (`--public-url`); the tile URLs are absolute under it,
     /// and relative to tilejson.json without it.
-    static func tileJSON(_ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-                         dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
-                         publicURL: String? = nil) -> JSONValue {
+    static func tileJSON(
+        _ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
+        dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
+        publicURL: String? = nil
+    ) -> JSONValue {
         let box = bounds(grid)
         let p = grid.parameters
         return .object([
@@ -181,18 +211,33 @@ public enum WidgetTiles {
             ("scheme", .string("xyz")),
             ("minzoom", .int(zooms.lowerBound)),
             ("maxzoom", .int(zooms.upperBound)),
-            ("bounds", .array([.fixed(box.minLon, decimals: 6), .fixed(box.minLat, decimals: 6),
-                               .fixed(box.maxLon, decimals: 6), .fixed(box.maxLat, decimals: 6)])),
-            ("center", .array([.fixed((box.minLon + box.maxLon) / 2, decimals: 6), .fixed((box.minLat + box.maxLat) / 2, decimals: 6),
-                               .int(zooms.lowerBound)])),
-            ("areawatch", .object([
-                ("as_of", .string(UTCTime.iso8601(p.asOf))),
-                ("precision", .int(grid.precision)),
-                ("radius_m", .number(p.radius)),
-                ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
-                ("min_cell_count", .int(disclosure.minCellCount)),
-                ("cell_format", .string("cells: {geohash: [r_current, r_previous, class, change]}")),
-            ] + dataBoundsMember(dataBounds))),
+            (
+                "bounds",
+                .array([
+                    .fixed(box.minLon, decimals: 6), .fixed(box.minLat, decimals: 6),
+                    .fixed(box.maxLon, decimals: 6), .fixed(box.maxLat, decimals: 6)
+                ])
+            ),
+            (
+                "center",
+                .array([
+                    .fixed((box.minLon + box.maxLon) / 2, decimals: 6),
+                    .fixed((box.minLat + box.maxLat) / 2, decimals: 6),
+                    .int(zooms.lowerBound)
+                ])
+            ),
+            (
+                "areawatch",
+                .object(
+                    [
+                        ("as_of", .string(UTCTime.iso8601(p.asOf))),
+                        ("precision", .int(grid.precision)),
+                        ("radius_m", .number(p.radius)),
+                        ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+                        ("min_cell_count", .int(disclosure.minCellCount)),
+                        ("cell_format", .string("cells: {geohash: [r_current, r_previous, class, change]}"))
+                    ] + dataBoundsMember(dataBounds))
+            )
         ])
     }
 

@@ -67,10 +67,10 @@ struct CellLayerEncoder {
             MVT.appendRectangle(piece.rectangle, to: &geometry)
 
             feature.removeAll(keepingCapacity: true)
-            Protobuf.appendBytesField(2, tags, to: &feature)           // tags, packed uint32
-            Protobuf.appendVarintField(3, 3, to: &feature)             // type = POLYGON
-            Protobuf.appendBytesField(4, geometry, to: &feature)       // geometry, packed uint32
-            Protobuf.appendBytesField(2, feature, to: &features)       // Layer.features
+            Protobuf.appendBytesField(2, tags, to: &feature) // tags, packed uint32
+            Protobuf.appendVarintField(3, 3, to: &feature) // type = POLYGON
+            Protobuf.appendBytesField(4, geometry, to: &feature) // geometry, packed uint32
+            Protobuf.appendBytesField(2, feature, to: &features) // Layer.features
         }
 
         // Layer fields in field-number order: name, features, keys, values, extent, version.
@@ -84,7 +84,7 @@ struct CellLayerEncoder {
         Protobuf.appendVarintField(15, 2, to: &layer)
         var tileBytes: [UInt8] = []
         tileBytes.reserveCapacity(layer.count + 4)
-        Protobuf.appendBytesField(3, layer, to: &tileBytes)             // Tile.layers
+        Protobuf.appendBytesField(3, layer, to: &tileBytes) // Tile.layers
         return tileBytes
     }
 

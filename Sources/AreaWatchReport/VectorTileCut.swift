@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AreaWatchCore
 import AreaWatchFormats
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// How the cells of the JSON tiles are cut into vector tiles (SPEC §14), the way tile tools do
 /// it (tippecanoe's buffer): a vector tile holds every cell or merged cell of its zoom whose
@@ -97,8 +98,9 @@ enum VectorTileCut {
         for ty in rows {
             for tx in columns {
                 let ox = tx * extent, oy = ty * extent
-                let piece = MVT.Rectangle(x0: clip(r.x0 - ox), y0: clip(r.y0 - oy),
-                                          x1: clip(r.x1 - ox), y1: clip(r.y1 - oy))
+                let piece = MVT.Rectangle(
+                    x0: clip(r.x0 - ox), y0: clip(r.y0 - oy),
+                    x1: clip(r.x1 - ox), y1: clip(r.y1 - oy))
                 out.append((TileID(z: z, x: Int(tx), y: Int(ty)), piece))
             }
         }

@@ -1,8 +1,9 @@
 import AreaWatchCore
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The access log: lines gathered in memory and written to stderr in blocks (at 32 KiB, by the
@@ -16,8 +17,10 @@ final class AccessLog: Sendable {
 
     /// `PEER "METHOD TARGET" STATUS BYTES MILLISECONDSms`, the target escaped as terminal text and
     /// cut at 2,048 characters; BYTES the body bytes sent (0 for HEAD).
-    static func line(peer: String, method: String, target: String, status: Int, bytes: Int,
-                     microseconds: Int64) -> String {
+    static func line(
+        peer: String, method: String, target: String, status: Int, bytes: Int,
+        microseconds: Int64
+    ) -> String {
         let fraction = String(microseconds % 1000)
         return "\(peer) \"\(method) \(TerminalText.escaped(String(target.prefix(2048))))\" \(status) \(bytes) "
             + "\(microseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)ms"

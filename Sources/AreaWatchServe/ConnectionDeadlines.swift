@@ -13,12 +13,15 @@ struct ConnectionDeadlines: Sendable {
         var header: UInt64, idle: UInt64, write: UInt64
 
         init(header: UInt64, idle: UInt64, write: UInt64) {
-            self.header = header; self.idle = idle; self.write = write
+            self.header = header
+            self.idle = idle
+            self.write = write
         }
 
         init(_ limits: ServeLimits) {
-            self.init(header: Self.nanoseconds(limits.headerTimeout), idle: Self.nanoseconds(limits.idleTimeout),
-                      write: Self.nanoseconds(limits.writeTimeout))
+            self.init(
+                header: Self.nanoseconds(limits.headerTimeout), idle: Self.nanoseconds(limits.idleTimeout),
+                write: Self.nanoseconds(limits.writeTimeout))
         }
 
         static func nanoseconds(_ d: Duration) -> UInt64 {

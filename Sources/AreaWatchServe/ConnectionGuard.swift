@@ -216,8 +216,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func send(_ refusal: Refusal, _ context: ChannelHandlerContext) {
         let body = ServeHandler.errorBody(status: refusal.status, message: refusal.message)
-        var fields: HTTPFields = [.contentType: "application/json", .cacheControl: ServeHandler.errorCache,
-                                  .contentLength: String(body.readableBytes), .connection: "close"]
+        var fields: HTTPFields = [
+            .contentType: "application/json", .cacheControl: ServeHandler.errorCache,
+            .contentLength: String(body.readableBytes), .connection: "close"
+        ]
         if refusal.status == 503 { fields[.retryAfter] = "1" }
         if let origin = policy.corsOrigin {
             fields[.accessControlAllowOrigin] = origin
@@ -231,8 +233,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         deadlines?.closing(now: now(context))
         reschedule(context)
-        policy.accessLog?.append(AccessLog.line(peer: peer, method: refusal.method, target: refusal.target,
-                                                status: refusal.status, bytes: body.readableBytes, microseconds: 0))
+        policy.accessLog?.append(
+            AccessLog.line(
+                peer: peer, method: refusal.method, target: refusal.target,
+                status: refusal.status, bytes: body.readableBytes, microseconds: 0))
     }
 
     // MARK: - The deadline timer

@@ -8,14 +8,21 @@ import Foundation
 /// `?probe=LAT,LON` runs the click's code path for that location on load and writes the answer
 /// into `#answer` (how the headless-browser test checks a click without a mouse).
 enum MapPage {
-    static func html(hasMapLibre: Bool, hasEHSA: Bool, counts: MapLegendCounts = MapLegendCounts(),
-                     basemap: String? = nil) -> String {
-        let head = hasMapLibre
+    static func html(
+        hasMapLibre: Bool, hasEHSA: Bool, counts: MapLegendCounts = MapLegendCounts(),
+        basemap: String? = nil
+    ) -> String {
+        let head =
+            hasMapLibre
             ? "<link rel=\"stylesheet\" href=\"/static/maplibre-gl.css\"><script src=\"/static/maplibre-gl.js\"></script>"
             : ""
-        let missing = hasMapLibre ? "" : "<p class=\"missing\">\(WebAssets.missingMessage.replacingOccurrences(of: "`", with: ""))</p>"
-        let ehsaToggle = hasEHSA ? "<label><input type=\"radio\" name=\"layer\" value=\"ehsa\"> EHSA labels</label>" : ""
-        return template
+        let missing =
+            hasMapLibre
+            ? "" : "<p class=\"missing\">\(WebAssets.missingMessage.replacingOccurrences(of: "`", with: ""))</p>"
+        let ehsaToggle =
+            hasEHSA ? "<label><input type=\"radio\" name=\"layer\" value=\"ehsa\"> EHSA labels</label>" : ""
+        return
+            template
             .replacingOccurrences(of: "{{head}}", with: head)
             .replacingOccurrences(of: "{{missing}}", with: missing)
             .replacingOccurrences(of: "{{ehsa-toggle}}", with: ehsaToggle)
@@ -28,18 +35,22 @@ enum MapPage {
     /// `<` is escaped so that no value can end the script element.
     static func config(hasEHSA: Bool, counts: MapLegendCounts, basemap: String?) -> String {
         func rows(_ colours: [(name: String, colour: String)], _ count: [String: Int]?) -> JSONValue {
-            .array(colours.map { row in
-                .array([.string(row.name), .string(row.colour), count.map { .int($0[row.name] ?? 0) } ?? .null])
-            })
+            .array(
+                colours.map { row in
+                    .array([.string(row.name), .string(row.colour), count.map { .int($0[row.name] ?? 0) } ?? .null])
+                })
         }
         let value = JSONValue.object([
             ("has_ehsa", .bool(hasEHSA)),
             ("basemap", basemap.map { .string($0) } ?? .null),
-            ("legend", .object([
-                ("class", rows(MapColours.classes, counts.classes)),
-                ("change", rows(MapColours.changes, counts.changes)),
-                ("ehsa", rows(MapColours.hotSpotLabels, nil)),
-            ])),
+            (
+                "legend",
+                .object([
+                    ("class", rows(MapColours.classes, counts.classes)),
+                    ("change", rows(MapColours.changes, counts.changes)),
+                    ("ehsa", rows(MapColours.hotSpotLabels, nil))
+                ])
+            )
         ])
         return value.serialized().replacingOccurrences(of: "<", with: "\\u003c")
     }

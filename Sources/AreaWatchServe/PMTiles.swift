@@ -37,10 +37,12 @@ public struct PMTilesArchive: Sendable {
         let h: PMTiles.Header
         do { h = try PMTiles.Header(decoding: bytes) } catch { throw fail(error.message) }
         header = h
-        for (name, offset, length) in [("root directory", h.rootOffset, h.rootLength),
-                                       ("metadata", h.metadataOffset, h.metadataLength),
-                                       ("leaf directories", h.leafOffset, h.leafLength),
-                                       ("tile data", h.tileDataOffset, h.tileDataLength)] {
+        for (name, offset, length) in [
+            ("root directory", h.rootOffset, h.rootLength),
+            ("metadata", h.metadataOffset, h.metadataLength),
+            ("leaf directories", h.leafOffset, h.leafLength),
+            ("tile data", h.tileDataOffset, h.tileDataLength)
+        ] {
             guard offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset else {
                 throw fail("\(name): bytes \(offset)+\(length) are beyond the end of the file (\(bytes.count) bytes)")
             }
@@ -87,7 +89,9 @@ public struct PMTilesArchive: Sendable {
                 throw fail("leaf directories nested deeper than \(PMTilesArchive.maxDepth) levels")
             }
             let entries: [PMTiles.Entry]
-            do { entries = try PMTiles.decodeDirectory(try sections.read(offset, length, what)) } catch let e as PMTiles.DirectoryError {
+            do { entries = try PMTiles.decodeDirectory(try sections.read(offset, length, what)) } catch let e
+                as PMTiles.DirectoryError
+            {
                 throw fail("\(what) at byte \(offset): \(e.message)")
             }
             for e in entries {

@@ -2,8 +2,9 @@ import AreaWatchCore
 import AreaWatchReport
 import Foundation
 import NIOCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which report folder generation DIR names: DIR's device and inode, and its marker's inode and
@@ -19,7 +20,9 @@ public struct FolderIdentity: Sendable, Hashable, CustomStringConvertible {
     }
 
     init(_ dir: stat, _ marker: stat) {
-        device = UInt64(dir.st_dev); inode = UInt64(dir.st_ino); markerInode = UInt64(marker.st_ino)
+        device = UInt64(dir.st_dev)
+        inode = UInt64(dir.st_ino)
+        markerInode = UInt64(marker.st_ino)
         markerModified = Int64(marker.st_mtim.tv_sec) * 1_000_000_000 + Int64(marker.st_mtim.tv_nsec)
     }
 
@@ -60,11 +63,15 @@ public final class ReportSnapshot: Sendable {
     /// that happened (load again) before this snapshot is used.
     public init(folder path: String) throws {
         let dirFD = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dirFD >= 0 else { throw SnapshotError(path: path, message: "cannot open the report folder: \(String(cString: strerror(errno)))") }
+        guard dirFD >= 0 else {
+            throw SnapshotError(
+                path: path, message: "cannot open the report folder: \(String(cString: strerror(errno)))")
+        }
         defer { close(dirFD) }
         var dirStat = stat(), markerStat = stat()
         guard fstat(dirFD, &dirStat) == 0, fstatat(dirFD, ReportFolder.markerName, &markerStat, 0) == 0 else {
-            throw SnapshotError(path: path, message: "not a report folder areawatch wrote (no \(ReportFolder.markerName) marker)")
+            throw SnapshotError(
+                path: path, message: "not a report folder areawatch wrote (no \(ReportFolder.markerName) marker)")
         }
         identity = FolderIdentity(dirStat, markerStat)
         generation = identity.description
@@ -82,7 +89,12 @@ public final class ReportSnapshot: Sendable {
             archive = nil
         }
         guard let tileJSONBytes = try folder.read("tiles/tilejson.json") else {
-            meta = nil; minZoom = 0; tileJSON = [:]; jsonTiles = [:]; cells = [:]; legendCounts = MapLegendCounts()
+            meta = nil
+            minZoom = 0
+            tileJSON = [:]
+            jsonTiles = [:]
+            cells = [:]
+            legendCounts = MapLegendCounts()
             return
         }
         let tileJSONData = Data(tileJSONBytes.readableBytesView)
@@ -98,7 +110,8 @@ public final class ReportSnapshot: Sendable {
     /// The JSON tiles, read into one buffer (a tile is a few hundred bytes: one allocation each
     /// would cost more than the tile), and the cells of the highest zoom's tiles.
     private static func readTiles(_ folder: FolderFiles, zooms: ClosedRange<Int>, path: String) throws
-        -> ([TileID: ByteBuffer], [TileID: [String: TileCell]]) {
+        -> ([TileID: ByteBuffer], [TileID: [String: TileCell]])
+    {
         var pack = ByteBuffer()
         var places: [(TileID, Range<Int>)] = []
         for z in zooms {
@@ -106,7 +119,8 @@ public final class ReportSnapshot: Sendable {
                 guard let x = Int(xName), x >= 0, x < 1 << z else { continue }
                 for yName in folder.names("tiles/\(z)/\(xName)") where yName.hasSuffix(".json") {
                     guard let y = Int(yName.dropLast(5)), y >= 0, y < 1 << z,
-                          let place = try folder.append("tiles/\(z)/\(xName)/\(yName)", to: &pack) else { continue }
+                        let place = try folder.append("tiles/\(z)/\(xName)/\(yName)", to: &pack)
+                    else { continue }
                     places.append((TileID(z: z, x: x, y: y), place))
                 }
             }
@@ -118,8 +132,9 @@ public final class ReportSnapshot: Sendable {
             let bytes = pack.getSlice(at: place.lowerBound, length: place.count)!
             tiles[tile] = bytes
             if tile.z == zooms.upperBound {
-                cells[tile] = try TileLookup.cells(ofTile: Data(bytes.readableBytesView),
-                                                   path: "\(path)/tiles/\(tile).json")
+                cells[tile] = try TileLookup.cells(
+                    ofTile: Data(bytes.readableBytesView),
+                    path: "\(path)/tiles/\(tile).json")
             }
         }
         return (tiles, cells)
@@ -152,7 +167,8 @@ struct FolderFiles {
         let f = openat(fd, relative, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard f >= 0 else {
             if errno == ENOENT { return nil }
-            throw SnapshotError(path: path + "/" + relative, message: "cannot open: \(String(cString: strerror(errno)))")
+            throw SnapshotError(
+                path: path + "/" + relative, message: "cannot open: \(String(cString: strerror(errno)))")
         }
         defer { close(f) }
         var info = stat()

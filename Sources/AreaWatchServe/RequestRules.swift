@@ -25,9 +25,12 @@ enum RequestRules {
         if extraHosts > 0 {
             refusal = Refusal(status: 400, message: "a request has one Host header; this one has \(extraHosts + 1)")
         } else if let text = head.headerFields[.contentLength], let length = Int(text),
-                  length > ServeLimits.maxBodyBytes {
-            refusal = Refusal(status: 413, message: "request bodies are not read: at most "
-                                + "\(ServeLimits.maxBodyBytes) bytes, this one announces \(length)")
+            length > ServeLimits.maxBodyBytes
+        {
+            refusal = Refusal(
+                status: 413,
+                message: "request bodies are not read: at most "
+                    + "\(ServeLimits.maxBodyBytes) bytes, this one announces \(length)")
         }
         refusal?.method = head.method.rawValue
         refusal?.target = head.path ?? "-"
@@ -38,9 +41,11 @@ enum RequestRules {
     static func refusal(for error: HTTPParserError) -> Refusal {
         switch error {
         case .headerOverflow:
-            return Refusal(status: 431, message: "the request head is too large: at most "
-                           + "\(ServeLimits.maxHeadBytes) bytes, \(ServeLimits.maxLineBytes) in one line, "
-                           + "\(ServeLimits.maxHeaderFields) header fields")
+            return Refusal(
+                status: 431,
+                message: "the request head is too large: at most "
+                    + "\(ServeLimits.maxHeadBytes) bytes, \(ServeLimits.maxLineBytes) in one line, "
+                    + "\(ServeLimits.maxHeaderFields) header fields")
         case .invalidMethod:
             return Refusal(status: 400, message: "not an HTTP/1.1 request: unknown method")
         case .invalidURL:

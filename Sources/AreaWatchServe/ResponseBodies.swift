@@ -12,8 +12,10 @@ import NIOCore
 enum ResponseBodies {
     /// `logged` gets the body bytes the socket took: at once for a body written whole, else once
     /// the last part is taken or writing failed (a client gone, the write timeout).
-    static func response(_ answer: ServeResponse, channel: any Channel,
-                         logged: (@Sendable (_ bytesSent: Int) -> Void)?) -> Response {
+    static func response(
+        _ answer: ServeResponse, channel: any Channel,
+        logged: (@Sendable (_ bytesSent: Int) -> Void)?
+    ) -> Response {
         var headers = HTTPFields()
         for (name, value) in answer.headers {
             if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }

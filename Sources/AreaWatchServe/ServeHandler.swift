@@ -17,12 +17,19 @@ public struct ServeRequest: Sendable {
     public var forwardedProto: String?
     public var forwardedHost: String?
 
-    public init(method: String = "GET", path: String, query: String = "", acceptEncoding: String? = nil,
-                ifNoneMatch: String? = nil, host: String? = nil, forwardedProto: String? = nil,
-                forwardedHost: String? = nil) {
-        self.method = method; self.path = path; self.query = query
-        self.acceptEncoding = acceptEncoding; self.ifNoneMatch = ifNoneMatch; self.host = host
-        self.forwardedProto = forwardedProto; self.forwardedHost = forwardedHost
+    public init(
+        method: String = "GET", path: String, query: String = "", acceptEncoding: String? = nil,
+        ifNoneMatch: String? = nil, host: String? = nil, forwardedProto: String? = nil,
+        forwardedHost: String? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.acceptEncoding = acceptEncoding
+        self.ifNoneMatch = ifNoneMatch
+        self.host = host
+        self.forwardedProto = forwardedProto
+        self.forwardedHost = forwardedHost
     }
 }
 
@@ -57,7 +64,9 @@ public struct ServeHandler: Sendable {
     public var basemap: String?
 
     public init(corsOrigin: String?, web: WebAssets, defaultHost: String) {
-        self.corsOrigin = corsOrigin; self.web = web; self.defaultHost = defaultHost
+        self.corsOrigin = corsOrigin
+        self.web = web
+        self.defaultHost = defaultHost
     }
 
     static let dataCache = "public, max-age=300"
@@ -94,18 +103,30 @@ public struct ServeHandler: Sendable {
         case "/v1/safety": return (safety(r.query, s), etagKey)
         case "/tilejson.json":
             let base = base(of: r)
-            return (ok(ServerTileJSON.build(s, base: base).serialized(pretty: true), "application/json", Self.dataCache),
-                    etagKey + "|" + base)
+            return (
+                ok(ServerTileJSON.build(s, base: base).serialized(pretty: true), "application/json", Self.dataCache),
+                etagKey + "|" + base
+            )
         case "/", "/index.html":
-            let page = MapPage.html(hasMapLibre: web.available, hasEHSA: s.ehsa != nil, counts: s.legendCounts,
-                                    basemap: basemap)
+            let page = MapPage.html(
+                hasMapLibre: web.available, hasEHSA: s.ehsa != nil, counts: s.legendCounts,
+                basemap: basemap)
             return (ok(page, "text/html; charset=utf-8", Self.pageCache), etagKey)
         case "/report.html":
-            return (s.reportHTML.map { ok($0, "text/html; charset=utf-8", Self.pageCache) } ?? error(404, "this report has no report.html"), etagKey)
+            return (
+                s.reportHTML.map { ok($0, "text/html; charset=utf-8", Self.pageCache) }
+                    ?? error(404, "this report has no report.html"), etagKey
+            )
         case "/ehsa.geojson":
-            return (s.ehsa.map { ok($0, "application/geo+json", Self.dataCache) } ?? error(404, "this report has no ehsa.geojson"), etagKey)
+            return (
+                s.ehsa.map { ok($0, "application/geo+json", Self.dataCache) }
+                    ?? error(404, "this report has no ehsa.geojson"), etagKey
+            )
         case "/summary.json":
-            return (s.summary.map { ok($0, "application/json", Self.dataCache) } ?? error(404, "this report has no summary.json"), etagKey)
+            return (
+                s.summary.map { ok($0, "application/json", Self.dataCache) }
+                    ?? error(404, "this report has no summary.json"), etagKey
+            )
         default:
             if r.path.hasPrefix("/static/") {
                 guard let asset = web.asset(String(r.path.dropFirst(8))) else {
@@ -137,8 +158,12 @@ public struct ServeHandler: Sendable {
             default: continue
             }
         }
-        guard let lat, let lon else { return error(400, "lat and lon are required, e.g. /v1/safety?lat=53.72&lon=-1.86") }
-        guard !lat.isNaN, !lon.isNaN else { return error(400, "lat and lon must be decimal numbers (digits, an optional sign, point and exponent)") }
+        guard let lat, let lon else {
+            return error(400, "lat and lon are required, e.g. /v1/safety?lat=53.72&lon=-1.86")
+        }
+        guard !lat.isNaN, !lon.isNaN else {
+            return error(400, "lat and lon must be decimal numbers (digits, an optional sign, point and exponent)")
+        }
         guard (-90...90).contains(lat), (-180...180).contains(lon) else {
             return error(400, "lat must be within -90…90 and lon within -180…180")
         }
@@ -151,8 +176,9 @@ public struct ServeHandler: Sendable {
     private func tile(_ r: ServeRequest, _ s: ReportSnapshot, etagKey: String) -> (ServeResponse, String) {
         let parts = r.path.dropFirst(7).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, let dot = parts[2].lastIndex(of: "."),
-              let z = Self.smallInt(parts[0]), let x = Self.smallInt(parts[1]), let y = Self.smallInt(parts[2][..<dot]),
-              z <= 30, x < 1 << z, y < 1 << z else { return (error(404, "not a tile address: /tiles/{z}/{x}/{y}.json or .mvt"), etagKey) }
+            let z = Self.smallInt(parts[0]), let x = Self.smallInt(parts[1]), let y = Self.smallInt(parts[2][..<dot]),
+            z <= 30, x < 1 << z, y < 1 << z
+        else { return (error(404, "not a tile address: /tiles/{z}/{x}/{y}.json or .mvt"), etagKey) }
         let id = TileID(z: z, x: x, y: y)
         switch parts[2][dot...] {
         case ".json":
@@ -164,12 +190,19 @@ public struct ServeHandler: Sendable {
         case ".mvt":
             guard let archive = s.archive else { return (error(404, "this report has no grid.pmtiles"), etagKey) }
             guard (Int(archive.header.minZoom)...Int(archive.header.maxZoom)).contains(z) else {
-                return (error(404, "zoom \(z) is outside the vector tiles' zooms \(archive.header.minZoom)-\(archive.header.maxZoom)"), etagKey)
+                return (
+                    error(
+                        404,
+                        "zoom \(z) is outside the vector tiles' zooms \(archive.header.minZoom)-\(archive.header.maxZoom)"
+                    ), etagKey
+                )
             }
             guard let stored = archive.tile(z: z, x: x, y: y) else { return (empty(), etagKey) }
             var response = ok(ByteBuffer(stored), "application/vnd.mapbox-vector-tile", Self.dataCache)
             response.headers.append(("Vary", "Accept-Encoding"))
-            guard archive.header.tileCompression == PMTiles.Compression.gzip.rawValue else { return (response, etagKey) }
+            guard archive.header.tileCompression == PMTiles.Compression.gzip.rawValue else {
+                return (response, etagKey)
+            }
             if Gzip.accepted(by: r.acceptEncoding) {
                 response.headers.append(("Content-Encoding", "gzip"))
                 return (response, etagKey + "|gzip")
@@ -234,7 +267,9 @@ public struct ServeHandler: Sendable {
 
     static func usableHost(_ host: String?) -> String? {
         guard let host, !host.isEmpty, host.count <= 255,
-              host.utf8.allSatisfy({ b in (b >= 48 && b <= 58) || (b >= 65 && b <= 93 && b != 92) || (b >= 97 && b <= 122) || b == 45 || b == 46 })
+            host.utf8.allSatisfy({ b in
+                (b >= 48 && b <= 58) || (b >= 65 && b <= 93 && b != 92) || (b >= 97 && b <= 122) || b == 45 || b == 46
+            })
         else { return nil }
         return host
     }

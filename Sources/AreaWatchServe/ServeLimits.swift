@@ -1,7 +1,8 @@
 import Foundation
 import NIOCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What one client may take of the server (docs/FORMATS.md, "HTTP API (serve)", Limits): the
@@ -33,8 +34,10 @@ public struct ServeLimits: Sendable, Equatable {
     /// Bytes of a response body handed to the socket at a time, the next once it has taken them.
     static let chunkBytes = 64 << 10
 
-    public init(headerTimeout: Duration = defaultHeaderTimeout, idleTimeout: Duration = defaultIdleTimeout,
-                writeTimeout: Duration = defaultWriteTimeout, maxConnections: Int? = nil) {
+    public init(
+        headerTimeout: Duration = defaultHeaderTimeout, idleTimeout: Duration = defaultIdleTimeout,
+        writeTimeout: Duration = defaultWriteTimeout, maxConnections: Int? = nil
+    ) {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.writeTimeout = writeTimeout

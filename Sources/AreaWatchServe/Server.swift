@@ -24,11 +24,18 @@ public struct ServeConfiguration: Sendable {
     /// `--basemap`: a MapLibre style URL the map draws the grid over (checked by `BasemapURL`).
     public var basemap: String?
 
-    public init(folder: String, host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
-                webDirectory: String? = nil, reloadInterval: Duration = .milliseconds(250), accessLog: Bool = true,
-                limits: ServeLimits = ServeLimits()) {
-        self.folder = folder; self.host = host; self.port = port; self.corsOrigin = corsOrigin
-        self.webDirectory = webDirectory; self.reloadInterval = reloadInterval; self.accessLog = accessLog
+    public init(
+        folder: String, host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
+        webDirectory: String? = nil, reloadInterval: Duration = .milliseconds(250), accessLog: Bool = true,
+        limits: ServeLimits = ServeLimits()
+    ) {
+        self.folder = folder
+        self.host = host
+        self.port = port
+        self.corsOrigin = corsOrigin
+        self.webDirectory = webDirectory
+        self.reloadInterval = reloadInterval
+        self.accessLog = accessLog
         self.limits = limits
     }
 }
@@ -59,15 +66,17 @@ public enum Server {
         let openFiles = OpenFiles.raiseSoftLimit(), inUse = OpenFiles.inUse()
         let cap = config.limits.maxConnections ?? OpenFiles.defaultMaxConnections(limit: openFiles, inUse: inUse)
         let handler = {
-            var handler = ServeHandler(corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
+            var handler = ServeHandler(
+                corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
             handler.publicURL = config.publicURL
             handler.trustProxy = config.trustProxy
             handler.basemap = config.basemap
             return handler
         }()
         let accessLog = config.accessLog ? AccessLog() : nil
-        let policy = ConnectionPolicy(limits: config.limits, maxConnections: cap, corsOrigin: config.corsOrigin,
-                                      accessLog: accessLog)
+        let policy = ConnectionPolicy(
+            limits: config.limits, maxConnections: cap, corsOrigin: config.corsOrigin,
+            accessLog: accessLog)
         let responder = CallbackResponder<ServeContext> { request, context in
             let started = ContinuousClock.now
             let answer = handler.respond(Self.serveRequest(request), snapshot: store.current)
@@ -75,8 +84,10 @@ public enum Server {
                 let peer = context.peer, method = request.method.rawValue
                 let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
                 return { bytes in
-                    log.append(AccessLog.line(peer: peer, method: method, target: target, status: answer.status,
-                                              bytes: bytes, microseconds: Self.microseconds(since: started)))
+                    log.append(
+                        AccessLog.line(
+                            peer: peer, method: method, target: target, status: answer.status,
+                            bytes: bytes, microseconds: Self.microseconds(since: started)))
                 }
             }
             return ResponseBodies.response(answer, channel: context.channel, logged: logged)
@@ -88,10 +99,12 @@ public enum Server {
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: nil),
             onServerRunning: { channel in
                 listening.store(true, ordering: .relaxed)
-                log("serving \(config.folder) (as of \(store.current.asOf ?? "?"); "
-                    + (store.current.archive == nil ? "no grid.pmtiles" : "grid.pmtiles present") + ")")
-                log("at most \(cap) connections at once (open-files limit \(openFiles), \(inUse) in use at start); "
-                    + "timeouts: \(config.limits.timeoutsDescription)")
+                log(
+                    "serving \(config.folder) (as of \(store.current.asOf ?? "?"); "
+                        + (store.current.archive == nil ? "no grid.pmtiles" : "grid.pmtiles present") + ")")
+                log(
+                    "at most \(cap) connections at once (open-files limit \(openFiles), \(inUse) in use at start); "
+                        + "timeouts: \(config.limits.timeoutsDescription)")
                 log("listening on http://\(config.host):\(channel.localAddress?.port ?? config.port)")
             })
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -119,16 +132,18 @@ public enum Server {
     static func http1(_ policy: ConnectionPolicy) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
             additionalChannelHandlers: [ConnectionGuard(policy: policy)], idleTimeout: nil,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: ServeLimits.maxLineBytes,
-                                            maxHeaderListSize: ServeLimits.maxHeadBytes,
-                                            maxHeaderFieldCount: ServeLimits.maxHeaderFields))
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: ServeLimits.maxLineBytes,
+                maxHeaderListSize: ServeLimits.maxHeadBytes,
+                maxHeaderFieldCount: ServeLimits.maxHeaderFields))
     }
 
     static func serveRequest(_ r: Request) -> ServeRequest {
-        ServeRequest(method: r.method.rawValue, path: r.uri.path, query: r.uri.query ?? "",
-                     acceptEncoding: r.headers[.acceptEncoding], ifNoneMatch: r.headers[.ifNoneMatch], host: r.head.authority,
-                     forwardedProto: HTTPField.Name("X-Forwarded-Proto").flatMap { r.headers[$0] },
-                     forwardedHost: HTTPField.Name("X-Forwarded-Host").flatMap { r.headers[$0] })
+        ServeRequest(
+            method: r.method.rawValue, path: r.uri.path, query: r.uri.query ?? "",
+            acceptEncoding: r.headers[.acceptEncoding], ifNoneMatch: r.headers[.ifNoneMatch], host: r.head.authority,
+            forwardedProto: HTTPField.Name("X-Forwarded-Proto").flatMap { r.headers[$0] },
+            forwardedHost: HTTPField.Name("X-Forwarded-Host").flatMap { r.headers[$0] })
     }
 
     static func microseconds(since started: ContinuousClock.Instant) -> Int64 {

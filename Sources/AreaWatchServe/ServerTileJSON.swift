@@ -13,7 +13,8 @@ enum ServerTileJSON {
         // The archive's metadata describes the same tile set: used where the folder has no JSON tiles.
         var metadata: [String: JSONValue] = [:]
         if let archive = s.archive {
-            minZoom = .int(Int(archive.header.minZoom)); maxZoom = .int(Int(archive.header.maxZoom))
+            minZoom = .int(Int(archive.header.minZoom))
+            maxZoom = .int(Int(archive.header.maxZoom))
             if let meta = (try? JSONSerialization.jsonObject(with: Data(archive.metadata))) as? [String: Any] {
                 metadata = meta.compactMapValues { JSONValue(foundation: $0) }
                 if let declared = metadata["vector_layers"] { layers = declared }
@@ -22,7 +23,7 @@ enum ServerTileJSON {
         var members: [(String, JSONValue)] = [
             ("tilejson", .string("3.0.0")),
             ("tiles", .array([.string(base + "/tiles/{z}/{x}/{y}.mvt")])),
-            ("vector_layers", layers),
+            ("vector_layers", layers)
         ]
         for key in ["name", "description", "version", "attribution", "scheme"] {
             if let v = t[key] ?? metadata[key] { members.append((key, v)) }

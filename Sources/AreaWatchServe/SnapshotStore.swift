@@ -31,7 +31,8 @@ public final class SnapshotStore: Sendable {
             state.withLock { $0 = (fresh, nil) }
             return "loaded a new report folder (as of \(fresh.asOf ?? "?"), generation \(fresh.identity))"
         } catch {
-            return report("cannot load the new report folder: \(error); still serving the report as of \(old.asOf ?? "?")")
+            return report(
+                "cannot load the new report folder: \(error); still serving the report as of \(old.asOf ?? "?")")
         }
     }
 
@@ -51,7 +52,9 @@ public final class SnapshotStore: Sendable {
             let loaded = try ReportSnapshot(folder: folder)
             if FolderIdentity.current(folder) == loaded.identity { return loaded }
             attempt += 1
-            if attempt == 5 { throw SnapshotError(path: folder, message: "replaced while being read, 5 times in a row") }
+            if attempt == 5 {
+                throw SnapshotError(path: folder, message: "replaced while being read, 5 times in a row")
+            }
         }
     }
 }

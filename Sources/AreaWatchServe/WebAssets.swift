@@ -6,11 +6,17 @@ import NIOCore
 /// working directory (where `make web` puts them), else `../share/areawatch/maplibre` beside the
 /// executable (where `make install` puts them). They are not part of the repository.
 public struct WebAssets: Sendable {
-    public struct Asset: Sendable { public var bytes: ByteBuffer; public var contentType: String }
+    public struct Asset: Sendable {
+        public var bytes: ByteBuffer
+        public var contentType: String
+    }
 
-    public static let fileNames = ["maplibre-gl.js": "text/javascript; charset=utf-8", "maplibre-gl.css": "text/css; charset=utf-8"]
+    public static let fileNames = [
+        "maplibre-gl.js": "text/javascript; charset=utf-8", "maplibre-gl.css": "text/css; charset=utf-8"
+    ]
     public static let defaultFolder = ".build-web/maplibre"
-    static let missingMessage = "MapLibre GL JS is not installed: run `make web`, or give --web-dir a folder holding maplibre-gl.js and maplibre-gl.css"
+    static let missingMessage =
+        "MapLibre GL JS is not installed: run `make web`, or give --web-dir a folder holding maplibre-gl.js and maplibre-gl.css"
 
     public let folder: String?
     private let assets: [String: Asset]
@@ -32,8 +38,10 @@ public struct WebAssets: Sendable {
 
     /// The first of `--web-dir` and `$AREAWATCH_WEB_DIR` that is given; else the default folder
     /// when it exists, else the one installed beside the executable (`nil`: none).
-    public static func locate(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                              executable: String? = "/proc/self/exe") -> WebAssets {
+    public static func locate(
+        option: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String? = "/proc/self/exe"
+    ) -> WebAssets {
         if let chosen = option ?? environment["AREAWATCH_WEB_DIR"] { return WebAssets(folder: chosen) }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: defaultFolder, isDirectory: &isFolder), isFolder.boolValue {

@@ -1,6 +1,6 @@
-import Glibc
 import AreaWatchCore
 import CZlib
+import Glibc
 
 /// The column snapshot beside a store, `<store>.columns` (docs/FORMATS.md): read in one go and
 /// used only when intact and stamped with the store's current state; written whole to a
@@ -41,7 +41,9 @@ public enum ColumnSnapshotFile {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .invalid("not a regular file") }
         let size = Int(info.st_size)
         var head = [UInt8](repeating: 0, count: ColumnSnapshotFormat.headerSize)
-        guard head.withUnsafeMutableBytes({ readFully(fd, into: $0, at: 0) }) else { return .invalid("shorter than its header (\(size) bytes)") }
+        guard head.withUnsafeMutableBytes({ readFully(fd, into: $0, at: 0) }) else {
+            return .invalid("shorter than its header (\(size) bytes)")
+        }
         let header: ColumnSnapshotFormat.Header
         do {
             header = try head.withUnsafeBytes { bytes in
@@ -101,7 +103,10 @@ public enum ColumnSnapshotFile {
                 while done < piece.count {
                     let n = Glibc.write(fd, piece.baseAddress! + done, piece.count - done)
                     if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { failure = n < 0 ? errno : ENOSPC; break }
+                    if n <= 0 {
+                        failure = n < 0 ? errno : ENOSPC
+                        break
+                    }
                     done += n
                 }
             }

@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// Keeps the column snapshot in step with an ingest (docs/DECISIONS.md, "column snapshot").
 ///
@@ -89,7 +89,7 @@ public final class ColumnSnapshotKeeper {
             if let current, current.stamp == start {
                 base = current
             } else if start.lastIncidentRowid == 0 {
-                base = ColumnSnapshot(stamp: start)  // an empty store: nothing to read
+                base = ColumnSnapshot(stamp: start) // an empty store: nothing to read
             }
         }
         // The base is moved, not copied, into the next snapshot.
@@ -108,21 +108,26 @@ public final class ColumnSnapshotKeeper {
     public func prepareCommit(updatedRowids: [Int64], inserted: InsertedColumns? = nil) {
         settleBase()
         do {
-            guard let stamp = try store.stamp() else { base = nil; return }
+            guard let stamp = try store.stamp() else {
+                base = nil
+                return
+            }
             if var next = base.take(), next.rowidsAreDense {
                 let previousLast = next.stamp.lastIncidentRowid
                 // The file's rows are known when they are exactly the rowids after the snapshot's;
                 // those it updated after inserting them are read back.
                 if var inserted, inserted.firstRowid == previousLast + 1,
-                   previousLast + Int64(inserted.count) == stamp.lastIncidentRowid {
+                    previousLast + Int64(inserted.count) == stamp.lastIncidentRowid
+                {
                     var updates: [(rowid: Int64, row: ColumnSnapshot.Row)] = []
                     for rowid in updatedRowids where rowid > previousLast {
                         guard let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }
                         updates.append((rowid, row))
                     }
                     inserted.apply(updates: updates)
-                    next.append(lat: inserted.lat, lon: inserted.lon, time: inserted.time, handled: inserted.handled,
-                                category: inserted.category, categoryTexts: inserted.categoryTexts)
+                    next.append(
+                        lat: inserted.lat, lon: inserted.lon, time: inserted.time, handled: inserted.handled,
+                        category: inserted.category, categoryTexts: inserted.categoryTexts)
                 } else {
                     next.reserveCapacity(next.count + Int(max(0, stamp.lastIncidentRowid - previousLast)))
                     guard try store.appendRows(after: previousLast, to: &next) else {
@@ -187,7 +192,8 @@ extension IncidentStore {
     /// Appends the rows after `rowid`, in rowid order; false when their rowids do not continue
     /// `rowid + 1, rowid + 2, …` (the snapshot's positions would no longer be rowids).
     func appendRows(after rowid: Int64, to snapshot: inout ColumnSnapshot) throws -> Bool {
-        let statement = try db.prepare("SELECT rowid, lat, lon, time, handled, category FROM incidents WHERE rowid > ? ORDER BY rowid")
+        let statement = try db.prepare(
+            "SELECT rowid, lat, lon, time, handled, category FROM incidents WHERE rowid > ? ORDER BY rowid")
         statement.bind(1, rowid)
         var expected = rowid + 1
         while try statement.step() {
@@ -206,7 +212,8 @@ extension IncidentStore {
     }
 
     private static func snapshotRow(_ s: Statement, from c: Int32) -> ColumnSnapshot.Row {
-        ColumnSnapshot.Row(lat: s.double(c), lon: s.double(c + 1), time: s.int64(c + 2),
-                           handled: s.isNull(c + 3) ? nil : s.int64(c + 3) != 0, category: s.string(c + 4))
+        ColumnSnapshot.Row(
+            lat: s.double(c), lon: s.double(c + 1), time: s.int64(c + 2),
+            handled: s.isNull(c + 3) ? nil : s.int64(c + 3) != 0, category: s.string(c + 4))
     }
 }

@@ -17,9 +17,11 @@ public struct IngestLogEntry: Sendable {
     /// Canonical JSON object reason → count.
     public var rejectsByReason: String
 
-    public init(file: String, sha256: String, bytes: Int64, records: Int, accepted: Int, updated: Int,
-                duplicates: Int, rejected: Int, startedAt: Int64, finishedAt: Int64, inserted: Int, format: String,
-                rejectsByReason: String) {
+    public init(
+        file: String, sha256: String, bytes: Int64, records: Int, accepted: Int, updated: Int,
+        duplicates: Int, rejected: Int, startedAt: Int64, finishedAt: Int64, inserted: Int, format: String,
+        rejectsByReason: String
+    ) {
         self.inserted = inserted
         self.format = format
         self.rejectsByReason = rejectsByReason
@@ -98,14 +100,16 @@ public final class FileTransaction: IncidentSink {
         let update: Statement
 
         init(_ db: SQLiteDatabase, source: String) throws {
-            insert = try db.prepare("""
+            insert = try db.prepare(
+                """
                 INSERT INTO incidents(key, time, time_precision, lat, lon, geohash, category, handled,
                                       description, user, attrs, source, geom)
                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 ON CONFLICT(key) DO NOTHING
                 """)
             // "Same content" is every stored field but the key and source (SPEC §4).
-            update = try db.prepare("""
+            update = try db.prepare(
+                """
                 UPDATE incidents SET time = ?2, time_precision = ?3, lat = ?4, lon = ?5, geohash = ?6,
                     category = ?7, handled = ?8, description = ?9, user = ?10, attrs = ?11, source = ?12,
                     geom = ?13
@@ -141,7 +145,8 @@ public final class FileTransaction: IncidentSink {
 
     /// Starts the transaction. `expectedRows` is a guess of the file's records (from its size).
     public convenience init(store: IncidentStore, source: String, expectedRows: Int) throws {
-        try self.init(store: store, source: source, expectedRows: expectedRows, chunkSize: SortedChunkInserter.defaultChunkSize)
+        try self.init(
+            store: store, source: source, expectedRows: expectedRows, chunkSize: SortedChunkInserter.defaultChunkSize)
     }
 
     /// `chunkSize`: rows per sorted chunk of a bulk load into an empty store (tests make it small).
@@ -159,8 +164,9 @@ public final class FileTransaction: IncidentSink {
                 inserted.rows.reserveCapacity(expectedRows)
                 inserted.columns.reserveCapacity(expectedRows)
                 if existing == 0 {
-                    chunks = SortedChunkInserter(db: db, statements: statements, collected: inserted, expectedRows: expectedRows,
-                                                 chunkSize: chunkSize)
+                    chunks = SortedChunkInserter(
+                        db: db, statements: statements, collected: inserted, expectedRows: expectedRows,
+                        chunkSize: chunkSize)
                 }
             }
             self.statements = statements
@@ -231,22 +237,26 @@ public final class FileTransaction: IncidentSink {
             }
             inserted.columns = ColumnCapture()
             // An update may have moved a row this file inserted: then every row is read back.
-            bulkRebuildSeconds = try store.endBulkLoad(triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
-                                                       after: rowidBefore, phase: phase)
+            bulkRebuildSeconds = try store.endBulkLoad(
+                triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
+                after: rowidBefore, phase: phase)
             inserted.rows = IncidentStore.PointRows()
         }
         phase?("committing")
         do {
-            let log = try db.prepare("""
+            let log = try db.prepare(
+                """
                 INSERT INTO ingests(file, sha256, bytes, records, accepted, updated, duplicates, rejected, started_at, finished_at,
                                     inserted, format, rejects_by_reason)
                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            try log.bind([.text(entry.file), .text(entry.sha256), .integer(entry.bytes), .integer(Int64(entry.records)),
-                          .integer(Int64(entry.accepted)), .integer(Int64(entry.updated)), .integer(Int64(entry.duplicates)),
-                          .integer(Int64(entry.rejected)), .text(UTCTime.iso8601(entry.startedAt)),
-                          .text(UTCTime.iso8601(entry.finishedAt)), .integer(Int64(entry.inserted)), .text(entry.format),
-                          .text(entry.rejectsByReason)])
+            try log.bind([
+                .text(entry.file), .text(entry.sha256), .integer(entry.bytes), .integer(Int64(entry.records)),
+                .integer(Int64(entry.accepted)), .integer(Int64(entry.updated)), .integer(Int64(entry.duplicates)),
+                .integer(Int64(entry.rejected)), .text(UTCTime.iso8601(entry.startedAt)),
+                .text(UTCTime.iso8601(entry.finishedAt)), .integer(Int64(entry.inserted)), .text(entry.format),
+                .text(entry.rejectsByReason)
+            ])
             try log.run()
         }
         try store.replaceRejects(sha256: entry.sha256, rows: rejects)

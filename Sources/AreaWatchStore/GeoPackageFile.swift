@@ -24,7 +24,8 @@ public final class GeoPackageFile {
             throw StoreError(path: path, code: .error, message: "a GeoPackage is written into a new file only")
         }
         // The file is built in a work folder published whole (or dropped): no journal, no syncs.
-        try database.execute("""
+        try database.execute(
+            """
             PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
             PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32768;
             PRAGMA application_id = \(Self.applicationID); PRAGMA user_version = \(Self.userVersion);
@@ -38,25 +39,33 @@ public final class GeoPackageFile {
     }
 
     /// Adds an empty feature layer (`fid`, `geom`, then `columns`) and registers it.
-    public func addLayer(_ name: String, geometry: GeoPackageGeometry, columns: [GeoPackageColumn],
-                         description: String) throws -> GeoPackageLayer {
+    public func addLayer(
+        _ name: String, geometry: GeoPackageGeometry, columns: [GeoPackageColumn],
+        description: String
+    ) throws -> GeoPackageLayer {
         let q = GeoPackageSQL.quoted
         let definitions = columns.map { "\(q($0.name)) \($0.kind.rawValue)\($0.notNull ? " NOT NULL" : "")" }
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE \(q(name)) ("fid" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, \
             \(q(Self.geometryColumn)) \(geometry.rawValue)\(definitions.map { ", " + $0 }.joined()));
             """)
         try database.execute("SAVEPOINT registration")
-        let contents = try database.prepare("""
+        let contents = try database.prepare(
+            """
             INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, srs_id)
             VALUES (?, 'features', ?, ?, ?, ?)
             """)
-        try contents.bind([.text(name), .text(name), .text(description), .text(lastChange),
-                           .integer(Int64(Self.srsID))])
+        try contents.bind([
+            .text(name), .text(name), .text(description), .text(lastChange),
+            .integer(Int64(Self.srsID))
+        ])
         try contents.run()
         let geometryColumns = try database.prepare("INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, ?, 0, 0)")
-        try geometryColumns.bind([.text(name), .text(Self.geometryColumn), .text(geometry.rawValue),
-                                  .integer(Int64(Self.srsID))])
+        try geometryColumns.bind([
+            .text(name), .text(Self.geometryColumn), .text(geometry.rawValue),
+            .integer(Int64(Self.srsID))
+        ])
         try geometryColumns.run()
         try database.execute("RELEASE registration")
         let layer = try GeoPackageLayer(database: database, name: name, geometry: geometry, columns: columns)
@@ -68,7 +77,8 @@ public final class GeoPackageFile {
     public func addStyle(layer: String, name: String, qml: String, sld: String, description: String) throws {
         if !hasStyles {
             try database.execute(GeoPackageSQL.layerStyles)
-            let register = try database.prepare("""
+            let register = try database.prepare(
+                """
                 INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change)
                 VALUES ('layer_styles', 'attributes', 'layer_styles', '', ?)
                 """)
@@ -76,13 +86,16 @@ public final class GeoPackageFile {
             try register.run()
             hasStyles = true
         }
-        let insert = try database.prepare("""
+        let insert = try database.prepare(
+            """
             INSERT INTO layer_styles (f_table_catalog, f_table_schema, f_table_name, f_geometry_column, styleName,
                 styleQML, styleSLD, useAsDefault, description, owner, update_time)
             VALUES ('', '', ?, ?, ?, ?, ?, 1, ?, '', ?)
             """)
-        try insert.bind([.text(layer), .text(Self.geometryColumn), .text(name), .text(qml), .text(sld),
-                         .text(description), .text(lastChange)])
+        try insert.bind([
+            .text(layer), .text(Self.geometryColumn), .text(name), .text(qml), .text(sld),
+            .text(description), .text(lastChange)
+        ])
         try insert.run()
     }
 
@@ -127,7 +140,8 @@ public struct GeoPackageEnvelope: Sendable, Equatable {
     }
 
     func union(_ other: GeoPackageEnvelope) -> GeoPackageEnvelope {
-        GeoPackageEnvelope(minX: min(minX, other.minX), maxX: max(maxX, other.maxX),
-                           minY: min(minY, other.minY), maxY: max(maxY, other.maxY))
+        GeoPackageEnvelope(
+            minX: min(minX, other.minX), maxX: max(maxX, other.maxX),
+            minY: min(minY, other.minY), maxY: max(maxY, other.maxY))
     }
 }

@@ -21,7 +21,8 @@ public final class GeoPackageLayer {
         self.geometry = geometry
         self.columns = columns
         let names = ([GeoPackageFile.geometryColumn] + columns.map(\.name)).map(GeoPackageSQL.quoted)
-        insert = try database.prepare("""
+        insert = try database.prepare(
+            """
             INSERT INTO \(GeoPackageSQL.quoted(name)) (\(names.joined(separator: ", "))) \
             VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
             """)
@@ -59,8 +60,9 @@ public final class GeoPackageLayer {
     public func endRow(envelope: GeoPackageEnvelope?, wkb: (inout [UInt8]) -> Void) throws {
         precondition(Int(next) == columns.count + 2, "a row ended before its last attribute")
         blob.removeAll(keepingCapacity: true)
-        GeoPackageBinary.appendHeader(envelope: geometry == .point ? nil : envelope, empty: envelope == nil,
-                                      to: &blob)
+        GeoPackageBinary.appendHeader(
+            envelope: geometry == .point ? nil : envelope, empty: envelope == nil,
+            to: &blob)
         wkb(&blob)
         blob.withUnsafeBytes { insert.bind(1, blob: $0) }
         try insert.run()
@@ -101,8 +103,10 @@ public final class GeoPackageLayer {
         let contents = try database.prepare(
             "UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?")
         let e = extent
-        try contents.bind([e.map { .real($0.minX) } ?? .null, e.map { .real($0.minY) } ?? .null,
-                           e.map { .real($0.maxX) } ?? .null, e.map { .real($0.maxY) } ?? .null, .text(name)])
+        try contents.bind([
+            e.map { .real($0.minX) } ?? .null, e.map { .real($0.minY) } ?? .null,
+            e.map { .real($0.maxX) } ?? .null, e.map { .real($0.maxY) } ?? .null, .text(name)
+        ])
         try contents.run()
     }
 }

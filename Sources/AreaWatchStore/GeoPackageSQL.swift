@@ -28,19 +28,26 @@ enum GeoPackageSQL {
 
     /// EPSG:4326 as GDAL defines it in GeoPackages (axis order aside, a GeoPackage geometry's x
     /// is always the longitude).
-    static let wgs84 = "GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\",SPHEROID[\"WGS 84\",6378137,298.257223563,"
+    static let wgs84 =
+        "GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\",SPHEROID[\"WGS 84\",6378137,298.257223563,"
         + "AUTHORITY[\"EPSG\",\"7030\"]],AUTHORITY[\"EPSG\",\"6326\"]],PRIMEM[\"Greenwich\",0,"
         + "AUTHORITY[\"EPSG\",\"8901\"]],UNIT[\"degree\",0.0174532925199433,AUTHORITY[\"EPSG\",\"9122\"]],"
         + "AXIS[\"Latitude\",NORTH],AXIS[\"Longitude\",EAST],AUTHORITY[\"EPSG\",\"4326\"]]"
 
     /// The two rows every GeoPackage holds (undefined cartesian and geographic) and EPSG:4326.
     static let spatialReferenceSystems: [[SQLValue]] = [
-        [.text("Undefined cartesian SRS"), .integer(-1), .text("NONE"), .integer(-1), .text("undefined"),
-         .text("undefined cartesian coordinate reference system")],
-        [.text("Undefined geographic SRS"), .integer(0), .text("NONE"), .integer(0), .text("undefined"),
-         .text("undefined geographic coordinate reference system")],
-        [.text("WGS 84 geodetic"), .integer(4326), .text("EPSG"), .integer(4326), .text(wgs84),
-         .text("longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid")],
+        [
+            .text("Undefined cartesian SRS"), .integer(-1), .text("NONE"), .integer(-1), .text("undefined"),
+            .text("undefined cartesian coordinate reference system")
+        ],
+        [
+            .text("Undefined geographic SRS"), .integer(0), .text("NONE"), .integer(0), .text("undefined"),
+            .text("undefined geographic coordinate reference system")
+        ],
+        [
+            .text("WGS 84 geodetic"), .integer(4326), .text("EPSG"), .integer(4326), .text(wgs84),
+            .text("longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid")
+        ]
     ]
 
     static let rtreeDefinition = "http://www.geopackage.org/spec120/#extension_rtree"

@@ -1,8 +1,8 @@
+import AreaWatchCore
+import CAreaWatchSystem
+import CSQLite
 import Dispatch
 import Glibc
-import CAreaWatchSystem
-import AreaWatchCore
-import CSQLite
 
 /// The areawatch store (SPEC §5): an SQLite + SpatiaLite database holding `incidents` with a
 /// POINT geometry and spatial index, the `ingests` log and the files' `rejects`. See docs/SCHEMA.md.
@@ -50,7 +50,8 @@ public final class IncidentStore {
         self.mode = mode
         let exists = access(path, F_OK) == 0
         if !exists && mode != .create {
-            throw StoreError(path: path, code: .cantopen, message: "no store here (ingest something first, or give --db)")
+            throw StoreError(
+                path: path, code: .cantopen, message: "no store here (ingest something first, or give --db)")
         }
         if mode == .create && !exists { IncidentStore.makeParentFolders(of: path) }
         do {
@@ -74,16 +75,20 @@ public final class IncidentStore {
                     throw StoreError(path: path, code: .error, message: "not an areawatch store (an empty database)")
                 }
                 try createSchema()
-            } else if try db.integer("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')") != 2 {
-                throw StoreError(path: path, code: .error, message: "not an areawatch store (no incidents/ingests tables)")
+            } else if try db.integer(
+                "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')") != 2
+            {
+                throw StoreError(
+                    path: path, code: .error, message: "not an areawatch store (no incidents/ingests tables)")
             }
             if mode != .readOnly { try ensureStamp() }
         } catch let error as StoreError {
             switch error.code {
             case .notadb, .corrupt:
-                throw StoreError(path: path, code: error.code,
-                                 message: "not a valid store: \(error.message) (truncated or not an SQLite database)",
-                                 sql: error.sql, arguments: error.arguments)
+                throw StoreError(
+                    path: path, code: error.code,
+                    message: "not a valid store: \(error.message) (truncated or not an SQLite database)",
+                    sql: error.sql, arguments: error.arguments)
             default:
                 throw error
             }
@@ -138,9 +143,12 @@ public final class IncidentStore {
                 failure = rename(building, path) == 0 ? 0 : errno
             }
             guard failure == 0 else {
-                let message = failure == EEXIST || access(path, F_OK) == 0
-                    ? "a file appeared at the store's path while the store was being built" : String(cString: strerror(failure))
-                throw StoreError(path: path, code: .cantopen, message: "cannot put the new store \(building) in place: \(message)")
+                let message =
+                    failure == EEXIST || access(path, F_OK) == 0
+                    ? "a file appeared at the store's path while the store was being built"
+                    : String(cString: strerror(failure))
+                throw StoreError(
+                    path: path, code: .cantopen, message: "cannot put the new store \(building) in place: \(message)")
             }
         } catch {
             // Still staged, and usable as before.
@@ -148,7 +156,7 @@ public final class IncidentStore {
             throw error
         }
         stagingPath = nil
-        unlink(building)  // after a link; after a rename there is nothing left to remove
+        unlink(building) // after a link; after a rename there is nothing left to remove
         IncidentStore.syncFolder(of: path)
         db = try SQLiteDatabase(path: path, create: false)
         try db.execute(IncidentStore.writablePragmas)
@@ -160,7 +168,10 @@ public final class IncidentStore {
     private static func syncFolder(of path: String) {
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
     }
 
     /// A read-only connection. In WAL mode even a reader needs the `-shm` file beside the store;
@@ -174,14 +185,15 @@ public final class IncidentStore {
             return db
         } catch let error as StoreError {
             switch error.code {
-            case .cantopen, .readonly: break  // SQLITE_READONLY_CANTINIT, _DIRECTORY: no -shm
+            case .cantopen, .readonly: break // SQLITE_READONLY_CANTINIT, _DIRECTORY: no -shm
             default: throw error
             }
             var info = stat()
             if stat(path + "-wal", &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size > 0 {
-                throw StoreError(path: path, code: error.code,
-                                 message: "cannot read the store: its folder is read-only and its write-ahead log (\(path)-wal) "
-                                    + "holds commits not yet in the store; open it once where it is writable (\(error.message))")
+                throw StoreError(
+                    path: path, code: error.code,
+                    message: "cannot read the store: its folder is read-only and its write-ahead log (\(path)-wal) "
+                        + "holds commits not yet in the store; open it once where it is writable (\(error.message))")
             }
             return try SQLiteDatabase(path: path, create: false, readOnly: true, immutable: true)
         }
@@ -192,7 +204,8 @@ public final class IncidentStore {
         do {
             // WGS84_ONLY: spatial_ref_sys with SRID 4326 and its relatives, not all 6,000 systems.
             _ = try db.scalar("SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE incidents(
                     key TEXT PRIMARY KEY NOT NULL,
                     time INTEGER NOT NULL,
@@ -255,7 +268,8 @@ public final class IncidentStore {
     /// writes is a POINT in SRID 4326, so the constraint the triggers check holds by construction.
     func beginBulkLoad() throws -> [String] {
         var triggers: [String] = []
-        let select = try db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'incidents' ORDER BY name")
+        let select = try db.prepare(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'incidents' ORDER BY name")
         var names: [String] = []
         while try select.step() {
             names.append(select.string(0) ?? "")
@@ -273,12 +287,16 @@ public final class IncidentStore {
         var lons: [Double] = []
 
         mutating func reserveCapacity(_ n: Int) {
-            rowids.reserveCapacity(n); lats.reserveCapacity(n); lons.reserveCapacity(n)
+            rowids.reserveCapacity(n)
+            lats.reserveCapacity(n)
+            lons.reserveCapacity(n)
         }
 
         @inline(__always)
         mutating func append(rowid: Int64, lat: Double, lon: Double) {
-            rowids.append(rowid); lats.append(lat); lons.append(lon)
+            rowids.append(rowid)
+            lats.append(lat)
+            lons.append(lon)
         }
     }
 
@@ -287,8 +305,10 @@ public final class IncidentStore {
     /// appended after rowid `after`, unchanged since (nil: every row is read from the table);
     /// emptied.
     /// Returns the seconds of each part, for the ingest log.
-    func endBulkLoad(triggers: [String], inserted: FileTransaction.InsertedRows?, after: Int64,
-                     phase: ((String) -> Void)? = nil) throws -> [(part: String, seconds: Double)] {
+    func endBulkLoad(
+        triggers: [String], inserted: FileTransaction.InsertedRows?, after: Int64,
+        phase: ((String) -> Void)? = nil
+    ) throws -> [(part: String, seconds: Double)] {
         var lap = MonotonicClock.now()
         func elapsed() -> Double {
             let now = MonotonicClock.now()
@@ -299,7 +319,7 @@ public final class IncidentStore {
         var packing: BackgroundPacking?
         if let inserted, after == 0 {
             var points = PointRows()
-            swap(&points, &inserted.rows)  // moved, not copied
+            swap(&points, &inserted.rows) // moved, not copied
             packing = BackgroundPacking(points)
         }
         phase?("building the geohash and time indexes")
@@ -307,7 +327,8 @@ public final class IncidentStore {
         startWriteback()
         let indexes = elapsed()
         phase?("building the spatial index")
-        try db.execute("""
+        try db.execute(
+            """
             DROP TABLE IF EXISTS idx_incidents_geom;
             CREATE VIRTUAL TABLE idx_incidents_geom USING rtree(pkid, xmin, xmax, ymin, ymax);
             """)

@@ -26,7 +26,9 @@ final class ColumnCapture {
     private var others: [[UInt8]: Int32] = [:]
 
     func reserveCapacity(_ n: Int) {
-        time.reserveCapacity(n); handled.reserveCapacity(n); category.reserveCapacity(n)
+        time.reserveCapacity(n)
+        handled.reserveCapacity(n)
+        category.reserveCapacity(n)
     }
 
     @inline(__always)
@@ -84,7 +86,8 @@ public struct InsertedColumns: Sendable {
     init?(rows: IncidentStore.PointRows, capture: ColumnCapture) {
         let n = rows.rowids.count
         guard let first = rows.rowids.first, rows.lats.count == n, rows.lons.count == n,
-              capture.time.count == n, capture.handled.count == n, capture.category.count == n else { return nil }
+            capture.time.count == n, capture.handled.count == n, capture.category.count == n
+        else { return nil }
         let dense = rows.rowids.withUnsafeBufferPointer { rowids in
             var expected = first
             for rowid in rowids {

@@ -75,7 +75,8 @@ final class RTreeBulkLoader {
                     rows.lons.withUnsafeBufferPointer { lons in
                         for i in order {
                             let i = Int(i), lat = lats[i], lon = lons[i]
-                            entries.append(Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
+                            entries.append(
+                                Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
                         }
                     }
                 }
@@ -103,8 +104,10 @@ final class RTreeBulkLoader {
             entries.reserveCapacity(n)
             for i in order {
                 let at: Int = 4 * Int(i)
-                entries.append(Entry(id: ids[Int(i)], xmin: down(bounds[at]), xmax: up(bounds[at + 1]),
-                                     ymin: down(bounds[at + 2]), ymax: up(bounds[at + 3])))
+                entries.append(
+                    Entry(
+                        id: ids[Int(i)], xmin: down(bounds[at]), xmax: up(bounds[at + 1]),
+                        ymin: down(bounds[at + 2]), ymax: up(bounds[at + 3])))
             }
             self.order = order
             self.entries = entries
@@ -120,7 +123,7 @@ final class RTreeBulkLoader {
         for entry in packing.entries { try loader.add(entry, level: 0) }
         let order = packing.order
         let rowids = packing.rowids
-        packing = Packing(IncidentStore.PointRows())  // the entries freed before the last part
+        packing = Packing(IncidentStore.PointRows()) // the entries freed before the last part
         var leafOfRow = [UInt32](repeating: 0, count: n)
         leafOfRow.withUnsafeMutableBufferPointer { leafOfRow in
             for (k, i) in order.enumerated() { leafOfRow[Int(i)] = loader.leafByPosition[k] }
@@ -135,7 +138,9 @@ final class RTreeBulkLoader {
     private init(db: SQLiteDatabase, table: String, count: Int) throws {
         self.db = db
         self.table = table
-        guard let size = try db.integer("SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1"), size >= 4 + 24 * 2 else {
+        guard let size = try db.integer("SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1"),
+            size >= 4 + 24 * 2
+        else {
             throw StoreError(path: db.path, code: .corrupt, message: "the spatial index has no root node")
         }
         nodeSize = Int(size)
@@ -215,8 +220,10 @@ final class RTreeBulkLoader {
         var u = entries[0]
         u.id = id
         for e in entries.dropFirst() {
-            u.xmin = min(u.xmin, e.xmin); u.xmax = max(u.xmax, e.xmax)
-            u.ymin = min(u.ymin, e.ymin); u.ymax = max(u.ymax, e.ymax)
+            u.xmin = min(u.xmin, e.xmin)
+            u.xmax = max(u.xmax, e.xmax)
+            u.ymin = min(u.ymin, e.ymin)
+            u.ymax = max(u.ymax, e.ymax)
         }
         return u
     }

@@ -59,7 +59,8 @@ extension IncidentStore {
     /// Whether the store has the rejects tables (a store made before 1.2 has not, until an
     /// `ingest` or `run` adds them: `addRejectsTables`).
     public func hasRejectsTables() throws -> Bool {
-        try db.integer("""
+        try db.integer(
+            """
             SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('rejects', 'rejects_file')
             """) == 2
     }
@@ -113,8 +114,10 @@ extension IncidentStore {
         guard try hasRejectsTables() else { return }
         let rows = try db.prepare("SELECT source, record, id, reason, excerpt FROM rejects ORDER BY rowid")
         while try rows.step() {
-            try body(StoredReject(source: rows.string(0) ?? "", record: rows.string(1) ?? "", id: rows.string(2),
-                                  reason: rows.string(3) ?? "", excerpt: rows.string(4) ?? ""))
+            try body(
+                StoredReject(
+                    source: rows.string(0) ?? "", record: rows.string(1) ?? "", id: rows.string(2),
+                    reason: rows.string(3) ?? "", excerpt: rows.string(4) ?? ""))
         }
     }
 
@@ -122,7 +125,8 @@ extension IncidentStore {
     /// without the tables.
     public func rejectCounts() throws -> [StoredRejectCounts]? {
         guard try hasRejectsTables() else { return nil }
-        let rows = try db.prepare("""
+        let rows = try db.prepare(
+            """
             SELECT sha256, source, reason, count(*), min(rowid) AS first FROM rejects
             GROUP BY sha256, source, reason ORDER BY first
             """)
@@ -150,7 +154,8 @@ extension IncidentStore {
     /// Records where the rejects file was made (its own small transaction; under the lock).
     public func recordRejectsFilePath(_ path: String) throws {
         guard try hasRejectsTables(), try rejectsFilePath() != path else { return }
-        let upsert = try db.prepare("""
+        let upsert = try db.prepare(
+            """
             INSERT INTO rejects_file(id, path) VALUES(1, ?) ON CONFLICT(id) DO UPDATE SET path = excluded.path
             """)
         upsert.bind(1, text: path)

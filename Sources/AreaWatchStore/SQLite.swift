@@ -108,15 +108,20 @@ public final class SQLiteDatabase {
     /// Opens (or creates, when `create`) a database file. `immutable` (read-only only) promises
     /// SQLite that nothing changes the file: no locks, no `-shm`, for read-only media.
     /// `spatiaLite: false` for files that are no store (a GeoPackage needs none of its functions).
-    public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false,
-                spatiaLite: Bool = true) throws {
+    public init(
+        path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false,
+        spatiaLite: Bool = true
+    ) throws {
         _ = SQLiteDatabase.configured
         self.path = path
-        let spatialite = spatiaLite ? try SpatiaLiteLibrary.shared.mapError {
-            StoreError(path: path, code: .cantopen, message: $0.message)
-        }.get() : nil
+        let spatialite =
+            spatiaLite
+            ? try SpatiaLiteLibrary.shared.mapError {
+                StoreError(path: path, code: .cantopen, message: $0.message)
+            }.get() : nil
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | (create && !readOnly ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
             | (immutable ? SQLITE_OPEN_URI : 0)
         let name = immutable && readOnly ? SQLiteDatabase.fileURI(path) + "?immutable=1" : path
@@ -124,7 +129,8 @@ public final class SQLiteDatabase {
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
-            throw StoreError(path: path, code: ResultCode(rawValue: status), message: "cannot open the store: \(message)")
+            throw StoreError(
+                path: path, code: ResultCode(rawValue: status), message: "cannot open the store: \(message)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -170,8 +176,9 @@ public final class SQLiteDatabase {
     }
 
     func error(_ code: Int32, sql: String?, arguments: [SQLValue]? = nil) -> StoreError {
-        StoreError(path: path, code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)),
-                   sql: sql, arguments: arguments)
+        StoreError(
+            path: path, code: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql, arguments: arguments)
     }
 
     /// Runs one or more statements that return no rows we need.
@@ -241,7 +248,10 @@ public final class Statement {
     public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
 
     public func bind(_ index: Int32, _ value: String?) {
-        guard let value else { sqlite3_bind_null(handle, index); return }
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
         bind(index, text: value)
     }
 
@@ -265,7 +275,8 @@ public final class Statement {
     private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         // A nil pointer would bind NULL, not the empty text.
         let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
-        _ = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Statement.transient)
+        _ = sqlite3_bind_text(
+            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Statement.transient)
     }
 
     public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {

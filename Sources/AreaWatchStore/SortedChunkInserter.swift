@@ -1,5 +1,5 @@
-import Dispatch
 import AreaWatchCore
+import Dispatch
 
 /// The rows of a bulk load into a store that held no incidents when the file began: buffered,
 /// sorted by key in chunks and inserted on a second thread while the file is still being read.
@@ -31,8 +31,10 @@ final class SortedChunkInserter: @unchecked Sendable {
     /// Set on `queue` only; read after waiting for it.
     private var failure: (any Error)?
 
-    init(db: SQLiteDatabase, statements: FileTransaction.RowStatements, collected: FileTransaction.InsertedRows,
-         expectedRows: Int, chunkSize: Int = SortedChunkInserter.defaultChunkSize) {
+    init(
+        db: SQLiteDatabase, statements: FileTransaction.RowStatements, collected: FileTransaction.InsertedRows,
+        expectedRows: Int, chunkSize: Int = SortedChunkInserter.defaultChunkSize
+    ) {
         self.chunkSize = chunkSize
         self.db = db
         self.statements = statements
@@ -108,7 +110,7 @@ final class SortedChunkInserter: @unchecked Sendable {
     private func insert(_ chunk: Chunk) throws {
         let insert = statements.insert
         var incidents: [Incident] = []
-        swap(&incidents, &chunk.incidents)  // the only reference: popLast moves
+        swap(&incidents, &chunk.incidents) // the only reference: popLast moves
         var inserted: [Incident] = []
         inserted.reserveCapacity(incidents.count)
         var k = 0
@@ -120,8 +122,9 @@ final class SortedChunkInserter: @unchecked Sendable {
                 try insert.run()
             }
             guard db.changes == 1 else {
-                throw StoreError(path: db.path, code: .constraint,
-                                 message: "key \(incident.key) was already stored during a bulk load into an empty store")
+                throw StoreError(
+                    path: db.path, code: .constraint,
+                    message: "key \(incident.key) was already stored during a bulk load into an empty store")
             }
             collected.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
             inserted.append(incident)
@@ -184,7 +187,7 @@ struct KeyDigestSet {
         var key = key
         key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         let digest = UInt64(bitPattern: Int64(hasher.finalize()))
-        return digest == 0 ? 1 : digest  // 0 marks an empty slot
+        return digest == 0 ? 1 : digest // 0 marks an empty slot
     }
 
     /// Inserts; false when the digest was there already (the key may have been seen).

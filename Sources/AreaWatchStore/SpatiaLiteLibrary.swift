@@ -27,15 +27,18 @@ struct SpatiaLiteLibrary: @unchecked Sendable {
             }
             // Kept open for the life of the process: connections hold its caches.
             guard let alloc = dlsym(handle, "spatialite_alloc_connection"),
-                  let initialise = dlsym(handle, "spatialite_init_ex"),
-                  let cleanup = dlsym(handle, "spatialite_cleanup_ex") else {
+                let initialise = dlsym(handle, "spatialite_init_ex"),
+                let cleanup = dlsym(handle, "spatialite_cleanup_ex")
+            else {
                 reasons.append("\(name): SpatiaLite's connection functions are missing")
                 continue
             }
-            return .success(SpatiaLiteLibrary(
-                allocConnection: CFunctionPointer.function(at: alloc, as: areawatch_spatialite_alloc_connection.self),
-                initialise: CFunctionPointer.function(at: initialise, as: areawatch_spatialite_init_ex.self),
-                cleanup: CFunctionPointer.function(at: cleanup, as: areawatch_spatialite_cleanup_ex.self)))
+            return .success(
+                SpatiaLiteLibrary(
+                    allocConnection: CFunctionPointer.function(
+                        at: alloc, as: areawatch_spatialite_alloc_connection.self),
+                    initialise: CFunctionPointer.function(at: initialise, as: areawatch_spatialite_init_ex.self),
+                    cleanup: CFunctionPointer.function(at: cleanup, as: areawatch_spatialite_cleanup_ex.self)))
         }
         return .failure(SpatiaLiteLoadError(reasons: reasons))
     }

@@ -36,34 +36,40 @@ extension IncidentStore {
     /// What the store holds; `categories: false` skips the per-category scan.
     public func stats(categories includeCategories: Bool = true) throws -> StoreStats {
         var stats = StoreStats()
-        let summary = try db.prepare("SELECT count(*), min(time), max(time), min(lat), min(lon), max(lat), max(lon) FROM incidents")
+        let summary = try db.prepare(
+            "SELECT count(*), min(time), max(time), min(lat), min(lon), max(lat), max(lon) FROM incidents")
         if includeCategories, try summary.step() {
             stats.incidents = Int(summary.int64(0))
             if stats.incidents > 0 {
                 stats.firstTime = summary.int64(1)
                 stats.lastTime = summary.int64(2)
-                stats.bounds = GeoBox(minLat: summary.double(3), minLon: summary.double(4),
-                                      maxLat: summary.double(5), maxLon: summary.double(6))
+                stats.bounds = GeoBox(
+                    minLat: summary.double(3), minLon: summary.double(4),
+                    maxLat: summary.double(5), maxLon: summary.double(6))
             }
         }
         if includeCategories {
-            let categories = try db.prepare("SELECT coalesce(category, ''), count(*) FROM incidents GROUP BY 1 ORDER BY 2 DESC, 1")
+            let categories = try db.prepare(
+                "SELECT coalesce(category, ''), count(*) FROM incidents GROUP BY 1 ORDER BY 2 DESC, 1")
             while try categories.step() {
                 stats.categories.append(.init(name: categories.string(0) ?? "", count: Int(categories.int64(1))))
             }
         }
-        let ingests = try db.prepare("""
+        let ingests = try db.prepare(
+            """
             SELECT file, sha256, records, accepted, updated, duplicates, rejected, finished_at, bytes, inserted, format,
                    rejects_by_reason
             FROM ingests ORDER BY rowid
             """)
         while try ingests.step() {
-            stats.ingests.append(.init(file: ingests.string(0) ?? "", sha256: ingests.string(1) ?? "",
-                                       records: Int(ingests.int64(2)), accepted: Int(ingests.int64(3)),
-                                       updated: Int(ingests.int64(4)), duplicates: Int(ingests.int64(5)),
-                                       rejected: Int(ingests.int64(6)), finishedAt: ingests.string(7) ?? "",
-                                       bytes: ingests.int64(8), inserted: Int(ingests.int64(9)), format: ingests.string(10) ?? "",
-                                       rejectsByReason: IncidentStore.reasonCounts(ingests.string(11))))
+            stats.ingests.append(
+                .init(
+                    file: ingests.string(0) ?? "", sha256: ingests.string(1) ?? "",
+                    records: Int(ingests.int64(2)), accepted: Int(ingests.int64(3)),
+                    updated: Int(ingests.int64(4)), duplicates: Int(ingests.int64(5)),
+                    rejected: Int(ingests.int64(6)), finishedAt: ingests.string(7) ?? "",
+                    bytes: ingests.int64(8), inserted: Int(ingests.int64(9)), format: ingests.string(10) ?? "",
+                    rejectsByReason: IncidentStore.reasonCounts(ingests.string(11))))
         }
         if includeCategories {
             stats.spatialIndexEntries = Int(try db.integer("SELECT count(*) FROM idx_incidents_geom") ?? 0)
@@ -77,21 +83,26 @@ extension IncidentStore {
 
     /// Every incident as query columns, in store order. `groupBy` loads one attribute too
     /// (the category is always loaded).
-    public func loadColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false,
-                            progress: ScanProgress? = nil) throws -> IncidentColumns {
+    public func loadColumns(
+        groupBy: BreakdownField? = nil, keepKeys: Bool = false,
+        progress: ScanProgress? = nil
+    ) throws -> IncidentColumns {
         try scanColumns(groupBy: groupBy, keepKeys: keepKeys, progress: progress).columns
     }
 
     /// `loadColumns`, and whether the rows are rowids 1…n (what a column snapshot records).
     /// Rowid order is the table's own: the scan reads the table's B-tree front to back.
-    public func scanColumns(groupBy: BreakdownField? = nil, keepKeys: Bool = false,
-                            progress: ScanProgress? = nil) throws -> (columns: IncidentColumns, denseRowids: Bool) {
+    public func scanColumns(
+        groupBy: BreakdownField? = nil, keepKeys: Bool = false,
+        progress: ScanProgress? = nil
+    ) throws -> (columns: IncidentColumns, denseRowids: Bool) {
         var columns = IncidentColumns()
         // The largest rowid: the row count, as rows are never deleted and a conflict takes no rowid.
         let expected = try approximateCount()
         columns.reserveCapacity(expected)
         let attribute = groupBy?.attribute
-        let select = "SELECT lat, lon, time, handled, category, " + (keepKeys ? "key" : "NULL")
+        let select =
+            "SELECT lat, lon, time, handled, category, " + (keepKeys ? "key" : "NULL")
             + (attribute == nil ? ", NULL" : ", json_extract(attrs, ?)") + ", rowid FROM incidents ORDER BY rowid"
         let statement = try db.prepare(select)
         if let attribute { statement.bind(1, "$.\"" + attribute.replacingQuotes() + "\"") }
@@ -106,7 +117,7 @@ extension IncidentStore {
             var categoryID: Int32 = -1
             if let bytes = statement.bytes(4) {
                 if let entry = categoryTexts.entry(bytes) {
-                    if entry == categoryIDs.count {  // entries are numbered as first seen
+                    if entry == categoryIDs.count { // entries are numbered as first seen
                         categoryIDs.append(columns.internCategory(categoryTexts.text(ofEntry: entry)))
                     }
                     categoryID = categoryIDs[entry]
@@ -114,9 +125,10 @@ extension IncidentStore {
                     categoryID = columns.internCategory(String(decoding: bytes, as: UTF8.self))
                 }
             }
-            columns.append(lat: statement.double(0), lon: statement.double(1), time: statement.int64(2),
-                           handled: handled, categoryID: categoryID,
-                           group: attribute == nil ? nil : statement.string(6), key: keepKeys ? statement.string(5) : nil)
+            columns.append(
+                lat: statement.double(0), lon: statement.double(1), time: statement.int64(2),
+                handled: handled, categoryID: categoryID,
+                group: attribute == nil ? nil : statement.string(6), key: keepKeys ? statement.string(5) : nil)
             n += 1
             if dense && statement.int64(7) != Int64(n) { dense = false }
             if let progress, n & 0xFFFF == 0 { progress(n, max(n, expected)) }
@@ -156,7 +168,8 @@ extension IncidentStore {
         // then failed with "database is locked" printed by SpatiaLite while the check passed.
         // A temporary table of that name takes the row instead (unqualified names resolve to
         // `temp` first), so the store is not written.
-        try db.execute("CREATE TEMP TABLE IF NOT EXISTS spatialite_history AS SELECT * FROM main.spatialite_history WHERE 0")
+        try db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS spatialite_history AS SELECT * FROM main.spatialite_history WHERE 0")
         switch try db.scalar("SELECT CheckSpatialIndex('incidents', 'geom')") {
         case .integer(1)?:
             break
@@ -164,8 +177,10 @@ extension IncidentStore {
             problems.append("spatial index: idx_incidents_geom does not match the geometries (run RecoverSpatialIndex)")
         case let other:
             // NULL: one of SpatiaLite's own statements failed (it prints the reason, not returns it).
-            throw StoreError(path: path, code: .error, message: "SpatiaLite's spatial index check could not run "
-                + "(CheckSpatialIndex returned \(other.map { "\($0)" } ?? "nothing"); see the SQL error above)",
+            throw StoreError(
+                path: path, code: .error,
+                message: "SpatiaLite's spatial index check could not run "
+                    + "(CheckSpatialIndex returned \(other.map { "\($0)" } ?? "nothing"); see the SQL error above)",
                 sql: "SELECT CheckSpatialIndex('incidents', 'geom')")
         }
         let count = try db.integer("SELECT count(*) FROM incidents") ?? 0
@@ -174,13 +189,17 @@ extension IncidentStore {
         // CheckSpatialIndex() passes an index whose entry boxes were moved away from their
         // points (seen with SpatiaLite 5), yet a spatial query then misses those incidents:
         // every incident must have an entry whose box holds its point.
-        let misplaced = try db.integer("""
-            SELECT count(*) FROM incidents AS i LEFT JOIN idx_incidents_geom AS r ON r.pkid = i.rowid
-            WHERE i.geom IS NOT NULL AND (r.pkid IS NULL OR NOT (r.xmin <= ST_X(i.geom) AND r.xmax >= ST_X(i.geom)
-                AND r.ymin <= ST_Y(i.geom) AND r.ymax >= ST_Y(i.geom)))
-            """) ?? 0
+        let misplaced =
+            try db.integer(
+                """
+                SELECT count(*) FROM incidents AS i LEFT JOIN idx_incidents_geom AS r ON r.pkid = i.rowid
+                WHERE i.geom IS NOT NULL AND (r.pkid IS NULL OR NOT (r.xmin <= ST_X(i.geom) AND r.xmax >= ST_X(i.geom)
+                    AND r.ymin <= ST_Y(i.geom) AND r.ymax >= ST_Y(i.geom)))
+                """) ?? 0
         if misplaced > 0 {
-            problems.append("spatial index: \(misplaced) incident(s) without an entry holding their point in idx_incidents_geom (run RecoverSpatialIndex)")
+            problems.append(
+                "spatial index: \(misplaced) incident(s) without an entry holding their point in idx_incidents_geom (run RecoverSpatialIndex)"
+            )
         }
         return problems
     }

@@ -1,5 +1,5 @@
-import ArgumentParser
 import AreaWatchJobs
+import ArgumentParser
 
 struct AreaWatch: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,6 +12,9 @@ struct AreaWatch: ParsableCommand {
             or store error, 3 reject rate exceeded, 4 another run holds the lock.
             """,
         version: ReportJob.engineVersion,
-        subcommands: [Ingest.self, Stats.self, Query.self, Report.self, Lookup.self, Serve.self, Run.self, Check.self, Benchmark.self,
-                      Canonical.self, Dedup.self, ShardGrid.self, MergeReport.self, CheckOut.self])
+        subcommands: [
+            Ingest.self, Stats.self, Query.self, Report.self, Lookup.self, Serve.self, Run.self, Check.self,
+            Benchmark.self,
+            Canonical.self, Dedup.self, ShardGrid.self, MergeReport.self, CheckOut.self
+        ])
 }

@@ -1,6 +1,6 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import ArgumentParser
 
 extension AreaWatch {
     /// Stage measurements for `make bench`; not part of the user-facing interface.
@@ -29,13 +29,18 @@ extension AreaWatch {
             let progress = ProgressReporter(quiet: true)
             switch stage {
             case .parse:
-                print(try BenchmarkJob.parse(files: source.input, options: source.reading.ingestOptions).serialized(pretty: true),
-                      terminator: "")
+                print(
+                    try BenchmarkJob.parse(files: source.input, options: source.reading.ingestOptions).serialized(
+                        pretty: true),
+                    terminator: "")
             case .query:
-                print(try BenchmarkJob.query(source: source.source, parameters: query.parameters(), precision: precision,
-                                             points: points, threads: threads, compareStrategies: compareStrategies,
-                                             reportFolder: reportFolder, progress: progress).serialized(pretty: true),
-                      terminator: "")
+                print(
+                    try BenchmarkJob.query(
+                        source: source.source, parameters: query.parameters(), precision: precision,
+                        points: points, threads: threads, compareStrategies: compareStrategies,
+                        reportFolder: reportFolder, progress: progress
+                    ).serialized(pretty: true),
+                    terminator: "")
             case .etest:
                 print(BenchmarkJob.eTest().serialized(pretty: true), terminator: "")
             }

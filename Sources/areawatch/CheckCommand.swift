@@ -1,6 +1,6 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import ArgumentParser
 
 extension AreaWatch {
     struct Check: ParsableCommand {

@@ -1,7 +1,7 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchJobs
+import ArgumentParser
 
 extension AreaWatch {
     struct Ingest: ParsableCommand {
@@ -22,8 +22,9 @@ extension AreaWatch {
 
         func run() throws {
             try ColumnCheck.headers(of: files, reading: reading)
-            let outcome = try IngestJob.run(IngestRequest(storePath: store.db, files: files, reading: reading, policy: policy),
-                                            progress: ProgressReporter(quiet: output.quiet))
+            let outcome = try IngestJob.run(
+                IngestRequest(storePath: store.db, files: files, reading: reading, policy: policy),
+                progress: ProgressReporter(quiet: output.quiet))
             print(IngestTable.render(outcome))
             if let failure = outcome.failure(maxRejectRate: policy.maxRejectRate.value) { throw failure }
         }
@@ -33,17 +34,23 @@ extension AreaWatch {
 /// The per-file summary table `ingest` prints on stdout.
 enum IngestTable {
     static func render(_ outcome: IngestOutcome) -> String {
-        var rows = [["file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"]]
+        var rows = [
+            ["file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"]
+        ]
         for r in outcome.reports {
-            let reasons = r.rejectsByReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: " ")
-            rows.append([r.file, r.skipped ? "skipped (already ingested)" : r.format, String(r.records), String(r.accepted),
-                         String(r.inserted), String(r.updated), String(r.duplicates), String(r.rejected), reasons])
+            let reasons = r.rejectsByReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(
+                separator: " ")
+            rows.append([
+                r.file, r.skipped ? "skipped (already ingested)" : r.format, String(r.records), String(r.accepted),
+                String(r.inserted), String(r.updated), String(r.duplicates), String(r.rejected), reasons
+            ])
         }
         for f in outcome.failures {
             rows.append([f.file, "INPUT ERROR", "-", "-", "-", "-", "-", "-", f.position])
         }
         var text = Table.render(rows)
-        text += "\nrejects: \(outcome.rejectsWritten) written to \(TerminalText.escaped(outcome.rejectsPath))"
+        text +=
+            "\nrejects: \(outcome.rejectsWritten) written to \(TerminalText.escaped(outcome.rejectsPath))"
             + " (every file the store holds)"
         return text
     }
@@ -56,7 +63,9 @@ enum Table {
         let rows = rawRows.map { $0.map { TerminalText.escaped($0) } }
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
-        for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+        }
         return rows.map { row in
             row.enumerated().map { i, cell in
                 i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count)

@@ -1,6 +1,6 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import ArgumentParser
 
 /// `--db`: the store.
 struct StoreOptions: ParsableArguments {
@@ -13,7 +13,9 @@ struct SourceOptions: ParsableArguments {
     @Option(name: .long, help: "The store to read (default areawatch.db unless --input is given).")
     var db: String?
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Read these input files instead of a store (ad-hoc, nothing is stored).")
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: "Read these input files instead of a store (ad-hoc, nothing is stored).")
     var input: [String] = []
 
     @OptionGroup var reading: ReadingSettings

@@ -1,8 +1,8 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
-import AreaWatchReport
 import AreaWatchQuery
+import AreaWatchReport
+import ArgumentParser
 
 extension AreaWatch {
     struct Query: ParsableCommand {
@@ -27,8 +27,10 @@ extension AreaWatch {
                 source: source.source, query: query, lat: location.lat.value, lon: location.lon.value,
                 list: list, progress: progress)
             if json {
-                print(AnswerJSON.query(answer, excludedFuture: excludedFuture, listed: list ? listed : nil).serialized(pretty: true),
-                      terminator: "")
+                print(
+                    AnswerJSON.query(answer, excludedFuture: excludedFuture, listed: list ? listed : nil).serialized(
+                        pretty: true),
+                    terminator: "")
             } else {
                 print(QueryOutput.text(answer, excludedFuture: excludedFuture))
                 if list { print(QueryOutput.listText(listed)) }
@@ -56,8 +58,11 @@ enum QueryOutput {
     static func listText(_ listed: [ListedIncident]) -> String {
         var rows = [["key", "time", "distance_m", "window", "category", "handled"]]
         for i in listed {
-            rows.append([i.key, UTCTime.iso8601(i.time), NumberFormat.fixed(i.distance, decimals: 1),
-                         i.window == .current ? "current" : "previous", i.category ?? "", i.handled.map { $0 ? "true" : "false" } ?? ""])
+            rows.append([
+                i.key, UTCTime.iso8601(i.time), NumberFormat.fixed(i.distance, decimals: 1),
+                i.window == .current ? "current" : "previous", i.category ?? "",
+                i.handled.map { $0 ? "true" : "false" } ?? ""
+            ])
         }
         return Table.render(rows)
     }

@@ -1,8 +1,8 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
 import AreaWatchQuery
 import AreaWatchReport
+import ArgumentParser
 
 extension AreaWatch {
     struct Report: ParsableCommand {
@@ -41,7 +41,7 @@ enum ReportOutput {
             "grid: \(c.grid.cells.count) cells at precision \(c.grid.precision): dangerous \(classes[.dangerous] ?? 0), "
                 + "medium \(classes[.medium] ?? 0), safe \(classes[.safe] ?? 0)",
             "incidents: current \(c.totals.current), previous \(c.totals.previous), older \(c.totals.older), "
-                + "excluded_future \(c.totals.excludedFuture)",
+                + "excluded_future \(c.totals.excludedFuture)"
         ]
         for (name, bytes) in run.outcome.files { lines.append("  \(name)\t\(bytes) bytes") }
         if run.outcome.tiles > 0 { lines.append("  tiles: \(run.outcome.tiles) files") }

@@ -1,5 +1,5 @@
-import ArgumentParser
 import AreaWatchJobs
+import ArgumentParser
 
 extension AreaWatch {
     struct Run: ParsableCommand {

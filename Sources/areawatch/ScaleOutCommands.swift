@@ -1,7 +1,7 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchJobs
+import ArgumentParser
 
 /// The engine steps of the scale-out job (SPEC §15), run by the Python glue in `spark/` on its
 /// executors; hidden from `--help` because they read and write the machine exchange files of
@@ -13,15 +13,17 @@ extension AreaWatch {
             shouldDisplay: false)
 
         @Argument(help: "The input file.") var file: String
-        @Option(help: "The file's name in the summary and messages (its URI when this is a local copy).") var name: String?
+        @Option(help: "The file's name in the summary and messages (its URI when this is a local copy).") var name:
+            String?
         @Option(help: "Its position among the job's input files (later files win).") var fileIndex: Int
         @Option(help: "Key buckets to spread the records over.") var keyBuckets = 1
         @Option(help: "The folder to write k#####.awr and input.awi into.") var out: String
         @OptionGroup var reading: ReadingSettings
 
         func run() throws {
-            let report = try ScaleOutJobs.canonical(path: file, name: name, fileIndex: fileIndex, buckets: keyBuckets,
-                                                    options: reading.ingestOptions, folder: out)
+            let report = try ScaleOutJobs.canonical(
+                path: file, name: name, fileIndex: fileIndex, buckets: keyBuckets,
+                options: reading.ingestOptions, folder: out)
             print("\(report.records) records, \(report.accepted) accepted, \(report.rejected) rejected")
         }
     }
@@ -38,8 +40,9 @@ extension AreaWatch {
         @Option(help: "The folder to write <shard>.awr and counts.awn into.") var out: String
 
         func run() throws {
-            let o = try ScaleOutJobs.dedup(recordFiles: files, shardPrecision: shardPrecision, gridPrecision: precision,
-                                         radius: radius.value, folder: out)
+            let o = try ScaleOutJobs.dedup(
+                recordFiles: files, shardPrecision: shardPrecision, gridPrecision: precision,
+                radius: radius.value, folder: out)
             print("\(o.records) records, \(o.keys) keys, \(o.copies) copies in \(o.shards) shards")
         }
     }
@@ -58,9 +61,10 @@ extension AreaWatch {
         @Option(help: "The AWCEL file to write.") var out: String
 
         func run() throws {
-            let (shards, cells) = try ScaleOutJobs.shardGrid(folder: input, precision: precision, query: query,
-                                                              minCellCount: max(1, minCellCount),
-                                                              threads: max(1, threads), out: out)
+            let (shards, cells) = try ScaleOutJobs.shardGrid(
+                folder: input, precision: precision, query: query,
+                minCellCount: max(1, minCellCount),
+                threads: max(1, threads), out: out)
             print("\(cells) cells in \(shards) shards")
         }
     }
@@ -77,8 +81,9 @@ extension AreaWatch {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let result = try ScaleOutJobs.mergeReport(parts: parts, query: query, report: report,
-                                                      progress: ProgressReporter(quiet: output.quiet))
+            let result = try ScaleOutJobs.mergeReport(
+                parts: parts, query: query, report: report,
+                progress: ProgressReporter(quiet: output.quiet))
             print(ReportOutput.text(result, out: report.out))
         }
     }

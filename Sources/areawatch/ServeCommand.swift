@@ -1,7 +1,7 @@
-import ArgumentParser
 import AreaWatchJobs
 import AreaWatchReport
 import AreaWatchServe
+import ArgumentParser
 import Foundation
 
 extension AreaWatch {
@@ -27,20 +27,30 @@ extension AreaWatch {
         @Option(help: "Send Access-Control-Allow-Origin with this origin (or *). Default: none.")
         var corsOrigin: String?
 
-        @Option(help: "Folder holding maplibre-gl.js and maplibre-gl.css for the map (default: $AREAWATCH_WEB_DIR, else .build-web/maplibre, else share/areawatch/maplibre of an installed binary).")
+        @Option(
+            help:
+                "Folder holding maplibre-gl.js and maplibre-gl.css for the map (default: $AREAWATCH_WEB_DIR, else .build-web/maplibre, else share/areawatch/maplibre of an installed binary)."
+        )
         var webDir: String?
 
-        @Option(help: ArgumentHelp("The URL clients reach this server at, e.g. https://tiles.example.org/safety: the "
-                                   + "base of /tilejson.json's URLs (SPEC §19). Default: http:// and the request's Host."),
-                transform: PublicURL.checked)
+        @Option(
+            help: ArgumentHelp(
+                "The URL clients reach this server at, e.g. https://tiles.example.org/safety: the "
+                    + "base of /tilejson.json's URLs (SPEC §19). Default: http:// and the request's Host."),
+            transform: PublicURL.checked)
         var publicURL: String?
 
-        @Option(help: ArgumentHelp("A MapLibre style URL (http or https) the map draws the grid over, e.g. a "
-                                   + "self-hosted Protomaps or OpenFreeMap style. Default: none (no network needed)."),
-                transform: BasemapURL.checked)
+        @Option(
+            help: ArgumentHelp(
+                "A MapLibre style URL (http or https) the map draws the grid over, e.g. a "
+                    + "self-hosted Protomaps or OpenFreeMap style. Default: none (no network needed)."),
+            transform: BasemapURL.checked)
         var basemap: String?
 
-        @Flag(help: "Take the base of /tilejson.json's URLs from X-Forwarded-Proto and X-Forwarded-Host (behind a proxy you run).")
+        @Flag(
+            help:
+                "Take the base of /tilejson.json's URLs from X-Forwarded-Proto and X-Forwarded-Host (behind a proxy you run)."
+        )
         var trustProxy = false
 
         @Option(help: "Milliseconds between checks for a newly published report folder.")
@@ -49,8 +59,10 @@ extension AreaWatch {
         @Flag(help: "No access log line per request on stderr.")
         var noAccessLog = false
 
-        @Option(help: ArgumentHelp("Connections open at once; beyond, a new one is answered 503 and closed.",
-                                   discussion: "Default: the open-files limit less a reserve (printed at start)."))
+        @Option(
+            help: ArgumentHelp(
+                "Connections open at once; beyond, a new one is answered 503 and closed.",
+                discussion: "Default: the open-files limit less a reserve (printed at start)."))
         var maxConnections: Int?
 
         @Option(help: "Seconds a client has to send a request head (from connecting, or its first byte after idling).")
@@ -68,8 +80,10 @@ extension AreaWatch {
             if let corsOrigin, corsOrigin.isEmpty || corsOrigin.contains(where: { $0.isNewline || $0 == " " }) {
                 throw ValidationError("--cors-origin must be * or one origin such as https://example.org")
             }
-            let timeouts = [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout),
-                            ("--write-timeout", writeTimeout)]
+            let timeouts = [
+                ("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout),
+                ("--write-timeout", writeTimeout)
+            ]
             for (name, value) in timeouts where !(0.1...3600).contains(value.value) {
                 throw ValidationError("\(name) must be within 0.1…3600 seconds")
             }
@@ -77,8 +91,9 @@ extension AreaWatch {
                 // serve raises its soft open-files limit to the hard one; each connection takes a descriptor.
                 let hard = OpenFiles.hardLimit(), allowed = OpenFiles.maxConnectionsAllowed(limit: hard)
                 guard (1...allowed).contains(maxConnections) else {
-                    throw ValidationError("--max-connections must be within 1…\(allowed) "
-                                          + "(the open-files limit is \(hard); raise it with ulimit -n)")
+                    throw ValidationError(
+                        "--max-connections must be within 1…\(allowed) "
+                            + "(the open-files limit is \(hard); raise it with ulimit -n)")
                 }
             }
         }
@@ -87,14 +102,16 @@ extension AreaWatch {
             func duration(_ seconds: AreaWatchJobs.Decimal) -> Duration {
                 .milliseconds(Int64((seconds.value * 1000).rounded()))
             }
-            return ServeLimits(headerTimeout: duration(headerTimeout), idleTimeout: duration(idleTimeout),
-                               writeTimeout: duration(writeTimeout), maxConnections: maxConnections)
+            return ServeLimits(
+                headerTimeout: duration(headerTimeout), idleTimeout: duration(idleTimeout),
+                writeTimeout: duration(writeTimeout), maxConnections: maxConnections)
         }
 
         func run() throws {
-            var config = ServeConfiguration(folder: dir, host: host, port: port, corsOrigin: corsOrigin, webDirectory: webDir,
-                                            reloadInterval: .milliseconds(reloadMs), accessLog: !noAccessLog,
-                                            limits: limits)
+            var config = ServeConfiguration(
+                folder: dir, host: host, port: port, corsOrigin: corsOrigin, webDirectory: webDir,
+                reloadInterval: .milliseconds(reloadMs), accessLog: !noAccessLog,
+                limits: limits)
             config.publicURL = publicURL
             config.trustProxy = trustProxy
             config.basemap = basemap

@@ -1,8 +1,8 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
 import AreaWatchReport
 import AreaWatchStore
+import ArgumentParser
 
 extension AreaWatch {
     struct Stats: ParsableCommand {
@@ -35,13 +35,17 @@ enum StatsOutput {
         }
         lines.append("spatial index entries: \(s.spatialIndexEntries)")
         lines.append("categories (\(s.categories.count)):")
-        for c in s.categories.prefix(30) { lines.append("  \(c.count)\t\(c.name.isEmpty ? "(none)" : TerminalText.escaped(c.name))") }
+        for c in s.categories.prefix(30) {
+            lines.append("  \(c.count)\t\(c.name.isEmpty ? "(none)" : TerminalText.escaped(c.name))")
+        }
         if s.categories.count > 30 { lines.append("  … \(s.categories.count - 30) more") }
         lines.append("ingests (\(s.ingests.count)):")
         var rows = [["finished", "file", "records", "accepted", "new", "updated", "unchanged", "rejected"]]
         for i in s.ingests {
-            rows.append([i.finishedAt, i.file, String(i.records), String(i.accepted), String(i.inserted), String(i.updated),
-                         String(i.duplicates), String(i.rejected)])
+            rows.append([
+                i.finishedAt, i.file, String(i.records), String(i.accepted), String(i.inserted), String(i.updated),
+                String(i.duplicates), String(i.rejected)
+            ])
         }
         lines.append(Table.render(rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         return lines.joined(separator: "\n")

@@ -1,9 +1,10 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchJobs
+import ArgumentParser
 import CAreaWatchSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Entry point: runs the command and maps every failure to a SPEC §11 exit status with a

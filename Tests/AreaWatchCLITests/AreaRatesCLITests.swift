@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// `report --areas F --area-population P` (SPEC §17) through the built binary, on the bundled
@@ -15,7 +15,7 @@ struct AreaRatesCLITests {
         ("Brighouse", "32872"),
         ("Elland", "0"),
         ("Sowerby Bridge", "\"9948\""),
-        ("Upper Calder Valley (Todmorden and Hebden Bridge)", "15925"),
+        ("Upper Calder Valley (Todmorden and Hebden Bridge)", "15925")
     ]
     static let expectedNotes = ["", "missing", "", "not_positive", "not_numeric", ""]
     static let rateColumns = ["population", "rate_current", "rate_previous", "eb_rate_current", "population_note"]
@@ -32,8 +32,11 @@ struct AreaRatesCLITests {
 
     static func report(_ tmp: TempDir, _ name: String, _ extra: [String]) throws -> String {
         let out = tmp.sub(name)
-        try areawatchOK(["report", "--input"] + Datasets.police + ["--out", out, "--as-of", Datasets.asOf,
-                         "--tile-zooms", "none", "--areas", try areasFile(tmp), "--quiet"] + extra)
+        try areawatchOK(
+            ["report", "--input"] + Datasets.police + [
+                "--out", out, "--as-of", Datasets.asOf,
+                "--tile-zooms", "none", "--areas", try areasFile(tmp), "--quiet"
+            ] + extra)
         return out
     }
 
@@ -101,7 +104,9 @@ struct AreaRatesCLITests {
             for column in Self.rateColumns {
                 let cell = rows[k][column] ?? "?"
                 let value = p[column]
-                if cell.isEmpty { #expect(value == .null, "\(k) \(column)") } else if column == "population_note" {
+                if cell.isEmpty {
+                    #expect(value == .null, "\(k) \(column)")
+                } else if column == "population_note" {
                     #expect(value?.string == cell, "\(k)")
                 } else {
                     #expect(value?.numberText == cell, "\(k) \(column): \(String(describing: value)) vs \(cell)")
@@ -115,8 +120,10 @@ struct AreaRatesCLITests {
         let tmp = try TempDir()
         let thousand = try Self.report(tmp, "k", ["--area-population", "population", "--rate-per", "1000"])
         let perThousand = StrictCSV.parse(try readText(thousand + "/areas.csv"))
-        let perDefault = StrictCSV.parse(try readText(try Self.report(tmp, "d", ["--area-population", "population"])
-                                                      + "/areas.csv"))
+        let perDefault = StrictCSV.parse(
+            try readText(
+                try Self.report(tmp, "d", ["--area-population", "population"])
+                    + "/areas.csv"))
         for (a, b) in zip(perThousand.dictionaries, perDefault.dictionaries) {
             for column in ["rate_current", "rate_previous", "eb_rate_current"] where b[column] != "" {
                 #expect(Self.close(a[column], Double(b[column]!)! / 100), "\(column): \(a) \(b)")
@@ -135,8 +142,10 @@ struct AreaRatesCLITests {
         // no rates without populations.
         let withRates = try readTree(tmp.sub("d")), without = try readTree(plainFolder)
         let others = reportDifferences(withRates, without).filter {
-            !["areas.csv differs", "areas.geojson differs", "areas.parquet differs", "grid.gpkg differs",
-              "report.html differs", "summary.json differs beyond timings_s"].contains($0)
+            ![
+                "areas.csv differs", "areas.geojson differs", "areas.parquet differs", "grid.gpkg differs",
+                "report.html differs", "summary.json differs beyond timings_s"
+            ].contains($0)
         }
         #expect(others.isEmpty, "\(others)")
         // summary.json: the same but for the sizes of the files that gained the rates.
@@ -158,8 +167,9 @@ struct AreaRatesCLITests {
         let section = String(try #require(page.range(of: "<section id=\"areas\">").map { page[$0.lowerBound...] }))
         let table = String(section[..<(section.range(of: "</section>")?.lowerBound ?? section.endIndex)])
         let positions = try Self.populations.map { area in
-            try #require(table.range(of: ">" + area.name + "<")?.lowerBound,
-                         "\(area.name) not in the areas table")
+            try #require(
+                table.range(of: ">" + area.name + "<")?.lowerBound,
+                "\(area.name) not in the areas table")
         }
         let ranked = [0, 2, 5].sorted { Double(csv[$0]["eb_rate_current"]!)! > Double(csv[$1]["eb_rate_current"]!)! }
         let expected = ranked + [1, 3, 4]
@@ -168,23 +178,29 @@ struct AreaRatesCLITests {
         let plainStart = try #require(plain.range(of: "<section id=\"areas\">")).lowerBound
         let plainSection = String(plain[plainStart...])
         let plainPositions = Self.populations.compactMap { plainSection.range(of: ">" + $0.name + "<")?.lowerBound }
-        #expect(plainPositions == plainPositions.sorted() && plainPositions.count == 6,
-                "input order without populations")
+        #expect(
+            plainPositions == plainPositions.sorted() && plainPositions.count == 6,
+            "input order without populations")
     }
 
-    @Test("options: --area-population without --areas, --rate-per out of range: exit 1 naming the option",
-          arguments: [
-              (["--area-population", "population"], "--area-population needs --areas"),
-              (["--areas", Datasets.areas, "--area-population", "population", "--rate-per", "0"], "(0, 1000000000]"),
-              (["--areas", Datasets.areas, "--rate-per", "-5"], "(0, 1000000000]"),
-              (["--areas", Datasets.areas, "--area-population", "population", "--rate-per", "2000000000"], "(0, 1000000000]"),
-              (["--areas", Datasets.areas, "--area-population", "population", "--rate-per", "many"], "--rate-per"),
-          ])
+    @Test(
+        "options: --area-population without --areas, --rate-per out of range: exit 1 naming the option",
+        arguments: [
+            (["--area-population", "population"], "--area-population needs --areas"),
+            (["--areas", Datasets.areas, "--area-population", "population", "--rate-per", "0"], "(0, 1000000000]"),
+            (["--areas", Datasets.areas, "--rate-per", "-5"], "(0, 1000000000]"),
+            (
+                ["--areas", Datasets.areas, "--area-population", "population", "--rate-per", "2000000000"],
+                "(0, 1000000000]"
+            ),
+            (["--areas", Datasets.areas, "--area-population", "population", "--rate-per", "many"], "--rate-per")
+        ])
     func options(arguments: [String], message: String) throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
-        let r = try areawatch(["report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf]
-                              + arguments)
+        let r = try areawatch(
+            ["report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf]
+                + arguments)
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains(message), "\(r)")
         #expect(!exists(out))
@@ -193,10 +209,14 @@ struct AreaRatesCLITests {
     @Test("nightly config: area_population without areas, rate_per out of range: exit 1 naming the key")
     func configKeys() throws {
         let tmp = try TempDir()
-        for (table, word) in [("area_population = \"population\"\n", "--area-population needs --areas"),
-                              ("rate_per = 0\n", "rate_per")] {
-            let config = try tmp.file("job.toml", "store = \"s.db\"\nout = \"out\"\n[inbox]\nfolder = \"in\"\n"
-                                      + "include = [\"*.csv\"]\n[report]\n" + table)
+        for (table, word) in [
+            ("area_population = \"population\"\n", "--area-population needs --areas"),
+            ("rate_per = 0\n", "rate_per")
+        ] {
+            let config = try tmp.file(
+                "job.toml",
+                "store = \"s.db\"\nout = \"out\"\n[inbox]\nfolder = \"in\"\n"
+                    + "include = [\"*.csv\"]\n[report]\n" + table)
             try FileManager.default.createDirectory(atPath: tmp.sub("in"), withIntermediateDirectories: true)
             try copyItem(Datasets.police[2], tmp.sub("in/a.csv"))
             let r = try areawatch(["run", "--config", config, "--quiet"])
@@ -210,8 +230,10 @@ struct AreaRatesCLITests {
     func scaleOutRefuses() throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
-        let r = try areawatch(["merge-report", "--parts", tmp.path, "--out", out, "--as-of", Datasets.asOf,
-                               "--area-population", "population"])
+        let r = try areawatch([
+            "merge-report", "--parts", tmp.path, "--out", out, "--as-of", Datasets.asOf,
+            "--area-population", "population"
+        ])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("--area-population") && r.stderr.contains("areawatch report"), "\(r)")
         #expect(!exists(out))
@@ -220,15 +242,25 @@ struct AreaRatesCLITests {
     @Test("disclosure control: a withheld count withholds its rate and stays out of the smoothing")
     func withheld() throws {
         let tmp = try TempDir()
-        let exact = StrictCSV.parse(try readText(try Self.report(tmp, "e", ["--area-population", "population"])
-                                                 + "/areas.csv")).dictionaries
+        let exact = StrictCSV.parse(
+            try readText(
+                try Self.report(tmp, "e", ["--area-population", "population"])
+                    + "/areas.csv")
+        ).dictionaries
         let counts = [0, 2, 5].map { Int(exact[$0]["n_current"]!)! }
         // K between the smallest and the others: one rated area's current count is withheld.
         let k = counts.min()! + 1
         #expect(counts.filter { $0 >= k }.count == 2, "\(counts)")
-        let shown = StrictCSV.parse(try readText(try Self.report(tmp, "k", ["--area-population", "population",
-                                                                            "--min-cell-count", String(k)])
-                                                 + "/areas.csv")).dictionaries
+        let shown = StrictCSV.parse(
+            try readText(
+                try Self.report(
+                    tmp, "k",
+                    [
+                        "--area-population", "population",
+                        "--min-cell-count", String(k)
+                    ])
+                    + "/areas.csv")
+        ).dictionaries
         let kept = [0, 2, 5].filter { Int(exact[$0]["n_current"]!)! >= k }
         let hidden = [0, 2, 5].first { !kept.contains($0) }!
         #expect(shown[hidden]["rate_current"] == "" && shown[hidden]["eb_rate_current"] == "", "\(shown[hidden])")

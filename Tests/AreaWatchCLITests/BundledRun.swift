@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// The bundled nightly job, as `make run` runs it, in a scratch folder: the repository's
@@ -29,7 +29,8 @@ final class BundledRun: Sendable {
         dir = scratch.path
         config = dir + "/areawatch.toml"
         try copyItem(packageRoot + "/areawatch.toml", config)
-        try FileManager.default.createSymbolicLink(atPath: dir + "/datasets", withDestinationPath: packageRoot + "/datasets")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir + "/datasets", withDestinationPath: packageRoot + "/datasets")
         // The repository ships reports/ (with its README); the store goes into it.
         try scratch.folder("reports")
         store = dir + "/reports/areawatch.db"
@@ -76,8 +77,14 @@ func reportDifferences(_ a: [String: [UInt8]], _ b: [String: [UInt8]]) -> [Strin
     var differences: [String] = []
     let names = Set(a.keys).union(b.keys).sorted()
     for name in names {
-        guard let x = a[name] else { differences.append("only in the second: \(name)"); continue }
-        guard let y = b[name] else { differences.append("only in the first: \(name)"); continue }
+        guard let x = a[name] else {
+            differences.append("only in the second: \(name)")
+            continue
+        }
+        guard let y = b[name] else {
+            differences.append("only in the first: \(name)")
+            continue
+        }
         if name == "summary.json" {
             let sx = try? summaryWithoutTimings(x), sy = try? summaryWithoutTimings(y)
             if sx == nil || sx != sy { differences.append("summary.json differs beyond timings_s") }

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
-import AreaWatchTestSupport
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
 import Glibc
+import Testing
 
 // Helpers of the end-to-end tests: they run the built `areawatch` binary as a user would (the
 // swift-argument-parser way), in scratch folders, and read what it wrote.
@@ -16,7 +16,9 @@ func dataset(_ relative: String) -> String { packageRoot + "/datasets/" + relati
 
 enum Datasets {
     static let police = ["2016-07", "2017-07", "2018-07"].map { dataset("police-uk/\($0)-calderdale-street.csv") }
-    static let watchme = [dataset("watchme/watchme-export-2018-07-31.json"), dataset("watchme/watchme-export-2018-08-01-edits.json")]
+    static let watchme = [
+        dataset("watchme/watchme-export-2018-07-31.json"), dataset("watchme/watchme-export-2018-08-01-edits.json")
+    ]
     static let all = police + watchme
     static let areas = dataset("areas/calderdale-areas.geojson")
     static let poi = dataset("poi.csv")
@@ -42,20 +44,22 @@ enum Binary {
             candidates.append(override)
         }
         #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("areawatch").path)
-        }
+            for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+                candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("areawatch").path)
+            }
         #else
-        // On Linux the test runner is an executable in the products folder.
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent("areawatch").path)
+            // On Linux the test runner is an executable in the products folder.
+            candidates.append(Bundle.main.bundleURL.appendingPathComponent("areawatch").path)
         #endif
         candidates.append(packageRoot + "/.build/debug/areawatch")
         return candidates.first { access($0, X_OK) == 0 }
     }()
 
     static func require(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(Binary.path, "the areawatch binary is not built: run `swift build --product areawatch` (or `make test`) first",
-                     sourceLocation: sourceLocation)
+        try #require(
+            Binary.path,
+            "the areawatch binary is not built: run `swift build --product areawatch` (or `make test`) first",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -96,7 +100,8 @@ struct CommandResult: CustomStringConvertible, Sendable {
 
 /// Where the children's stdout/stderr go before they are read.
 private let captureFolder: String = {
-    var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("areawatch-cli-io-XXXXXX").utf8CString)
+    var template = Array(
+        (NSTemporaryDirectory() as NSString).appendingPathComponent("areawatch-cli-io-XXXXXX").utf8CString)
     let made = mkdtemp(&template).map { String(cString: $0) } ?? NSTemporaryDirectory()
     ScratchRegistry.register(made)
     return made
@@ -116,13 +121,16 @@ final class Counter: @unchecked Sendable {
 }
 
 /// `posix_spawn_file_actions_addchdir_np` (glibc ≥ 2.29) is not exported by the Glibc module.
-private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+private typealias AddChdir =
+    @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 private let addChdir: AddChdir? = {
     #if os(Linux)
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return nil }
-    return unsafeBitCast(symbol, to: AddChdir.self)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: AddChdir.self)
     #else
-    return nil
+        return nil
     #endif
 }()
 
@@ -162,8 +170,9 @@ final class Spawned: @unchecked Sendable {
         defer { for p in envp { free(p) } }
         let status = argv.withUnsafeBufferPointer { buffer in
             envp.withUnsafeBufferPointer { env in
-                posix_spawn(&child, executable, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!),
-                            UnsafeMutablePointer(mutating: env.baseAddress!))
+                posix_spawn(
+                    &child, executable, &actions, nil, UnsafeMutablePointer(mutating: buffer.baseAddress!),
+                    UnsafeMutablePointer(mutating: env.baseAddress!))
             }
         }
         guard status == 0 else {
@@ -189,8 +198,9 @@ final class Spawned: @unchecked Sendable {
         while true {
             if let r = poll() { return r }
             if monotonicNow() - started > timeout {
-                Issue.record("areawatch \(arguments.joined(separator: " ")) still runs after \(timeout) s: killed",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "areawatch \(arguments.joined(separator: " ")) still runs after \(timeout) s: killed",
+                    sourceLocation: sourceLocation)
                 kill(SIGKILL)
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)
@@ -213,26 +223,33 @@ final class Spawned: @unchecked Sendable {
         let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         unlink(outPath)
         unlink(errPath)
-        result = CommandResult(arguments: arguments, status: signalled ? -1 : (status >> 8) & 0xff,
-                               signal: signalled ? status & 0x7f : nil, stdout: out, stderr: err, seconds: seconds)
+        result = CommandResult(
+            arguments: arguments, status: signalled ? -1 : (status >> 8) & 0xff,
+            signal: signalled ? status & 0x7f : nil, stdout: out, stderr: err, seconds: seconds)
     }
 }
 
 /// Runs `areawatch ARGUMENTS` to its end.
 @discardableResult
-func areawatch(_ arguments: [String], cwd: String? = nil, timeout: Double = 120, environment: [String: String] = [:],
-               sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
+func areawatch(
+    _ arguments: [String], cwd: String? = nil, timeout: Double = 120, environment: [String: String] = [:],
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> CommandResult {
     try Spawned(arguments, cwd: cwd, environment: environment).wait(timeout: timeout, sourceLocation: sourceLocation)
 }
 
 @discardableResult
-func areawatch(_ arguments: String..., cwd: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
+func areawatch(_ arguments: String..., cwd: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> CommandResult
+{
     try areawatch(arguments, cwd: cwd, sourceLocation: sourceLocation)
 }
 
 /// Runs the command and requires exit status 0.
 @discardableResult
-func areawatchOK(_ arguments: [String], cwd: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
+func areawatchOK(_ arguments: [String], cwd: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> CommandResult
+{
     let r = try areawatch(arguments, cwd: cwd, sourceLocation: sourceLocation)
     try #require(r.status == 0, "\(r)", sourceLocation: sourceLocation)
     return r
@@ -240,15 +257,15 @@ func areawatchOK(_ arguments: [String], cwd: String? = nil, sourceLocation: Sour
 
 // MARK: - Scratch folders and files
 
-
-
 func exists(_ path: String) -> Bool {
     var info = stat()
     return lstat(path, &info) == 0
 }
 
 func readBytes(_ path: String) throws -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: path) else { throw CocoaError(.fileReadNoSuchFile, userInfo: ["path": path]) }
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw CocoaError(.fileReadNoSuchFile, userInfo: ["path": path])
+    }
     return [UInt8](data)
 }
 
@@ -317,16 +334,19 @@ func runTool(_ tool: String, _ arguments: [String], timeout: Double = 60) throws
         if monotonicNow() - started > timeout { _ = kill(pid, SIGKILL) }
         usleep(2000)
     }
-    defer { unlink(outPath); unlink(errPath) }
-    return CommandResult(arguments: [tool] + arguments, status: (status & 0x7f) != 0 ? -1 : (status >> 8) & 0xff,
-                         signal: (status & 0x7f) != 0 ? status & 0x7f : nil,
-                         stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-                         seconds: monotonicNow() - started)
+    defer {
+        unlink(outPath)
+        unlink(errPath)
+    }
+    return CommandResult(
+        arguments: [tool] + arguments, status: (status & 0x7f) != 0 ? -1 : (status >> 8) & 0xff,
+        signal: (status & 0x7f) != 0 ? status & 0x7f : nil,
+        stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+        seconds: monotonicNow() - started)
 }
 
 // MARK: - Seeded randomness
-
 
 /// Seeded kill moments for the SIGKILL trials: fractions of a run's duration, one drawn in
 /// each of `trials` equal strata of [0, 1) and then shuffled, so that the kills cover the whole

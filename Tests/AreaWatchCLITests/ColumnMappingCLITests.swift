@@ -1,6 +1,6 @@
+import AreaWatchTestSupport
 import Foundation
 import Testing
-import AreaWatchTestSupport
 
 /// Silent wrong answers of the hardening review: a `--column` to a column the file lacks, the
 /// portals' category columns, and `--group-by` on a field no incident has.
@@ -29,11 +29,13 @@ struct ColumnMappingCLITests {
         try areawatchOK(["ingest", day1, "--db", db, "--column", "id=IncidentID", "--quiet"])
         let r = try areawatch(["ingest", day2, "--db", db, "--column", "id=IncidentID_typo"])
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderrLines.contains {
-            $0.contains("day2.csv: line 1: --column id=IncidentID_typo: the CSV header has no column "
+        #expect(
+            r.stderrLines.contains {
+                $0.contains(
+                    "day2.csv: line 1: --column id=IncidentID_typo: the CSV header has no column "
                         + "'IncidentID_typo'; "
                         + "the closest is 'IncidentID' (columns: IncidentID, lat, lon, time, category)")
-        }, "\(r)")
+            }, "\(r)")
         #expect(try StoreProbe.snapshot(db).count == 2)
         #expect(try StoreProbe.snapshot(db).ingestedFiles == [day1])
         // The right mapping: the edit updates A.
@@ -49,9 +51,11 @@ struct ColumnMappingCLITests {
         let other = try tmp.file("b.csv", Self.export.replacingOccurrences(of: "IncidentID", with: "Ref"))
         let r = try areawatch(["ingest", good, other, "--db", tmp.sub("s.db"), "--column", "id=IncidentID"])
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderr.contains("b.csv: line 1: --column id=IncidentID: the CSV header has no column 'IncidentID'; "
-                                  + "the closest is '"),
-                "\(r)")
+        #expect(
+            r.stderr.contains(
+                "b.csv: line 1: --column id=IncidentID: the CSV header has no column 'IncidentID'; "
+                    + "the closest is '"),
+            "\(r)")
         #expect(r.stderr.contains("(columns: Ref, lat, lon, time, category)"), "\(r)")
         #expect(!exists(tmp.sub("s.db")) && !exists(tmp.sub("s.db.new")), "\(listFolder(tmp.path))")
     }
@@ -60,26 +64,33 @@ struct ColumnMappingCLITests {
     func missingCategoryColumn() throws {
         let tmp = try TempDir()
         let file = try tmp.file("a.csv", Self.export)
-        let r = try areawatch(["report", "--input", file, "--out", tmp.sub("out"), "--as-of", Datasets.asOf,
-                               "--column", "category=Nope"])
+        let r = try areawatch([
+            "report", "--input", file, "--out", tmp.sub("out"), "--as-of", Datasets.asOf,
+            "--column", "category=Nope"
+        ])
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderr.contains("--column category=Nope: the CSV header has no column 'Nope'; the closest is '"),
-                "\(r)")
+        #expect(
+            r.stderr.contains("--column category=Nope: the CSV header has no column 'Nope'; the closest is '"),
+            "\(r)")
         #expect(!exists(tmp.sub("out")))
     }
 
     @Test("JSON: a mapping no record has a member for is a usage error once the file is read; nothing of it is kept")
     func jsonMapping() throws {
         let tmp = try TempDir()
-        let json = try tmp.file("a.json", """
+        let json = try tmp.file(
+            "a.json",
+            """
             [{"IncidentID": "A", "lat": 53.72, "lon": -1.86, "time": "2018-05-01T10:00:00Z"},
              {"IncidentID": "B", "lat": 53.721, "lon": -1.861, "time": "2018-05-02T11:00:00Z", "Ward": "Park"}]
             """)
         let db = tmp.sub("s.db")
         let r = try areawatch(["ingest", json, "--db", db, "--column", "id=IncidentID_typo"])
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderr.contains("a.json: --column id=IncidentID_typo: no record of the file (2 read) has a member "
-                                  + "'IncidentID_typo'; the closest is 'IncidentID'"), "\(r)")
+        #expect(
+            r.stderr.contains(
+                "a.json: --column id=IncidentID_typo: no record of the file (2 read) has a member "
+                    + "'IncidentID_typo'; the closest is 'IncidentID'"), "\(r)")
         #expect(try StoreProbe.snapshot(db).count == 0)
         // A member only some records have is a member of the file.
         try areawatchOK(["ingest", json, "--db", db, "--column", "category=Ward", "--quiet"])
@@ -92,7 +103,9 @@ struct ColumnMappingCLITests {
         let tmp = try TempDir()
         try tmp.file("inbox/a.csv", Self.export)
         try tmp.file("inbox/nyc/b.csv", Self.export.replacingOccurrences(of: "IncidentID", with: "CMPLNT_NUM"))
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [inbox]
@@ -105,16 +118,19 @@ struct ColumnMappingCLITests {
             """)
         let r = try areawatch(["run", "--config", config])
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderr.contains("nyc/b.csv: line 1: --column id=CMPLNT_NUMBER: the CSV header has no column "
-                                  + "'CMPLNT_NUMBER'; "
-                                  + "the closest is 'CMPLNT_NUM'"), "\(r)")
+        #expect(
+            r.stderr.contains(
+                "nyc/b.csv: line 1: --column id=CMPLNT_NUMBER: the CSV header has no column "
+                    + "'CMPLNT_NUMBER'; "
+                    + "the closest is 'CMPLNT_NUM'"), "\(r)")
         #expect(try StoreProbe.snapshot(tmp.sub("s.db")).ingestedFiles == [tmp.sub("inbox/a.csv")])
     }
 
     /// Before: `time=+` looked for a column named `+`, every record was missing_time, and the
     /// message blamed the file ("every record was rejected").
-    @Test("--column time=+, time=Date+ and time=+Time are usage errors",
-          arguments: ["time=+", "time=Date+", "time=+Time", "time= + "])
+    @Test(
+        "--column time=+, time=Date+ and time=+Time are usage errors",
+        arguments: ["time=+", "time=Date+", "time=+Time", "time= + "])
     func emptyTimeParts(_ mapping: String) throws {
         let tmp = try TempDir()
         let file = try tmp.file("a.csv", "id,Date,Time,lat,lon\na,2018-05-01,10:00,53.72,-1.86\n")
@@ -129,16 +145,20 @@ struct ColumnMappingCLITests {
     func oneColumnTwoFields() throws {
         let tmp = try TempDir()
         let file = try tmp.file("a.csv", Self.export)
-        let r = try areawatch(["ingest", file, "--db", tmp.sub("s.db"), "--column", "id=IncidentID",
-                               "--column", "category=incident_id"])
+        let r = try areawatch([
+            "ingest", file, "--db", tmp.sub("s.db"), "--column", "id=IncidentID",
+            "--column", "category=incident_id"
+        ])
         #expect(r.status == 1 && r.stderr.contains("name the same column"), "\(r)")
     }
 
     /// First hour: Chicago's `Primary Type`, New York's `OFNS_DESC`, `offense`/`offence` and
     /// `incident_type` are the category without any option (SPEC §2.3).
-    @Test("the portals' category columns are read as the category", arguments: [
-        "Primary Type", "OFNS_DESC", "offense", "Offence", "incident_type", "Crime type",
-    ])
+    @Test(
+        "the portals' category columns are read as the category",
+        arguments: [
+            "Primary Type", "OFNS_DESC", "offense", "Offence", "incident_type", "Crime type"
+        ])
     func portalCategoryNames(_ header: String) throws {
         let tmp = try TempDir()
         let rows = "a,53.72,-1.86,2018-05-01,THEFT\nb,53.72,-1.86,2018-05-02,ROBBERY\n"
@@ -165,8 +185,11 @@ struct ColumnMappingCLITests {
         let file = try tmp.file("a.csv", "id,lat,lon,time,Primary Type,Ward\na,53.72,-1.86,2018-05-01,THEFT,Park\n")
         let out = tmp.sub("out")
         func report(_ source: [String], _ field: String) throws -> CommandResult {
-            try areawatch(["report"] + source + ["--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
-                                                 "--group-by", field])
+            try areawatch(
+                ["report"] + source + [
+                    "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
+                    "--group-by", field
+                ])
         }
         let typo = try report(["--input", file], "Wrad")
         #expect(typo.status == 1, "\(typo)")
@@ -175,16 +198,19 @@ struct ColumnMappingCLITests {
         #expect(renamed.status == 1 && renamed.stderr.contains("read as the category field (SPEC §2.3)"), "\(renamed)")
         #expect(renamed.stderr.contains("group by category"), "\(renamed)")
         #expect(!exists(out))
-        try areawatchOK(["report", "--input", file, "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
-                         "--group-by", "Ward", "--quiet"])
+        try areawatchOK([
+            "report", "--input", file, "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
+            "--group-by", "Ward", "--quiet"
+        ])
         #expect(try readText(out + "/breakdown.csv").contains("Park"))
 
         let db = tmp.sub("s.db")
         try areawatchOK(["ingest", file, "--db", db, "--quiet"])
         let stored = try report(["--db", db], "Wrad")
         #expect(stored.status == 1 && stored.stderr.contains("no incident has a column of that name"), "\(stored)")
-        let watchme = try tmp.file("w.json",
-                                   #"[{"id": "p", "latitude": 53.72, "longitude": -1.86, "timestamp": 1525168800}]"#)
+        let watchme = try tmp.file(
+            "w.json",
+            #"[{"id": "p", "latitude": 53.72, "longitude": -1.86, "timestamp": 1525168800}]"#)
         let noCategory = try report(["--input", watchme], "category")
         #expect(noCategory.status == 1 && noCategory.stderr.contains("no incident has a category"), "\(noCategory)")
     }

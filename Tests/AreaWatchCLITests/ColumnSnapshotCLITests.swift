@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// The column snapshot beside the store, end to end: reports made from it are byte-identical
@@ -9,8 +9,10 @@ import Testing
 @Suite("column snapshot (CLI)", .timeLimit(.minutes(10)))
 struct ColumnSnapshotCLITests {
     static func report(_ db: String, _ out: String) -> [String] {
-        ["report", "--db", db, "--out", out, "--as-of", Datasets.asOf, "--precision", "7", "--tile-zooms", "12-13",
-         "--poi", Datasets.poi, "--group-by", "category", "--areas", Datasets.areas, "--area-id", "name"]
+        [
+            "report", "--db", db, "--out", out, "--as-of", Datasets.asOf, "--precision", "7", "--tile-zooms", "12-13",
+            "--poi", Datasets.poi, "--group-by", "category", "--areas", Datasets.areas, "--area-id", "name"
+        ]
     }
 
     @Test("report from the snapshot the ingests kept == report from the store, whatever happened to the snapshot")
@@ -23,7 +25,9 @@ struct ColumnSnapshotCLITests {
             #expect(r.stderrLines.contains { $0.contains("column snapshot:") && $0.contains("written") }, "\(r)")
         }
         let fromSnapshot = try areawatchOK(Self.report(db, tmp.sub("a")))
-        #expect(fromSnapshot.stderrLines.contains { $0.contains("column snapshot:") && $0.contains("incidents") }, "\(fromSnapshot)")
+        #expect(
+            fromSnapshot.stderrLines.contains { $0.contains("column snapshot:") && $0.contains("incidents") },
+            "\(fromSnapshot)")
         let reference = try readTree(tmp.sub("a"))
         let intact = try readBytes(columns)
 
@@ -34,7 +38,7 @@ struct ColumnSnapshotCLITests {
         cases.append(("truncated", Array(intact[0..<(intact.count * 2 / 3)]), "truncated"))
         cases.append(("empty", [], "shorter than its header"))
         var stale = intact
-        stale[48] ^= 1  // the stamp's generation
+        stale[48] ^= 1 // the stamp's generation
         cases.append(("stale", stale, "stale"))
         for (k, (name, bytes, note)) in cases.enumerated() {
             removeItem(columns)
@@ -44,7 +48,9 @@ struct ColumnSnapshotCLITests {
             let differences = reportDifferences(reference, try readTree(tmp.sub("x\(k)")))
             #expect(differences.isEmpty, "\(name): \(differences)")
             // `report` reads; it does not repair the snapshot (nor make one).
-            #expect(bytes == nil ? !exists(columns) : (try readBytes(columns)) == bytes, "\(name): the report wrote the snapshot")
+            #expect(
+                bytes == nil ? !exists(columns) : (try readBytes(columns)) == bytes,
+                "\(name): the report wrote the snapshot")
         }
     }
 
@@ -52,7 +58,9 @@ struct ColumnSnapshotCLITests {
     func nightly() throws {
         let tmp = try TempDir()
         let inbox = try tmp.folder("inbox")
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [inbox]
@@ -90,8 +98,10 @@ struct ColumnSnapshotCLITests {
         let job = try readTree(tmp.sub("out"))
 
         removeItem(columns)
-        try areawatchOK(["report", "--db", db, "--out", tmp.sub("plain"), "--as-of", Datasets.asOf, "--precision", "7",
-                         "--tile-zooms", "12-13", "--quiet"])
+        try areawatchOK([
+            "report", "--db", db, "--out", tmp.sub("plain"), "--as-of", Datasets.asOf, "--precision", "7",
+            "--tile-zooms", "12-13", "--quiet"
+        ])
         let differences = reportDifferences(job, try readTree(tmp.sub("plain")))
         #expect(differences.isEmpty, "\(differences)")
     }

@@ -1,8 +1,9 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC §9 and docs/SCHEMA.md: one writer per store (a second `run` or `ingest` exits 4 at
@@ -15,7 +16,11 @@ struct ConcurrencyTests {
         let started = monotonicNow()
         while monotonicNow() - started < timeout {
             if by.poll() != nil { break }
-            if let text = try? readText(db + ".lock"), text.trimmingCharacters(in: .whitespacesAndNewlines) == String(by.pid) { return }
+            if let text = try? readText(db + ".lock"),
+                text.trimmingCharacters(in: .whitespacesAndNewlines) == String(by.pid)
+            {
+                return
+            }
             usleep(2000)
         }
         Issue.record("the first writer never held the lock: \(by.poll().map(\.description) ?? "still running")")
@@ -35,7 +40,10 @@ struct ConcurrencyTests {
         #expect(first.poll() == nil, "the first ingest ended before the second tried: make it longer")
         #expect(ingest.status == 4, "\(ingest)")
         #expect(ingest.seconds < 2, "the second ingest waited \(ingest.seconds) s")
-        #expect(ingest.stderrLines.contains { $0.contains(db) && $0.contains("another areawatch run or ingest") && $0.contains(".lock") }, "\(ingest)")
+        #expect(
+            ingest.stderrLines.contains {
+                $0.contains(db) && $0.contains("another areawatch run or ingest") && $0.contains(".lock")
+            }, "\(ingest)")
 
         let run = try areawatch(["run", "--config", config])
         #expect(first.poll() == nil, "the first ingest ended before the run tried: make it longer")
@@ -76,8 +84,9 @@ struct ConcurrencyTests {
         let tmp = try TempDir()
         // Distinct sizes, every incident in the current window near Halifax, so a count names
         // the files it holds.
-        let files = try GeneratedData.write([("w1", 1200), ("w2", 1800), ("w3", 1500), ("w4", 2000), ("w5", 1300), ("w6", 1700)],
-                                           into: tmp.sub("in"), seed: 11, days: 300)
+        let files = try GeneratedData.write(
+            [("w1", 1200), ("w2", 1800), ("w3", 1500), ("w4", 2000), ("w5", 1300), ("w6", 1700)],
+            into: tmp.sub("in"), seed: 11, days: 300)
         let seed = try tmp.file("seed.csv", "id,lat,lon,time\nseed,53.72,-1.86,2018-07-01T00:00:00Z\n")
         let db = tmp.sub("store.db")
         try areawatchOK(["ingest", seed, "--db", db, "--quiet"])
@@ -94,14 +103,21 @@ struct ConcurrencyTests {
         while writer.poll() == nil {
             let useQuery = reads % 2 == 1
             reads += 1
-            let r = useQuery
-                ? try areawatch(["query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--radius", "50000", "--as-of", Datasets.asOf, "--json"])
+            let r =
+                useQuery
+                ? try areawatch([
+                    "query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--radius", "50000", "--as-of",
+                    Datasets.asOf, "--json"
+                ])
                 : try areawatch(["stats", "--db", db, "--json"])
             #expect(r.status == 0, "a reader failed during the ingest: \(r)")
             guard r.status == 0, let json = try? JSON.parse(r.stdout) else { continue }
             let count = useQuery ? json["current"]?.int : json["incidents"]?.int
             if let count {
-                #expect(allowed.contains(count), "\(useQuery ? "query" : "stats") saw \(count) incidents: not a sum of whole files \(allowed.sorted())")
+                #expect(
+                    allowed.contains(count),
+                    "\(useQuery ? "query" : "stats") saw \(count) incidents: not a sum of whole files \(allowed.sorted())"
+                )
                 observed.append(count)
             }
         }
@@ -109,6 +125,8 @@ struct ConcurrencyTests {
         #expect(done.status == 0, "\(done)")
         #expect(try StoreProbe.snapshot(db).count == total)
         #expect(observed == observed.sorted(), "counts went backwards: \(observed)")
-        #expect(observed.contains { $0 > 1 && $0 < total }, "no read landed between two files (\(observed)): the ingest was too short to test")
+        #expect(
+            observed.contains { $0 > 1 && $0 < total },
+            "no read landed between two files (\(observed)): the ingest was too short to test")
     }
 }

@@ -1,8 +1,9 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC §5 and §8 under SIGKILL: `ingest` and `run` killed at seeded random moments spread
@@ -17,7 +18,8 @@ struct CrashSafetyTests {
     /// before the first commit).
     static func state(_ db: String) throws -> StoreSnapshot? {
         guard exists(db) else { return nil }
-        let tables = try StoreProbe.integer(db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')")
+        let tables = try StoreProbe.integer(
+            db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('incidents','ingests')")
         return tables == 2 ? try StoreProbe.snapshot(db) : nil
     }
 
@@ -27,17 +29,23 @@ struct CrashSafetyTests {
 
     /// Each file wholly in or wholly out, logged exactly when in, and (files are ingested in
     /// order, one transaction each) the files in are a prefix of the list. Returns how many are in.
-    static func expectWholeFiles(_ state: StoreSnapshot?, files: [(path: String, file: GeneratedData.File)], trial: Int,
-                                 sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+    static func expectWholeFiles(
+        _ state: StoreSnapshot?, files: [(path: String, file: GeneratedData.File)], trial: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Int {
         guard let state else { return 0 }
         var inCount = 0
         for (k, f) in files.enumerated() {
             let present = state.bySource[f.file.name] ?? 0
             let logged = state.ingestedFiles.contains(f.path)
-            #expect((logged && present == f.file.accepted) || (!logged && present == 0),
-                    "trial \(trial): \(f.file.name) has \(present) of \(f.file.accepted) incidents, logged: \(logged)", sourceLocation: sourceLocation)
+            #expect(
+                (logged && present == f.file.accepted) || (!logged && present == 0),
+                "trial \(trial): \(f.file.name) has \(present) of \(f.file.accepted) incidents, logged: \(logged)",
+                sourceLocation: sourceLocation)
             if logged {
-                #expect(k == inCount, "trial \(trial): \(f.file.name) is in but an earlier file is not", sourceLocation: sourceLocation)
+                #expect(
+                    k == inCount, "trial \(trial): \(f.file.name) is in but an earlier file is not",
+                    sourceLocation: sourceLocation)
                 inCount += 1
             }
         }
@@ -45,12 +53,15 @@ struct CrashSafetyTests {
         return inCount
     }
 
-    @Test("ingest killed at random moments: each file wholly in or out; a re-run gives the uninterrupted store; check passes")
+    @Test(
+        "ingest killed at random moments: each file wholly in or out; a re-run gives the uninterrupted store; check passes"
+    )
     func ingestKilled() throws {
         let tmp = try TempDir()
         // Four files of different sizes: the first ones go in bulk mode (triggers and indexes
         // dropped and rebuilt inside the transaction), the last one row by row.
-        let files = try GeneratedData.write([("k1", 700), ("k2", 450), ("k3", 550), ("k4", 350)], into: tmp.sub("in"), seed: 42)
+        let files = try GeneratedData.write(
+            [("k1", 700), ("k2", 450), ("k3", 550), ("k4", 350)], into: tmp.sub("in"), seed: 42)
         let paths = files.map(\.path)
 
         let referenceDB = tmp.sub("reference.db")
@@ -81,9 +92,13 @@ struct CrashSafetyTests {
             #expect(rerun.status == 0, "trial \(trial) re-run: \(rerun)")
             if filesIn == 0 { duration = max(duration, rerun.seconds) }
             let converged = try #require(try Self.state(db))
-            #expect(converged.count == expected.count && converged.digest == expected.digest && converged.bySource == expected.bySource,
-                    "trial \(trial) (killed after \(String(format: "%.3f", delay)) s): \(converged) vs \(expected)")
-            #expect(Set(converged.ingestedFiles) == Set(paths) && converged.ingestedFiles.count == paths.count, "trial \(trial): \(converged)")
+            #expect(
+                converged.count == expected.count && converged.digest == expected.digest
+                    && converged.bySource == expected.bySource,
+                "trial \(trial) (killed after \(String(format: "%.3f", delay)) s): \(converged) vs \(expected)")
+            #expect(
+                Set(converged.ingestedFiles) == Set(paths) && converged.ingestedFiles.count == paths.count,
+                "trial \(trial): \(converged)")
             let check = try areawatch(["check", "--db", db])
             #expect(check.status == 0, "trial \(trial): \(check)")
         }
@@ -97,7 +112,9 @@ struct CrashSafetyTests {
         let tmp = try TempDir()
         let inbox = tmp.sub("inbox")
         let first = try GeneratedData.write([("r1", 450), ("r2", 300)], into: inbox, seed: 7)
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "store.db"
             out = "reports/latest"
             [inbox]
@@ -132,7 +149,9 @@ struct CrashSafetyTests {
             try copyItem(tmp.sub("previous.db"), db)
             removeItem(out)
             try copyItem(tmp.sub("previous-report"), out)
-            for name in listFolder(tmp.sub("reports")) where name.hasPrefix(".") { removeItem(tmp.sub("reports/" + name)) }
+            for name in listFolder(tmp.sub("reports")) where name.hasPrefix(".") {
+                removeItem(tmp.sub("reports/" + name))
+            }
         }
         // Measure the run as the trials start it: from the restored previous state.
         try restorePrevious()
@@ -158,30 +177,39 @@ struct CrashSafetyTests {
                 // Killed while ingesting, or after the ingest and before the new report was published.
                 seen[filesIn == all.count ? "previous, ingest done" : "previous, while ingesting", default: 0] += 1
             } else if reportDifferences(folder, newReport).isEmpty {
-                #expect(filesIn == all.count, "trial \(trial): the new report was published before the ingest was complete")
+                #expect(
+                    filesIn == all.count, "trial \(trial): the new report was published before the ingest was complete")
                 seen["new", default: 0] += 1
             } else {
-                Issue.record("trial \(trial) (killed after \(String(format: "%.3f", delay)) s): the report folder is neither the previous nor the new report: \(reportDifferences(folder, newReport).prefix(5))")
+                Issue.record(
+                    "trial \(trial) (killed after \(String(format: "%.3f", delay)) s): the report folder is neither the previous nor the new report: \(reportDifferences(folder, newReport).prefix(5))"
+                )
             }
 
             let rerun = try areawatch(["run", "--config", config, "--quiet"])
             #expect(rerun.status == 0, "trial \(trial) re-run: \(rerun)")
             if filesIn == first.count { duration = max(duration, rerun.seconds) }
             let converged = try #require(try Self.state(db))
-            #expect(converged.count == newStore.count && converged.digest == newStore.digest && converged.bySource == newStore.bySource,
-                    "trial \(trial): \(converged) vs \(newStore)")
+            #expect(
+                converged.count == newStore.count && converged.digest == newStore.digest
+                    && converged.bySource == newStore.bySource,
+                "trial \(trial): \(converged) vs \(newStore)")
             let final = try readTree(out)
-            #expect(reportDifferences(final, newReport).isEmpty, "trial \(trial): \(reportDifferences(final, newReport).prefix(5))")
+            #expect(
+                reportDifferences(final, newReport).isEmpty,
+                "trial \(trial): \(reportDifferences(final, newReport).prefix(5))")
             // Beside the report, only the spare the next run writes over: no work folder is left.
-            #expect(listFolder(tmp.sub("reports")).filter { $0 != ".latest.spare" } == ["latest"],
-                    "trial \(trial): work folders left: \(listFolder(tmp.sub("reports")))")
+            #expect(
+                listFolder(tmp.sub("reports")).filter { $0 != ".latest.spare" } == ["latest"],
+                "trial \(trial): work folders left: \(listFolder(tmp.sub("reports")))")
             let check = try areawatch(["check", "--db", db])
             #expect(check.status == 0, "trial \(trial): \(check)")
         }
         #expect(previousStore.count < newStore.count)
         // Kills landed while ingesting and in the report stage (the new report is published at
         // the very end, so mostly runs that finished before their kill see it).
-        #expect(seen["previous, while ingesting", default: 0] > 0 && seen["previous, ingest done", default: 0] > 0,
-                "the kills did not cover the run: \(seen)")
+        #expect(
+            seen["previous, while ingesting", default: 0] > 0 && seen["previous, ingest done", default: 0] > 0,
+            "the kills did not cover the run: \(seen)")
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// Hostile-input attacks on public outputs, end to end through the built binary: the isolated
@@ -18,12 +18,18 @@ struct DisclosureCLITests {
     /// Files of the geographic outputs that differ between two report folders.
     static func differences(_ a: [String: [UInt8]], _ b: [String: [UInt8]]) -> [String] {
         var out: [String] = []
-        for path in Set(a.keys).union(b.keys).sorted() where !["summary.json", "breakdown.csv", "report.html", "timeseries.csv"].contains(path)
-            && a[path] != b[path] {
+        for path in Set(a.keys).union(b.keys).sorted()
+        where !["summary.json", "breakdown.csv", "report.html", "timeseries.csv"].contains(path)
+            && a[path] != b[path]
+        {
             out.append(path)
         }
-        if geographicSections(a["report.html"]) != geographicSections(b["report.html"]) { out.append("report.html (map or tables)") }
-        if areaSeries(a["timeseries.csv"]) != areaSeries(b["timeseries.csv"]) { out.append("timeseries.csv (area rows)") }
+        if geographicSections(a["report.html"]) != geographicSections(b["report.html"]) {
+            out.append("report.html (map or tables)")
+        }
+        if areaSeries(a["timeseries.csv"]) != areaSeries(b["timeseries.csv"]) {
+            out.append("timeseries.csv (area rows)")
+        }
         return out
     }
 
@@ -40,14 +46,17 @@ struct DisclosureCLITests {
         let tmp = try TempDir()
         let original = try readText(Datasets.police[2])
         // 53.30 N 2.60 W: tens of kilometres from every Calderdale incident, area and POI.
-        let lone = ",2018-05,West Yorkshire Police,West Yorkshire Police,-2.600000,53.300000,On or near Nowhere,E0,X,Burglary,,\n"
+        let lone =
+            ",2018-05,West Yorkshire Police,West Yorkshire Police,-2.600000,53.300000,On or near Nowhere,E0,X,Burglary,,\n"
         let withLone = try tmp.file("with.csv", original + lone)
         let without = try tmp.file("without.csv", original)
         func report(_ input: String, _ k: Int, _ name: String) throws -> [String: [UInt8]] {
             let out = tmp.sub(name)
-            try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas,
-                             "--area-id", "name", "--poi", Datasets.poi, "--group-by", "category", "--tile-zooms", "11-14",
-                             "--min-cell-count", String(k), "--quiet"])
+            try areawatchOK([
+                "report", "--input", input, "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas,
+                "--area-id", "name", "--poi", Datasets.poi, "--group-by", "category", "--tile-zooms", "11-14",
+                "--min-cell-count", String(k), "--quiet"
+            ])
             return try readTree(out)
         }
         let a = try report(without, 3, "a"), b = try report(withLone, 3, "b")
@@ -63,10 +72,14 @@ struct DisclosureCLITests {
         #expect((sa["grid"]?["withheld_cells"]?.int ?? 0) > 0)
     }
 
-    @Test("text cells starting with = + - @ tab or CR are written with a leading ' in every CSV output and the rejects file")
+    @Test(
+        "text cells starting with = + - @ tab or CR are written with a leading ' in every CSV output and the rejects file"
+    )
     func formulasAreNeutralised() throws {
         let tmp = try TempDir()
-        let input = try tmp.file("hostile.csv", """
+        let input = try tmp.file(
+            "hostile.csv",
+            """
             id,lat,lon,time,category
             a1,53.72,-1.86,2018-05-01,"=HYPERLINK(""http://x"",""y"")"
             a2,53.7201,-1.8601,2018-05-02,+cmd
@@ -78,7 +91,9 @@ struct DisclosureCLITests {
             =1+1,,-1.86,2018-05-08,Theft
 
             """)
-        let areas = try tmp.file("areas.geojson", """
+        let areas = try tmp.file(
+            "areas.geojson",
+            """
             {"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"=A1*2"},"geometry":{"type":"Polygon",
             "coordinates":[[[-1.87,53.71],[-1.85,53.71],[-1.85,53.73],[-1.87,53.73],[-1.87,53.71]]]}}]}
             """)
@@ -88,10 +103,15 @@ struct DisclosureCLITests {
         let rejects = StrictCSV.parse(try readBytes(tmp.sub("s-rejects.csv")))
         #expect(rejects.dictionaries.first?["id"] == "'=1+1", "\(rejects.dictionaries)")
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--db", db, "--out", out, "--as-of", Datasets.asOf, "--areas", areas, "--area-id", "name",
-                         "--poi", poi, "--group-by", "category", "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--db", db, "--out", out, "--as-of", Datasets.asOf, "--areas", areas, "--area-id", "name",
+            "--poi", poi, "--group-by", "category", "--tile-zooms", "none", "--quiet"
+        ])
         let breakdown = StrictCSV.parse(try readBytes(out + "/breakdown.csv")).records.map { $0.fields[0] }
-        #expect(breakdown == ["'\tTab", "'\rReturn", "'+cmd", "'-2+3", "'=HYPERLINK(\"http://x\",\"y\")", "'@SUM(A1)", "Burglary"], "\(breakdown)")
+        #expect(
+            breakdown == [
+                "'\tTab", "'\rReturn", "'+cmd", "'-2+3", "'=HYPERLINK(\"http://x\",\"y\")", "'@SUM(A1)", "Burglary"
+            ], "\(breakdown)")
         #expect(StrictCSV.parse(try readBytes(out + "/areas.csv")).records.first?.fields.first == "'=A1*2")
         let poiRows = StrictCSV.parse(try readBytes(out + "/poi.csv")).dictionaries
         #expect(poiRows.map { $0["name"] ?? "" } == ["'@evil", "'-negative", "plain"])

@@ -21,12 +21,14 @@ struct EHSACLITests {
         for k in 0..<2_000 {
             let lat = 53.66 + rng.unit() * 0.12, lon = -1.96 + rng.unit() * 0.2
             let t = end - 3600 - Int64(rng.unit() * Double(23 * month))
-            text += "b\(k),\(NumberFormat.fixed(lat, decimals: 6)),\(NumberFormat.fixed(lon, decimals: 6)),\(UTCTime.iso8601(t)),Burglary\n"
+            text +=
+                "b\(k),\(NumberFormat.fixed(lat, decimals: 6)),\(NumberFormat.fixed(lon, decimals: 6)),\(UTCTime.iso8601(t)),Burglary\n"
         }
         for k in 0..<240 {
             let lat = cluster.lat + (rng.unit() - 0.5) * 0.002, lon = cluster.lon + (rng.unit() - 0.5) * 0.004
             let t = end - 3600 - Int64(rng.unit() * Double(3 * month))
-            text += "c\(k),\(NumberFormat.fixed(lat, decimals: 6)),\(NumberFormat.fixed(lon, decimals: 6)),\(UTCTime.iso8601(t)),Burglary\n"
+            text +=
+                "c\(k),\(NumberFormat.fixed(lat, decimals: 6)),\(NumberFormat.fixed(lon, decimals: 6)),\(UTCTime.iso8601(t)),Burglary\n"
         }
         return try tmp.file("incidents.csv", text)
     }
@@ -35,13 +37,20 @@ struct EHSACLITests {
     func reportFlag() throws {
         let tmp = try TempDir()
         let input = try Self.input(tmp)
-        try areawatchOK(["report", "--input", input, "--out", tmp.sub("out"), "--as-of", Self.asOf, "--tile-zooms", "none",
-                         "--ehsa", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", tmp.sub("out"), "--as-of", Self.asOf, "--tile-zooms", "none",
+            "--ehsa", "--quiet"
+        ])
         let csv = StrictCSV.parse(try readBytes(tmp.sub("out/ehsa.csv")))
         #expect(csv.violations.isEmpty, "\(csv.violations)")
-        #expect(Array(csv.header.prefix(11)) == ["geohash", "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps",
-                                                 "cold_steps", "z_last", "q_last"])
-        #expect(csv.header.count == 11 + 24 + 1 && csv.header[11] == "z01" && csv.header[34] == "z24" && csv.header.last == "wkt")
+        #expect(
+            Array(csv.header.prefix(11)) == [
+                "geohash", "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps",
+                "cold_steps", "z_last", "q_last"
+            ])
+        #expect(
+            csv.header.count == 11 + 24 + 1 && csv.header[11] == "z01" && csv.header[34] == "z24"
+                && csv.header.last == "wkt")
         let rows = csv.dictionaries
         #expect(rows.map { $0["geohash"]! } == rows.map { $0["geohash"]! }.sorted())
         let clusterCell = Geohash.encode(lat: Self.cluster.lat, lon: Self.cluster.lon, precision: 6)
@@ -52,14 +61,18 @@ struct EHSACLITests {
 
         let geojson = try JSON.parse(try readBytes(tmp.sub("out/ehsa.geojson")))
         #expect(geojson["type"]?.string == "FeatureCollection")
-        guard case .array(let features)? = geojson["features"] else { Issue.record("no features"); return }
+        guard case .array(let features)? = geojson["features"] else {
+            Issue.record("no features")
+            return
+        }
         #expect(features.count == rows.count)
         let feature = try #require(features.first { $0["properties"]?["geohash"]?.string == clusterCell })
         #expect(feature["properties"]?["label"]?.string == label && feature["geometry"]?["type"]?.string == "Polygon")
 
         let html = try readText(tmp.sub("out/report.html"))
         #expect(html.contains("<section id=\"ehsa\">") && html.contains("<a href=\"#ehsa\">Emerging hot spots</a>"))
-        #expect(html.range(of: "id=\"ehsa\"")!.lowerBound < html.range(of: "id=\"heatmap\"")!.lowerBound, "near the top")
+        #expect(
+            html.range(of: "id=\"ehsa\"")!.lowerBound < html.range(of: "id=\"heatmap\"")!.lowerBound, "near the top")
 
         let summary = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
         #expect(summary["ehsa"]?["steps"]?.int == 24 && summary["ehsa"]?["precision"]?.int == 6)
@@ -74,7 +87,9 @@ struct EHSACLITests {
         let input = try Self.input(tmp)
         _ = try tmp.folder("inbox")
         try copyItem(input, tmp.sub("inbox/incidents.csv"))
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [query]
@@ -89,7 +104,8 @@ struct EHSACLITests {
             """)
         try areawatchOK(["run", "--config", config, "--quiet"])
         let summary = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
-        #expect(summary["ehsa"]?["steps"]?.int == 12 && summary["ehsa"]?["precision"]?.int == 7
+        #expect(
+            summary["ehsa"]?["steps"]?.int == 12 && summary["ehsa"]?["precision"]?.int == 7
                 && summary["ehsa"]?["alpha"]?.double == 0.01, "\(summary)")
         let csv = StrictCSV.parse(try readBytes(tmp.sub("out/ehsa.csv")))
         #expect(csv.header.last == "wkt" && csv.header[csv.header.count - 2] == "z12")

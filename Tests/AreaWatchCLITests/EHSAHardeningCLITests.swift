@@ -36,12 +36,15 @@ struct EHSAHardeningCLITests {
         // 20,000 locations × 1,200 steps = 24,000,000 bins: above the default 20,000,000.
         let input = try Self.scattered(tmp, count: 20_000)
         let started = monotonicNow()
-        let r = try areawatch(["report", "--input", input, "--out", tmp.sub("out"), "--as-of", Self.asOf, "--ehsa",
-                               "--ehsa-precision", "12", "--ehsa-steps", "1200", "--tile-zooms", "none"])
+        let r = try areawatch([
+            "report", "--input", input, "--out", tmp.sub("out"), "--as-of", Self.asOf, "--ehsa",
+            "--ehsa-precision", "12", "--ehsa-steps", "1200", "--tile-zooms", "none"
+        ])
         let seconds = monotonicNow() - started
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderr.contains("24000000 bins") && r.stderr.contains("20000 cells of geohash-12 × 1200 months"),
-                "\(r.stderr)")
+        #expect(
+            r.stderr.contains("24000000 bins") && r.stderr.contains("20000 cells of geohash-12 × 1200 months"),
+            "\(r.stderr)")
         #expect(r.stderr.contains("--max-ehsa-bins 20000000"), "\(r.stderr)")
         #expect(r.stderrLines.count == 1 || r.stderrLines.last!.contains("--max-ehsa-bins"), "\(r.stderr)")
         #expect(!exists(tmp.sub("out")), "nothing written")
@@ -52,8 +55,10 @@ struct EHSAHardeningCLITests {
     func exactBound() throws {
         let tmp = try TempDir()
         let input = try Self.scattered(tmp, count: 300)
-        let base = ["report", "--input", input, "--as-of", Self.asOf, "--ehsa", "--ehsa-precision", "7",
-                    "--ehsa-steps", "24", "--tile-zooms", "none", "--quiet"]
+        let base = [
+            "report", "--input", input, "--as-of", Self.asOf, "--ehsa", "--ehsa-precision", "7",
+            "--ehsa-steps", "24", "--tile-zooms", "none", "--quiet"
+        ]
         try areawatchOK(base + ["--out", tmp.sub("all")])
         let locations = StrictCSV.parse(try readBytes(tmp.sub("all/ehsa.csv"))).dictionaries.count
         #expect(locations > 100)
@@ -100,13 +105,17 @@ struct EHSAHardeningCLITests {
         let with = try Self.block(tmp, name: "with.csv", extra: "lone,\(lone.lat),\(lone.lon),2024-03-20T10:00:00Z\n")
         func run(_ input: String, k: Int) throws -> [String: [UInt8]] {
             let out = tmp.sub("\(URL(fileURLWithPath: input).lastPathComponent)-k\(k)")
-            try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Self.asOf, "--ehsa",
-                             "--min-cell-count", "\(k)", "--tile-zooms", "none", "--quiet"])
+            try areawatchOK([
+                "report", "--input", input, "--out", out, "--as-of", Self.asOf, "--ehsa",
+                "--min-cell-count", "\(k)", "--tile-zooms", "none", "--quiet"
+            ])
             let html = try readText(out + "/report.html")
             let start = try #require(html.range(of: "<section id=\"ehsa\">"))
             let section = String(html[start.lowerBound...]).components(separatedBy: "</section>")[0]
-            return ["ehsa.csv": try readBytes(out + "/ehsa.csv"), "ehsa.geojson": try readBytes(out + "/ehsa.geojson"),
-                    "report.html#ehsa": Array(section.utf8)]
+            return [
+                "ehsa.csv": try readBytes(out + "/ehsa.csv"), "ehsa.geojson": try readBytes(out + "/ehsa.geojson"),
+                "report.html#ehsa": Array(section.utf8)
+            ]
         }
         let k3 = (try run(without, k: 3), try run(with, k: 3))
         for name in k3.0.keys.sorted() {

@@ -1,6 +1,6 @@
-import Foundation
-import AreaWatchTestSupport
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
 
 /// Seeded incident CSV files for the crash and concurrency tests: the same bytes on every run.
 enum GeneratedData {
@@ -21,14 +21,16 @@ enum GeneratedData {
     static func file(_ tag: String, rows: Int, seed: UInt64, days: Int = 700, spread: Double = 0.04) -> File {
         var rng = SplitMix64(seed: seed)
         let end = Civil.epoch(2018, 7, 31, 23, 0, 0)
-        let categories = ["Burglary", "Vehicle crime", "Anti-social behaviour", "Violence and sexual offences", "Robbery", ""]
+        let categories = [
+            "Burglary", "Vehicle crime", "Anti-social behaviour", "Violence and sexual offences", "Robbery", ""
+        ]
         var text = "id,time,lat,lon,category,handled,description\n"
         text.reserveCapacity(rows * 80)
         var accepted = 0
         var last = ""
         for n in 0..<rows {
             if n % 30 == 0 && !last.isEmpty {
-                text += last  // an identical id-less row: a distinct incident (SPEC §4)
+                text += last // an identical id-less row: a distinct incident (SPEC §4)
                 accepted += 1
                 last = ""
                 continue
@@ -40,7 +42,8 @@ enum GeneratedData {
             let handled = ["true", "false", ""][Int(rng.next() % 3)]
             let id = n % 10 == 9 ? "" : "\(tag)-\(n)"
             let latText = n % 250 == 249 ? "" : String(format: "%.6f", lat)
-            let row = "\(id),\(Civil.iso(t)),\(latText),\(String(format: "%.6f", lon)),\(category),\(handled),note \(n)\n"
+            let row =
+                "\(id),\(Civil.iso(t)),\(latText),\(String(format: "%.6f", lon)),\(category),\(handled),note \(n)\n"
             text += row
             if !latText.isEmpty { accepted += 1 }
             last = id.isEmpty && !latText.isEmpty ? row : ""
@@ -49,7 +52,9 @@ enum GeneratedData {
     }
 
     /// Several files with distinct row counts, written into `folder`; returns (path, file).
-    static func write(_ specs: [(String, Int)], into folder: String, seed: UInt64, days: Int = 700) throws -> [(path: String, file: File)] {
+    static func write(_ specs: [(String, Int)], into folder: String, seed: UInt64, days: Int = 700) throws -> [(
+        path: String, file: File
+    )] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return try specs.enumerated().map { k, spec in
             let f = file(spec.0, rows: spec.1 * scale, seed: seed &+ UInt64(k) &* 7919, days: days)

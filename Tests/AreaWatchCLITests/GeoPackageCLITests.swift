@@ -1,6 +1,6 @@
-import Foundation
 import AreaWatchStore
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// SPEC §19 end to end: grid.gpkg against the CSVs and GeoJSON beside it, read by GDAL (ogrinfo,
@@ -16,9 +16,10 @@ struct GeoPackageCLITests {
         let list = try runTool(ogrinfo, ["-ro", "-q", path])
         #expect(list.status == 0, "\(list)")
         // The bundled areas include one of several parts; the styles are QGIS's attribute table.
-        #expect(list.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(
+            list.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
                 == ["1: grid (Polygon)", "2: areas (Multi Polygon)", "3: poi (Point)", "4: layer_styles (None)"],
-                "\(list.stdout)")
+            "\(list.stdout)")
         for (layer, csv) in [("grid", "grid.csv"), ("areas", "areas.csv"), ("poi", "poi.csv")] {
             let info = try runTool(ogrinfo, ["-ro", "-so", path, layer])
             #expect(info.status == 0 && info.stderr.isEmpty, "\(info)")
@@ -55,11 +56,16 @@ struct GeoPackageCLITests {
         let tmp = try TempDir()
         for (layer, geojson) in [("grid", "grid.geojson"), ("areas", "areas.geojson")] {
             let out = tmp.sub("\(layer).geojson")
-            let r = try runTool(ogr2ogr, ["-f", "GeoJSON", "-lco", "COORDINATE_PRECISION=15", out,
-                                          run.out + "/grid.gpkg", layer], timeout: 300)
+            let r = try runTool(
+                ogr2ogr,
+                [
+                    "-f", "GeoJSON", "-lco", "COORDINATE_PRECISION=15", out,
+                    run.out + "/grid.gpkg", layer
+                ], timeout: 300)
             #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
-            let problems = GeoJSONCompare.problems(try JSON.parse(try readBytes(out)),
-                                                   expected: try JSON.parse(try run.file(geojson)), name: layer)
+            let problems = GeoJSONCompare.problems(
+                try JSON.parse(try readBytes(out)),
+                expected: try JSON.parse(try run.file(geojson)), name: layer)
             #expect(problems.isEmpty, "\(problems.prefix(10))")
         }
     }
@@ -82,15 +88,18 @@ struct GeoPackageCLITests {
         let tmp = try TempDir()
         let input = try EHSACLITests.input(tmp)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", EHSACLITests.asOf,
-                         "--tile-zooms", "none", "--ehsa", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", out, "--as-of", EHSACLITests.asOf,
+            "--tile-zooms", "none", "--ehsa", "--quiet"
+        ])
         let ehsa = try SQLiteDatabase(path: out + "/grid.gpkg", create: false, readOnly: true, spatiaLite: false)
         let labels = PageLegend.hotSpotLabels(try String(contentsOfFile: out + "/report.html", encoding: .utf8))
         try #require(labels.count >= 2, "the page's EHSA labels: \(labels)")
         let problems = try StyleCheck.problems(ehsa, layer: "ehsa", attribute: "label", expected: labels)
         #expect(problems.isEmpty, "\(problems)")
-        let values = try GeoPackageValues.problems(ehsa, layer: "ehsa",
-                                                   csv: StrictCSV.parse(try readBytes(out + "/ehsa.csv")))
+        let values = try GeoPackageValues.problems(
+            ehsa, layer: "ehsa",
+            csv: StrictCSV.parse(try readBytes(out + "/ehsa.csv")))
         #expect(values.isEmpty, "\(values.prefix(10))")
         try GDAL.validate(out + "/grid.gpkg")
     }
@@ -99,18 +108,21 @@ struct GeoPackageCLITests {
     func disclosure() throws {
         let tmp = try TempDir()
         let out = tmp.sub("report")
-        try areawatchOK(["report", "--input"] + Array(Datasets.police.suffix(2)) + [
-            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
-            "--min-cell-count", "3", "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet",
-        ])
+        try areawatchOK(
+            ["report", "--input"] + Array(Datasets.police.suffix(2)) + [
+                "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+                "--min-cell-count", "3", "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet"
+            ])
         let db = try SQLiteDatabase(path: out + "/grid.gpkg", create: false, readOnly: true, spatiaLite: false)
         for layer in ["grid", "areas"] {
-            let problems = try GeoPackageValues.problems(db, layer: layer,
-                                                         csv: StrictCSV.parse(try readBytes(out + "/\(layer).csv")))
+            let problems = try GeoPackageValues.problems(
+                db, layer: layer,
+                csv: StrictCSV.parse(try readBytes(out + "/\(layer).csv")))
             #expect(problems.isEmpty, "\(problems.prefix(10))")
         }
-        #expect(try db.integer("SELECT count(*) FROM grid WHERE n_current IS NULL") ?? 0 > 0,
-                "no n_current withheld: the test data no longer exercises disclosure control")
+        #expect(
+            try db.integer("SELECT count(*) FROM grid WHERE n_current IS NULL") ?? 0 > 0,
+            "no n_current withheld: the test data no longer exercises disclosure control")
         try GDAL.validate(out + "/grid.gpkg")
     }
 
@@ -119,14 +131,18 @@ struct GeoPackageCLITests {
         let tmp = try TempDir()
         let box = "[[[-1.9,53.7],[-1.8,53.7],[-1.8,53.75],[-1.9,53.75],[-1.9,53.7]]]"
         for property in ["Class", "FID", "Geom"] {
-            let areas = try tmp.file("areas-\(property).geojson", """
+            let areas = try tmp.file(
+                "areas-\(property).geojson",
+                """
                 {"type":"FeatureCollection","features":[{"type":"Feature","properties":{"\(property)":"Box"},
                 "geometry":{"type":"Polygon","coordinates":\(box)}}]}
                 """)
             let out = tmp.sub("out-\(property)")
-            try areawatchOK(["report", "--input", Datasets.police.last!, "--as-of", Datasets.asOf, "--areas", areas,
-                             "--area-id", property, "--out", out, "--tile-zooms", "none", "--formats", "gpkg",
-                             "--quiet"])
+            try areawatchOK([
+                "report", "--input", Datasets.police.last!, "--as-of", Datasets.asOf, "--areas", areas,
+                "--area-id", property, "--out", out, "--tile-zooms", "none", "--formats", "gpkg",
+                "--quiet"
+            ])
             let db = try SQLiteDatabase(path: out + "/grid.gpkg", create: false, readOnly: true, spatiaLite: false)
             #expect(try db.scalar("SELECT name FROM pragma_table_info('areas') WHERE cid = 2") == .text("area_id"))
             #expect(try db.integer("SELECT count(*) FROM areas WHERE area_id = 'Box' AND class IS NOT NULL") == 1)
@@ -140,8 +156,10 @@ struct GeoPackageCLITests {
         let out = tmp.sub("report")
         var written: [[UInt8]] = []
         for _ in 0..<3 {
-            try areawatchOK(["report", "--input", Datasets.police.last!, "--out", out, "--as-of", Datasets.asOf,
-                             "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet"])
+            try areawatchOK([
+                "report", "--input", Datasets.police.last!, "--out", out, "--as-of", Datasets.asOf,
+                "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet"
+            ])
             written.append(try readBytes(out + "/grid.gpkg"))
         }
         #expect(written[1] == written[0] && written[2] == written[0], "grid.gpkg differs between the runs")
@@ -153,8 +171,10 @@ struct GeoPackageCLITests {
         let tmp = try TempDir()
         let out = tmp.sub("report")
         let input = try tmp.file("one.csv", "id,lat,lon,time,category\n1,53.72,-1.86,2018-07-01T10:00:00Z,Burglary\n")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2010-01-01T00:00:00Z",
-                         "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", out, "--as-of", "2010-01-01T00:00:00Z",
+            "--tile-zooms", "none", "--formats", "csv,gpkg", "--quiet"
+        ])
         #expect(StrictCSV.parse(try readBytes(out + "/grid.csv")).records.isEmpty, "the grid is not empty")
         let db = try SQLiteDatabase(path: out + "/grid.gpkg", create: false, readOnly: true, spatiaLite: false)
         #expect(try db.integer("SELECT count(*) FROM grid") == 0)

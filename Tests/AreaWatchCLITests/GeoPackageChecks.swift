@@ -1,6 +1,6 @@
+import AreaWatchStore
 import Foundation
 import FoundationXML
-import AreaWatchStore
 import Testing
 
 /// GDAL's tools over a GeoPackage, and the reading of `ogrinfo -so`'s summary.
@@ -59,7 +59,10 @@ enum GDAL {
         var xs: [Double] = [], ys: [Double] = []
         if let wkt = csv.header.firstIndex(of: "wkt") {
             for row in rows {
-                for p in ParquetCheck.wktPoints(row.fields[wkt]) { xs.append(p[0]); ys.append(p[1]) }
+                for p in ParquetCheck.wktPoints(row.fields[wkt]) {
+                    xs.append(p[0])
+                    ys.append(p[1])
+                }
             }
         } else if let lon = csv.header.firstIndex(of: "lon"), let lat = csv.header.firstIndex(of: "lat") {
             xs = rows.compactMap { Double($0.fields[lon]) }
@@ -115,9 +118,11 @@ enum GeoPackageValues {
                     problems.append("\(layer) row \(r): geometry \(String(describing: points)), WKT \(fields[wkt])")
                 }
             } else if let lon = columns.firstIndex(of: "lon"), let lat = columns.firstIndex(of: "lat") {
-                let point = wkb.count == 21 ? [5, 13].map { at in
-                    Double(bitPattern: wkb[at..<at + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-                } : []
+                let point =
+                    wkb.count == 21
+                    ? [5, 13].map { at in
+                        Double(bitPattern: wkb[at..<at + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                    } : []
                 if point != [Double(fields[lon]), Double(fields[lat])] {
                     problems.append("\(layer) row \(r): point \(point), the CSV \(fields[lon]) \(fields[lat])")
                 }
@@ -189,7 +194,8 @@ struct StyleCategory: Hashable, CustomStringConvertible {
 enum PageLegend {
     /// The heatmap legend's classes: `data-class`, the swatch's fill, the label.
     static func classes(_ html: String) -> [StyleCategory] {
-        let pattern = #"<g class="legend-entry" data-class="([a-z]+)"><rect [^>]*fill="(#[0-9a-f]{6})"[^>]*/>"#
+        let pattern =
+            #"<g class="legend-entry" data-class="([a-z]+)"><rect [^>]*fill="(#[0-9a-f]{6})"[^>]*/>"#
             + #"<text [^>]*>([^<]+)</text>"#
         return matches(pattern, in: html).map { StyleCategory(value: $0[0], label: $0[2], colour: $0[1]) }
     }

@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// A new user's first commands: every command's `--help` ends with examples, and the examples
@@ -19,17 +19,25 @@ struct GettingStartedTests {
     static func words(_ line: String) -> [String] {
         var words: [String] = [], word = "", quoted = false, started = false
         for c in line {
-            if c == "'" { quoted.toggle(); started = true } else if c == " " && !quoted {
+            if c == "'" {
+                quoted.toggle()
+                started = true
+            } else if c == " " && !quoted {
                 if started { words.append(word) }
-                word = ""; started = false
-            } else { word.append(c); started = true }
+                word = ""
+                started = false
+            } else {
+                word.append(c)
+                started = true
+            }
         }
         if started { words.append(word) }
         return words
     }
 
-    @Test("each command's --help ends with two or three examples of that command, using its own options",
-          arguments: ["", ] + commands)
+    @Test(
+        "each command's --help ends with two or three examples of that command, using its own options",
+        arguments: [""] + commands)
     func helpEndsWithExamples(_ command: String) throws {
         let r = try areawatch(command.isEmpty ? ["--help"] : [command, "--help"])
         #expect(r.status == 0, "\(r)")
@@ -56,7 +64,8 @@ struct GettingStartedTests {
     @Test("the examples of ingest, stats, query, report, lookup and check run as written on the bundled data")
     func examplesRun() throws {
         let tmp = try TempDir()
-        try FileManager.default.createSymbolicLink(atPath: tmp.sub("datasets"), withDestinationPath: packageRoot + "/datasets")
+        try FileManager.default.createSymbolicLink(
+            atPath: tmp.sub("datasets"), withDestinationPath: packageRoot + "/datasets")
         // The report the lookup examples read: the bundled job's, where `make run` puts it.
         let bundled = try BundledRun.get()
         try tmp.folder("reports")

@@ -1,7 +1,7 @@
+import AreaWatchTestSupport
 import Foundation
 import Glibc
 import Testing
-import AreaWatchTestSupport
 
 /// The hardening review: the inbox is where other parties drop files, so the nightly job must
 /// not trust what it finds there — links out of it, link loops, dangling links, FIFOs — and must
@@ -9,14 +9,17 @@ import AreaWatchTestSupport
 @Suite("the inbox as a trust boundary", .timeLimit(.minutes(10)))
 struct InboxTrustTests {
     static func incidents(_ ids: [String], lat: Double = 53.72) -> String {
-        "id,lat,lon,time,category\n" + ids.enumerated().map { k, id in
-            "\(id),\(lat + Double(k) * 0.001),-1.86,2018-05-0\(k % 9 + 1),Burglary\n"
-        }.joined()
+        "id,lat,lon,time,category\n"
+            + ids.enumerated().map { k, id in
+                "\(id),\(lat + Double(k) * 0.001),-1.86,2018-05-0\(k % 9 + 1),Burglary\n"
+            }.joined()
     }
 
     /// A job over `inbox/` with the given `[inbox]` lines; the store is `s.db`, the report `out`.
     static func job(_ tmp: TempDir, inbox: String = "") throws -> String {
-        try tmp.file("job.toml", """
+        try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [inbox]
@@ -93,8 +96,9 @@ struct InboxTrustTests {
         let allowing = try Self.job(tmp, inbox: "include = [\"*.csv\"]\nfollow_links_outside = true")
         let followed = try areawatch(["run", "--config", allowing])
         #expect(followed.status == 2, "\(followed)")
-        #expect(followed.stderrLines.contains { $0.contains("inbox/leak.csv: line 1: not a CSV file of incidents") },
-                "\(followed)")
+        #expect(
+            followed.stderrLines.contains { $0.contains("inbox/leak.csv: line 1: not a CSV file of incidents") },
+            "\(followed)")
         #expect(!followed.stderr.contains("SECRET") && !followed.stdout.contains("SECRET"), "\(followed)")
         let afterwards = try StoreProbe.snapshot(tmp.sub("s.db")).ingestedFiles
         #expect(afterwards == [tmp.sub("inbox/a.csv"), tmp.sub("inbox/other.csv")])
@@ -123,8 +127,9 @@ struct InboxTrustTests {
         let dangling = "inbox/dangling.csv: skipped: a dangling link (its target does not exist)"
         #expect(r.stderrLines.contains { $0.hasSuffix(dangling) }, "\(r)")
         #expect(r.stderrLines.contains { $0.hasSuffix("inbox/pipe.csv: skipped: not a regular file (a FIFO)") }, "\(r)")
-        #expect(!r.stderr.contains("dangling.txt") && !r.stderr.contains("notes.txt"),
-                "an entry no pattern names is not news: \(r)")
+        #expect(
+            !r.stderr.contains("dangling.txt") && !r.stderr.contains("notes.txt"),
+            "an entry no pattern names is not news: \(r)")
         let stored = try StoreProbe.snapshot(tmp.sub("s.db"))
         // current/may.csv is read first (path order); latest.csv then has the same SHA-256 and is skipped.
         #expect(stored.ingestedFiles == [tmp.sub("inbox/current/may.csv")], "\(stored)")
@@ -144,8 +149,12 @@ struct InboxTrustTests {
         try tmp.file("inbox/" + deepest + "/z.csv", Self.incidents(["z"], lat: 53.74))
         let r = try areawatch(["run", "--config", try Self.job(tmp, inbox: "include = [\"*/*.csv\", \"d1/**/*.csv\"]")])
         #expect(r.status == 0, "\(r)")
-        #expect(r.stderrLines.contains { $0.hasSuffix("inbox/b2: skipped: a link to a folder already walked through "
-                                                      + tmp.sub("inbox/b1")) }, "\(r)")
+        #expect(
+            r.stderrLines.contains {
+                $0.hasSuffix(
+                    "inbox/b2: skipped: a link to a folder already walked through "
+                        + tmp.sub("inbox/b1"))
+            }, "\(r)")
         #expect(r.stderrLines.contains { $0.hasSuffix("/d33: skipped: more than 32 folders below the inbox") }, "\(r)")
         let stored = try StoreProbe.snapshot(tmp.sub("s.db")).ingestedFiles
         let files = stored.map { String($0.dropFirst(tmp.sub("inbox/").count)) }
@@ -175,18 +184,22 @@ struct InboxTrustTests {
     }
 
     /// Before: each of these was accepted and matched nothing, silently.
-    @Test("patterns that can never match are usage errors naming the pattern", arguments: [
-        (#"include = ["/etc/*"]"#, "/etc/*", "absolute"),
-        (#"include = ["../*"]"#, "../*", "out of the inbox"),
-        (#"include = ["["]"#, "[", "never closed"),
-        (#"include = [""]"#, "\"\"", "empty"),
-        (#"include = ["a//b.csv"]"#, "a//b.csv", "empty name"),
-        (#"include = ["x\\"]"#, "x\\", "escapes nothing"),
-        (#"include = ["[[:alhpa:]].csv"]"#, "[[:alhpa:]].csv", "unknown character class"),
-        ("include = []", "include", "empty"),
-        ("[[inbox.files]]\npattern = \"../nyc/*.csv\"\ntimezone = \"America/New_York\"",
-         "../nyc/*.csv", "out of the inbox"),
-    ])
+    @Test(
+        "patterns that can never match are usage errors naming the pattern",
+        arguments: [
+            (#"include = ["/etc/*"]"#, "/etc/*", "absolute"),
+            (#"include = ["../*"]"#, "../*", "out of the inbox"),
+            (#"include = ["["]"#, "[", "never closed"),
+            (#"include = [""]"#, "\"\"", "empty"),
+            (#"include = ["a//b.csv"]"#, "a//b.csv", "empty name"),
+            (#"include = ["x\\"]"#, "x\\", "escapes nothing"),
+            (#"include = ["[[:alhpa:]].csv"]"#, "[[:alhpa:]].csv", "unknown character class"),
+            ("include = []", "include", "empty"),
+            (
+                "[[inbox.files]]\npattern = \"../nyc/*.csv\"\ntimezone = \"America/New_York\"",
+                "../nyc/*.csv", "out of the inbox"
+            )
+        ])
     func impossiblePatterns(_ inbox: String, _ named: String, _ reason: String) throws {
         let tmp = try TempDir()
         try tmp.file("inbox/a.csv", Self.incidents(["a"]))

@@ -1,8 +1,9 @@
+import AreaWatchTestSupport
 import Foundation
 import Testing
-import AreaWatchTestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // An independent re-computation of what the reports must say, written from SPEC §6–§8 alone:
@@ -77,12 +78,16 @@ struct Lattice {
     }
 
     func cell(lat: Double, lon: Double) -> Cell {
-        Cell(i: Lattice.index(lon, min: -180, size: width, count: 1 << lonBits),
-             j: Lattice.index(lat, min: -90, size: height, count: 1 << latBits))
+        Cell(
+            i: Lattice.index(lon, min: -180, size: width, count: 1 << lonBits),
+            j: Lattice.index(lat, min: -90, size: height, count: 1 << latBits))
     }
 
     func bounds(_ c: Cell) -> (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double) {
-        (-90 + Double(c.j) * height, -180 + Double(c.i) * width, -90 + Double(c.j + 1) * height, -180 + Double(c.i + 1) * width)
+        (
+            -90 + Double(c.j) * height, -180 + Double(c.i) * width, -90 + Double(c.j + 1) * height,
+            -180 + Double(c.i + 1) * width
+        )
     }
 
     func centre(_ c: Cell) -> (lat: Double, lon: Double) {
@@ -96,10 +101,20 @@ struct Lattice {
         var lonBit = lonBits - 1, latBit = latBits - 1
         for k in 0..<(5 * precision) {
             let bit: Int
-            if k % 2 == 0 { bit = (c.i >> lonBit) & 1; lonBit -= 1 } else { bit = (c.j >> latBit) & 1; latBit -= 1 }
+            if k % 2 == 0 {
+                bit = (c.i >> lonBit) & 1
+                lonBit -= 1
+            } else {
+                bit = (c.j >> latBit) & 1
+                latBit -= 1
+            }
             value = value << 1 | bit
             bits += 1
-            if bits == 5 { chars.append(Lattice.alphabet[value]); value = 0; bits = 0 }
+            if bits == 5 {
+                chars.append(Lattice.alphabet[value])
+                value = 0
+                bits = 0
+            }
         }
         return String(chars)
     }
@@ -127,7 +142,10 @@ func tileOf(lat: Double, lon: Double, zoom: Int) -> (x: Int, y: Int, xf: Double,
     let phi = min(max(lat, -maxLat), maxLat) * Double.pi / 180
     let xf = (lon + 180) / 360 * n
     let yf = (1 - asinh(tan(phi)) / Double.pi) / 2 * n
-    return (min(max(Int(xf.rounded(.down)), 0), (1 << zoom) - 1), min(max(Int(yf.rounded(.down)), 0), (1 << zoom) - 1), xf, yf)
+    return (
+        min(max(Int(xf.rounded(.down)), 0), (1 << zoom) - 1), min(max(Int(yf.rounded(.down)), 0), (1 << zoom) - 1), xf,
+        yf
+    )
 }
 
 // MARK: - The bundled inputs, read independently
@@ -167,12 +185,17 @@ enum BundledModel {
         for row in parsed.records {
             file.rows += 1
             let f = row.fields
-            guard !f[lat].isEmpty, !f[lon].isEmpty else { file.rejectedLines.append(row.line); continue }
+            guard !f[lat].isEmpty, !f[lon].isEmpty else {
+                file.rejectedLines.append(row.line)
+                continue
+            }
             let ym = f[month].split(separator: "-").compactMap { Int($0) }
             try #require(ym.count == 2, "month \(f[month])")
-            file.incidents.append(ModelIncident(
-                id: f[id], time: Civil.epoch(ym[0], ym[1], 1), lat: try #require(Double(f[lat])), lon: try #require(Double(f[lon])),
-                latText: f[lat], lonText: f[lon], category: f[type].isEmpty ? nil : f[type], handled: nil))
+            file.incidents.append(
+                ModelIncident(
+                    id: f[id], time: Civil.epoch(ym[0], ym[1], 1), lat: try #require(Double(f[lat])),
+                    lon: try #require(Double(f[lon])),
+                    latText: f[lat], lonText: f[lon], category: f[type].isEmpty ? nil : f[type], handled: nil))
             file.categories[f[type], default: 0] += 1
         }
         return file
@@ -193,7 +216,8 @@ enum BundledModel {
     /// A WatchMe export: every post of `posts`, minus those the manifest lists as rejected; the
     /// manifest's special posts carry their expected time, the others an epoch-seconds timestamp.
     static func watchme(_ path: String) throws -> WatchMeExport {
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(readBytes(dataset("watchme/manifest.json")))) as? [String: Any])
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(readBytes(dataset("watchme/manifest.json")))) as? [String: Any])
         let specials = try #require(manifest["special_posts"] as? [[String: Any]])
         var rejected: [String: String] = [:]
         var specialTime: [String: Int64] = [:]
@@ -209,7 +233,8 @@ enum BundledModel {
         }
         let root = try #require(try JSONSerialization.jsonObject(with: Data(readBytes(path))) as? [String: Any])
         let posts = try #require(root["posts"] as? [String: Any])
-        var export = WatchMeExport(path: path, posts: [:], rejected: [:], userIDs: [], descriptions: [], userNodeStrings: [])
+        var export = WatchMeExport(
+            path: path, posts: [:], rejected: [:], userIDs: [], descriptions: [], userNodeStrings: [])
         func number(_ v: Any?) -> (Double, String)? {
             if let n = v as? NSNumber { return (n.doubleValue, n.stringValue) }
             if let s = v as? String, let d = Double(s) { return (d, s) }
@@ -220,7 +245,10 @@ enum BundledModel {
                 if let u = post["user"] as? String, !u.isEmpty { export.userIDs.insert(u) }
                 if let d = post["description"] as? String, !d.isEmpty { export.descriptions.insert(d) }
             }
-            if let reason = rejected[id] { export.rejected[id] = reason; continue }
+            if let reason = rejected[id] {
+                export.rejected[id] = reason
+                continue
+            }
             let post = try #require(value as? [String: Any], "post \(id)")
             let (lat, latText) = try #require(number(post["latitude"]), "latitude of \(id)")
             let (lon, lonText) = try #require(number(post["longitude"]), "longitude of \(id)")
@@ -234,7 +262,8 @@ enum BundledModel {
             }
             export.posts[id] = ModelIncident(
                 id: id, time: time, lat: lat, lon: lon, latText: latText, lonText: lonText, category: nil,
-                handled: post["policeArrived"] as? Bool, user: post["user"] as? String, description: post["description"] as? String)
+                handled: post["policeArrived"] as? Bool, user: post["user"] as? String,
+                description: post["description"] as? String)
         }
         if let users = root["users"] as? [String: Any] {
             for (uid, value) in users {
@@ -294,14 +323,19 @@ struct ModelGrid {
         self.radius = radius
         windows = Windows(asOf: asOf)
         let lattice = Lattice(precision: precision)
-        struct Acc { var nc = 0, np = 0, rcLo = 0, rcHi = 0, rpLo = 0, rpHi = 0, hLo = 0, hHi = 0; var years: [Int: Int] = [:] }
+        struct Acc {
+            var nc = 0, np = 0, rcLo = 0, rcHi = 0, rpLo = 0, rpHi = 0, hLo = 0, hHi = 0
+            var years: [Int: Int] = [:]
+        }
         var acc: [Lattice.Cell: Acc] = [:]
         var yearSet = Set<Int>()
         let degrees = radius / (Sphere.radius * Double.pi / 180)
         for inc in incidents {
             let w = windows.window(inc.time)
             switch w {
-            case .future: future += 1; continue
+            case .future:
+                future += 1
+                continue
             case .current: current += 1
             case .previous: previous += 1
             case .older: older += 1
@@ -332,7 +366,10 @@ struct ModelGrid {
                     if w == .current {
                         a.rcHi += 1
                         if certain { a.rcLo += 1 }
-                        if inc.handled == true { a.hHi += 1; if certain { a.hLo += 1 } }
+                        if inc.handled == true {
+                            a.hHi += 1
+                            if certain { a.hLo += 1 }
+                        }
                     } else {
                         a.rpHi += 1
                         if certain { a.rpLo += 1 }
@@ -345,8 +382,9 @@ struct ModelGrid {
         required = [:]
         optional = [:]
         for (c, a) in acc {
-            let cell = ModelCell(nCurrent: a.nc, nPrevious: a.np, rCurrent: a.rcLo...a.rcHi, rPrevious: a.rpLo...a.rpHi,
-                                 handled: a.hLo...a.hHi, years: a.years)
+            let cell = ModelCell(
+                nCurrent: a.nc, nPrevious: a.np, rCurrent: a.rcLo...a.rcHi, rPrevious: a.rpLo...a.rpHi,
+                handled: a.hLo...a.hHi, years: a.years)
             if a.nc + a.np + a.rcLo + a.rpLo > 0 {
                 required[lattice.geohash(c)] = cell
             } else if a.rcHi + a.rpHi > 0 {
@@ -376,22 +414,32 @@ struct ModelAnswer {
     var handled: ClosedRange<Int>
     var excludedFuture: Int
 
-    init(incidents: [ModelIncident], lat: Double, lon: Double, asOf: Int64, radius: Double = 1000,
-         filter: (ModelIncident) -> Bool = { _ in true }) {
+    init(
+        incidents: [ModelIncident], lat: Double, lon: Double, asOf: Int64, radius: Double = 1000,
+        filter: (ModelIncident) -> Bool = { _ in true }
+    ) {
         let windows = Windows(asOf: asOf)
         var c = (0, 0), p = (0, 0), h = (0, 0), f = 0
         for inc in incidents where filter(inc) {
             let w = windows.window(inc.time)
-            if w == .future { f += 1; continue }
+            if w == .future {
+                f += 1
+                continue
+            }
             guard w == .current || w == .previous else { continue }
             let d = Sphere.distance(lat, lon, inc.lat, inc.lon)
             guard d <= radius + ModelGrid.margin else { continue }
             let certain = d <= radius - ModelGrid.margin
             if w == .current {
-                c.1 += 1; if certain { c.0 += 1 }
-                if inc.handled == true { h.1 += 1; if certain { h.0 += 1 } }
+                c.1 += 1
+                if certain { c.0 += 1 }
+                if inc.handled == true {
+                    h.1 += 1
+                    if certain { h.0 += 1 }
+                }
             } else {
-                p.1 += 1; if certain { p.0 += 1 }
+                p.1 += 1
+                if certain { p.0 += 1 }
             }
         }
         current = c.0...c.1

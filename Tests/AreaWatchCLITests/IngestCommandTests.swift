@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// The per-file table `ingest` and `run` print: cells are separated by two or more spaces.
@@ -12,9 +12,15 @@ struct IngestTable {
         var header: [String] = []
         var rows: [String: [String]] = [:]
         for line in stdout.split(separator: "\n").map(String.init) {
-            if line.hasPrefix("rejects: ") { rejectsLine = line; continue }
+            if line.hasPrefix("rejects: ") {
+                rejectsLine = line
+                continue
+            }
             let cells = IngestTable.cells(line)
-            if cells.first == "file" && header.isEmpty { header = cells; continue }
+            if cells.first == "file" && header.isEmpty {
+                header = cells
+                continue
+            }
             if !header.isEmpty, let file = cells.first, cells.count >= 8 { rows[file] = Array(cells.dropFirst()) }
         }
         self.header = header
@@ -26,8 +32,16 @@ struct IngestTable {
         var current = ""
         var spaces = 0
         for ch in line {
-            if ch == " " { spaces += 1; continue }
-            if spaces >= 2 { cells.append(current); current = "" } else if spaces == 1 { current += " " }
+            if ch == " " {
+                spaces += 1
+                continue
+            }
+            if spaces >= 2 {
+                cells.append(current)
+                current = ""
+            } else if spaces == 1 {
+                current += " "
+            }
             spaces = 0
             current.append(ch)
         }
@@ -52,7 +66,9 @@ struct IngestTable {
 
 @Suite("ingest", .timeLimit(.minutes(10)))
 struct IngestCommandTests {
-    static let tableHeader = ["file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"]
+    static let tableHeader = [
+        "file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"
+    ]
 
     @Test("per-file table and rejects file agree with the inputs; a second run skips by SHA-256; --force re-reads")
     func tableRejectsSkipAndForce() throws {
@@ -67,12 +83,17 @@ struct IngestCommandTests {
         #expect(table.header == Self.tableHeader, "\(first)")
         let p = try #require(table.row(police.path), "\(first)")
         #expect(p.format == "csv")
-        #expect(p.numbers == [police.rows, police.incidents.count, police.incidents.count, 0, 0, police.rejectedLines.count], "\(first)")
+        #expect(
+            p.numbers == [
+                police.rows, police.incidents.count, police.incidents.count, 0, 0, police.rejectedLines.count
+            ], "\(first)")
         #expect(p.reasons == ["missing_coordinates": police.rejectedLines.count], "\(first)")
         let w = try #require(table.row(watchme.path), "\(first)")
         let postCount = watchme.posts.count + watchme.rejected.count
         #expect(w.format.hasPrefix("json"), "\(first)")
-        #expect(w.numbers == [postCount, watchme.posts.count, watchme.posts.count, 0, 0, watchme.rejected.count], "\(first)")
+        #expect(
+            w.numbers == [postCount, watchme.posts.count, watchme.posts.count, 0, 0, watchme.rejected.count], "\(first)"
+        )
         var expectedReasons: [String: Int] = [:]
         for (_, reason) in watchme.rejected { expectedReasons[reason, default: 0] += 1 }
         #expect(w.reasons == expectedReasons, "\(first)")
@@ -80,8 +101,9 @@ struct IngestCommandTests {
         // The rejects file: beside the store, RFC 4180, one row per rejected record.
         let rejectsPath = tmp.sub("store-rejects.csv")
         let totalRejects = police.rejectedLines.count + watchme.rejected.count
-        #expect(table.rejectsLine == "rejects: \(totalRejects) written to \(rejectsPath) (every file the store holds)",
-                "\(first)")
+        #expect(
+            table.rejectsLine == "rejects: \(totalRejects) written to \(rejectsPath) (every file the store holds)",
+            "\(first)")
         let rejects = StrictCSV.parse(try readBytes(rejectsPath))
         #expect(rejects.violations.isEmpty, "\(rejects.violations)")
         #expect(rejects.header == ["source", "record", "id", "reason", "excerpt"])
@@ -89,10 +111,12 @@ struct IngestCommandTests {
         #expect(rows.count == totalRejects)
         let policeRejects = rows.filter { $0["source"] == police.path }
         #expect(policeRejects.compactMap { $0["record"].flatMap(Int.init) } == police.rejectedLines)
-        #expect(policeRejects.allSatisfy { $0["reason"] == "missing_coordinates" && ($0["excerpt"]?.count ?? 0) <= 200 })
+        #expect(
+            policeRejects.allSatisfy { $0["reason"] == "missing_coordinates" && ($0["excerpt"]?.count ?? 0) <= 200 })
         var watchmeRejects: [String: String] = [:]
         for row in rows where row["source"] == watchme.path { watchmeRejects[row["record"] ?? ""] = row["reason"] }
-        #expect(watchmeRejects == Dictionary(uniqueKeysWithValues: watchme.rejected.map { ("posts.\($0.key)", $0.value) }))
+        #expect(
+            watchmeRejects == Dictionary(uniqueKeysWithValues: watchme.rejected.map { ("posts.\($0.key)", $0.value) }))
 
         let stored = try StoreProbe.snapshot(db)
         #expect(stored.count == police.incidents.count + watchme.posts.count)
@@ -108,8 +132,14 @@ struct IngestCommandTests {
         // --force re-reads: every accepted record is unchanged, nothing new.
         let forced = try areawatchOK(["ingest", police.path, watchme.path, "--db", db, "--force"])
         let f = IngestTable(forced.stdout)
-        #expect(f.row(police.path)?.numbers == [police.rows, police.incidents.count, 0, 0, police.incidents.count, police.rejectedLines.count], "\(forced)")
-        #expect(f.row(watchme.path)?.numbers == [postCount, watchme.posts.count, 0, 0, watchme.posts.count, watchme.rejected.count], "\(forced)")
+        #expect(
+            f.row(police.path)?.numbers == [
+                police.rows, police.incidents.count, 0, 0, police.incidents.count, police.rejectedLines.count
+            ], "\(forced)")
+        #expect(
+            f.row(watchme.path)?.numbers == [
+                postCount, watchme.posts.count, 0, 0, watchme.posts.count, watchme.rejected.count
+            ], "\(forced)")
         let afterForce = try StoreProbe.snapshot(db)
         #expect(afterForce.count == stored.count && afterForce.digest == stored.digest)
     }
@@ -125,14 +155,22 @@ struct IngestCommandTests {
         let a = try #require(files["watchme-export-2018-07-31.json"]?["ingest_into_empty_store"])
         let b = try #require(files["watchme-export-2018-08-01-edits.json"]?["ingest_after_first_file"])
         let rowA = try #require(table.row(Datasets.watchme[0])), rowB = try #require(table.row(Datasets.watchme[1]))
-        #expect(Array(rowA.numbers[2...5]) == [a["new"]?.int, a["updated"]?.int, a["duplicate"]?.int, a["rejected"]?.int].compactMap { $0 }, "\(r)")
-        #expect(Array(rowB.numbers[2...5]) == [b["new"]?.int, b["updated"]?.int, b["duplicate"]?.int, b["rejected"]?.int].compactMap { $0 }, "\(r)")
+        #expect(
+            Array(rowA.numbers[2...5])
+                == [a["new"]?.int, a["updated"]?.int, a["duplicate"]?.int, a["rejected"]?.int].compactMap { $0 }, "\(r)"
+        )
+        #expect(
+            Array(rowB.numbers[2...5])
+                == [b["new"]?.int, b["updated"]?.int, b["duplicate"]?.int, b["rejected"]?.int].compactMap { $0 }, "\(r)"
+        )
     }
 
     @Test("--source namespaces every key, derived keys too")
     func sourceOption() throws {
         let tmp = try TempDir()
-        let csv = try tmp.file("feed.csv", """
+        let csv = try tmp.file(
+            "feed.csv",
+            """
             id,lat,lon,time,category
             A1,53.72,-1.86,2018-05-01T10:00:00Z,Burglary
             ,53.7201,-1.8601,2018-05-02T10:00:00Z,Robbery
@@ -147,7 +185,9 @@ struct IngestCommandTests {
         #expect(try StoreProbe.strings(db, "SELECT DISTINCT source FROM incidents") == ["feedA"])
 
         // The analyst listing shows the namespaced keys.
-        let q = try areawatchOK(["query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--list", "--json"])
+        let q = try areawatchOK([
+            "query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--list", "--json"
+        ])
         let listed = try #require(try JSON.parse(q.stdout)["incidents"]?.array)
         #expect(Set(listed.compactMap { $0["key"]?.string }) == Set(keys))
 
@@ -160,7 +200,9 @@ struct IngestCommandTests {
     @Test("--max-reject-rate: exit 3 after a completed ingest, the store committed")
     func maxRejectRate() throws {
         let tmp = try TempDir()
-        let csv = try tmp.file("half-bad.csv", """
+        let csv = try tmp.file(
+            "half-bad.csv",
+            """
             id,lat,lon,time
             a,53.72,-1.86,2018-05-01
             b,,-1.86,2018-05-01
@@ -190,7 +232,9 @@ struct IngestCommandTests {
         let g1 = try tmp.file("g1.csv", "id,lat,lon,time\na,53.71,-1.81,2018-01-01\n")
         let g2 = try tmp.file("g2.csv", "id,lat,lon,time\nb,53.72,-1.82,2018-01-02\n")
         // A rejected record first, then the file ends inside a JSON value (truncated export).
-        let bad = try tmp.file("bad.json", "[{\"id\":\"n\",\"lat\":0,\"lon\":0,\"time\":\"2018-01-01\"},\n{\"id\":\"m\",\"lat\":53.7,\"lon\":")
+        let bad = try tmp.file(
+            "bad.json",
+            "[{\"id\":\"n\",\"lat\":0,\"lon\":0,\"time\":\"2018-01-01\"},\n{\"id\":\"m\",\"lat\":53.7,\"lon\":")
         let db = tmp.sub("s.db")
         try areawatchOK(["ingest", g0, "--db", db, "--quiet"])
         let before = try StoreProbe.snapshot(db)
@@ -214,12 +258,21 @@ struct IngestCommandTests {
         #expect(!rejects.contains("bad.json"), "rejects of a failed file were kept: \(rejects)")
     }
 
-    @Test("input errors of every kind leave the store exactly as it was", arguments: [
-        ("truncated.csv", "id,lat,lon,time\nx,53.7,-1.8,\"2018-01-01\n", "line 2"),
-        ("binary.dat", "\u{1}\u{2}\u{3}\u{0}\u{FF}garbage\u{0}\u{0}", "line 1"),
-        ("cut.ndjson", "{\"id\":\"a\",\"lat\":53.7,\"lon\":-1.8,\"time\":\"2018-01-01\"}\n{\"id\":\"b\",\"lat\":53.7,", "line 2"),
-        ("unbalanced.json", "{\"posts\":{\"a\":{\"latitude\":53.7,\"longitude\":-1.8,\"timestamp\":1500000000}}}}", "line 1"),
-    ])
+    @Test(
+        "input errors of every kind leave the store exactly as it was",
+        arguments: [
+            ("truncated.csv", "id,lat,lon,time\nx,53.7,-1.8,\"2018-01-01\n", "line 2"),
+            ("binary.dat", "\u{1}\u{2}\u{3}\u{0}\u{FF}garbage\u{0}\u{0}", "line 1"),
+            (
+                "cut.ndjson",
+                "{\"id\":\"a\",\"lat\":53.7,\"lon\":-1.8,\"time\":\"2018-01-01\"}\n{\"id\":\"b\",\"lat\":53.7,",
+                "line 2"
+            ),
+            (
+                "unbalanced.json",
+                "{\"posts\":{\"a\":{\"latitude\":53.7,\"longitude\":-1.8,\"timestamp\":1500000000}}}}", "line 1"
+            )
+        ])
     func inputErrorsLeaveStore(_ name: String, _ content: String, _ position: String) throws {
         let tmp = try TempDir()
         let good = try tmp.file("good.csv", "id,lat,lon,time\nz,53.70,-1.80,2018-01-03\n")

@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// report.html's trend (SPEC §8): the months the data covers in words, a monthly series, partial
@@ -25,19 +25,22 @@ struct MonthlyTrendCLITests {
     func bundledJulys() throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input"] + Datasets.police + [
-            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
-            "--tile-zooms", "none", "--quiet",
-        ])
+        try areawatchOK(
+            ["report", "--input"] + Datasets.police + [
+                "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+                "--tile-zooms", "none", "--quiet"
+            ])
         let section = try Self.trendSection(try readText(out + "/report.html"))
-        #expect(section.contains(
-            "<p id=\"months-covered\"><strong>The data holds July 2016, July 2017 and July 2018.</strong></p>"))
+        #expect(
+            section.contains(
+                "<p id=\"months-covered\"><strong>The data holds July 2016, July 2017 and July 2018.</strong></p>"))
         let series = StrictCSV.parse(try readBytes(out + "/timeseries.csv")).records.map(\.fields)
         let all = series.filter { $0[0] == "all" }.map { [$0[1], $0[2]] }
         #expect(all.count == 25)
         #expect(Self.monthlyBars(section) == all)
-        #expect(section.contains(
-            "Partial years (marked *): 2016 (partial: July), 2017 (partial: July), 2018 (partial: July)."))
+        #expect(
+            section.contains(
+                "Partial years (marked *): 2016 (partial: July), 2017 (partial: July), 2018 (partial: July)."))
         for year in ["2016", "2017", "2018"] { #expect(section.contains(">\(year)*</text>"), "\(year) not marked") }
         // Per area: one sparkline bar per month holding incidents, titled with timeseries.csv's count.
         for area in try bundledAreas() {
@@ -62,8 +65,10 @@ struct MonthlyTrendCLITests {
         }
         let input = try tmp.file("months.csv", text)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2018-12-31T23:59:59Z",
-                         "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", out, "--as-of", "2018-12-31T23:59:59Z",
+            "--tile-zooms", "none", "--quiet"
+        ])
         let section = try Self.trendSection(try readText(out + "/report.html"))
         #expect(section.contains("The data holds January 2017 to March 2018."))
         #expect(section.contains("Partial years (marked *): 2018 (partial: January to March)."))

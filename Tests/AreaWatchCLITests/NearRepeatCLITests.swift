@@ -1,6 +1,6 @@
-import Foundation
 import AreaWatchCore
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// `report --near-repeat` (SPEC §16) through the built binary, on a seeded city block where some
@@ -9,7 +9,11 @@ import Testing
 /// near-repeat cell is significant, and the pair bound refuses before anything is written.
 @Suite("near-repeat (Knox test)", .timeLimit(.minutes(10)))
 struct NearRepeatCLITests {
-    struct Incident { var time: Int64; var lat: Double; var lon: Double }
+    struct Incident {
+        var time: Int64
+        var lat: Double
+        var lon: Double
+    }
 
     static let asOf = Civil.epoch(2018, 7, 31, 23, 59, 59)
     static let edges: [Double] = [100, 200, 300, 400]
@@ -29,28 +33,36 @@ struct NearRepeatCLITests {
                 let lon = same ? base.lon : base.lon + (rng.unit() - 0.5) * 0.0012
                 current.append(Incident(time: min(asOf, base.time + dt), lat: lat, lon: lon))
             } else {
-                current.append(Incident(time: asOf - Int64(rng.next() % (364 * 86_400)),
-                                        lat: 53.72 + (rng.unit() - 0.5) * 0.011, lon: -1.86 + (rng.unit() - 0.5) * 0.018))
+                current.append(
+                    Incident(
+                        time: asOf - Int64(rng.next() % (364 * 86_400)),
+                        lat: 53.72 + (rng.unit() - 0.5) * 0.011, lon: -1.86 + (rng.unit() - 0.5) * 0.018))
             }
         }
         var csv = "id,time,lat,lon,category\n"
         for (n, i) in current.enumerated() {
-            csv += "c\(n),\(Civil.iso(i.time)),\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon)),Burglary\n"
+            csv +=
+                "c\(n),\(Civil.iso(i.time)),\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon)),Burglary\n"
         }
         for n in 0..<40 {
             let t = asOf - 366 * 86_400 - Int64(rng.next() % (300 * 86_400))
-            csv += "p\(n),\(Civil.iso(t)),\(String(format: "%.6f", 53.72 + (rng.unit() - 0.5) * 0.011)),"
+            csv +=
+                "p\(n),\(Civil.iso(t)),\(String(format: "%.6f", 53.72 + (rng.unit() - 0.5) * 0.011)),"
                 + "\(String(format: "%.6f", -1.86 + (rng.unit() - 0.5) * 0.018)),Burglary\n"
         }
         // The incidents as the engine reads them: coordinates at the file's six decimals.
-        let read = current.map { Incident(time: $0.time, lat: (($0.lat * 1e6).rounded()) / 1e6, lon: (($0.lon * 1e6).rounded()) / 1e6) }
+        let read = current.map {
+            Incident(time: $0.time, lat: (($0.lat * 1e6).rounded()) / 1e6, lon: (($0.lon * 1e6).rounded()) / 1e6)
+        }
         return (read, csv)
     }
 
     /// SPEC §7's haversine distance in metres.
     static func distance(_ a: Incident, _ b: Incident) -> Double {
         let r = Double.pi / 180
-        let h = pow(sin((b.lat - a.lat) * r / 2), 2) + cos(a.lat * r) * cos(b.lat * r) * pow(sin((b.lon - a.lon) * r / 2), 2)
+        let h =
+            pow(sin((b.lat - a.lat) * r / 2), 2) + cos(a.lat * r) * cos(b.lat * r)
+            * pow(sin((b.lon - a.lon) * r / 2), 2)
         return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
     }
 
@@ -75,32 +87,45 @@ struct NearRepeatCLITests {
     }
 
     static func rows(_ csv: String) -> [[String]] {
-        csv.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        csv.split(separator: "\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
-    @Test("nearrepeat.csv: observed pairs equal a brute-force count, reproducible by seed, the near-repeat cell significant")
+    @Test(
+        "nearrepeat.csv: observed pairs equal a brute-force count, reproducible by seed, the near-repeat cell significant"
+    )
     func tableAgainstBruteForce() throws {
         let tmp = try TempDir()
         let (current, csv) = Self.incidents(seed: 0x4E52)
         let input = try tmp.file("city.csv", csv)
         func run(_ out: String, seed: String) throws -> (csv: String, summary: [String: Any], html: String) {
-            try areawatchOK(["report", "--input", input, "--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
-                             "--near-repeat", "--nr-seed", seed, "--out", tmp.sub(out), "--quiet"])
-            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp.sub(out + "/summary.json"))))
-            return (try readText(tmp.sub(out + "/nearrepeat.csv")), try #require(summary as? [String: Any]),
-                    try readText(tmp.sub(out + "/report.html")))
+            try areawatchOK([
+                "report", "--input", input, "--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
+                "--near-repeat", "--nr-seed", seed, "--out", tmp.sub(out), "--quiet"
+            ])
+            let summary = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: tmp.sub(out + "/summary.json"))))
+            return (
+                try readText(tmp.sub(out + "/nearrepeat.csv")), try #require(summary as? [String: Any]),
+                try readText(tmp.sub(out + "/report.html"))
+            )
         }
         let first = try run("a", seed: "1")
-        #expect(first.csv.hasPrefix("d_from_m,d_to_m,t_from_days,t_to_days,observed,expected,knox_ratio,p_value,significant\n"))
+        #expect(
+            first.csv.hasPrefix(
+                "d_from_m,d_to_m,t_from_days,t_to_days,observed,expected,knox_ratio,p_value,significant\n"))
         let rows = Self.rows(first.csv)
         #expect(rows.count == 20, "\(first.csv)")
         let (brute, spatialPairs) = Self.bruteForce(current)
         #expect(rows.map { Int($0[4]) } == brute.map { Optional($0) }, "\(first.csv)\nbrute force: \(brute)")
         // Band labels: same location 0,0, then (0,100], (100,200] …; days (0,14], (14,28] …
-        #expect(rows[0][0...3] == ["0", "0", "0", "14"] && rows[5][0...3] == ["0", "100", "14", "28"]
+        #expect(
+            rows[0][0...3] == ["0", "0", "0", "14"] && rows[5][0...3] == ["0", "100", "14", "28"]
                 && rows[19][0...3] == ["300", "400", "42", "56"], "\(rows)")
         for r in rows {
-            let p = try #require(Double(r[7])), observed = try #require(Double(r[4])), expected = try #require(Double(r[5]))
+            let p = try #require(Double(r[7])), observed = try #require(Double(r[4])),
+                expected = try #require(Double(r[5]))
             #expect(abs(p * 100 - (p * 100).rounded()) < 1e-9 && p > 0 && p <= 1, "p-value not (1 + k) / 100: \(r)")
             #expect(r[6] == (expected == 0 ? "" : NumberFormat.compact(observed / expected)), "\(r)")
             #expect(r[8] == (p <= 0.05 && expected > 0 && observed / expected > 1 ? "true" : "false"), "\(r)")
@@ -123,9 +148,12 @@ struct NearRepeatCLITests {
     func monthOnlyTimes() throws {
         let tmp = try TempDir()
         let out = tmp.sub("police")
-        let result = try areawatchOK(["report"] + Datasets.police.flatMap { ["--input", $0] }
-                                     + ["--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
-                                        "--near-repeat", "--out", out])
+        let result = try areawatchOK(
+            ["report"] + Datasets.police.flatMap { ["--input", $0] }
+                + [
+                    "--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
+                    "--near-repeat", "--out", out
+                ])
         #expect(result.stderr.contains("near-repeat: every time is the first of a month"), "\(result.stderr)")
         let html = try readText(out + "/report.html")
         #expect(html.contains("<section id=\"near-repeat\">") && html.contains("gives each incident's month only"))
@@ -134,7 +162,9 @@ struct NearRepeatCLITests {
         #expect(rows.count == 20 && rows.reduce(0) { $0 + (Int($1[4]) ?? 0) } > 0, "\(rows)")
     }
 
-    @Test("an independent implementation (numpy, SPEC §16's generator in Python) writes the same nearrepeat.csv, byte for byte")
+    @Test(
+        "an independent implementation (numpy, SPEC §16's generator in Python) writes the same nearrepeat.csv, byte for byte"
+    )
     func sameAsThePeer() throws {
         let probe = try runTool("/usr/bin/env", ["python3", "-c", "import numpy, scipy"])
         guard probe.status == 0 else {
@@ -150,11 +180,17 @@ struct NearRepeatCLITests {
             window += "\(i.time),\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon))\n"
         }
         let peerInput = try tmp.file("window.csv", window)
-        try areawatchOK(["report", "--input", input, "--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
-                         "--near-repeat", "--nr-permutations", "49", "--nr-seed", "12345", "--out", tmp.sub("out"), "--quiet"])
-        let peer = try runTool("/usr/bin/env", ["python3", packageRoot + "/Benchmarks/peers/nearrepeat_peer.py", peerInput,
-                                                "--permutations", "49", "--seed", "12345", "--exact-rng",
-                                                "--out", tmp.sub("peer.csv")], timeout: 300)
+        try areawatchOK([
+            "report", "--input", input, "--as-of", Datasets.asOf, "--precision", "6", "--tile-zooms", "none",
+            "--near-repeat", "--nr-permutations", "49", "--nr-seed", "12345", "--out", tmp.sub("out"), "--quiet"
+        ])
+        let peer = try runTool(
+            "/usr/bin/env",
+            [
+                "python3", packageRoot + "/Benchmarks/peers/nearrepeat_peer.py", peerInput,
+                "--permutations", "49", "--seed", "12345", "--exact-rng",
+                "--out", tmp.sub("peer.csv")
+            ], timeout: 300)
         #expect(peer.status == 0, "\(peer)")
         let ours = try readText(tmp.sub("out/nearrepeat.csv")), theirs = try readText(tmp.sub("peer.csv"))
         #expect(ours == theirs, "areawatch:\n\(ours)\npeer:\n\(theirs)")
@@ -164,14 +200,19 @@ struct NearRepeatCLITests {
     func boundsAndOptions() throws {
         let tmp = try TempDir()
         let input = try tmp.file("city.csv", Self.incidents(seed: 7).csv)
-        let base = ["report", "--input", input, "--as-of", Datasets.asOf, "--tile-zooms", "none", "--near-repeat",
-                    "--out", tmp.sub("out")]
+        let base = [
+            "report", "--input", input, "--as-of", Datasets.asOf, "--tile-zooms", "none", "--near-repeat",
+            "--out", tmp.sub("out")
+        ]
         let refused = try areawatch(base + ["--nr-max-pairs", "5"])
         #expect(refused.status == 1 && refused.stderr.contains("more than --nr-max-pairs 5"), "\(refused)")
         #expect(!exists(tmp.sub("out")), "a refused run wrote its folder")
-        for bad in [["--nr-distances", "200,100"], ["--nr-distances", "0,100"], ["--nr-distances", "100,6000"],
-                    ["--nr-days", "0"], ["--nr-days", "400"], ["--nr-time-bands", "53"], ["--nr-days", "100", "--nr-time-bands", "8"],
-                    ["--nr-permutations", "8"], ["--nr-permutations", "10000"], ["--nr-alpha", "1"], ["--nr-seed", "-1"]] {
+        for bad in [
+            ["--nr-distances", "200,100"], ["--nr-distances", "0,100"], ["--nr-distances", "100,6000"],
+            ["--nr-days", "0"], ["--nr-days", "400"], ["--nr-time-bands", "53"],
+            ["--nr-days", "100", "--nr-time-bands", "8"],
+            ["--nr-permutations", "8"], ["--nr-permutations", "10000"], ["--nr-alpha", "1"], ["--nr-seed", "-1"]
+        ] {
             let r = try areawatch(base + bad)
             #expect(r.status == 1 && r.stderr.contains("--nr-"), "\(bad): \(r)")
         }

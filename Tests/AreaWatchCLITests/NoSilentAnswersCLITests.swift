@@ -2,8 +2,9 @@ import AreaWatchCore
 import AreaWatchTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Answers that used to be silently empty or silently wrong, end to end through the binary:
@@ -22,23 +23,28 @@ struct NoSilentAnswersCLITests {
         let r = try areawatchOK(["report", "--input", Self.police2018, "--out", tmp.sub("out"), "--tile-zooms", "none"])
         let warning = try #require(r.stderrLines.first { $0.contains("warning:") }, "no warning: \(r.stderr)")
         #expect(warning.contains("2,559") || warning.contains("2559"), "\(warning)")
-        #expect(warning.contains("2018-07-01T00:00:00Z to 2018-07-01T00:00:00Z") && warning.contains("--as-of latest"),
-                "\(warning)")
+        #expect(
+            warning.contains("2018-07-01T00:00:00Z to 2018-07-01T00:00:00Z") && warning.contains("--as-of latest"),
+            "\(warning)")
         #expect(r.stdout.contains("grid: 0 cells"))
         let html = try readText(tmp.sub("out/report.html"))
-        let banner = try #require(html.range(of: "<p class=\"banner\" id=\"empty-windows\" role=\"alert\">"),
-                                  "no banner")
+        let banner = try #require(
+            html.range(of: "<p class=\"banner\" id=\"empty-windows\" role=\"alert\">"),
+            "no banner")
         #expect(banner.lowerBound < html.range(of: "<header>")!.lowerBound, "the banner comes first")
         #expect(html.contains("--as-of latest"))
         let summary = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
         #expect(summary["warnings"]?[0]?.string?.contains("--as-of latest") == true)
 
         // --as-of latest: the newest incident's time, stated in every output; no warning.
-        let latest = try areawatchOK(["report", "--input", Self.police2018, "--out", tmp.sub("latest"),
-                                      "--as-of", "latest"])
+        let latest = try areawatchOK([
+            "report", "--input", Self.police2018, "--out", tmp.sub("latest"),
+            "--as-of", "latest"
+        ])
         #expect(!latest.stderr.contains("warning:"), "\(latest.stderr)")
-        #expect(latest.stdout.contains("as of 2018-07-01T00:00:00Z") && latest.stdout.contains("current 2559"),
-                "\(latest.stdout)")
+        #expect(
+            latest.stdout.contains("as of 2018-07-01T00:00:00Z") && latest.stdout.contains("current 2559"),
+            "\(latest.stdout)")
         let latestSummary = try JSON.parse(try readBytes(tmp.sub("latest/summary.json")))
         #expect(latestSummary["as_of"]?.string == "2018-07-01T00:00:00Z" && latestSummary["warnings"] == nil)
         let tileJSON = try JSON.parse(try readBytes(tmp.sub("latest/tiles/tilejson.json")))
@@ -52,7 +58,9 @@ struct NoSilentAnswersCLITests {
         let tmp = try TempDir()
         _ = try tmp.folder("inbox")
         try copyItem(Self.police2018, tmp.sub("inbox/2018-07.csv"))
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [query]
@@ -65,28 +73,39 @@ struct NoSilentAnswersCLITests {
             """)
         let refused = try areawatch(["run", "--config", config, "--quiet"])
         #expect(refused.status == 1 && refused.stderr.contains("--max-ehsa-bins 1;"), "\(refused)")
-        let relaxed = try tmp.file("relaxed.toml", try readText(config).replacingOccurrences(of: "max_ehsa_bins = 1",
-                                                                                          with: "max_ehsa_bins = 3060"))
+        let relaxed = try tmp.file(
+            "relaxed.toml",
+            try readText(config).replacingOccurrences(
+                of: "max_ehsa_bins = 1",
+                with: "max_ehsa_bins = 3060"))
         let run = try areawatchOK(["run", "--config", relaxed, "--quiet"])
         let summary = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
-        #expect(summary["as_of"]?.string == "2018-07-01T00:00:00Z" && summary["totals"]?["current"]?.int == 2559,
-                "\(run)")
+        #expect(
+            summary["as_of"]?.string == "2018-07-01T00:00:00Z" && summary["totals"]?["current"]?.int == 2559,
+            "\(run)")
         #expect(summary["warnings"] == nil)
     }
 
     @Test("query: the same warning; --as-of latest counts the file's incidents; a non-empty window warns of nothing")
     func queryWarnsAndLatestCounts() throws {
-        let empty = try areawatchOK(["query", "--input", Self.police2018, "--lat", Self.halifax.lat,
-                                     "--lon", Self.halifax.lon])
+        let empty = try areawatchOK([
+            "query", "--input", Self.police2018, "--lat", Self.halifax.lat,
+            "--lon", Self.halifax.lon
+        ])
         #expect(empty.stderr.contains("warning: no incident lies in the current or previous window"), "\(empty.stderr)")
         #expect(empty.stderr.contains("--as-of latest"))
-        let latest = try JSON.parse(try areawatchOK(["query", "--input", Self.police2018, "--lat", Self.halifax.lat,
-                                                     "--lon", Self.halifax.lon, "--as-of", "latest", "--json"]).stdout)
+        let latest = try JSON.parse(
+            try areawatchOK([
+                "query", "--input", Self.police2018, "--lat", Self.halifax.lat,
+                "--lon", Self.halifax.lon, "--as-of", "latest", "--json"
+            ]).stdout)
         #expect(latest["as_of"]?.string == "2018-07-01T00:00:00Z")
         #expect((latest["current"]?.int ?? 0) > 0 && latest["coverage"]?.string == "data", "\(latest)")
         // A window holds incidents: no warning, whatever the point.
-        let quiet = try areawatchOK(["query", "--input", Self.police2018, "--lat", "53.70", "--lon", "-2.10",
-                                     "--as-of", "2018-07-31T23:59:59Z"])
+        let quiet = try areawatchOK([
+            "query", "--input", Self.police2018, "--lat", "53.70", "--lon", "-2.10",
+            "--as-of", "2018-07-31T23:59:59Z"
+        ])
         #expect(!quiet.stderr.contains("warning:"), "\(quiet.stderr)")
     }
 
@@ -102,9 +121,11 @@ struct NoSilentAnswersCLITests {
         #expect(refused.stderr.contains("a year, not a time: use --time-format %Y"), "\(refused.stderr)")
         #expect(!exists(tmp.sub("out")))
 
-        let read = try areawatchOK(["report", "--input", file, "--column", "time=Year", "--time-format", "%Y",
-                                    "--out", tmp.sub("read"), "--as-of", "2018-12-31T00:00:00Z",
-                                    "--tile-zooms", "none"])
+        let read = try areawatchOK([
+            "report", "--input", file, "--column", "time=Year", "--time-format", "%Y",
+            "--out", tmp.sub("read"), "--as-of", "2018-12-31T00:00:00Z",
+            "--tile-zooms", "none"
+        ])
         let summary = try JSON.parse(try readBytes(tmp.sub("read/summary.json")))
         let years = summary["totals"]?["years"]
         #expect(years?["2018"]?.int == 40 && years?["1970"] == nil, "\(read)")
@@ -113,7 +134,9 @@ struct NoSilentAnswersCLITests {
     @Test("numeric times: 99999, 2018, -5 are invalid_time; 100000, 1530000000 are seconds (JSON numbers, CSV text)")
     func yearBoundaries() throws {
         let tmp = try TempDir()
-        let json = try tmp.file("t.json", """
+        let json = try tmp.file(
+            "t.json",
+            """
             [{"id":"a","lat":53.72,"lon":-1.86,"timestamp":2018},
              {"id":"b","lat":53.72,"lon":-1.86,"timestamp":99999},
              {"id":"c","lat":53.72,"lon":-1.86,"timestamp":100000},
@@ -143,8 +166,9 @@ struct NoSilentAnswersCLITests {
         #expect(query["label"]?.string == "No data for this location" && query["text"]?.isNull == true)
         #expect(query["current"]?.int == 0 && query["previous"]?.int == 0)
         let text = try areawatchOK(["query", "--db", run.store] + at + asOf)
-        #expect(text.stdoutLines.first == "No data for this location" && !text.stdout.contains("Safe Area"),
-                "\(text.stdout)")
+        #expect(
+            text.stdoutLines.first == "No data for this location" && !text.stdout.contains("Safe Area"),
+            "\(text.stdout)")
 
         let tiles = run.out + "/tiles"
         let lookup = try areawatchOK(["lookup", "--tiles", tiles] + at + ["--json"])
@@ -165,14 +189,17 @@ struct NoSilentAnswersCLITests {
     func coverageEdges() throws {
         let tmp = try TempDir()
         // Two incidents: the box is 50.0…50.01 N, 0.0…0.02 E.
-        let file = try tmp.file("two.csv",
-                                "id,lat,lon,time\na,50.0,0.0,2018-07-01T00:00:00Z\nb,50.01,0.02,2018-07-02T00:00:00Z\n")
+        let file = try tmp.file(
+            "two.csv",
+            "id,lat,lon,time\na,50.0,0.0,2018-07-01T00:00:00Z\nb,50.01,0.02,2018-07-02T00:00:00Z\n")
         let d = 1000 / Haversine.earthRadius / Haversine.radiansPerDegree
         let rad = Haversine.radiansPerDegree
         let reach = asin(sin(1000 / Haversine.earthRadius) / cos(50.01 * rad)) / rad
         func coverage(_ lat: Double, _ lon: Double) throws -> (String?, String?) {
-            let r = try areawatchOK(["query", "--input", file, "--lat", "\(lat)", "--lon", "\(lon)",
-                                     "--as-of", "latest", "--json"])
+            let r = try areawatchOK([
+                "query", "--input", file, "--lat", "\(lat)", "--lon", "\(lon)",
+                "--as-of", "latest", "--json"
+            ])
             let j = try JSON.parse(r.stdout)
             return (j["coverage"]?.string, j["label"]?.string)
         }

@@ -1,8 +1,9 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC §8: `--out DIR` replaces DIR only when it is absent, empty or a report folder areawatch
@@ -60,8 +61,9 @@ struct OutFolderSafetyTests {
         try tmp.file("empty/mine.txt", "analyst's notes")
         let before = try readTree(tmp.sub("empty"))
         let again = try areawatch(["report", "--input", input, "--out", tmp.sub("empty"), "--as-of", Datasets.asOf])
-        #expect(again.status == 1 && again.stderr.contains("mine.txt") && again.stderr.contains("does not write"),
-                "\(again)")
+        #expect(
+            again.status == 1 && again.stderr.contains("mine.txt") && again.stderr.contains("does not write"),
+            "\(again)")
         #expect(try readTree(tmp.sub("empty")) == before)
     }
 
@@ -83,8 +85,10 @@ struct OutFolderSafetyTests {
 
         // Only report files, but still no marker (what earlier versions accepted): refused too.
         removeItem(tmp.sub("mine/tiles/holiday.jpg"))
-        let reportNames = try areawatch(["report", "--input", input, "--out", tmp.sub("mine"),
-                                         "--as-of", Datasets.asOf])
+        let reportNames = try areawatch([
+            "report", "--input", input, "--out", tmp.sub("mine"),
+            "--as-of", Datasets.asOf
+        ])
         #expect(reportNames.status == 1, "\(reportNames)")
         #expect(try readText(tmp.sub("mine/summary.json")) == "{\"my\": \"own summary\"}\n")
     }
@@ -106,11 +110,16 @@ struct OutFolderSafetyTests {
         }
     }
 
-    @Test("run: out holding the store, the inbox or the rejects file is refused before anything changes", arguments: [
-        ("store = \"data/x.db\"\nout = \"data\"\n[inbox]\nfolder = \"inbox\"\n", "data"),
-        ("store = \"x.db\"\nout = \"inbox\"\n[inbox]\nfolder = \"inbox\"\n", "inbox"),
-        ("store = \"x.db\"\nout = \"out\"\n[inbox]\nfolder = \"inbox\"\n[ingest]\nrejects = \"out/rejects.csv\"\n", "out"),
-    ])
+    @Test(
+        "run: out holding the store, the inbox or the rejects file is refused before anything changes",
+        arguments: [
+            ("store = \"data/x.db\"\nout = \"data\"\n[inbox]\nfolder = \"inbox\"\n", "data"),
+            ("store = \"x.db\"\nout = \"inbox\"\n[inbox]\nfolder = \"inbox\"\n", "inbox"),
+            (
+                "store = \"x.db\"\nout = \"out\"\n[inbox]\nfolder = \"inbox\"\n[ingest]\nrejects = \"out/rejects.csv\"\n",
+                "out"
+            )
+        ])
     func runConfigs(_ config: String, _ out: String) throws {
         let tmp = try TempDir()
         try tmp.file("inbox/a.csv", Self.csv)
@@ -133,9 +142,11 @@ struct OutFolderSafetyTests {
 /// outside (0, 50000] m are refused with a message naming the estimate or the limit.
 @Suite("bounded work for any input", .timeLimit(.minutes(10)))
 struct BoundedWorkTests {
-    @Test("one incident at the pole (7.3M cells at precision 8), at precision 12, or above a lower --max-cells: refused at once", arguments: [
-        ["--precision", "8"], ["--precision", "12", "--radius", "1"], ["--precision", "7", "--max-cells", "1000000"],
-    ])
+    @Test(
+        "one incident at the pole (7.3M cells at precision 8), at precision 12, or above a lower --max-cells: refused at once",
+        arguments: [
+            ["--precision", "8"], ["--precision", "12", "--radius", "1"], ["--precision", "7", "--max-cells", "1000000"]
+        ])
     func pole(_ options: [String]) throws {
         let tmp = try TempDir()
         let input = try tmp.file("pole.csv", "id,lat,lon,time\np,90,0,2018-07-01\n")
@@ -151,15 +162,20 @@ struct BoundedWorkTests {
     func allowed() throws {
         let tmp = try TempDir()
         let input = try tmp.file("pole.csv", "id,lat,lon,time\np,90,0,2018-07-01\n")
-        try areawatchOK(["report", "--input", input, "--out", tmp.sub("out"), "--as-of", Datasets.asOf, "--precision", "5",
-                         "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", tmp.sub("out"), "--as-of", Datasets.asOf, "--precision", "5",
+            "--tile-zooms", "none", "--quiet"
+        ])
         #expect(exists(tmp.sub("out/grid.csv")))
     }
 
-    @Test("radius outside (0, 50000] m and hex coordinates are usage errors", arguments: [
-        ["report", "--radius", "1e9"], ["report", "--radius", "0"], ["report", "--radius", "-5"], ["report", "--radius", "inf"],
-        ["query", "--lat", "0x10", "--lon", "0"], ["query", "--lat", "53.7", "--lon", "nan"],
-    ])
+    @Test(
+        "radius outside (0, 50000] m and hex coordinates are usage errors",
+        arguments: [
+            ["report", "--radius", "1e9"], ["report", "--radius", "0"], ["report", "--radius", "-5"],
+            ["report", "--radius", "inf"],
+            ["query", "--lat", "0x10", "--lon", "0"], ["query", "--lat", "53.7", "--lon", "nan"]
+        ])
     func limits(_ arguments: [String]) throws {
         let tmp = try TempDir()
         let input = try tmp.file("in.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\n")

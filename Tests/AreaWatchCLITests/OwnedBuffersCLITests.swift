@@ -1,7 +1,7 @@
+import AreaWatchCore
+import AreaWatchTestSupport
 import Foundation
 import Testing
-import AreaWatchTestSupport
-import AreaWatchCore
 
 /// The same incidents in every encoding whose reading goes through the owned buffers and tables
 /// (the parallel CSV blocks and their parsed incidents, the CSV scanner's fields and unescape
@@ -35,16 +35,19 @@ struct OwnedBuffersCLITests {
             let day = Int(random.next() % 395)
             let month = 6 + day / 30, year = 2017 + (month - 1) / 12
             let date = String(format: "%04d-%02d-%02d", year, (month - 1) % 12 + 1, day % 28 + 1)
-            let clock = String(format: "%02d:%02d:%02d", Int(random.next() % 24), Int(random.next() % 60),
-                               Int(random.next() % 60))
+            let clock = String(
+                format: "%02d:%02d:%02d", Int(random.next() % 24), Int(random.next() % 60),
+                Int(random.next() % 60))
             let latOffset: Double = Double(random.next() % 100_000) / 1_000_000
             let lonOffset: Double = Double(random.next() % 150_000) / 1_000_000
             let lat = String(format: "%.6f", 53.65 + latOffset)
             let lon = String(format: "%.6f", -1.95 + lonOffset)
             var category = categories[Int(random.next() % UInt64(categories.count))]
             if i == 7_000 { category = String(repeating: "long ", count: 300_000) }
-            rows.append(Row(id: i % 10 == 0 ? nil : "r\(i)", date: date, clock: clock, lat: lat,
-                            lon: lon, category: category))
+            rows.append(
+                Row(
+                    id: i % 10 == 0 ? nil : "r\(i)", date: date, clock: clock, lat: lat,
+                    lon: lon, category: category))
         }
         return rows
     }
@@ -69,7 +72,10 @@ struct OwnedBuffersCLITests {
 
     static func lines(_ header: String, _ rows: [String]) -> String {
         var text = header + "\n"
-        for row in rows { text += row; text += "\n" }
+        for row in rows {
+            text += row
+            text += "\n"
+        }
         return text
     }
 
@@ -110,12 +116,17 @@ struct OwnedBuffersCLITests {
         let objects: [String] = rows.map(Self.jsonObject)
         let json = try tmp.file("array.json", "[\n" + objects.joined(separator: ",\n") + "\n]\n")
         var reports: [(String, [String: [UInt8]])] = []
-        let runs: [(String, String, [String])] = [("plain", plain, []), ("gzipped", gzipped, []),
-                                                  ("split", split, ["--column", "time=day+clock"]), ("json", json, [])]
+        let runs: [(String, String, [String])] = [
+            ("plain", plain, []), ("gzipped", gzipped, []),
+            ("split", split, ["--column", "time=day+clock"]), ("json", json, [])
+        ]
         for (name, input, extra) in runs {
             let out = tmp.sub(name)
-            try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2018-07-31T23:59:59Z",
-                             "--group-by", "category", "--quiet"] + extra)
+            try areawatchOK(
+                [
+                    "report", "--input", input, "--out", out, "--as-of", "2018-07-31T23:59:59Z",
+                    "--group-by", "category", "--quiet"
+                ] + extra)
             let tree = try readTree(out)
             let summary = try JSON.parse(try #require(tree["summary.json"]))
             let file = try #require(summary["inputs"]?[0])

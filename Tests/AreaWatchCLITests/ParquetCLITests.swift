@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// SPEC §19 end to end: the report folder's GeoParquet files against the CSV and GeoJSON beside
@@ -16,8 +16,9 @@ struct ParquetCLITests {
         #expect(areas.isEmpty, "\(areas.prefix(10))")
         let parquet = try run.file("grid.parquet").count, geojson = try run.file("grid.geojson").count
         print("grid.parquet \(parquet) bytes, grid.geojson \(geojson) bytes: \(Double(parquet) / Double(geojson))")
-        #expect(parquet * 4 <= geojson,
-                "grid.parquet \(parquet) bytes is more than a quarter of grid.geojson's \(geojson)")
+        #expect(
+            parquet * 4 <= geojson,
+            "grid.parquet \(parquet) bytes is more than a quarter of grid.geojson's \(geojson)")
         let summary = try JSON.parse(try run.file("summary.json"))
         for name in ["grid.parquet", "areas.parquet"] {
             #expect(summary["files"]?[name]?.int == run.report[name]?.count, "summary.json's files lack \(name)")
@@ -33,17 +34,19 @@ struct ParquetCLITests {
     func disclosure() throws {
         let tmp = try TempDir()
         let out = tmp.sub("report")
-        try areawatchOK(["report", "--input"] + Array(Datasets.police.suffix(2)) + [
-            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
-            "--min-cell-count", "3", "--tile-zooms", "none", "--quiet",
-        ])
+        try areawatchOK(
+            ["report", "--input"] + Array(Datasets.police.suffix(2)) + [
+                "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+                "--min-cell-count", "3", "--tile-zooms", "none", "--quiet"
+            ])
         let gridCSV = try readBytes(out + "/grid.csv")
         let grid = ParquetCheck.problems(try readBytes(out + "/grid.parquet"), csv: gridCSV, name: "grid")
         #expect(grid.isEmpty, "\(grid.prefix(10))")
         let nulls = try ReadParquet(try readBytes(out + "/grid.parquet")).columns[3].filter { $0 == nil }.count
         #expect(nulls > 0, "no n_current withheld: the test data no longer exercises disclosure control")
-        let areas = ParquetCheck.problems(try readBytes(out + "/areas.parquet"), csv: try readBytes(out + "/areas.csv"),
-                                          name: "areas")
+        let areas = ParquetCheck.problems(
+            try readBytes(out + "/areas.parquet"), csv: try readBytes(out + "/areas.csv"),
+            name: "areas")
         #expect(areas.isEmpty, "\(areas.prefix(10))")
         try Self.peerCheck(out)
     }
@@ -52,10 +55,13 @@ struct ParquetCLITests {
     func ehsa() throws {
         let tmp = try TempDir()
         let input = try EHSACLITests.input(tmp)
-        try areawatchOK(["report", "--input", input, "--out", tmp.sub("out"), "--as-of", EHSACLITests.asOf,
-                         "--tile-zooms", "none", "--ehsa", "--quiet"])
-        let problems = ParquetCheck.problems(try readBytes(tmp.sub("out/ehsa.parquet")),
-                                             csv: try readBytes(tmp.sub("out/ehsa.csv")), name: "ehsa")
+        try areawatchOK([
+            "report", "--input", input, "--out", tmp.sub("out"), "--as-of", EHSACLITests.asOf,
+            "--tile-zooms", "none", "--ehsa", "--quiet"
+        ])
+        let problems = ParquetCheck.problems(
+            try readBytes(tmp.sub("out/ehsa.parquet")),
+            csv: try readBytes(tmp.sub("out/ehsa.csv")), name: "ehsa")
         #expect(problems.isEmpty, "\(problems.prefix(10))")
         try Self.peerCheck(tmp.sub("out"))
     }
@@ -64,16 +70,21 @@ struct ParquetCLITests {
     func emptyMultiPolygon() throws {
         let tmp = try TempDir()
         let box = "[[[-1.9,53.7],[-1.8,53.7],[-1.8,53.75],[-1.9,53.75],[-1.9,53.7]]]"
-        let areas = try tmp.file("areas.geojson", """
+        let areas = try tmp.file(
+            "areas.geojson",
+            """
             {"type":"FeatureCollection","features":[
             {"type":"Feature","properties":{"name":"Box"},"geometry":{"type":"Polygon","coordinates":\(box)}},
             {"type":"Feature","properties":{"name":"Nothing"},"geometry":{"type":"MultiPolygon","coordinates":[]}}]}
             """)
-        let r = try areawatch(["report", "--input", Datasets.police.last!, "--as-of", Datasets.asOf, "--areas", areas,
-                               "--area-id", "name", "--out", tmp.sub("out"), "--tile-zooms", "none", "--quiet"])
+        let r = try areawatch([
+            "report", "--input", Datasets.police.last!, "--as-of", Datasets.asOf, "--areas", areas,
+            "--area-id", "name", "--out", tmp.sub("out"), "--tile-zooms", "none", "--quiet"
+        ])
         #expect(r.status == 2, "\(r)")
         let message = r.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(!message.contains("\n") && message.contains(areas) && message.contains("features[1]")
+        #expect(
+            !message.contains("\n") && message.contains(areas) && message.contains("features[1]")
                 && message.contains("zero area"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: tmp.sub("out")), "a report was written")
     }
@@ -150,7 +161,8 @@ enum ParquetCheck {
         case 5: return Double(field).map { ReadValue.double($0.bitPattern) } ?? .bytes(Array(field.utf8))
         default:
             // A text the CSV made spreadsheet-safe (a leading ' before = + - @) is the raw text.
-            let raw = text && field.hasPrefix("'") && "=+-@\t\r".contains(field.dropFirst().first ?? " ")
+            let raw =
+                text && field.hasPrefix("'") && "=+-@\t\r".contains(field.dropFirst().first ?? " ")
                 ? String(field.dropFirst()) : field
             return .bytes(Array(raw.utf8))
         }

@@ -1,7 +1,7 @@
+import AreaWatchCore
+import AreaWatchTestSupport
 import Foundation
 import Testing
-import AreaWatchTestSupport
-import AreaWatchCore
 
 /// US daylight saving time since 2007, written here from the rule itself (second Sunday of
 /// March 02:00 standard → daylight, first Sunday of November 02:00 daylight → standard), so
@@ -13,7 +13,7 @@ struct USZone {
     /// The n-th Sunday (1-based) of a month, as a day number.
     static func sunday(_ year: Int, _ month: Int, _ n: Int) -> Int {
         let first = Civil.days(year: year, month: month, day: 1)
-        let weekday = ((first % 7) + 11) % 7  // 0 = Sunday (1970-01-01 was a Thursday)
+        let weekday = ((first % 7) + 11) % 7 // 0 = Sunday (1970-01-01 was a Thursday)
         return first + (7 - weekday) % 7 + 7 * (n - 1)
     }
 
@@ -51,7 +51,8 @@ enum PortalFiles {
     /// Incidents over 2015–2018: a third within hours of a change of offset, a third within
     /// hours of the window bounds of `asOf` (where an hour's error moves an incident between
     /// windows), the rest spread out; none at a second showing of a repeated hour.
-    static func incidents(_ zone: USZone, asOf: Int64, count: Int, seed: UInt64, center: (Double, Double)) -> [Incident] {
+    static func incidents(_ zone: USZone, asOf: Int64, count: Int, seed: UInt64, center: (Double, Double)) -> [Incident]
+    {
         var rng = SplitMix64(seed: seed)
         var bounds: [Int64] = [asOf, Civil.minusYears(asOf, 1), Civil.minusYears(asOf, 2)]
         for year in 2015...2018 {
@@ -63,7 +64,10 @@ enum PortalFiles {
             let t: Int64
             switch rng.next() % 3 {
             case 0, 1: t = bounds[Int(rng.next() % UInt64(bounds.count))] + Int64(rng.next() % 21_600) - 10_800
-            default: t = Civil.epoch(2015, 1, 1) + Int64(rng.next() % UInt64(Civil.epoch(2018, 12, 31) - Civil.epoch(2015, 1, 1)))
+            default:
+                t =
+                    Civil.epoch(2015, 1, 1)
+                    + Int64(rng.next() % UInt64(Civil.epoch(2018, 12, 31) - Civil.epoch(2015, 1, 1)))
             }
             if zone.isSecondShowing(t) { continue }
             // A few hundred hotspot cells, so that the grid has cells with several incidents.
@@ -85,7 +89,8 @@ enum PortalFiles {
     static func utcTwin(_ incidents: [Incident]) -> String {
         var text = "id,time,lat,lon,handled\n"
         for (n, i) in incidents.enumerated() {
-            text += "\(n + 1),\(Civil.iso(i.t)),\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon)),\(i.handled)\n"
+            text +=
+                "\(n + 1),\(Civil.iso(i.t)),\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon)),\(i.handled)\n"
         }
         return text
     }
@@ -96,7 +101,8 @@ enum PortalFiles {
             let w = wall(i.t, zone)
             let twelve = w.hour % 12 == 0 ? 12 : w.hour % 12
             let clock = "\(two(twelve)):\(two(w.minute)):\(two(w.second)) \(w.hour < 12 ? "AM" : "PM")"
-            text += "\(n + 1),JA\(100_000 + n),\(w.date) \(clock),THEFT,\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon)),\(i.handled)\n"
+            text +=
+                "\(n + 1),JA\(100_000 + n),\(w.date) \(clock),THEFT,\(String(format: "%.6f", i.lat)),\(String(format: "%.6f", i.lon)),\(i.handled)\n"
         }
         return text
     }
@@ -107,8 +113,10 @@ enum PortalFiles {
         var text = "CMPLNT_NUM,CMPLNT_FR_DT,CMPLNT_FR_TM,OFNS_DESC,Lat_Lon\n"
         for (n, i) in incidents.enumerated() {
             let w = wall(i.t, zone)
-            let time = w.hour == 0 && w.minute == 0 && w.second == 0 ? "" : "\(two(w.hour)):\(two(w.minute)):\(two(w.second))"
-            text += "\(n + 1),\(w.date),\(time),ROBBERY,\"(\(String(format: "%.6f", i.lat)), \(String(format: "%.6f", i.lon)))\"\n"
+            let time =
+                w.hour == 0 && w.minute == 0 && w.second == 0 ? "" : "\(two(w.hour)):\(two(w.minute)):\(two(w.second))"
+            text +=
+                "\(n + 1),\(w.date),\(time),ROBBERY,\"(\(String(format: "%.6f", i.lat)), \(String(format: "%.6f", i.lon)))\"\n"
         }
         return text
     }
@@ -133,8 +141,11 @@ enum PortalFiles {
 
     func report(_ input: String, asOf: String, _ options: [String], into dir: String) throws -> [String: [UInt8]] {
         let out = dir + "/report-\(UUID().uuidString.prefix(8))"
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", asOf, "--precision", "7", "--radius", "500",
-                         "--tile-zooms", "none"] + options)
+        try areawatchOK(
+            [
+                "report", "--input", input, "--out", out, "--as-of", asOf, "--precision", "7", "--radius", "500",
+                "--tile-zooms", "none"
+            ] + options)
         return ["grid.csv": try readBytes(out + "/grid.csv"), "grid.geojson": try readBytes(out + "/grid.geojson")]
     }
 
@@ -143,32 +154,42 @@ enum PortalFiles {
     /// between windows (and without the zone the grid does differ).
     @Test func chicagoShapeEqualsItsUTCTwin() throws {
         let tmp = try TempDir()
-        let asOf = "2017-11-05T06:30:00Z"  // 01:30 CDT, the first showing of the repeated hour
-        let incidents = PortalFiles.incidents(Self.chicagoZone, asOf: Civil.parseISO(asOf)!, count: Self.rows, seed: 1871,
-                                              center: (41.80, -87.75))
-        try PortalFiles.chicago(incidents, Self.chicagoZone).write(toFile: tmp.path + "/crimes.csv", atomically: false, encoding: .utf8)
+        let asOf = "2017-11-05T06:30:00Z" // 01:30 CDT, the first showing of the repeated hour
+        let incidents = PortalFiles.incidents(
+            Self.chicagoZone, asOf: Civil.parseISO(asOf)!, count: Self.rows, seed: 1871,
+            center: (41.80, -87.75))
+        try PortalFiles.chicago(incidents, Self.chicagoZone).write(
+            toFile: tmp.path + "/crimes.csv", atomically: false, encoding: .utf8)
         try PortalFiles.utcTwin(incidents).write(toFile: tmp.path + "/utc.csv", atomically: false, encoding: .utf8)
-        let options = ["--time-format", "%m/%d/%Y %I:%M:%S %p", "--timezone", "America/Chicago", "--column", "handled=Arrest"]
+        let options = [
+            "--time-format", "%m/%d/%Y %I:%M:%S %p", "--timezone", "America/Chicago", "--column", "handled=Arrest"
+        ]
         let local = try report(tmp.path + "/crimes.csv", asOf: asOf, options, into: tmp.path)
         let utc = try report(tmp.path + "/utc.csv", asOf: asOf, [], into: tmp.path)
         #expect(local["grid.csv"] == utc["grid.csv"])
         #expect(local["grid.geojson"] == utc["grid.geojson"])
         #expect(String(decoding: utc["grid.csv"]!, as: UTF8.self).split(separator: "\n").count > 100)
         // The test can fail: read as UTC, the same export gives another grid.
-        let naive = try report(tmp.path + "/crimes.csv", asOf: asOf, Array(options.prefix(2)) + ["--column", "handled=Arrest"], into: tmp.path)
+        let naive = try report(
+            tmp.path + "/crimes.csv", asOf: asOf, Array(options.prefix(2)) + ["--column", "handled=Arrest"],
+            into: tmp.path)
         #expect(naive["grid.csv"] != utc["grid.csv"])
     }
 
     @Test func newYorkShapeEqualsItsUTCTwin() throws {
         let tmp = try TempDir()
-        let asOf = "2018-03-11T07:30:00Z"  // 03:30 EDT, just after the skipped hour
+        let asOf = "2018-03-11T07:30:00Z" // 03:30 EDT, just after the skipped hour
         let incidents = PortalFiles.withMidnights(
-            PortalFiles.incidents(Self.newYorkZone, asOf: Civil.parseISO(asOf)!, count: Self.rows, seed: 1624, center: (40.68, -73.99)),
+            PortalFiles.incidents(
+                Self.newYorkZone, asOf: Civil.parseISO(asOf)!, count: Self.rows, seed: 1624, center: (40.68, -73.99)),
             Self.newYorkZone)
-        try PortalFiles.newYork(incidents, Self.newYorkZone).write(toFile: tmp.path + "/complaints.csv", atomically: false, encoding: .utf8)
+        try PortalFiles.newYork(incidents, Self.newYorkZone).write(
+            toFile: tmp.path + "/complaints.csv", atomically: false, encoding: .utf8)
         try PortalFiles.utcTwin(incidents).write(toFile: tmp.path + "/utc.csv", atomically: false, encoding: .utf8)
-        let options = ["--time-format", "%m/%d/%Y %H:%M:%S", "--timezone", "America/New_York",
-                       "--column", "time=CMPLNT_FR_DT+CMPLNT_FR_TM", "--column", "point=Lat_Lon"]
+        let options = [
+            "--time-format", "%m/%d/%Y %H:%M:%S", "--timezone", "America/New_York",
+            "--column", "time=CMPLNT_FR_DT+CMPLNT_FR_TM", "--column", "point=Lat_Lon"
+        ]
         // The twin's handled flags are not in New York's shape: compare without them.
         var twin = try String(contentsOfFile: tmp.path + "/utc.csv", encoding: .utf8)
         twin = twin.replacingOccurrences(of: ",true\n", with: ",\n").replacingOccurrences(of: ",false\n", with: ",\n")
@@ -185,13 +206,19 @@ enum PortalFiles {
     @Test func nightlyInboxOfTwoPortals() throws {
         let tmp = try TempDir()
         let asOf = "2018-03-11T07:30:00Z"
-        let chicago = PortalFiles.incidents(Self.chicagoZone, asOf: Civil.parseISO(asOf)!, count: 500, seed: 7, center: (41.80, -87.75))
-        let newYork = PortalFiles.incidents(Self.newYorkZone, asOf: Civil.parseISO(asOf)!, count: 500, seed: 8, center: (40.68, -73.99))
+        let chicago = PortalFiles.incidents(
+            Self.chicagoZone, asOf: Civil.parseISO(asOf)!, count: 500, seed: 7, center: (41.80, -87.75))
+        let newYork = PortalFiles.incidents(
+            Self.newYorkZone, asOf: Civil.parseISO(asOf)!, count: 500, seed: 8, center: (40.68, -73.99))
         try tmp.folder("inbox/chicago")
         try tmp.folder("inbox/nyc")
-        try PortalFiles.chicago(chicago, Self.chicagoZone).write(toFile: tmp.sub("inbox/chicago/crimes.csv"), atomically: false, encoding: .utf8)
-        try PortalFiles.newYork(newYork, Self.newYorkZone).write(toFile: tmp.sub("inbox/nyc/complaints.csv"), atomically: false, encoding: .utf8)
-        let config = try tmp.file("job.toml", """
+        try PortalFiles.chicago(chicago, Self.chicagoZone).write(
+            toFile: tmp.sub("inbox/chicago/crimes.csv"), atomically: false, encoding: .utf8)
+        try PortalFiles.newYork(newYork, Self.newYorkZone).write(
+            toFile: tmp.sub("inbox/nyc/complaints.csv"), atomically: false, encoding: .utf8)
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [inbox]
@@ -222,7 +249,10 @@ enum PortalFiles {
             try twin.write(toFile: path, atomically: false, encoding: .utf8)
             try areawatchOK(["ingest", path, "--db", tmp.sub("twin.db"), "--source", name, "--quiet"])
         }
-        try areawatchOK(["report", "--db", tmp.sub("twin.db"), "--out", tmp.sub("twin"), "--as-of", asOf, "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--db", tmp.sub("twin.db"), "--out", tmp.sub("twin"), "--as-of", asOf, "--tile-zooms", "none",
+            "--quiet"
+        ])
         let nightly = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
         let twin = try JSON.parse(try readBytes(tmp.sub("twin/summary.json")))
         #expect(nightly["totals"] == twin["totals"] && nightly["excluded_future"] == twin["excluded_future"])
@@ -235,13 +265,18 @@ enum PortalFiles {
     /// options in the message, nothing stored (the same file then ingests in full).
     @Test func everyRecordRejectedExitsTwoAndStoresNothing() throws {
         let tmp = try TempDir()
-        let incidents = PortalFiles.incidents(Self.chicagoZone, asOf: Civil.epoch(2018, 7, 31), count: 200, seed: 5, center: (41.80, -87.75))
+        let incidents = PortalFiles.incidents(
+            Self.chicagoZone, asOf: Civil.epoch(2018, 7, 31), count: 200, seed: 5, center: (41.80, -87.75))
         let file = tmp.path + "/crimes.csv"
         try PortalFiles.chicago(incidents, Self.chicagoZone).write(toFile: file, atomically: false, encoding: .utf8)
 
-        let report = try areawatch(["report", "--input", file, "--out", tmp.path + "/out", "--as-of", "2018-07-31T23:59:59Z"])
+        let report = try areawatch([
+            "report", "--input", file, "--out", tmp.path + "/out", "--as-of", "2018-07-31T23:59:59Z"
+        ])
         #expect(report.status == 2, "\(report)")
-        #expect(report.stderr.contains("crimes.csv: every record was rejected (200 records): invalid_time 200, e.g. time \""), "\(report)")
+        #expect(
+            report.stderr.contains(
+                "crimes.csv: every record was rejected (200 records): invalid_time 200, e.g. time \""), "\(report)")
         #expect(report.stderr.contains("--time-format '%m/%d/%Y %I:%M:%S %p'"), "\(report)")
         #expect(report.stderr.contains("--timezone ZONE"), "\(report)")
         #expect(!exists(tmp.path + "/out"))
@@ -250,7 +285,9 @@ enum PortalFiles {
         let ingest = try areawatch(["ingest", file, "--db", db])
         #expect(ingest.status == 2, "\(ingest)")
         #expect(ingest.stderr.contains("every record was rejected"), "\(ingest)")
-        let again = try areawatchOK(["ingest", file, "--db", db, "--time-format", "%m/%d/%Y %I:%M:%S %p", "--timezone", "America/Chicago"])
+        let again = try areawatchOK([
+            "ingest", file, "--db", db, "--time-format", "%m/%d/%Y %I:%M:%S %p", "--timezone", "America/Chicago"
+        ])
         let row = again.stdoutLines.first { $0.contains("crimes.csv") }?.split(separator: " ").map(String.init) ?? []
         #expect(row.count > 4 && row[2] == "200" && row[3] == "200" && row[4] == "200", "\(again)")
     }
@@ -260,32 +297,41 @@ enum PortalFiles {
         let tmp = try TempDir()
         let file = tmp.path + "/crimes.csv"
         try """
-            ID,Case Number,Date,Primary Type,Latitude,Longitude,Arrest
-            1,JA1,03/11/2018 01:59:59 AM,THEFT,41.80,-87.75,false
-            2,JA2,03/11/2018 02:00:00 AM,THEFT,41.80,-87.75,false
-            3,JA3,03/11/2018 02:59:59 AM,THEFT,41.80,-87.75,false
-            4,JA4,03/11/2018 03:00:00 AM,THEFT,41.80,-87.75,false
+        ID,Case Number,Date,Primary Type,Latitude,Longitude,Arrest
+        1,JA1,03/11/2018 01:59:59 AM,THEFT,41.80,-87.75,false
+        2,JA2,03/11/2018 02:00:00 AM,THEFT,41.80,-87.75,false
+        3,JA3,03/11/2018 02:59:59 AM,THEFT,41.80,-87.75,false
+        4,JA4,03/11/2018 03:00:00 AM,THEFT,41.80,-87.75,false
 
-            """.write(toFile: file, atomically: false, encoding: .utf8)
+        """.write(toFile: file, atomically: false, encoding: .utf8)
         let rejects = tmp.path + "/rejects.csv"
-        try areawatchOK(["ingest", file, "--db", tmp.path + "/s.db", "--rejects", rejects,
-                         "--time-format", "%m/%d/%Y %I:%M:%S %p", "--timezone", "America/Chicago"])
+        try areawatchOK([
+            "ingest", file, "--db", tmp.path + "/s.db", "--rejects", rejects,
+            "--time-format", "%m/%d/%Y %I:%M:%S %p", "--timezone", "America/Chicago"
+        ])
         let rows = try readText(rejects).split(separator: "\n").map(String.init)
-        #expect(rows == ["source,record,id,reason,excerpt",
-                         "\(file),3,2,invalid_time,\"2,JA2,03/11/2018 02:00:00 AM,THEFT,41.80,-87.75,false\"",
-                         "\(file),4,3,invalid_time,\"3,JA3,03/11/2018 02:59:59 AM,THEFT,41.80,-87.75,false\""])
+        #expect(
+            rows == [
+                "source,record,id,reason,excerpt",
+                "\(file),3,2,invalid_time,\"2,JA2,03/11/2018 02:00:00 AM,THEFT,41.80,-87.75,false\"",
+                "\(file),4,3,invalid_time,\"3,JA3,03/11/2018 02:59:59 AM,THEFT,41.80,-87.75,false\""
+            ])
     }
 
     /// Before: `UTC`, `Etc/UTC`, `Asia/Kolkata` and `US/Eastern` were "unknown time zone" while
     /// the deprecated `Asia/Calcutta` worked. Every zone of the system's tzdata is a name now;
     /// the instants are checked against the zones' laws written in this test (USZone).
-    @Test(arguments: ["UTC", "Etc/UTC", "Asia/Kolkata", "Asia/Calcutta", "US/Eastern", "America/New_York",
-                      "us/eastern"])
+    @Test(arguments: [
+        "UTC", "Etc/UTC", "Asia/Kolkata", "Asia/Calcutta", "US/Eastern", "America/New_York",
+        "us/eastern"
+    ])
     func systemZonesAndTheirLinks(_ zone: String) throws {
         let tmp = try TempDir()
-        let walls = ["2018-03-11 01:59:59", "2018-03-11 02:30:00", "2018-03-11 03:00:00", "2018-07-04 12:00:00",
-                     "2018-11-04 01:30:00", "2018-11-04 02:00:00", "2045-03-12 02:30:00", "2100-07-01 12:00:00",
-                     "1999-12-31 23:59:59"]
+        let walls = [
+            "2018-03-11 01:59:59", "2018-03-11 02:30:00", "2018-03-11 03:00:00", "2018-07-04 12:00:00",
+            "2018-11-04 01:30:00", "2018-11-04 02:00:00", "2045-03-12 02:30:00", "2100-07-01 12:00:00",
+            "1999-12-31 23:59:59"
+        ]
         var text = "id,lat,lon,time\n"
         for (k, wall) in walls.enumerated() { text += "w\(k),53.72,-1.86,\(wall)\n" }
         let file = try tmp.file("local.csv", text)
@@ -312,8 +358,11 @@ enum PortalFiles {
 
     @Test func badOptionsAreUsageErrors() throws {
         let file = Datasets.police[0]
-        for options in [["--time-format", "%m/%d/%Y %"], ["--time-format", "%m/%d/%Y %Q"], ["--time-format", String(repeating: "%Y", count: 400)],
-                        ["--timezone", "Mars/Olympus_Mons"], ["--column", "point=Location", "--column", "lat=Latitude"]] {
+        for options in [
+            ["--time-format", "%m/%d/%Y %"], ["--time-format", "%m/%d/%Y %Q"],
+            ["--time-format", String(repeating: "%Y", count: 400)],
+            ["--timezone", "Mars/Olympus_Mons"], ["--column", "point=Location", "--column", "lat=Latitude"]
+        ] {
             let r = try areawatch(["report", "--input", file, "--out", "/nonexistent/x"] + options)
             #expect(r.status == 1, "\(r)")
             #expect(r.stderr.contains("Error: --"), "\(r)")

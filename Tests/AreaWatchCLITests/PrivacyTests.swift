@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC §10: reports and tiles carry aggregates only — never a user id, a description, or a
@@ -31,12 +32,18 @@ struct PrivacyTests {
         var out: [String] = []
         var current = ""
         for ch in description {
-            if ch.isLetter || ch.isNumber || " ,.!?'-".contains(ch) { current.append(ch) } else {
-                if current.trimmingCharacters(in: .whitespaces).count >= 8 { out.append(current.trimmingCharacters(in: .whitespaces)) }
+            if ch.isLetter || ch.isNumber || " ,.!?'-".contains(ch) {
+                current.append(ch)
+            } else {
+                if current.trimmingCharacters(in: .whitespaces).count >= 8 {
+                    out.append(current.trimmingCharacters(in: .whitespaces))
+                }
                 current = ""
             }
         }
-        if current.trimmingCharacters(in: .whitespaces).count >= 8 { out.append(current.trimmingCharacters(in: .whitespaces)) }
+        if current.trimmingCharacters(in: .whitespaces).count >= 8 {
+            out.append(current.trimmingCharacters(in: .whitespaces))
+        }
         return out
     }
 
@@ -70,7 +77,9 @@ struct PrivacyTests {
 
     /// Whether `needle` occurs in `haystack` (memchr for the first byte, memcmp for the rest).
     static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let base = haystack.baseAddress, let first = needle.first, needle.count <= haystack.count else { return false }
+        guard let base = haystack.baseAddress, let first = needle.first, needle.count <= haystack.count else {
+            return false
+        }
         var offset = 0
         let last = haystack.count - needle.count
         return needle.withUnsafeBufferPointer { n in
@@ -91,7 +100,10 @@ struct PrivacyTests {
         bytes.withUnsafeBufferPointer { b in
             var i = 0
             while i < b.count {
-                guard isalnum(Int32(b[i])) != 0 else { i += 1; continue }
+                guard isalnum(Int32(b[i])) != 0 else {
+                    i += 1
+                    continue
+                }
                 let start = i
                 while i < b.count && isalnum(Int32(b[i])) != 0 { i += 1 }
                 if i - start >= 28 {
@@ -115,7 +127,9 @@ struct PrivacyTests {
             guard isLat || isLon else { continue }
             for d in 1...3 where k + d < numbers.count {
                 let other = numbers[k + d].bitPattern
-                if (isLat && secrets.pairs.contains(Pair(lat: bits, lon: other))) || (isLon && secrets.pairs.contains(Pair(lat: other, lon: bits))) {
+                if (isLat && secrets.pairs.contains(Pair(lat: bits, lon: other)))
+                    || (isLon && secrets.pairs.contains(Pair(lat: other, lon: bits)))
+                {
                     found.append("incident coordinates \(value), \(numbers[k + d])")
                 }
             }
@@ -136,10 +150,11 @@ struct PrivacyTests {
             "[[\(post.lonText),\(post.latText)],[1.000000,2.000000]]",
             "{\"u\":\"\(post.user ?? "")\"}",
             "<p>\((post.description ?? "").replacingOccurrences(of: "\"", with: "&quot;"))</p>",
-            "contact Test User 007 <user7@example.org>",
+            "contact Test User 007 <user7@example.org>"
         ]
         for sample in samples {
-            #expect(!Self.leaks(in: Array(sample.utf8), secrets: secrets).isEmpty, "the scan missed a leak in \(sample)")
+            #expect(
+                !Self.leaks(in: Array(sample.utf8), secrets: secrets).isEmpty, "the scan missed a leak in \(sample)")
         }
         // Computed figures that merely share one coordinate with an input are not a leak.
         let clean = "{\"lat\":\(police.latText),\"lon\":-179.123456,\"n\":3} x-1.5 y2016-1.25 margin:-1px"
@@ -158,6 +173,8 @@ struct PrivacyTests {
         }
         #expect(leaks.isEmpty, "\(leaks.prefix(30))")
         // The store keeps them (query --list is the analysts' place for incident rows).
-        #expect(try StoreProbe.integer(run.store, "SELECT count(*) FROM incidents WHERE user IS NOT NULL AND user != ''") > 0)
+        #expect(
+            try StoreProbe.integer(run.store, "SELECT count(*) FROM incidents WHERE user IS NOT NULL AND user != ''")
+                > 0)
     }
 }

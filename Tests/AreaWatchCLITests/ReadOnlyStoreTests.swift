@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// The safety review found a store on a read-only mount could not be read at all. `stats`,
@@ -34,7 +34,9 @@ struct ReadOnlyStoreTests {
         #expect(try JSON.parse(stats.stdout)["incidents"]?.int == 2559, "\(stats)")
         let check = try areawatchOK(["check", "--db", store])
         #expect(check.stdout.contains("ok"), "\(check)")
-        let query = try areawatchOK(["query", "--db", store, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--json"])
+        let query = try areawatchOK([
+            "query", "--db", store, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--json"
+        ])
         #expect(try JSON.parse(query.stdout)["current"]?.int ?? 0 > 0, "\(query)")
         try areawatchOK(["report", "--db", store, "--out", tmp.sub("out"), "--as-of", Datasets.asOf, "--quiet"])
         #expect(exists(tmp.sub("out/grid.csv")))

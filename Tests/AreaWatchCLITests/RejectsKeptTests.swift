@@ -1,8 +1,9 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC §3: the rejects file holds every reject of every file the store holds, made from the
@@ -63,7 +64,9 @@ struct RejectsKeptTests {
     func secondRunKeepsRejects() throws {
         let tmp = try TempDir()
         let files = try GeneratedData.write([("r1", 700), ("r2", 500)], into: tmp.sub("inbox"), seed: 5)
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "store.db"
             out = "reports/latest"
             [inbox]
@@ -118,8 +121,9 @@ struct RejectsKeptTests {
             #expect(rerun.status == 0, "trial \(trial): \(rerun)")
             let count = try Self.rows(rejects).count
             let wanted = Self.expectedRejects(files)
-            #expect(try readBytes(rejects) == expected,
-                    "trial \(trial) (\(filesIn) file(s) in at the kill): \(count) rejects, expected \(wanted)")
+            #expect(
+                try readBytes(rejects) == expected,
+                "trial \(trial) (\(filesIn) file(s) in at the kill): \(count) rejects, expected \(wanted)")
             #expect(Self.leftovers(beside: rejects).isEmpty, "trial \(trial): \(Self.leftovers(beside: rejects))")
         }
         #expect(afterCommit > 0, "no kill landed between two files")
@@ -147,8 +151,9 @@ struct RejectsKeptTests {
         let tmp = try TempDir()
         let files = try GeneratedData.write([("m1", 800), ("m2", 600), ("m3", 500)], into: tmp.sub("in"), seed: 19)
         let reference = tmp.sub("reference-rejects.csv")
-        try areawatchOK(["ingest"] + files.map(\.path)
-                        + ["--db", tmp.sub("reference.db"), "--rejects", reference, "--quiet"])
+        try areawatchOK(
+            ["ingest"] + files.map(\.path)
+                + ["--db", tmp.sub("reference.db"), "--rejects", reference, "--quiet"])
 
         // m1 and m2 in the store; the older version's rejects file held only m2's rows (its
         // re-run skipped m1) and its orphan m1's rows and the first of m2's, cut mid-row.
@@ -161,8 +166,9 @@ struct RejectsKeptTests {
         try StoreProbe.execute(db, "DROP TABLE rejects; DROP TABLE rejects_file")
         try ([header] + m2).joined(separator: "\n").appending("\n")
             .write(toFile: rejects, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -600)],
-                                              ofItemAtPath: rejects)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -600)],
+            ofItemAtPath: rejects)
         let pidMax = try SpareFolderTests.pidMax()
         let orphan = tmp.sub("s-rejects.csv.tmp-\(pidMax + 1)")
         try (([header] + m1 + [m2[0]]).joined(separator: "\n") + "\n" + m2[1].prefix(12))
@@ -211,8 +217,9 @@ struct RejectsKeptTests {
         #expect(none["path"] == .null && none["rejected"]?.int == expected, "\(none)")
     }
 
-    @Test("report --rejects: refused with --db, over an input or inside the report folder; a refused report: none",
-          arguments: ["db", "input", "inside", "refused"])
+    @Test(
+        "report --rejects: refused with --db, over an input or inside the report folder; a refused report: none",
+        arguments: ["db", "input", "inside", "refused"])
     func adHocRejectsRefused(_ kind: String) throws {
         let tmp = try TempDir()
         let input = try tmp.file("in.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\nb,,-1.86,2018-05-01\n")
@@ -230,8 +237,9 @@ struct RejectsKeptTests {
     }
 
     /// The rejects file is rewritten whole: it may not be an input, the store or a file beside it.
-    @Test("ingest --rejects naming an input, the store or its lock: exit 1, nothing changed",
-          arguments: ["input", "store", "lock"])
+    @Test(
+        "ingest --rejects naming an input, the store or its lock: exit 1, nothing changed",
+        arguments: ["input", "store", "lock"])
     func ingestRejectsOverAFile(_ kind: String) throws {
         let tmp = try TempDir()
         let input = try tmp.file("in.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\nb,,-1.86,2018-05-01\n")

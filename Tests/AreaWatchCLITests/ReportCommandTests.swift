@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// Even-odd point-in-polygon in (lon, lat) (RFC 7946 edges), holes by the same rule.
@@ -39,8 +39,13 @@ func bundledAreas() throws -> [(name: String, id: String, polygons: [[[(Double, 
     let doc = try JSON.parse(try readBytes(Datasets.areas))
     return try (doc["features"]?.array ?? []).map { f in
         let geometry = try #require(f["geometry"])
-        func ring(_ j: JSON) -> [(Double, Double)] { (j.array ?? []).compactMap { p in p.array.flatMap { $0.count >= 2 ? ($0[0].double ?? 0, $0[1].double ?? 0) : nil } } }
-        let polygons: [[[(Double, Double)]]] = geometry["type"]?.string == "Polygon"
+        func ring(_ j: JSON) -> [(Double, Double)] {
+            (j.array ?? []).compactMap { p in
+                p.array.flatMap { $0.count >= 2 ? ($0[0].double ?? 0, $0[1].double ?? 0) : nil }
+            }
+        }
+        let polygons: [[[(Double, Double)]]] =
+            geometry["type"]?.string == "Polygon"
             ? [(geometry["coordinates"]?.array ?? []).map(ring)]
             : (geometry["coordinates"]?.array ?? []).map { ($0.array ?? []).map(ring) }
         return (try #require(f["properties"]?["name"]?.string), f["id"]?.numberText ?? f["id"]?.string ?? "", polygons)
@@ -60,16 +65,21 @@ struct ReportCommandTests {
     func reportOptions() throws {
         let tmp = try TempDir()
         let out = tmp.sub("reports/options")
-        let r = try areawatchOK(["report", "--input"] + Self.inputs + [
-            "--out", out, "--as-of", Datasets.asOf, "--precision", "6", "--areas", Datasets.areas, "--area-id", "name",
-            "--poi", Datasets.poi, "--group-by", "category", "--tile-zooms", "11-13",
-        ])
+        let r = try areawatchOK(
+            ["report", "--input"] + Self.inputs + [
+                "--out", out, "--as-of", Datasets.asOf, "--precision", "6", "--areas", Datasets.areas, "--area-id",
+                "name",
+                "--poi", Datasets.poi, "--group-by", "category", "--tile-zooms", "11-13"
+            ])
         #expect(r.stdout.contains("report: \(out)"), "\(r)")
         let report = try readTree(out)
         let top = Set(report.keys.map { String($0.split(separator: "/")[0]) })
-        #expect(top == ["grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "grid.parquet", "areas.geojson",
-                        "areas.csv", "areas.parquet", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
-                        "summary.json", "report.html", "timeseries.csv", "grid.gpkg", ".areawatch-report"])
+        #expect(
+            top == [
+                "grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "grid.parquet", "areas.geojson",
+                "areas.csv", "areas.parquet", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
+                "summary.json", "report.html", "timeseries.csv", "grid.gpkg", ".areawatch-report"
+            ])
         let incidents = try Self.policeIncidents()
         let model = ModelGrid(incidents: incidents, asOf: Model.asOf, precision: 6, radius: 1000)
 
@@ -80,11 +90,16 @@ struct ReportCommandTests {
         #expect(modelIssues.isEmpty, "\(modelIssues.prefix(10))")
         let (geo, features) = GeoJSONCheck.gridProblems(try #require(report["grid.geojson"]), csv: csv, precision: 6)
         #expect(geo.isEmpty, "\(geo.prefix(10))")
-        let summary = summaryProblems(try #require(report["summary.json"]), csv: csv, features: features, model: model, report: report)
+        let summary = summaryProblems(
+            try #require(report["summary.json"]), csv: csv, features: features, model: model, report: report)
         #expect(summary.isEmpty, "\(summary)")
         let tiles = TileCheck.problems(report: report, csv: csv, precision: 6, zooms: 11...13, asOf: Datasets.asOf)
         #expect(tiles.isEmpty, "\(tiles.prefix(10))")
-        #expect(Set(report.keys.filter { $0.hasPrefix("tiles/") && $0 != "tiles/tilejson.json" }.map { $0.split(separator: "/")[1] }) == ["11", "12", "13"])
+        #expect(
+            Set(
+                report.keys.filter { $0.hasPrefix("tiles/") && $0 != "tiles/tilejson.json" }.map {
+                    $0.split(separator: "/")[1]
+                }) == ["11", "12", "13"])
         let s = try JSON.parse(try #require(report["summary.json"]))
         #expect(s["parameters"]?["min_cell_count"]?.int == 1 && s["parameters"]?["precision"]?.int == 6)
         #expect(s["parameters"]?["tile_zooms"] == .array([.number("11"), .number("13")]))
@@ -93,7 +108,11 @@ struct ReportCommandTests {
         // Areas: input order, spherical area, density-equivalent class, counts by point-in-polygon.
         let areas = try bundledAreas()
         let areasCSV = StrictCSV.parse(try #require(report["areas.csv"]))
-        #expect(areasCSV.header == ["name", "n_current", "n_previous", "delta", "pct", "handled", "area_km2", "density_equivalent", "class", "p_change", "q_change", "change", "y2017", "y2018"])
+        #expect(
+            areasCSV.header == [
+                "name", "n_current", "n_previous", "delta", "pct", "handled", "area_km2", "density_equivalent", "class",
+                "p_change", "q_change", "change", "y2017", "y2018"
+            ])
         let windows = Windows(asOf: Model.asOf)
         var assigned = 0
         for (row, area) in zip(areasCSV.dictionaries, areas) {
@@ -104,19 +123,28 @@ struct ReportCommandTests {
             assigned += nc
             #expect(row["n_current"] == String(nc) && row["n_previous"] == String(np), "\(area.name): \(row)")
             let km2 = sphericalAreaKm2(area.polygons)
-            #expect(abs((Double(row["area_km2"] ?? "") ?? 0) - km2) <= 0.00005 + 1e-9, "\(area.name): area \(row["area_km2"] ?? "-") vs \(km2)")
+            #expect(
+                abs((Double(row["area_km2"] ?? "") ?? 0) - km2) <= 0.00005 + 1e-9,
+                "\(area.name): area \(row["area_km2"] ?? "-") vs \(km2)")
             let density = Double(nc) * Double.pi * 1e6 / (km2 * 1e6)
-            #expect(abs((Double(row["density_equivalent"] ?? "") ?? 0) - density) <= 0.005 + 1e-6, "\(area.name): density")
+            #expect(
+                abs((Double(row["density_equivalent"] ?? "") ?? 0) - density) <= 0.005 + 1e-6, "\(area.name): density")
             #expect(row["class"] == (density < 5 ? "safe" : density < 10 ? "medium" : "dangerous"), "\(area.name)")
         }
         #expect(areasCSV.records.count == areas.count)
         let areasGeo = try JSON.parse(try #require(report["areas.geojson"]))
         #expect(areasGeo["features"]?.array?.count == areas.count)
-        #expect(areasGeo["unassigned"]?["current"]?.int == current - assigned, "areas do not overlap: current = Σ areas + unassigned")
+        #expect(
+            areasGeo["unassigned"]?["current"]?.int == current - assigned,
+            "areas do not overlap: current = Σ areas + unassigned")
 
         // Points of interest: the §7.1 answer at each, in input order.
         let poiRows = StrictCSV.parse(try #require(report["poi.csv"]))
-        #expect(poiRows.header == ["name", "lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct", "handled", "class", "p_change", "q_change", "change", "label", "text"])
+        #expect(
+            poiRows.header == [
+                "name", "lat", "lon", "radius_m", "as_of", "current", "previous", "delta", "pct", "handled", "class",
+                "p_change", "q_change", "change", "label", "text"
+            ])
         let poiInput = StrictCSV.parse(try readBytes(Datasets.poi)).dictionaries
         #expect(poiRows.records.count == poiInput.count)
         for (row, poi) in zip(poiRows.dictionaries, poiInput) {
@@ -124,14 +152,21 @@ struct ReportCommandTests {
             let lat = try #require(Double(poi["lat"] ?? "")), lon = try #require(Double(poi["lon"] ?? ""))
             let answer = ModelAnswer(incidents: incidents, lat: lat, lon: lon, asOf: Model.asOf)
             let c = Int(row["current"] ?? "") ?? -1, p = Int(row["previous"] ?? "") ?? -1
-            #expect(answer.current.contains(c) && answer.previous.contains(p) && answer.handled.contains(Int(row["handled"] ?? "") ?? -1),
-                    "\(poi["name"] ?? ""): \(row) vs \(answer)")
-            #expect(row["class"] == classify(c) && row["label"] == label(of: classify(c)) && row["as_of"] == Datasets.asOf && row["radius_m"] == "1000")
+            #expect(
+                answer.current.contains(c) && answer.previous.contains(p)
+                    && answer.handled.contains(Int(row["handled"] ?? "") ?? -1),
+                "\(poi["name"] ?? ""): \(row) vs \(answer)")
+            #expect(
+                row["class"] == classify(c) && row["label"] == label(of: classify(c)) && row["as_of"] == Datasets.asOf
+                    && row["radius_m"] == "1000")
         }
 
         // Breakdown by category: the window counts per value, sorted by value.
         let breakdown = StrictCSV.parse(try #require(report["breakdown.csv"]))
-        #expect(breakdown.header == ["category", "current", "previous", "delta", "pct", "p_change", "q_change", "change", "y2017", "y2018"])
+        #expect(
+            breakdown.header == [
+                "category", "current", "previous", "delta", "pct", "p_change", "q_change", "change", "y2017", "y2018"
+            ])
         var byCategory: [String: (Int, Int)] = [:]
         for i in incidents {
             var v = byCategory[i.category ?? ""] ?? (0, 0)
@@ -155,11 +190,15 @@ struct ReportCommandTests {
         let tmp = try TempDir()
         let out = tmp.sub("out")
         // Feature ids are feature members here, not properties: --area-id falls back to the id.
-        try areawatchOK(["report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf, "--precision", "5",
-                         "--areas", Datasets.areas, "--area-id", "id", "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf, "--precision", "5",
+            "--areas", Datasets.areas, "--area-id", "id", "--tile-zooms", "none", "--quiet"
+        ])
         let areas = StrictCSV.parse(try readBytes(out + "/areas.csv"))
         #expect(areas.header.first == "id")
-        #expect(areas.records.map { $0.fields[0] } == (try bundledAreas()).map(\.id), "\(areas.records.map { $0.fields[0] })")
+        #expect(
+            areas.records.map { $0.fields[0] } == (try bundledAreas()).map(\.id),
+            "\(areas.records.map { $0.fields[0] })")
         #expect(!exists(out + "/tiles"))
         let s = try JSON.parse(try readBytes(out + "/summary.json"))
         #expect(s["tiles"]?.int == 0 && s["parameters"]?["tile_zooms"] == .null)
@@ -170,7 +209,8 @@ struct ReportCommandTests {
         let tmp = try TempDir()
         let bad = try tmp.file("bad.geojson", "{\"type\":\"FeatureCollection\",\"features\":[")
         let out = tmp.sub("out")
-        let r = try areawatch(["report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf, option, bad])
+        let r = try areawatch(["report", "--input", Self.inputs[1], "--out", out, "--as-of", Datasets.asOf, option, bad]
+        )
         #expect(r.status == 2, "\(r)")
         #expect(r.stderrLines.contains { $0.contains(bad) }, "\(r)")
         #expect(!exists(out))
@@ -183,7 +223,9 @@ struct ReportCommandTests {
         let first = IngestTable(run.first.stdout), second = IngestTable(run.second.stdout)
         #expect(first.rows.count == 5, "\(run.first)")
         #expect(first.rows.values.allSatisfy { $0.first != "skipped (already ingested)" })
-        #expect(second.rows.count == 5 && second.rows.values.allSatisfy { $0.first == "skipped (already ingested)" }, "\(run.second)")
+        #expect(
+            second.rows.count == 5 && second.rows.values.allSatisfy { $0.first == "skipped (already ingested)" },
+            "\(run.second)")
         #expect(run.second.stdout.contains("report: "), "\(run.second)")
         let differences = reportDifferences(run.firstReport, run.report)
         #expect(differences.isEmpty, "\(differences)")
@@ -193,15 +235,17 @@ struct ReportCommandTests {
         #expect(exists(run.rejects))
     }
 
-    @Test("run: configuration errors are usage errors (exit 1) naming the problem", arguments: [
-        ("store = \"s.db\"\nout = \"out\"\ncolour = \"blue\"\n", "colour"),
-        ("store = \"s.db\"\nout = \"out\"\n[report]\nprecison = 7\n", "precison"),
-        ("store = \"s.db\"\nout = \"out\"\n[query]\nradius = \"far\"\n", "radius"),
-        ("store = \"s.db\"\nout = \"out\"\n[query]\nthresholds = [10, 5]\n", "thresholds"),
-        ("store = \"s.db\"\nout = \"out\"\n[report]\ntile_zooms = \"ten\"\n", "tile_zooms"),
-        ("out = \"out\"\n", "store"),
-        ("store = \"s.db\"\nout = \"out\"\n[inbox\n", "line"),
-    ])
+    @Test(
+        "run: configuration errors are usage errors (exit 1) naming the problem",
+        arguments: [
+            ("store = \"s.db\"\nout = \"out\"\ncolour = \"blue\"\n", "colour"),
+            ("store = \"s.db\"\nout = \"out\"\n[report]\nprecison = 7\n", "precison"),
+            ("store = \"s.db\"\nout = \"out\"\n[query]\nradius = \"far\"\n", "radius"),
+            ("store = \"s.db\"\nout = \"out\"\n[query]\nthresholds = [10, 5]\n", "thresholds"),
+            ("store = \"s.db\"\nout = \"out\"\n[report]\ntile_zooms = \"ten\"\n", "tile_zooms"),
+            ("out = \"out\"\n", "store"),
+            ("store = \"s.db\"\nout = \"out\"\n[inbox\n", "line")
+        ])
     func configErrors(_ config: String, _ mentioned: String) throws {
         let tmp = try TempDir()
         try tmp.folder("inbox")
@@ -221,12 +265,15 @@ struct ReportCommandTests {
         try tmp.file("inbox/a.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\n")
         try tmp.file("inbox/b.json", "[{\"id\":\"b\",\"lat\":53.7,")
         try tmp.file("inbox/c.csv", "id,lat,lon,time\nc,53.73,-1.87,2018-05-02\n")
-        let config = try tmp.file("job.toml", "store = \"s.db\"\nout = \"out\"\n[query]\nas_of = \"\(Datasets.asOf)\"\n[report]\ntile_zooms = \"14\"\n")
+        let config = try tmp.file(
+            "job.toml",
+            "store = \"s.db\"\nout = \"out\"\n[query]\nas_of = \"\(Datasets.asOf)\"\n[report]\ntile_zooms = \"14\"\n")
         let r = try areawatch(["run", "--config", config])
         #expect(r.status == 2, "\(r)")
         #expect(r.stderrLines.contains { $0.hasPrefix("areawatch: \(tmp.sub("inbox/b.json")): line 1") }, "\(r)")
         let stored = try StoreProbe.snapshot(tmp.sub("s.db"))
-        #expect(stored.count == 2 && stored.ingestedFiles == [tmp.sub("inbox/a.csv"), tmp.sub("inbox/c.csv")], "\(stored)")
+        #expect(
+            stored.count == 2 && stored.ingestedFiles == [tmp.sub("inbox/a.csv"), tmp.sub("inbox/c.csv")], "\(stored)")
         let s = try JSON.parse(try readBytes(tmp.sub("out/summary.json")))
         #expect(s["totals"]?["current"]?.int == 2)
     }

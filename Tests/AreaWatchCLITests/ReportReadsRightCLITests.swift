@@ -1,7 +1,7 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
 
 /// report.html reads right (SPEC §8): shares carry no sign, saturated classes are said first.
 @Suite("report.html reads right, end to end", .timeLimit(.minutes(10)))
@@ -36,8 +36,11 @@ struct ReportReadsRightCLITests {
     func shareHasNoSign() throws {
         let tmp = try TempDir()
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input"] + Datasets.police + ["--out", out, "--as-of", Datasets.asOf,
-                                                                    "--tile-zooms", "none", "--quiet"])
+        try areawatchOK(
+            ["report", "--input"] + Datasets.police + [
+                "--out", out, "--as-of", Datasets.asOf,
+                "--tile-zooms", "none", "--quiet"
+            ])
         let html = try readText(out + "/report.html")
         let (cells, dangerous) = try Self.classCounts(out)
         let share = String(format: "%.1f", Double(dangerous) / Double(cells) * 100)
@@ -56,8 +59,10 @@ struct ReportReadsRightCLITests {
         let tmp = try TempDir()
         let input = try Self.denseInput(tmp, count: 3000)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
-                         "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", out, "--as-of", Datasets.asOf, "--tile-zooms", "none",
+            "--quiet"
+        ])
         let (cells, dangerous) = try Self.classCounts(out)
         #expect(Double(dangerous) >= 0.8 * Double(cells), "\(dangerous) of \(cells): the data does not saturate")
         let share = String(format: "%.1f", Double(dangerous) / Double(cells) * 100)
@@ -68,20 +73,24 @@ struct ReportReadsRightCLITests {
             formatter.usesGroupingSeparator = true
             return formatter.string(from: NSNumber(value: n))!
         }
-        let sentence = "classes saturate here: \(grouped(dangerous)) of the \(grouped(cells)) cells (\(share)%) "
+        let sentence =
+            "classes saturate here: \(grouped(dangerous)) of the \(grouped(cells)) cells (\(share)%) "
             + "are classed "
             + "dangerous; use the change and hot-spot sections, or `--thresholds`"
         let summary = try JSON.parse(try readBytes(out + "/summary.json"))
         #expect(summary["warnings"]?.array?.map(\.string) == [sentence])
         let html = try readText(out + "/report.html")
         let main = try #require(html.range(of: "<main>\n"))
-        #expect(html[main.upperBound...].hasPrefix(
-            "<p class=\"banner\" id=\"saturated\" role=\"note\">classes saturate here: "))
+        #expect(
+            html[main.upperBound...].hasPrefix(
+                "<p class=\"banner\" id=\"saturated\" role=\"note\">classes saturate here: "))
         #expect(html.contains("or <code>--thresholds</code></p>"))
         // Thresholds the data does not saturate: no banner.
         let relaxed = tmp.sub("relaxed")
-        try areawatchOK(["report", "--input", input, "--out", relaxed, "--as-of", Datasets.asOf, "--tile-zooms", "none",
-                         "--thresholds", "100,2000", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", relaxed, "--as-of", Datasets.asOf, "--tile-zooms", "none",
+            "--thresholds", "100,2000", "--quiet"
+        ])
         let (relaxedCells, relaxedDangerous) = try Self.classCounts(relaxed)
         #expect(Double(relaxedDangerous) < 0.8 * Double(relaxedCells))
         #expect(!(try readText(relaxed + "/report.html")).contains("id=\"saturated\""))
@@ -119,4 +128,3 @@ struct ReportReadsRightCLITests {
         print("widget vs query: \(differing) of 20 points differ")
     }
 }
-

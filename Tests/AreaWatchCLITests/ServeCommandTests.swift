@@ -1,8 +1,9 @@
 import AreaWatchTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `areawatch serve` end to end (SPEC §14): the binary on a free loopback port over a report of
@@ -36,7 +37,10 @@ struct ServeCommandTests {
             Thread.detachNewThreadAndReturn {
                 var seenNew = false
                 while !stop.value {
-                    guard let r = try? HTTP.get(base + "/v1/safety?lat=53.72\(k)&lon=-1.86"), r.status == 200 else { failures.add(); continue }
+                    guard let r = try? HTTP.get(base + "/v1/safety?lat=53.72\(k)&lon=-1.86"), r.status == 200 else {
+                        failures.add()
+                        continue
+                    }
                     let isNew = r.body.contains("\"as_of\": \"2018-06-30T23:59:59Z\"")
                     if !isNew && !r.body.contains("\"as_of\": \"2018-07-31T23:59:59Z\"") { failures.add() }
                     // Once a reader saw the new report, it never sees the old one again.
@@ -50,7 +54,8 @@ struct ServeCommandTests {
         let deadline = monotonicNow() + 10
         var reloaded = false
         while monotonicNow() < deadline && !reloaded {
-            reloaded = (try? HTTP.get(base + "/tilejson.json"))?.body.contains("\"as_of\": \"2018-06-30T23:59:59Z\"") == true
+            reloaded =
+                (try? HTTP.get(base + "/tilejson.json"))?.body.contains("\"as_of\": \"2018-06-30T23:59:59Z\"") == true
             usleep(20_000)
         }
         usleep(200_000)
@@ -60,7 +65,9 @@ struct ServeCommandTests {
         #expect(failures.value == 0, "\(failures.value) failed or mixed answers of \(answers.value)")
         #expect(answers.value > 50)
         let newAnswer = try HTTP.get(base + "/v1/safety?lat=53.7248&lon=-1.8612")
-        let lookup = try areawatchOK(["lookup", "--tiles", out + "/tiles", "--lat", "53.7248", "--lon", "-1.8612", "--json"])
+        let lookup = try areawatchOK([
+            "lookup", "--tiles", out + "/tiles", "--lat", "53.7248", "--lon", "-1.8612", "--json"
+        ])
         #expect(newAnswer.body == lookup.stdout)
 
         server.kill(SIGTERM)
@@ -74,9 +81,13 @@ struct ServeCommandTests {
     func waitForListening(_ server: Spawned) throws -> String {
         let deadline = monotonicNow() + 30
         while monotonicNow() < deadline {
-            if let ended = server.poll() { Issue.record("serve ended: \(ended)"); break }
+            if let ended = server.poll() {
+                Issue.record("serve ended: \(ended)")
+                break
+            }
             if let text = try? String(contentsOfFile: server.errPath, encoding: .utf8),
-               let range = text.range(of: "listening on http://") {
+                let range = text.range(of: "listening on http://")
+            {
                 let rest = text[range.upperBound...]
                 if let end = rest.firstIndex(of: "\n") { return "http://" + rest[..<end] }
             }
@@ -89,16 +100,32 @@ struct ServeCommandTests {
 final class ServeCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
-    func add() { lock.lock(); n += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    func add() {
+        lock.lock()
+        n += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return n
+    }
 }
 
 final class ServeFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var flag = false
     var value: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return flag }
-        set { lock.lock(); flag = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return flag
+        }
+        set {
+            lock.lock()
+            flag = newValue
+            lock.unlock()
+        }
     }
 }
 
@@ -106,7 +133,10 @@ extension Thread {
     /// A thread running `body`, and a way to wait for its end.
     static func detachNewThreadAndReturn(_ body: @escaping @Sendable () -> Void) -> () -> Void {
         let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { body(); done.signal() }
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
         return { done.wait() }
     }
 }

@@ -1,8 +1,9 @@
 import AreaWatchTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `areawatch serve` against hostile clients, end to end through the binary (docs/RELIABILITY.md;
@@ -43,7 +44,7 @@ struct ServeHostileTests {
             ("\u{16}\u{03}\u{01} binary garbage\r\n\r\n", 400),
             (get("/summary.json", extra: "Host: other\r\n"), 400),
             (get("/summary.json", extra: "X-Big: " + String(repeating: "a", count: 20_000) + "\r\n"), 431),
-            (get("/summary.json", method: "POST", extra: "Content-Length: 1073741824\r\n"), 413),
+            (get("/summary.json", method: "POST", extra: "Content-Length: 1073741824\r\n"), 413)
         ]
         for (request, status) in cases {
             let client = try ServeSocket(port: server.port).send(request)
@@ -160,7 +161,8 @@ struct ServeHostileTests {
         let port = Int(UInt16(bigEndian: address.sin_port))
         let result = try areawatch(["serve", try BundledRun.get().out, "--port", String(port)])
         #expect(result.status == 2, "\(result)")
-        let sentence = "areawatch: cannot listen on 127.0.0.1:\(port): the port is in use by another program "
+        let sentence =
+            "areawatch: cannot listen on 127.0.0.1:\(port): the port is in use by another program "
             + "(choose another with --port)"
         #expect(result.stderrLines.last == sentence, "\(result)")
         #expect(!result.stderr.contains("errno") && !result.stderr.contains("bind("))
@@ -169,8 +171,10 @@ struct ServeHostileTests {
     @Test("limits outside their ranges are usage errors")
     func badLimits() throws {
         let out = try BundledRun.get().out
-        for options in [["--max-connections", "0"], ["--max-connections", "99999999"], ["--header-timeout", "0"],
-                        ["--idle-timeout", "1e9"], ["--write-timeout", "0x10"]] {
+        for options in [
+            ["--max-connections", "0"], ["--max-connections", "99999999"], ["--header-timeout", "0"],
+            ["--idle-timeout", "1e9"], ["--write-timeout", "0x10"]
+        ] {
             let result = try areawatch(["serve", out] + options)
             #expect(result.status == 1, "\(options): \(result)")
             #expect(result.stderr.contains(options[0]), "\(options): \(result)")

@@ -10,7 +10,9 @@ import Testing
 /// Python packages that build a grid.pmtiles for a report without one are missing.
 @Suite("serve map", .timeLimit(.minutes(10)))
 struct ServeMapTests {
-    @Test("the map draws the grid fitted to the data, without seams at tile edges, over a basemap; a probe answers as lookup")
+    @Test(
+        "the map draws the grid fitted to the data, without seams at tile edges, over a basemap; a probe answers as lookup"
+    )
     func mapInHeadlessChromium() throws {
         guard findTool("chromium") != nil else {
             print("skipped: chromium is not installed (make test-deps installs it)")
@@ -24,16 +26,23 @@ struct ServeMapTests {
         if !exists(run.out + "/grid.pmtiles") {
             let probe = try runTool("/usr/bin/env", ["python3", "-c", "import pmtiles.writer, mapbox_vector_tile"])
             guard probe.status == 0 else {
-                print("skipped: the report has no grid.pmtiles and python3 lacks pmtiles or mapbox-vector-tile to build one")
+                print(
+                    "skipped: the report has no grid.pmtiles and python3 lacks pmtiles or mapbox-vector-tile to build one"
+                )
                 return
             }
         }
-        let result = try runTool("/usr/bin/env", ["python3", packageRoot + "/Benchmarks/map_check.py", "--report", run.out,
-                                                   "--bin", try Binary.require()], timeout: 200)
+        let result = try runTool(
+            "/usr/bin/env",
+            [
+                "python3", packageRoot + "/Benchmarks/map_check.py", "--report", run.out,
+                "--bin", try Binary.require()
+            ], timeout: 200)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("answer equals lookup"), "\(result.stdout)")
         #expect(result.stdout.contains("map check: fit: data box"), "\(result.stdout)")
-        #expect(result.stdout.contains(", 0 with a cell on one side and the background on the other"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(", 0 with a cell on one side and the background on the other"), "\(result.stdout)")
         #expect(result.stdout.contains("map check: basemap: layers [\"basemap-background\""), "\(result.stdout)")
         print(result.stdout)
     }

@@ -1,8 +1,9 @@
 import AreaWatchTestSupport
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `areawatch serve` started for the hostile-client tests: through `sh -c 'ulimit -n N; exec …'`
@@ -38,7 +39,8 @@ final class ServeProcess: @unchecked Sendable {
         while found == nil && monotonicNow() < deadline {
             let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
             if let range = text.range(of: "listening on http://127.0.0.1:"),
-               let end = text[range.upperBound...].firstIndex(of: "\n") {
+                let end = text[range.upperBound...].firstIndex(of: "\n")
+            {
                 found = Int(text[range.upperBound..<end])
             } else if waitpid(pid, nil, WNOHANG) == pid {
                 throw HTTP.Failure(message: "serve ended before listening: \(text)")
@@ -49,7 +51,12 @@ final class ServeProcess: @unchecked Sendable {
         port = try #require(found, "serve did not start listening")
     }
 
-    deinit { if ended == nil { kill(pid, SIGKILL); waitpid(pid, nil, 0) } }
+    deinit {
+        if ended == nil {
+            kill(pid, SIGKILL)
+            waitpid(pid, nil, 0)
+        }
+    }
 
     /// Descriptors the server holds open now.
     var openDescriptors: Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count }

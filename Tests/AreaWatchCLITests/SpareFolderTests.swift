@@ -1,8 +1,9 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The replaced report is kept as `.NAME.spare` and written over by the next run to the same
@@ -12,8 +13,10 @@ import Glibc
 struct SpareFolderTests {
     /// Three reports of different shapes (precision, radius, zooms, optional outputs).
     static func wide(_ out: String) -> [String] {
-        ["report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf, "--precision", "7",
-         "--tile-zooms", "10-14", "--ehsa", "--poi", Datasets.poi, "--group-by", "category", "--quiet"]
+        [
+            "report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf, "--precision", "7",
+            "--tile-zooms", "10-14", "--ehsa", "--poi", Datasets.poi, "--group-by", "category", "--quiet"
+        ]
     }
 
     /// Process ids above the kernel's limit belong to no process.
@@ -22,11 +25,15 @@ struct SpareFolderTests {
     }
 
     static func narrow(_ out: String) -> [String] {
-        ["report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf, "--precision", "6",
-         "--radius", "500", "--tile-zooms", "12-13", "--quiet"]
+        [
+            "report", "--input", Datasets.police[2], "--out", out, "--as-of", Datasets.asOf, "--precision", "6",
+            "--radius", "500", "--tile-zooms", "12-13", "--quiet"
+        ]
     }
 
-    @Test("each run publishes what a fresh run does; the previous report becomes the spare, and the spare's extra files and folders go")
+    @Test(
+        "each run publishes what a fresh run does; the previous report becomes the spare, and the spare's extra files and folders go"
+    )
     func publishesWhatAFreshRunDoes() throws {
         let tmp = try TempDir()
         let parent = tmp.sub("reports"), out = parent + "/latest", spare = parent + "/.latest.spare"
@@ -87,7 +94,9 @@ struct SpareFolderTests {
         #expect(listFolder(elsewhere).isEmpty, "tiles written through a symbolic link: \(listFolder(elsewhere))")
     }
 
-    @Test("a folder under the spare's name that areawatch did not leave (no marker, even an empty one) is neither used nor replaced")
+    @Test(
+        "a folder under the spare's name that areawatch did not leave (no marker, even an empty one) is neither used nor replaced"
+    )
     func leavesForeignFoldersAlone() throws {
         let tmp = try TempDir()
         let parent = tmp.sub("reports"), out = parent + "/latest", spare = parent + "/.latest.spare"
@@ -103,7 +112,9 @@ struct SpareFolderTests {
         removeItem(spare)
         #expect(mkdir(spare, 0o755) == 0)
         try areawatchOK(Self.narrow(out))
-        #expect(exists(spare) && listFolder(spare).isEmpty, "an empty folder of the user's was replaced: \(listFolder(spare))")
+        #expect(
+            exists(spare) && listFolder(spare).isEmpty,
+            "an empty folder of the user's was replaced: \(listFolder(spare))")
     }
 
     /// The second data-loss item: a store inside the spare (`.DIR.spare/store.db`, used with
@@ -120,8 +131,10 @@ struct SpareFolderTests {
         let store = try StoreProbe.snapshot(db)
         let before = try readTree(parent)
 
-        let refused = try areawatch(["report", "--db", db, "--out", out, "--as-of", Datasets.asOf,
-                                     "--tile-zooms", "12-13"])
+        let refused = try areawatch([
+            "report", "--db", db, "--out", out, "--as-of", Datasets.asOf,
+            "--tile-zooms", "12-13"
+        ])
         #expect(refused.status == 1 && refused.stderr.contains(".latest.spare"), "\(refused)")
         #expect(try readTree(parent) == before, "the refused report changed files")
 
@@ -129,8 +142,9 @@ struct SpareFolderTests {
         // so it is neither taken nor removed; the report is what a fresh run publishes.
         try areawatchOK(Self.narrow(out))
         #expect(try StoreProbe.snapshot(db) == store)
-        #expect(listFolder(spare).contains("store.db") && listFolder(spare).contains("store-rejects.csv"),
-                "\(listFolder(spare))")
+        #expect(
+            listFolder(spare).contains("store.db") && listFolder(spare).contains("store-rejects.csv"),
+            "\(listFolder(spare))")
         try areawatchOK(Self.narrow(tmp.sub("fresh")))
         #expect(reportDifferences(try readTree(out), try readTree(tmp.sub("fresh"))).isEmpty)
         #expect(listFolder(parent) == [".latest.spare", "latest"], "\(listFolder(parent))")
@@ -139,8 +153,9 @@ struct SpareFolderTests {
     }
 
     /// The nightly job's store, inbox or rejects file inside the spare its report would take.
-    @Test("run: a store, inbox or rejects file inside the spare is refused before anything changes",
-          arguments: ["store", "inbox", "rejects"])
+    @Test(
+        "run: a store, inbox or rejects file inside the spare is refused before anything changes",
+        arguments: ["store", "inbox", "rejects"])
     func runPathsInsideTheSpare(_ kind: String) throws {
         let tmp = try TempDir()
         let out = tmp.sub("reports/latest"), spare = tmp.sub("reports/.latest.spare")
@@ -154,7 +169,9 @@ struct SpareFolderTests {
         try areawatchOK(["ingest", files[0].path, "--db", tmp.sub(store), "--quiet"])
         let rejects = kind == "rejects" ? "rejects = \"reports/.latest.spare/r.csv\"\n" : ""
         if kind == "rejects" { try tmp.file("reports/.latest.spare/r.csv", "source,record,id,reason,excerpt\n") }
-        let config = try tmp.file("job.toml", """
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "\(store)"
             out = "reports/latest"
             [inbox]
@@ -184,8 +201,10 @@ struct SpareFolderTests {
         for input in [inWork, inSpare] {
             let r = try areawatch(["report", "--input", input, "--out", out, "--as-of", Datasets.asOf])
             #expect(r.status == 1 && r.stderr.contains("refusing to replace"), "\(r)")
-            let areas = try areawatch(["report", "--input", Datasets.police[2], "--areas", input, "--out", out,
-                                       "--as-of", Datasets.asOf])
+            let areas = try areawatch([
+                "report", "--input", Datasets.police[2], "--areas", input, "--out", out,
+                "--as-of", Datasets.asOf
+            ])
             #expect(areas.status == 1 && areas.stderr.contains("refusing to replace"), "\(areas)")
         }
         #expect(try readTree(tmp.path) == before)

@@ -1,7 +1,7 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
 
 /// `check` (SPEC §5, docs/SCHEMA.md) and damaged stores: a truncated store or a file that is
 /// not SQLite at all is an input/store error (exit 2) with one clear line, and nothing changes.
@@ -31,11 +31,13 @@ struct StoreCorruptionTests {
         #expect(r.stdout.contains("ok"), "\(r)")
     }
 
-    @Test("check reports a damaged spatial index", arguments: [
-        "DELETE FROM idx_incidents_geom WHERE pkid IN (SELECT pkid FROM idx_incidents_geom ORDER BY pkid LIMIT 5)",
-        "UPDATE idx_incidents_geom SET xmin = xmin + 0.5, xmax = xmax + 0.5 WHERE pkid = (SELECT min(pkid) FROM idx_incidents_geom)",
-        "DELETE FROM idx_incidents_geom",
-    ])
+    @Test(
+        "check reports a damaged spatial index",
+        arguments: [
+            "DELETE FROM idx_incidents_geom WHERE pkid IN (SELECT pkid FROM idx_incidents_geom ORDER BY pkid LIMIT 5)",
+            "UPDATE idx_incidents_geom SET xmin = xmin + 0.5, xmax = xmax + 0.5 WHERE pkid = (SELECT min(pkid) FROM idx_incidents_geom)",
+            "DELETE FROM idx_incidents_geom"
+        ])
     func damagedSpatialIndex(_ damage: String) throws {
         let tmp = try TempDir()
         let db = try Self.smallStore(in: tmp)
@@ -63,15 +65,18 @@ struct StoreCorruptionTests {
         try Data(bytes).write(to: URL(fileURLWithPath: db))
         let r = try areawatch("check", "--db", db)
         #expect(r.status == 2, "\(r)")
-        #expect(r.stdout.contains("integrity") || r.stderr.contains("not a valid store") || r.stderr.contains("malformed"), "\(r)")
+        #expect(
+            r.stdout.contains("integrity") || r.stderr.contains("not a valid store") || r.stderr.contains("malformed"),
+            "\(r)")
     }
 
     enum Damage: String, CaseIterable, Sendable {
         case truncated, notSQLite
     }
 
-    @Test("a truncated store or a non-SQLite --db: exit 2, one clear line, the file unchanged",
-          arguments: Damage.allCases, ["stats", "check", "query", "report", "ingest"])
+    @Test(
+        "a truncated store or a non-SQLite --db: exit 2, one clear line, the file unchanged",
+        arguments: Damage.allCases, ["stats", "check", "query", "report", "ingest"])
     func damagedStore(_ damage: Damage, _ command: String) throws {
         let tmp = try TempDir()
         let db: String

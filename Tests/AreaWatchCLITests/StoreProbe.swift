@@ -1,6 +1,6 @@
+import AreaWatchStore
 import Foundation
 import Testing
-import AreaWatchStore
 
 /// What a store holds, read with plain SQL (SQLite itself does the counting): the incident
 /// count, a digest of every (key, time, lat, lon), the ingests log and incidents per source.

@@ -1,13 +1,16 @@
+import AreaWatchStore
 import Foundation
 import FoundationXML
-import AreaWatchStore
 
 /// A layer's default style in grid.gpkg's `layer_styles`, its QML and SLD parsed as XML, against
 /// the categories the page shows.
 enum StyleCheck {
-    static func problems(_ db: SQLiteDatabase, layer: String, attribute: String,
-                         expected: [StyleCategory]) throws -> [String] {
-        let row = try db.prepare("""
+    static func problems(
+        _ db: SQLiteDatabase, layer: String, attribute: String,
+        expected: [StyleCategory]
+    ) throws -> [String] {
+        let row = try db.prepare(
+            """
             SELECT styleQML, styleSLD FROM layer_styles WHERE f_table_name = ? AND f_geometry_column = 'geom'
               AND f_table_schema = '' AND useAsDefault = 1
             """)
@@ -47,8 +50,10 @@ final class QMLStyle: NSObject, XMLParserDelegate {
         entries.map { StyleCategory(value: $0.value, label: $0.label, colour: colours[$0.symbol] ?? "?") }
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         switch name {
         case "renderer-v2": attribute = attributes["attr"] ?? ""
         case "category":
@@ -85,8 +90,10 @@ final class SLDStyle: NSObject, XMLParserDelegate {
         _ = parser.parse()
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         path.append(name)
         text = ""
         if name == "se:Rule" { current = StyleCategory(value: "", label: "", colour: "") }

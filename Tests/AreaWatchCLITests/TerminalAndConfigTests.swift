@@ -1,6 +1,6 @@
+import AreaWatchTestSupport
 import Foundation
 import Glibc
-import AreaWatchTestSupport
 import Testing
 
 /// Smaller attacks of the safety review: escape sequences from inputs reaching the terminal, and
@@ -13,11 +13,14 @@ struct TerminalAndConfigTests {
     @Test("categories and file names with ANSI/OSC sequences are printed escaped by ingest, stats and query --list")
     func escaped() throws {
         let tmp = try TempDir()
-        let csv = try tmp.file("evil\u{1B}[31m.csv", "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,\"\(Self.hostile)\"\n")
+        let csv = try tmp.file(
+            "evil\u{1B}[31m.csv", "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,\"\(Self.hostile)\"\n")
         let db = tmp.sub("s.db")
         let ingest = try areawatchOK(["ingest", csv, "--db", db])
         let stats = try areawatchOK(["stats", "--db", db])
-        let list = try areawatchOK(["query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--list"])
+        let list = try areawatchOK([
+            "query", "--db", db, "--lat", "53.72", "--lon", "-1.86", "--as-of", Datasets.asOf, "--list"
+        ])
         for r in [ingest, stats, list] {
             for control in ["\u{1B}", "\u{07}", "\u{9B}"] {
                 #expect(!r.stdout.contains(control) && !r.stderr.contains(control), "raw control character in \(r)")
@@ -43,8 +46,10 @@ struct TerminalAndConfigTests {
         let csv = try tmp.file("a.csv", "id,lat,lon,time\na,53.72,-1.86,2018-05-01\n")
         let db = tmp.sub("s.db")
         try areawatchOK(["ingest", csv, "--db", db, "--quiet"])
-        try areawatchOK(["report", "--db", db, "--out", tmp.sub("rep"), "--as-of", Datasets.asOf, "--tile-zooms", "14",
-                         "--quiet"])
+        try areawatchOK([
+            "report", "--db", db, "--out", tmp.sub("rep"), "--as-of", Datasets.asOf, "--tile-zooms", "14",
+            "--quiet"
+        ])
         let evilFolder = try tmp.folder("cfg" + evil)
         let config = try tmp.file("cfg" + evil + "/job.toml", "store = \"s.db\"\nout = \"out\"\ncolour = 1\n")
         let runs: [(args: [String], status: Int32)] = [
@@ -53,11 +58,16 @@ struct TerminalAndConfigTests {
             (["ingest", csv, "--db", db, "--column", evil + "=id"], 1),
             (["stats", "--db", tmp.sub(evil + ".db")], 2),
             (["report", "--db", db, "--out", evilFolder, "--as-of", Datasets.asOf, "--tile-zooms", "none"], 1),
-            (["report", "--db", db, "--out", tmp.sub("new" + evil), "--as-of", Datasets.asOf, "--tile-zooms", "none"],
-             0),
+            (
+                [
+                    "report", "--db", db, "--out", tmp.sub("new" + evil), "--as-of", Datasets.asOf, "--tile-zooms",
+                    "none"
+                ],
+                0
+            ),
             (["lookup", "--tiles", tmp.sub(evil), "--lat", "53.72", "--lon", "-1.86"], 2),
             (["serve", tmp.sub(evil), "--port", "0"], 2),
-            (["run", "--config", config], 1),
+            (["run", "--config", config], 1)
         ]
         for (args, status) in runs {
             let r = try areawatch(args)
@@ -85,8 +95,12 @@ struct TerminalAndConfigTests {
     @Test("the config takes tile_zooms = \"none\" as the command line does; keys are the options' names")
     func configParity() throws {
         let tmp = try TempDir()
-        try tmp.file("inbox/a.csv", "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,Burglary\nb,53.72,-1.86,2018-05-02,Drugs\n")
-        let config = try tmp.file("job.toml", """
+        try tmp.file(
+            "inbox/a.csv",
+            "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,Burglary\nb,53.72,-1.86,2018-05-02,Drugs\n")
+        let config = try tmp.file(
+            "job.toml",
+            """
             store = "s.db"
             out = "out"
             [query]
@@ -118,8 +132,10 @@ struct LargePOITests {
         var poi = "name,lat,lon\n"
         for k in 0..<2000 { poi += "p\(k),\(53.7 + Double(k % 50) * 0.001),\(-1.86 + Double(k / 50) * 0.001)\n" }
         let poiPath = try tmp.file("poi.csv", poi)
-        try areawatchOK(["report", "--input", input, "--poi", poiPath, "--out", tmp.sub("out"), "--as-of", Datasets.asOf,
-                         "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--poi", poiPath, "--out", tmp.sub("out"), "--as-of", Datasets.asOf,
+            "--tile-zooms", "none", "--quiet"
+        ])
         let html = try readText(tmp.sub("out/report.html"))
         let section = html.components(separatedBy: "<section id=\"poi\">")[1].components(separatedBy: "</section>")[0]
         #expect(section.components(separatedBy: "<tr>").count - 2 == 500)

@@ -47,8 +47,18 @@ enum StrictCSV {
         if n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { i = 3 }
         while i < n {
             // A blank line is not a record.
-            if bytes[i] == 10 { line += 1; i += 1; lineEnds.insert("\n"); continue }
-            if bytes[i] == 13 && i + 1 < n && bytes[i + 1] == 10 { line += 1; i += 2; lineEnds.insert("\r\n"); continue }
+            if bytes[i] == 10 {
+                line += 1
+                i += 1
+                lineEnds.insert("\n")
+                continue
+            }
+            if bytes[i] == 13 && i + 1 < n && bytes[i + 1] == 10 {
+                line += 1
+                i += 2
+                lineEnds.insert("\r\n")
+                continue
+            }
             let startLine = line
             var fields: [String] = []
             var recordDone = false
@@ -60,7 +70,11 @@ enum StrictCSV {
                     while i < n {
                         let b = bytes[i]
                         if b == 34 {
-                            if i + 1 < n && bytes[i + 1] == 34 { field.append(34); i += 2; continue }
+                            if i + 1 < n && bytes[i + 1] == 34 {
+                                field.append(34)
+                                i += 2
+                                continue
+                            }
                             i += 1
                             closed = true
                             break
@@ -70,12 +84,15 @@ enum StrictCSV {
                         i += 1
                     }
                     if !closed { violations.append("line \(startLine): the file ends inside a quoted field") }
-                    if i < n && bytes[i] != 44 && bytes[i] != 10 && !(bytes[i] == 13 && i + 1 < n && bytes[i + 1] == 10) {
+                    if i < n && bytes[i] != 44 && bytes[i] != 10 && !(bytes[i] == 13 && i + 1 < n && bytes[i + 1] == 10)
+                    {
                         violations.append("line \(line): text after a closing quote")
                         while i < n && bytes[i] != 44 && bytes[i] != 10 { i += 1 }
                     }
                 } else {
-                    while i < n && bytes[i] != 44 && bytes[i] != 10 && !(bytes[i] == 13 && i + 1 < n && bytes[i + 1] == 10) {
+                    while i < n && bytes[i] != 44 && bytes[i] != 10
+                        && !(bytes[i] == 13 && i + 1 < n && bytes[i + 1] == 10)
+                    {
                         if bytes[i] == 34 { violations.append("line \(line): a quote inside an unquoted field") }
                         if bytes[i] == 13 { violations.append("line \(line): a bare CR in an unquoted field") }
                         field.append(bytes[i])
@@ -88,9 +105,15 @@ enum StrictCSV {
                 } else if bytes[i] == 44 {
                     i += 1
                 } else if bytes[i] == 10 {
-                    line += 1; i += 1; lineEnds.insert("\n"); recordDone = true
+                    line += 1
+                    i += 1
+                    lineEnds.insert("\n")
+                    recordDone = true
                 } else {
-                    line += 1; i += 2; lineEnds.insert("\r\n"); recordDone = true
+                    line += 1
+                    i += 2
+                    lineEnds.insert("\r\n")
+                    recordDone = true
                 }
             }
             rows.append(Row(line: startLine, fields: fields))
@@ -115,12 +138,12 @@ indirect enum JSON: Equatable, CustomStringConvertible {
 
     static func == (a: JSON, b: JSON) -> Bool {
         switch (a, b) {
-        case let (.object(x), .object(y)):
+        case (.object(let x), .object(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        case let (.array(x), .array(y)): return x == y
-        case let (.string(x), .string(y)): return x == y
-        case let (.number(x), .number(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
         case (.null, .null): return true
         default: return false
         }
@@ -226,7 +249,10 @@ indirect enum JSON: Equatable, CustomStringConvertible {
                 i += 1
                 var members: [(String, JSON)] = []
                 skipSpace()
-                if i < bytes.count && bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+                if i < bytes.count && bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return .object(members)
+                }
                 while true {
                     skipSpace()
                     guard i < bytes.count, bytes[i] == 34 else { throw fail("expected a member name") }
@@ -237,28 +263,49 @@ indirect enum JSON: Equatable, CustomStringConvertible {
                     members.append((name, try value(depth: depth + 1)))
                     skipSpace()
                     guard i < bytes.count else { throw fail("unexpected end in an object") }
-                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+                    if bytes[i] == UInt8(ascii: ",") {
+                        i += 1
+                        continue
+                    }
+                    if bytes[i] == UInt8(ascii: "}") {
+                        i += 1
+                        return .object(members)
+                    }
                     throw fail("expected ',' or '}'")
                 }
             case UInt8(ascii: "["):
                 i += 1
                 var items: [JSON] = []
                 skipSpace()
-                if i < bytes.count && bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+                if i < bytes.count && bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    return .array(items)
+                }
                 while true {
                     items.append(try value(depth: depth + 1))
                     skipSpace()
                     guard i < bytes.count else { throw fail("unexpected end in an array") }
-                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+                    if bytes[i] == UInt8(ascii: ",") {
+                        i += 1
+                        continue
+                    }
+                    if bytes[i] == UInt8(ascii: "]") {
+                        i += 1
+                        return .array(items)
+                    }
                     throw fail("expected ',' or ']'")
                 }
             case 34:
                 return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             default:
                 return .number(try number())
             }
@@ -294,7 +341,7 @@ indirect enum JSON: Equatable, CustomStringConvertible {
         }
 
         mutating func string() throws -> String {
-            i += 1  // opening quote
+            i += 1 // opening quote
             var out: [UInt8] = []
             let start = i
             // Fast path: no escapes.
@@ -310,7 +357,10 @@ indirect enum JSON: Equatable, CustomStringConvertible {
             out.append(contentsOf: bytes[start..<i])
             while i < bytes.count {
                 let b = bytes[i]
-                if b == 34 { i += 1; return String(decoding: out, as: UTF8.self) }
+                if b == 34 {
+                    i += 1
+                    return String(decoding: out, as: UTF8.self)
+                }
                 guard b >= 0x20 else { throw fail("control character in a string") }
                 if b == 92 {
                     i += 1
@@ -326,12 +376,15 @@ indirect enum JSON: Equatable, CustomStringConvertible {
                     case UInt8(ascii: "t"): out.append(9)
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar), i + 2 < bytes.count, bytes[i + 1] == 92, bytes[i + 2] == UInt8(ascii: "u") {
+                        if (0xD800..<0xDC00).contains(scalar), i + 2 < bytes.count, bytes[i + 1] == 92,
+                            bytes[i + 2] == UInt8(ascii: "u")
+                        {
                             i += 2
                             let low = try hex4()
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         }
-                        out.append(contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))
+                        out.append(
+                            contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))
                     default: throw fail("bad escape")
                     }
                     i += 1
@@ -376,7 +429,10 @@ func decimalNumbers(_ bytes: [UInt8]) -> [Double] {
         func isWord(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 || isDigit(b) }
         while i < n {
             let b = u[i]
-            guard isDigit(b) || (b == 45 && i + 1 < n && isDigit(u[i + 1])) else { i += 1; continue }
+            guard isDigit(b) || (b == 45 && i + 1 < n && isDigit(u[i + 1])) else {
+                i += 1
+                continue
+            }
             if i > 0 && isWord(u[i - 1]) {
                 i += 1
                 while i < n && (isDigit(u[i]) || u[i] == 46) { i += 1 }

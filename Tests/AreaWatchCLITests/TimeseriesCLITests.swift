@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// `timeseries.csv` (SPEC §8.1) end to end through the built binary, checked against counts the
@@ -24,13 +24,16 @@ struct TimeseriesCLITests {
         }
     }
 
-    static func report(_ tmp: TempDir, inputs: [String], name: String,
-                       extra: [String] = []) throws -> StrictCSV.Parsed {
+    static func report(
+        _ tmp: TempDir, inputs: [String], name: String,
+        extra: [String] = []
+    ) throws -> StrictCSV.Parsed {
         let out = tmp.sub(name)
-        try areawatchOK(["report", "--input"] + inputs + [
-            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
-            "--tile-zooms", "none", "--quiet",
-        ] + extra)
+        try areawatchOK(
+            ["report", "--input"] + inputs + [
+                "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+                "--tile-zooms", "none", "--quiet"
+            ] + extra)
         let csv = StrictCSV.parse(try readBytes(out + "/timeseries.csv"))
         #expect(csv.violations.isEmpty, "\(csv.violations)")
         #expect(csv.header == ["area", "month", "count"])
@@ -69,12 +72,14 @@ struct TimeseriesCLITests {
     func withheldBelowK() throws {
         let tmp = try TempDir()
         // Two incidents in January 2015, inside no area and far from the rest.
-        let early = try tmp.file("early.csv", "id,lat,lon,time\ne1,53.30,-2.60,2015-01-10T00:00:00Z\n"
-                                 + "e2,53.31,-2.61,2015-01-11T00:00:00Z\n")
+        let early = try tmp.file(
+            "early.csv",
+            "id,lat,lon,time\ne1,53.30,-2.60,2015-01-10T00:00:00Z\n"
+                + "e2,53.31,-2.61,2015-01-11T00:00:00Z\n")
         let exact = try Self.report(tmp, inputs: [early] + Datasets.police, name: "exact")
         #expect(exact.records.first?.fields == ["all", "2015-01", "2"])
         let exactRows = exact.records.map(\.fields)
-        let k = 100  // Sowerby Bridge holds 83 and 106: one July withheld, one shown
+        let k = 100 // Sowerby Bridge holds 83 and 106: one July withheld, one shown
         let withK = ["--min-cell-count", String(k)]
         let withheld = try Self.report(tmp, inputs: [early] + Datasets.police, name: "k", extra: withK)
         let rows = withheld.records.map(\.fields)
@@ -97,11 +102,12 @@ struct TimeseriesCLITests {
     func rerunInPlace() throws {
         let tmp = try TempDir()
         let out = tmp.sub("full")
-        let arguments = ["report", "--input"] + Datasets.all + [
-            "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
-            "--poi", Datasets.poi,
-            "--group-by", "category", "--tile-zooms", "11-13", "--ehsa", "--min-cell-count", "2", "--quiet",
-        ]
+        let arguments =
+            ["report", "--input"] + Datasets.all + [
+                "--out", out, "--as-of", Datasets.asOf, "--areas", Datasets.areas, "--area-id", "name",
+                "--poi", Datasets.poi,
+                "--group-by", "category", "--tile-zooms", "11-13", "--ehsa", "--min-cell-count", "2", "--quiet"
+            ]
         try areawatchOK(arguments)
         let first = try readTree(out)
         #expect(first["timeseries.csv"] != nil && first["ehsa.csv"] != nil && first["areas.csv"] != nil)
@@ -115,7 +121,9 @@ struct TimeseriesCLITests {
     @Test("months at a year's edge and before 1970 are UTC months; nothing passing the filters is the header alone")
     func edgesAndEmpty() throws {
         let tmp = try TempDir()
-        let input = try tmp.file("edges.csv", """
+        let input = try tmp.file(
+            "edges.csv",
+            """
             id,lat,lon,time,category
             a,53.72,-1.86,2016-12-31T23:59:59Z,Burglary
             b,53.72,-1.86,2017-01-01T00:00:00Z,Burglary
@@ -124,8 +132,10 @@ struct TimeseriesCLITests {
 
             """)
         let out = tmp.sub("out")
-        try areawatchOK(["report", "--input", input, "--out", out, "--as-of", "2017-06-30T00:00:00Z",
-                         "--tile-zooms", "none", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", out, "--as-of", "2017-06-30T00:00:00Z",
+            "--tile-zooms", "none", "--quiet"
+        ])
         let rows = StrictCSV.parse(try readBytes(out + "/timeseries.csv")).records.map(\.fields)
         let months = Self.months(from: "1969-12", to: "2017-01")
         #expect(rows.map { $0[1] } == months && rows.allSatisfy { $0[0] == "all" })
@@ -133,8 +143,10 @@ struct TimeseriesCLITests {
         let held = rows.filter { $0[2] != "0" }.map { $0[1] + "=" + $0[2] }
         #expect(held == ["1969-12=1", "2016-12=1", "2017-01=2"], "\(held)")
         let none = tmp.sub("none")
-        try areawatchOK(["report", "--input", input, "--out", none, "--as-of", "2017-06-30T00:00:00Z",
-                         "--tile-zooms", "none", "--category", "Robbery", "--quiet"])
+        try areawatchOK([
+            "report", "--input", input, "--out", none, "--as-of", "2017-06-30T00:00:00Z",
+            "--tile-zooms", "none", "--category", "Robbery", "--quiet"
+        ])
         #expect(try readText(none + "/timeseries.csv") == "area,month,count\n")
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
 
 /// SPEC §11: usage errors exit 1 with a message on stderr and change nothing; `--help` and
@@ -16,7 +16,10 @@ struct UsageTests {
         #expect(r.stdout.contains("USAGE"), "\(r)")
         let sub = try areawatch("query", "--help")
         #expect(sub.status == 0, "\(sub)")
-        for option in ["--lat", "--lon", "--json", "--list", "--category", "--handled", "--input", "--db", "--as-of", "--thresholds"] {
+        for option in [
+            "--lat", "--lon", "--json", "--list", "--category", "--handled", "--input", "--db", "--as-of",
+            "--thresholds"
+        ] {
             #expect(sub.stdout.contains(option), "query --help does not mention \(option)")
         }
     }
@@ -26,8 +29,9 @@ struct UsageTests {
         let r = try areawatch("--version")
         #expect(r.status == 0, "\(r)")
         let v = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(v.split(separator: ".").count == 3 && v.split(separator: ".").allSatisfy { Int($0) != nil },
-                "not a version: \(v)")
+        #expect(
+            v.split(separator: ".").count == 3 && v.split(separator: ".").allSatisfy { Int($0) != nil },
+            "not a version: \(v)")
     }
 
     @Test("SpatiaLite is loaded with the first store, not at start: --version and an ad-hoc report never load it")
@@ -44,34 +48,39 @@ struct UsageTests {
             return r.stderr
         }
         #expect(!(try librariesLoaded(["--version"])).contains("libspatialite"))
-        #expect(!(try librariesLoaded(["report", "--input", input, "--out", tmp.sub("adhoc"), "--as-of", "2018-08-01",
-                                       "--quiet"])).contains("libspatialite"))
+        #expect(
+            !(try librariesLoaded([
+                "report", "--input", input, "--out", tmp.sub("adhoc"), "--as-of", "2018-08-01",
+                "--quiet"
+            ])).contains("libspatialite"))
         #expect(try librariesLoaded(["ingest", "--db", tmp.sub("s.db"), input, "--quiet"]).contains("libspatialite"))
     }
 
-    @Test("usage errors exit 1 with a message on stderr and create no store", arguments: [
-        ["ingest", "--bogus-option", "x.csv"],
-        ["ingest"],
-        ["frobnicate"],
-        ["query", "--lat", "95", "--lon", "0"],
-        ["query", "--lat", "53.7", "--lon", "181"],
-        ["query", "--lat", "abc", "--lon", "0"],
-        ["query", "--lat", "53.7", "--lon", "-1.8", "--thresholds", "5"],
-        ["query", "--lat", "53.7", "--lon", "-1.8", "--thresholds", "10,5"],
-        ["query", "--lat", "53.7", "--lon", "-1.8", "--thresholds", "five,ten"],
-        ["query", "--lat", "53.7", "--lon", "-1.8", "--as-of", "yesterday"],
-        ["query", "--lat", "53.7", "--lon", "-1.8", "--handled", "maybe"],
-        ["query", "--lat", "53.7"],
-        ["report", "--tile-zooms", "14-10"],
-        ["report", "--precision", "13"],
-        ["report", "--min-cell-count", "0"],
-        ["ingest", "x.csv", "--max-reject-rate", "1.5"],
-        ["ingest", "x.csv", "--format", "xml"],
-        ["lookup", "--tiles", "t", "--lat", "-91", "--lon", "0"],
-        ["ingest", "x.csv", "--column", "time=+"],
-        ["ingest", "x.csv", "--column", "colour=Red"],
-        ["ingest", "x.csv", "--timezone", "posix/Europe/London"],
-    ])
+    @Test(
+        "usage errors exit 1 with a message on stderr and create no store",
+        arguments: [
+            ["ingest", "--bogus-option", "x.csv"],
+            ["ingest"],
+            ["frobnicate"],
+            ["query", "--lat", "95", "--lon", "0"],
+            ["query", "--lat", "53.7", "--lon", "181"],
+            ["query", "--lat", "abc", "--lon", "0"],
+            ["query", "--lat", "53.7", "--lon", "-1.8", "--thresholds", "5"],
+            ["query", "--lat", "53.7", "--lon", "-1.8", "--thresholds", "10,5"],
+            ["query", "--lat", "53.7", "--lon", "-1.8", "--thresholds", "five,ten"],
+            ["query", "--lat", "53.7", "--lon", "-1.8", "--as-of", "yesterday"],
+            ["query", "--lat", "53.7", "--lon", "-1.8", "--handled", "maybe"],
+            ["query", "--lat", "53.7"],
+            ["report", "--tile-zooms", "14-10"],
+            ["report", "--precision", "13"],
+            ["report", "--min-cell-count", "0"],
+            ["ingest", "x.csv", "--max-reject-rate", "1.5"],
+            ["ingest", "x.csv", "--format", "xml"],
+            ["lookup", "--tiles", "t", "--lat", "-91", "--lon", "0"],
+            ["ingest", "x.csv", "--column", "time=+"],
+            ["ingest", "x.csv", "--column", "colour=Red"],
+            ["ingest", "x.csv", "--timezone", "posix/Europe/London"]
+        ])
     func usageError(_ arguments: [String]) throws {
         let tmp = try TempDir()
         // Every command points at a store in the scratch folder, which must not appear.
@@ -82,7 +91,9 @@ struct UsageTests {
         #expect(!r.stderr.isEmpty, "no message: \(r)")
         #expect(r.stdout.isEmpty || !r.stdout.contains("report:"), "\(r)")
         #expect(!exists(db), "a usage error created the store")
-        #expect(listFolder(tmp.path).allSatisfy { $0.hasSuffix(".lock") == false }, "a usage error took the lock: \(listFolder(tmp.path))")
+        #expect(
+            listFolder(tmp.path).allSatisfy { $0.hasSuffix(".lock") == false },
+            "a usage error took the lock: \(listFolder(tmp.path))")
     }
 
     @Test("a negative longitude or latitude is a value, not an option (README's own example)")
@@ -91,7 +102,8 @@ struct UsageTests {
         let csv = try tmp.file("one.csv", "id,lat,lon,time\na,-33.8688,-151.2093,2018-05-01\n")
         let db = tmp.sub("s.db")
         try areawatchOK(["ingest", csv, "--db", db, "--quiet"])
-        let r = try areawatch("query", "--db", db, "--lat", "-33.8688", "--lon", "-151.2093", "--as-of", Datasets.asOf, "--json")
+        let r = try areawatch(
+            "query", "--db", db, "--lat", "-33.8688", "--lon", "-151.2093", "--as-of", Datasets.asOf, "--json")
         #expect(r.status == 0, "\(r)")
         let answer = try JSON.parse(r.stdout)
         #expect(answer["current"]?.int == 1, "\(r)")

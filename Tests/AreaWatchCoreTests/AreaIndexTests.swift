@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// The indexed point-in-area test against the brute force (`NamedArea.contains`), which stays
@@ -19,7 +20,9 @@ struct AreaIndexTests {
 
     /// A ring around a centre: star-shaped (sorted angles) or, one time in four, vertices in
     /// random order (self-intersecting).
-    static func ring(_ r: inout Random, centre: (Double, Double), radius: Double, vertices: Int) -> [(lon: Double, lat: Double)] {
+    static func ring(_ r: inout Random, centre: (Double, Double), radius: Double, vertices: Int) -> [(
+        lon: Double, lat: Double
+    )] {
         var angles = (0..<vertices).map { _ in r.unit() * 2 * Double.pi }
         if r.int(4) != 0 { angles.sort() }
         var points = angles.map { a -> (lon: Double, lat: Double) in
@@ -27,7 +30,7 @@ struct AreaIndexTests {
             let lon = centre.0 + d * cosine(a), lat = centre.1 + d * sine(a)
             return r.int(2) == 0 ? ((lon * 8).rounded() / 8, (lat * 8).rounded() / 8) : (lon, lat)
         }
-        if r.int(2) == 0, let first = points.first { points.append(first) }  // closed or not
+        if r.int(2) == 0, let first = points.first { points.append(first) } // closed or not
         return points
     }
 
@@ -76,7 +79,9 @@ struct AreaIndexTests {
         for p in probes {
             let expected = area.contains(lat: p.lat, lon: p.lon)
             if expected { inside += 1 }
-            if index.contains(lat: p.lat, lon: p.lon) != expected { mismatches.append("(\(p.lat), \(p.lon)) expected \(expected)") }
+            if index.contains(lat: p.lat, lon: p.lon) != expected {
+                mismatches.append("(\(p.lat), \(p.lon)) expected \(expected)")
+            }
         }
         #expect(mismatches.isEmpty, "seed \(seed): \(mismatches.prefix(5))")
         #expect(inside > 0 && inside < probes.count, "seed \(seed): the probes must fall on both sides")
@@ -120,9 +125,12 @@ struct AreaIndexTests {
         #expect(ok.problem == nil)
         let line = NamedArea(id: "line", polygons: [GeoPolygon(rings: [[(0, 0), (1, 1), (2, 2), (0, 0)]])])
         #expect(line.problem?.contains("zero area") == true)
-        let filled = NamedArea(id: "filled", polygons: [GeoPolygon(rings: [[(0, 0), (1, 0), (1, 1), (0, 1)], [(0, 0), (0, 1), (1, 1), (1, 0)]])])
+        let filled = NamedArea(
+            id: "filled",
+            polygons: [GeoPolygon(rings: [[(0, 0), (1, 0), (1, 1), (0, 1)], [(0, 0), (0, 1), (1, 1), (1, 0)]])])
         #expect(filled.problem?.contains("zero area") == true)
-        let dateline = NamedArea(id: "fiji", polygons: [GeoPolygon(rings: [[(179, -17), (-179, -17), (-179, -16), (179, -16)]])])
+        let dateline = NamedArea(
+            id: "fiji", polygons: [GeoPolygon(rings: [[(179, -17), (-179, -17), (-179, -16), (179, -16)]])])
         #expect(dateline.problem?.contains("antimeridian") == true)
         let outside = NamedArea(id: "far", polygons: [GeoPolygon(rings: [[(0, 0), (1, 0), (1, 95), (0, 1)]])])
         #expect(outside.problem?.contains("outside") == true)
@@ -131,9 +139,9 @@ struct AreaIndexTests {
 
 // Foundation-free trigonometry for the generators (AreaWatchCore has no Foundation either).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 func sine(_ x: Double) -> Double { sin(x) }
 func cosine(_ x: Double) -> Double { cos(x) }

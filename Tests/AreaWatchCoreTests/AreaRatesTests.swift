@@ -8,13 +8,19 @@ import Testing
 struct AreaRatesTests {
     /// esda over the areas with a population above 0; `nil`: the area with population 0.
     static let esda: [(String, [Double], [Double], [Double?], Double)] = [
-        ("zero_and_tiny", [212.0, 48.0, 7.0, 97.0, 5.0, 160.0, 2.0, 254.0],
-         [17340.0, 9120.0, 0.0, 12877.0, 410.0, 15002.0, 60.0, 21650.0],
-         [0.012019983793422924, 0.006123796983653587, nil, 0.00787838182878926, 0.010528176952613079,
-          0.010609221877023765, 0.010871075868984998, 0.011604245563041422], 5.252435038790912e-06),
-        ("zero_no_events", [30.0, 0.0, 44.0, 51.0, 12.0], [8000.0, 0.0, 9500.0, 12000.0, 2500.0],
-         [0.0059644987589078415, nil, 0.001033916484817106, 0.004027033509216748, 0.004119643208603302],
-         -4.0677425986842103e-07),
+        (
+            "zero_and_tiny", [212.0, 48.0, 7.0, 97.0, 5.0, 160.0, 2.0, 254.0],
+            [17340.0, 9120.0, 0.0, 12877.0, 410.0, 15002.0, 60.0, 21650.0],
+            [
+                0.012019983793422924, 0.006123796983653587, nil, 0.00787838182878926, 0.010528176952613079,
+                0.010609221877023765, 0.010871075868984998, 0.011604245563041422
+            ], 5.252435038790912e-06
+        ),
+        (
+            "zero_no_events", [30.0, 0.0, 44.0, 51.0, 12.0], [8000.0, 0.0, 9500.0, 12000.0, 2500.0],
+            [0.0059644987589078415, nil, 0.001033916484817106, 0.004027033509216748, 0.004119643208603302],
+            -4.0677425986842103e-07
+        )
     ]
 
     /// Marshall's global estimator with the method-of-moments prior, the variance clamped at 0:
@@ -38,8 +44,10 @@ struct AreaRatesTests {
         return abs(a - b) <= tolerance * max(1, abs(b))
     }
 
-    static func rates(_ populations: [AreaPopulation], _ current: [Int], previous: [Int]? = nil,
-                      per: Double = 1) -> [AreaRate] {
+    static func rates(
+        _ populations: [AreaPopulation], _ current: [Int], previous: [Int]? = nil,
+        per: Double = 1
+    ) -> [AreaRate] {
         AreaRates.compute(populations: populations, current: current, previous: previous ?? current, ratePer: per)
     }
 
@@ -78,8 +86,10 @@ struct AreaRatesTests {
 
     @Test("missing, non-numeric, 0 and negative populations: stated, no rate, and left out of the smoothing")
     func withoutPopulation() {
-        let populations: [AreaPopulation] = [.value(12_000), .missing, .value(9_500), .notNumeric, .value(-40),
-                                             .value(20_000), .value(0)]
+        let populations: [AreaPopulation] = [
+            .value(12_000), .missing, .value(9_500), .notNumeric, .value(-40),
+            .value(20_000), .value(0)
+        ]
         let current = [60, 500, 31, 7, 3, 88, 2]
         let rates = Self.rates(populations, current, previous: [50, 1, 29, 9, 4, 70, 1], per: 100_000)
         #expect(rates[1] == AreaRate(note: .missing))
@@ -131,9 +141,10 @@ struct AreaRatesTests {
     @Test("a withheld count (disclosure control): no rate from it, and the smoothing runs without it")
     func withheld() {
         let populations: [AreaPopulation] = [.value(5_000), .value(7_000), .value(6_500), .value(3_000)]
-        let rates = AreaRates.compute(populations: populations, current: [40, 2, 35, 22], previous: [30, 25, 1, 20],
-                                      ratePer: 1, currentShown: [true, false, true, true],
-                                      previousShown: [true, true, false, true])
+        let rates = AreaRates.compute(
+            populations: populations, current: [40, 2, 35, 22], previous: [30, 25, 1, 20],
+            ratePer: 1, currentShown: [true, false, true, true],
+            previousShown: [true, true, false, true])
         #expect(rates[1].rateCurrent == nil && rates[1].ebRateCurrent == nil && rates[1].ratePrevious == 25.0 / 7_000)
         #expect(rates[2].ratePrevious == nil && rates[2].rateCurrent == 35.0 / 6_500)
         let smoothed = Self.bruteForce([(40, 5_000), (35, 6_500), (22, 3_000)])

@@ -1,11 +1,15 @@
 import Testing
+
 @testable import AreaWatchCore
 
 @Suite("Classification")
 struct ClassificationTests {
-    @Test("standard thresholds at the bounds", arguments: [
-        (0, SafetyClass.safe), (4, .safe), (5, .medium), (9, .medium), (10, .dangerous), (11, .dangerous), (1000, .dangerous),
-    ])
+    @Test(
+        "standard thresholds at the bounds",
+        arguments: [
+            (0, SafetyClass.safe), (4, .safe), (5, .medium), (9, .medium), (10, .dangerous), (11, .dangerous),
+            (1000, .dangerous)
+        ])
     func standardClasses(count: Int, expected: SafetyClass) {
         #expect(Thresholds.standard.classify(count) == expected)
         #expect(Thresholds.standard.classify(Double(count)) == expected)
@@ -28,7 +32,9 @@ struct ClassificationTests {
         #expect(SafetyClass.safe.label == "Safe Area")
         #expect(SafetyClass.medium.label == "Medium Safety Area")
         #expect(SafetyClass.dangerous.label == "Dangerous Area")
-        #expect(SafetyClass.safe.rawValue == "safe" && SafetyClass.medium.rawValue == "medium" && SafetyClass.dangerous.rawValue == "dangerous")
+        #expect(
+            SafetyClass.safe.rawValue == "safe" && SafetyClass.medium.rawValue == "medium"
+                && SafetyClass.dangerous.rawValue == "dangerous")
         #expect(SafetyClass.safe < .medium && SafetyClass.medium < .dangerous && !(SafetyClass.dangerous < .safe))
         #expect(SafetyClass.allCases.sorted() == [.safe, .medium, .dangerous])
     }

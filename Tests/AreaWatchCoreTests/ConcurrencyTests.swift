@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+
 @testable import AreaWatchCore
 
 /// The concurrency primitives (docs/DECISIONS.md, "Concurrency") against what they promise:
@@ -23,24 +24,27 @@ struct ConcurrencyTests {
 
     @Test func overlapRunsBothAndReturnsBoth() throws {
         let started = Atomic<Int>(0)
-        let (a, b) = try Concurrency.overlap({ () -> Int in
-            started.add(1, ordering: .relaxed)
-            return 1
-        }, with: { () -> String in
-            started.add(1, ordering: .relaxed)
-            return "b"
-        })
+        let (a, b) = try Concurrency.overlap(
+            { () -> Int in
+                started.add(1, ordering: .relaxed)
+                return 1
+            },
+            with: { () -> String in
+                started.add(1, ordering: .relaxed)
+                return "b"
+            })
         #expect(a == 1 && b == "b" && started.load(ordering: .relaxed) == 2)
     }
 
     @Test func overlapThrowsTheCallersErrorFirstAndWaitsForTheOther() {
         let ended = Atomic<Bool>(false)
         #expect(throws: Failure(name: "here")) {
-            _ = try Concurrency.overlap({ () throws -> Int in
-                usleep(20_000)
-                ended.store(true, ordering: .relaxed)
-                throw Failure(name: "other")
-            }, with: { () throws -> Int in throw Failure(name: "here") })
+            _ = try Concurrency.overlap(
+                { () throws -> Int in
+                    usleep(20_000)
+                    ended.store(true, ordering: .relaxed)
+                    throw Failure(name: "other")
+                }, with: { () throws -> Int in throw Failure(name: "here") })
         }
         let otherEnded = ended.load(ordering: .relaxed)
         #expect(otherEnded)
@@ -65,15 +69,16 @@ struct ConcurrencyTests {
                 inputs.append(mine)
                 let pause = UInt32(random.int(0...300))
                 let before = mine.map { nodes[$0] }
-                nodes.append(graph.add(after: before) { () throws -> Int in
-                    let now = running.add(1, ordering: .relaxed).newValue
-                    _ = most.max(now, ordering: .relaxed)
-                    usleep(pause)
-                    let sum = try before.reduce(k) { $0 + (try $1.value) }
-                    log.withLock { $0.append(k) }
-                    running.subtract(1, ordering: .relaxed)
-                    return sum
-                })
+                nodes.append(
+                    graph.add(after: before) { () throws -> Int in
+                        let now = running.add(1, ordering: .relaxed).newValue
+                        _ = most.max(now, ordering: .relaxed)
+                        usleep(pause)
+                        let sum = try before.reduce(k) { $0 + (try $1.value) }
+                        log.withLock { $0.append(k) }
+                        running.subtract(1, ordering: .relaxed)
+                        return sum
+                    })
             }
             try graph.run()
             let order = log.withLock { $0 }
@@ -96,9 +101,18 @@ struct ConcurrencyTests {
         let graph = WorkGraph(threads: 2)
         let ran = Mutex<Set<String>>([])
         let a = graph.add { () throws -> Int in throw Failure(name: "a") }
-        let b = graph.add { () -> Int in ran.withLock { _ = $0.insert("b") }; return 2 }
-        let c = graph.add(after: [a, b]) { () -> Int in ran.withLock { _ = $0.insert("c") }; return 3 }
-        let d = graph.add(after: [c]) { () -> Int in ran.withLock { _ = $0.insert("d") }; return 4 }
+        let b = graph.add { () -> Int in
+            ran.withLock { _ = $0.insert("b") }
+            return 2
+        }
+        let c = graph.add(after: [a, b]) { () -> Int in
+            ran.withLock { _ = $0.insert("c") }
+            return 3
+        }
+        let d = graph.add(after: [c]) { () -> Int in
+            ran.withLock { _ = $0.insert("d") }
+            return 4
+        }
         _ = graph.add { () throws -> Int in throw Failure(name: "e") }
         #expect(throws: Failure(name: "a")) { try graph.run() }
         #expect(ran.withLock { $0 } == ["b"])
@@ -112,23 +126,26 @@ struct ConcurrencyTests {
         let channel = BoundedChannel<Int>(capacity: capacity)
         let sent = Atomic<Int>(0), received = Atomic<Int>(0), widest = Atomic<Int>(0)
         let count = 2_000
-        let (_, got) = try Concurrency.overlap({
-            for k in 0..<count {
-                #expect(channel.send(k))
-                let waiting = sent.add(1, ordering: .sequentiallyConsistent).newValue
-                    - received.load(ordering: .sequentiallyConsistent)
-                _ = widest.max(waiting, ordering: .relaxed)
-            }
-            channel.finish()
-        }, with: { () -> [Int] in
-            var got: [Int] = []
-            while let k = channel.receive() {
-                received.add(1, ordering: .sequentiallyConsistent)
-                got.append(k)
-                if k % 97 == 0 { usleep(200) }
-            }
-            return got
-        })
+        let (_, got) = try Concurrency.overlap(
+            {
+                for k in 0..<count {
+                    #expect(channel.send(k))
+                    let waiting =
+                        sent.add(1, ordering: .sequentiallyConsistent).newValue
+                        - received.load(ordering: .sequentiallyConsistent)
+                    _ = widest.max(waiting, ordering: .relaxed)
+                }
+                channel.finish()
+            },
+            with: { () -> [Int] in
+                var got: [Int] = []
+                while let k = channel.receive() {
+                    received.add(1, ordering: .sequentiallyConsistent)
+                    got.append(k)
+                    if k % 97 == 0 { usleep(200) }
+                }
+                return got
+            })
         #expect(got == Array(0..<count))
         // A send counted just before the consumer counts its receive: one over the bound at most.
         #expect(widest.load(ordering: .relaxed) <= capacity + 1)
@@ -137,17 +154,19 @@ struct ConcurrencyTests {
 
     @Test func cancelReleasesAWaitingProducer() throws {
         let channel = BoundedChannel<[Int]>(capacity: 2)
-        let (accepted, _) = try Concurrency.overlap({ () -> Int in
-            var accepted = 0
-            for k in 0..<100 {
-                guard channel.send([k]) else { break }
-                accepted += 1
-            }
-            return accepted
-        }, with: {
-            #expect(channel.receive() == [0])
-            channel.cancel()
-        })
+        let (accepted, _) = try Concurrency.overlap(
+            { () -> Int in
+                var accepted = 0
+                for k in 0..<100 {
+                    guard channel.send([k]) else { break }
+                    accepted += 1
+                }
+                return accepted
+            },
+            with: {
+                #expect(channel.receive() == [0])
+                channel.cancel()
+            })
         // Two waiting places, the one received, and none after the cancel.
         #expect(accepted >= 1 && accepted <= 3)
         #expect(!channel.send([1000]))

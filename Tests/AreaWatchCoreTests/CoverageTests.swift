@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AreaWatchCore
 
 /// SPEC §7.1 `coverage`: the data's box grown by the radius on the sphere holds every point within
@@ -10,8 +11,9 @@ struct CoverageTests {
     static func randomBox(_ random: inout SplitMix64) -> GeoBox {
         let lat = random.uniform(-88, 88), lon = random.uniform(-180, 180)
         let height = random.uniform(0, 3), width = random.uniform(0, 5)
-        return GeoBox(minLat: max(-90, lat - height), minLon: max(-180, lon - width),
-                      maxLat: min(90, lat + height), maxLon: min(180, lon + width))
+        return GeoBox(
+            minLat: max(-90, lat - height), minLon: max(-180, lon - width),
+            maxLat: min(90, lat + height), maxLon: min(180, lon + width))
     }
 
     @Test("every point within the radius of a point of the box is covered (brute force, 400 boxes)")
@@ -25,10 +27,12 @@ struct CoverageTests {
                 // A point of the box (its corners and edges included), then one within the radius.
                 let lat = [box.minLat, box.maxLat, random.uniform(box.minLat, box.maxLat)][Int(random.next() % 3)]
                 let lon = [box.minLon, box.maxLon, random.uniform(box.minLon, box.maxLon)][Int(random.next() % 3)]
-                let p = destination(lat: lat, lon: lon, bearing: random.uniform(0, 360),
-                                    distance: radius * random.uniform(0, 0.999_999))
-                #expect(grown.contains(lat: p.lat, lon: p.lon),
-                        "\(box) r \(radius): (\(p.lat), \(p.lon)) from (\(lat), \(lon))")
+                let p = destination(
+                    lat: lat, lon: lon, bearing: random.uniform(0, 360),
+                    distance: radius * random.uniform(0, 0.999_999))
+                #expect(
+                    grown.contains(lat: p.lat, lon: p.lon),
+                    "\(box) r \(radius): (\(p.lat), \(p.lon)) from (\(lat), \(lon))")
                 #expect(Coverage.of(lat: p.lat, lon: p.lon, box: box, radius: radius) == .data)
             }
         }

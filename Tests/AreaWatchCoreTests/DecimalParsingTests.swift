@@ -1,5 +1,6 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchCore
 
 /// Checks DecimalParsing against the standard library's correctly rounded `Double(String)`:
@@ -38,7 +39,9 @@ struct DecimalParsingTests {
                     text += "." + randomDigits(&rng, total - intCount)
                 }
                 if rng.bool(0.4) {
-                    text += rng.pick(["e", "E"]) + rng.pick(["", "-", "+"]) + String(rng.pick([rng.int(0...25), rng.int(0...400), rng.int(280...330)]))
+                    text +=
+                        rng.pick(["e", "E"]) + rng.pick(["", "-", "+"])
+                        + String(rng.pick([rng.int(0...25), rng.int(0...400), rng.int(280...330)]))
                 }
             case 2:
                 // Coordinate-like: up to 3 integer digits and 1–12 decimals.
@@ -52,7 +55,10 @@ struct DecimalParsingTests {
             if text == "+" || text == "-" || text == "." { continue }
             let r = agrees(text)
             checked += 1
-            #expect(r.ok, "seed \(seed): \"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))")
+            #expect(
+                r.ok,
+                "seed \(seed): \"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))"
+            )
         }
         #expect(checked > 25_000)
     }
@@ -67,39 +73,54 @@ struct DecimalParsingTests {
             var body = randomDigits(&rng, digits)
             if i % 3 == 0 { body = String(rng.int(1...9)) + body.dropFirst() }
             let intPart = String(body.prefix(digits - decimals))
-            let text = (rng.bool() ? "-" : "") + (intPart.isEmpty ? "0" : intPart) + (decimals > 0 ? "." + body.suffix(decimals) : "")
+            let text =
+                (rng.bool() ? "-" : "") + (intPart.isEmpty ? "0" : intPart)
+                + (decimals > 0 ? "." + body.suffix(decimals) : "")
             let r = agrees(text)
-            #expect(r.ok, "seed \(seed): \"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))")
+            #expect(
+                r.ok,
+                "seed \(seed): \"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))"
+            )
         }
         // A quotient exactly halfway between two doubles rounds to the even one.
-        for w: UInt64 in [9_007_199_254_740_993, 9_007_199_254_740_995, 18_014_398_509_481_990, 18_014_398_509_481_986] {
+        for w: UInt64 in [9_007_199_254_740_993, 9_007_199_254_740_995, 18_014_398_509_481_990, 18_014_398_509_481_986]
+        {
             #expect(DecimalParsing.exactQuotient(w, 0) == Double("\(w)"), "\(w)")
         }
     }
 
-    @Test("hard and boundary cases equal Double(String)", arguments: [
-        "0", "-0.0", "0.1", "0.3", "1", "9007199254740992", "9007199254740993", "9007199254740993.0000000001",
-        "123456789012345", "1234567890123456", "123456789012345e22", "123456789012345e-22", "123456789012345e23",
-        "123456789012345e-23", "1e22", "1e23", "1e-22", "1e-23", "999999999999999e22", "0.000000000000000000000000000001",
-        "000000000000000000000000001", "1000000000000000000000000", "100000000000000000000000000000e-10",
-        "2.2250738585072011e-308", "2.2250738585072012e-308", "2.2250738585072014e-308", "4.9406564584124654e-324",
-        "2.4703282292062327e-324", "2.4703282292062328e-324", "1e-400", "-1e-400", "1.7976931348623157e308",
-        "1.7976931348623158e308", "1.7976931348623159e308", "1e308", "1e309", "1e400", "-1e400", "0e999999", "1e-999999",
-        "53.5974", "-1.550626", "1e-05", "100.0", "5.", ".5", "-.5", "+.5e1", "1E5", "1e+5", "1e-0", "00.00",
-        "0.1000000000000000055511151231257827", "0.10000000000000000555111512312578271",
-        "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791.9999999999999999999999999999999999999999999999999999999999999999999999",
-    ])
+    @Test(
+        "hard and boundary cases equal Double(String)",
+        arguments: [
+            "0", "-0.0", "0.1", "0.3", "1", "9007199254740992", "9007199254740993", "9007199254740993.0000000001",
+            "123456789012345", "1234567890123456", "123456789012345e22", "123456789012345e-22", "123456789012345e23",
+            "123456789012345e-23", "1e22", "1e23", "1e-22", "1e-23", "999999999999999e22",
+            "0.000000000000000000000000000001",
+            "000000000000000000000000001", "1000000000000000000000000", "100000000000000000000000000000e-10",
+            "2.2250738585072011e-308", "2.2250738585072012e-308", "2.2250738585072014e-308", "4.9406564584124654e-324",
+            "2.4703282292062327e-324", "2.4703282292062328e-324", "1e-400", "-1e-400", "1.7976931348623157e308",
+            "1.7976931348623158e308", "1.7976931348623159e308", "1e308", "1e309", "1e400", "-1e400", "0e999999",
+            "1e-999999",
+            "53.5974", "-1.550626", "1e-05", "100.0", "5.", ".5", "-.5", "+.5e1", "1E5", "1e+5", "1e-0", "00.00",
+            "0.1000000000000000055511151231257827", "0.10000000000000000555111512312578271",
+            "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791.9999999999999999999999999999999999999999999999999999999999999999999999"
+        ])
     func hardCases(_ text: String) {
         let r = agrees(text)
-        #expect(r.ok, "\"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))")
+        #expect(
+            r.ok, "\"\(text)\" → \(String(describing: r.got)), Double(String) gives \(String(describing: r.expected))")
         #expect(DecimalParsing.parse(text) != nil)
     }
 
-    @Test("rejects everything but plain decimal syntax", arguments: [
-        "", "nan", "NaN", "inf", "-inf", "+inf", "infinity", "Infinity", "0x1p3", "0x10", "1e", "1e+", "1e-", ".", "-.", "+.",
-        "--1", "+-1", "-+1", "1.2.3", " 1", "1 ", "1\t", "+", "-", "e5", ".e5", "1_000", "1,5", "1e5.5", "1ee5", "1d5", "١",
-        "12a", "0b101", "1e5 ", "∞",
-    ])
+    @Test(
+        "rejects everything but plain decimal syntax",
+        arguments: [
+            "", "nan", "NaN", "inf", "-inf", "+inf", "infinity", "Infinity", "0x1p3", "0x10", "1e", "1e+", "1e-", ".",
+            "-.", "+.",
+            "--1", "+-1", "-+1", "1.2.3", " 1", "1 ", "1\t", "+", "-", "e5", ".e5", "1_000", "1,5", "1e5.5", "1ee5",
+            "1d5", "١",
+            "12a", "0b101", "1e5 ", "∞"
+        ])
     func rejects(_ text: String) {
         #expect(DecimalParsing.parse(text) == nil, "\"\(text)\" → \(String(describing: DecimalParsing.parse(text)))")
     }

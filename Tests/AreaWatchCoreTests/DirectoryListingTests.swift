@@ -1,6 +1,6 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
 
 /// The one `readdir` loop: every entry but `.` and `..`, kinds as recorded, by path or descriptor.
 struct DirectoryListingTests {
@@ -23,7 +23,8 @@ struct DirectoryListingTests {
         #expect(Set(DirectoryListing.names(of: folder)) == Set(entries.map(\.name)))
 
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(DirectoryListing.entries(ofDescriptor: descriptor).map { Set($0.map(\.name)) } == Set(entries.map(\.name)))
+        #expect(
+            DirectoryListing.entries(ofDescriptor: descriptor).map { Set($0.map(\.name)) } == Set(entries.map(\.name)))
     }
 
     @Test func aMissingFolderIsNil() {

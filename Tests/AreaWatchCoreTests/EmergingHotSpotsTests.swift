@@ -1,10 +1,12 @@
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+
 @testable import AreaWatchCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 private func instant(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0) -> Int64 {
     UTCTime.epochSeconds(CivilTime(year: y, month: m, day: d, hour: h, minute: mi, second: s))
@@ -14,7 +16,8 @@ private func instant(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, 
 /// comparing every pair of locations' lattice rows and columns (longitude wrapping), sums and W
 /// by looping over the neighbour bins, BH from its definition.
 private func referenceGiStar(_ cube: HotSpotCube, alpha: Double)
-    -> (z: [[Double]], q: [[Double]], hot: [[Bool]], cold: [[Bool]]) {
+    -> (z: [[Double]], q: [[Double]], hot: [[Bool]], cold: [[Bool]])
+{
     let cells = cube.cells.map { GeohashCell(prefix: $0, precision: cube.precision) }
     let columns = Int64(1) << Int64(GeohashCell.lonBitCount(cube.precision))
     func adjacent(_ a: GeohashCell, _ b: GeohashCell) -> Bool {
@@ -26,14 +29,24 @@ private func referenceGiStar(_ cube: HotSpotCube, alpha: Double)
     let N = cube.steps, L = cells.count, n = Double(N * L)
     let x = { (l: Int, s: Int) in Double(cube.counts[l * N + s]) }
     var sum = 0.0, squares = 0.0
-    for l in 0..<L { for s in 0..<N { sum += x(l, s); squares += x(l, s) * x(l, s) } }
+    for l in 0..<L {
+        for s in 0..<N {
+            sum += x(l, s)
+            squares += x(l, s) * x(l, s)
+        }
+    }
     let mean = sum / n, sd = (squares / n - mean * mean).squareRoot()
     var z = [[Double]](repeating: [Double](repeating: 0, count: N), count: L)
     for l in 0..<L {
         let near = (0..<L).filter { adjacent(cells[l], cells[$0]) }
         for s in 0..<N {
             var total = 0.0, w = 0.0
-            for k in near { for t in [s - 1, s] where t >= 0 { total += x(k, t); w += 1 } }
+            for k in near {
+                for t in [s - 1, s] where t >= 0 {
+                    total += x(k, t)
+                    w += 1
+                }
+            }
             z[l][s] = sd == 0 ? 0 : (total - mean * w) / (sd * ((n * w - w * w) / (n - 1)).squareRoot())
         }
     }
@@ -68,7 +81,8 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         #expect(UTCTime.subtractingMonths(1, from: instant(2023, 3, 31)) == instant(2023, 2, 28))
         #expect(UTCTime.subtractingMonths(13, from: instant(2025, 3, 31)) == instant(2024, 2, 29))
         #expect(UTCTime.subtractingMonths(1, from: instant(2024, 7, 31)) == instant(2024, 6, 30))
-        #expect(UTCTime.subtractingMonths(1, from: instant(2024, 1, 15, 23, 59, 59)) == instant(2023, 12, 15, 23, 59, 59))
+        #expect(
+            UTCTime.subtractingMonths(1, from: instant(2024, 1, 15, 23, 59, 59)) == instant(2023, 12, 15, 23, 59, 59))
         #expect(UTCTime.subtractingMonths(24, from: instant(2024, 2, 29)) == instant(2022, 2, 28))
         #expect(UTCTime.subtractingMonths(0, from: instant(2024, 2, 29)) == instant(2024, 2, 29))
         #expect(UTCTime.subtractingMonths(12, from: instant(1, 12, 31)) == instant(0, 12, 31))
@@ -85,9 +99,9 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         #expect(steps.bounds[0] == instant(2023, 5, 31, 12))
         #expect(steps.step(of: t) == 10)
         #expect(steps.step(of: t + 1) == nil)
-        #expect(steps.step(of: instant(2024, 2, 29, 12)) == 9)       // a bound closes the earlier step
+        #expect(steps.step(of: instant(2024, 2, 29, 12)) == 9) // a bound closes the earlier step
         #expect(steps.step(of: instant(2024, 2, 29, 12) + 1) == 10)
-        #expect(steps.step(of: instant(2023, 5, 31, 12)) == nil)     // T − N months is outside
+        #expect(steps.step(of: instant(2023, 5, 31, 12)) == nil) // T − N months is outside
         #expect(steps.step(of: instant(2023, 5, 31, 12) + 1) == 1)
         var rng = SplitMix64(seed: testSeed(0x57E9))
         for _ in 0..<2000 {
@@ -106,8 +120,9 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         let pole = GeohashCell(lat: 89.99, lon: 179.9, precision: p)
         let poleWest = GeohashCell(lat: 89.99, lon: -179.9, precision: p)
         let cells = [east, west, westNorth, far, pole, poleWest].map(\.prefix).sorted()
-        let cube = HotSpotCube(precision: p, steps: 10, cells: cells,
-                               counts: [Int32](repeating: 1, count: cells.count * 10))
+        let cube = HotSpotCube(
+            precision: p, steps: 10, cells: cells,
+            counts: [Int32](repeating: 1, count: cells.count * 10))
         let table = cube.neighbours()
         func of(_ cell: GeohashCell) -> Set<UInt64> {
             let l = cube.location(of: cell.prefix)!
@@ -117,7 +132,7 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         #expect(of(west) == [east.prefix, westNorth.prefix])
         #expect(of(far).isEmpty)
         #expect(of(pole) == [poleWest.prefix])
-        #expect(pole.neighbours.count == 5)  // nothing beyond the pole
+        #expect(pole.neighbours.count == 5) // nothing beyond the pole
     }
 
     /// Seeded cubes (clustered and scattered cells, many zeros, some across the antimeridian)
@@ -148,14 +163,19 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
                 #expect(location.cell.prefix == cells[l])
                 for s in 0..<steps {
                     let dz = abs(location.z[s] - reference.z[l][s]), dq = abs(location.q[s] - reference.q[l][s])
-                    #expect(dz <= 1e-9 && dq <= 1e-12, "round \(round) l \(l) s \(s): z \(location.z[s]) vs \(reference.z[l][s])")
+                    #expect(
+                        dz <= 1e-9 && dq <= 1e-12,
+                        "round \(round) l \(l) s \(s): z \(location.z[s]) vs \(reference.z[l][s])")
                 }
                 #expect(location.hotSteps == reference.hot[l].filter { $0 }.count)
                 #expect(location.coldSteps == reference.cold[l].filter { $0 }.count)
                 let trend = MannKendall(location.z)
                 #expect(location.trend == trend)
-                #expect(location.label == HotSpotLabel.classify(hot: reference.hot[l], cold: reference.cold[l],
-                                                               trendZ: trend.z, trendP: trend.p))
+                #expect(
+                    location.label
+                        == HotSpotLabel.classify(
+                            hot: reference.hot[l], cold: reference.cold[l],
+                            trendZ: trend.z, trendP: trend.p))
                 #expect(location.incidents == (0..<steps).reduce(0) { $0 + Int(counts[l * steps + $1]) })
             }
         }
@@ -166,7 +186,8 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         let (cells, _) = block(3, lat: 53.8, lon: -1.55, precision: 6)
         var counts = [Int32](repeating: 2, count: 9 * 10)
         counts[4 * 10 + 3] = 9
-        let (locations, _) = EmergingHotSpots.analyse(HotSpotCube(precision: 6, steps: 10, cells: cells, counts: counts))
+        let (locations, _) = EmergingHotSpots.analyse(
+            HotSpotCube(precision: 6, steps: 10, cells: cells, counts: counts))
         let corner = locations[0].z
         #expect(corner[6] == corner[7] && corner[7] == corner[8])
     }
@@ -192,18 +213,20 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
             .diminishingCold: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
             .sporadicCold: [nil, 0, nil, nil, nil, 0, nil, nil, nil, 0],
             .oscillatingCold: [nil, 0, nil, 40, nil, nil, nil, nil, nil, 0],
-            .historicalCold: [0, 0, 0, 0, 0, 0, 0, 0, nil, nil],
+            .historicalCold: [0, 0, 0, 0, 0, 0, 0, 0, nil, nil]
         ]
         let size = 15, steps = 10, centre = size / 2
         let (cells, index) = block(size, lat: 53.8, lon: -1.55, precision: 6)
         var counts = [Int32](repeating: 10, count: cells.count * steps)
         if let pattern = fixtures[label] {
-            for dr in -1...1 { for dc in -1...1 {
-                let l = index[centre + dr][centre + dc]
-                for (s, v) in pattern.enumerated() { if let v { counts[l * steps + s] = Int32(v) } }
-            } }
+            for dr in -1...1 {
+                for dc in -1...1 {
+                    let l = index[centre + dr][centre + dc]
+                    for (s, v) in pattern.enumerated() { if let v { counts[l * steps + s] = Int32(v) } }
+                }
+            }
         } else {
-            counts[index[0][0] * steps + 3] = 40  // no pattern: one busy bin in a far corner
+            counts[index[0][0] * steps + 3] = 40 // no pattern: one busy bin in a far corner
         }
         let cube = HotSpotCube(precision: 6, steps: steps, cells: cells, counts: counts)
         let (locations, _) = EmergingHotSpots.analyse(cube)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// BH from its definition: q(i) = min over j ≥ i of m·p(j)/j over the ascending order, capped at 1.
@@ -18,9 +19,11 @@ private func referenceBH(_ p: [Double]) -> [Double] {
     /// `statsmodels.stats.multitest.multipletests(p, method='fdr_bh')[1]` (statsmodels 0.15.0).
     @Test func equalsStatsmodels() {
         let p = [0.01, 0.04, 0.03, 0.005, 0.04, 0.9, 0.2, 0.04, 1.0, 0.0001, 0.5, 0.03]
-        let expected = [0.04, 0.060000000000000005, 0.060000000000000005, 0.030000000000000002,
-                        0.060000000000000005, 0.9818181818181819, 0.26666666666666666, 0.060000000000000005,
-                        1.0, 0.0012000000000000001, 0.6, 0.060000000000000005]
+        let expected = [
+            0.04, 0.060000000000000005, 0.060000000000000005, 0.030000000000000002,
+            0.060000000000000005, 0.9818181818181819, 0.26666666666666666, 0.060000000000000005,
+            1.0, 0.0012000000000000001, 0.6, 0.060000000000000005
+        ]
         #expect(BenjaminiHochberg.adjust(p) == expected)
     }
 
@@ -57,8 +60,11 @@ private func referenceBH(_ p: [Double]) -> [Double] {
         }
         // Many rows, few distinct count pairs: the same answers as one E-test per row.
         let current = (0..<3000).map { _ in rng.int(0...60) }, previous = (0..<3000).map { _ in rng.int(0...60) }
-        let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: 366, previousDays: 365, alpha: 0.1)
-        for i in 0..<3000 { #expect(rows[i].p == PoissonETest.pValue(k1: current[i], n1: 366, k2: previous[i], n2: 365)) }
+        let rows = ChangeSignificance.of(
+            current: current, previous: previous, currentDays: 366, previousDays: 365, alpha: 0.1)
+        for i in 0..<3000 {
+            #expect(rows[i].p == PoissonETest.pValue(k1: current[i], n1: 366, k2: previous[i], n2: 365))
+        }
         #expect(rows.map(\.q) == BenjaminiHochberg.adjust(rows.map(\.p)))
     }
 
@@ -78,8 +84,9 @@ private func referenceBH(_ p: [Double]) -> [Double] {
     @Test func significanceOfRows() {
         let current = [120, 80, 100, 0, 5, 100, 300, 120, 5]
         let previous = [60, 80, 100, 0, 9, 100, 420, 60, 9]
-        let rows = ChangeSignificance.of(current: current, previous: previous, currentDays: 365, previousDays: 366,
-                                         alpha: 0.05)
+        let rows = ChangeSignificance.of(
+            current: current, previous: previous, currentDays: 365, previousDays: 366,
+            alpha: 0.05)
         let p = zip(current, previous).map { PoissonETest.pValue(k1: $0, n1: 365, k2: $1, n2: 366) }
         #expect(rows.map(\.p) == p)
         #expect(rows.map(\.q) == BenjaminiHochberg.adjust(p))

@@ -1,21 +1,35 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchCore
 
 /// The textbook geohash encoder, literally halving intervals: longitude first, a coordinate equal
 /// to the midpoint goes to the upper half. Returns the bits (most significant first) and the
 /// final intervals. Midpoints of dyadic intervals are exact in Double, so this is exact.
 private func referenceBisect(lat: Double, lon: Double, bitCount: Int)
-    -> (bits: [Bool], lat: ClosedRange<Double>, lon: ClosedRange<Double>) {
+    -> (bits: [Bool], lat: ClosedRange<Double>, lon: ClosedRange<Double>)
+{
     var latLo = -90.0, latHi = 90.0, lonLo = -180.0, lonHi = 180.0
     var bits: [Bool] = []
     for i in 0..<bitCount {
         if i % 2 == 0 {
             let mid = (lonLo + lonHi) / 2
-            if lon >= mid { bits.append(true); lonLo = mid } else { bits.append(false); lonHi = mid }
+            if lon >= mid {
+                bits.append(true)
+                lonLo = mid
+            } else {
+                bits.append(false)
+                lonHi = mid
+            }
         } else {
             let mid = (latLo + latHi) / 2
-            if lat >= mid { bits.append(true); latLo = mid } else { bits.append(false); latHi = mid }
+            if lat >= mid {
+                bits.append(true)
+                latLo = mid
+            } else {
+                bits.append(false)
+                latHi = mid
+            }
         }
     }
     return (bits, latLo...latHi, lonLo...lonHi)
@@ -57,7 +71,8 @@ private func samplePoints(_ rng: inout SplitMix64, count: Int) -> [(lat: Double,
             lon = -180 + (((lon + 180) / w).rounded(.down)) * w
             lat = rng.bool() ? lat.nextDown : lat.nextUp
             lon = rng.bool() ? lon.nextDown : lon.nextUp
-            lat = min(90, max(-90, lat)); lon = min(180, max(-180, lon))
+            lat = min(90, max(-90, lat))
+            lon = min(180, max(-180, lon))
         case 2:
             lat = rng.pick([-90, 90, 0, -0.0, 45, -45, 90.0.nextDown, (-90.0).nextUp, lat])
             lon = rng.pick([-180, 180, 0, -0.0, 90, -90, 180.0.nextDown, (-180.0).nextUp, lon])
@@ -87,7 +102,8 @@ struct GeohashTests {
         #expect(Geohash.encode(lat: -90, lon: -180, precision: 12) == "000000000000")
 
         let ezs42 = GeohashCell("ezs42")!
-        #expect(ezs42.bounds == GeoBox(minLat: 42.5830078125, minLon: -5.625, maxLat: 42.626953125, maxLon: -5.5810546875))
+        #expect(
+            ezs42.bounds == GeoBox(minLat: 42.5830078125, minLon: -5.625, maxLat: 42.626953125, maxLon: -5.5810546875))
         #expect(ezs42.centre.lat == 42.60498046875)
         #expect(ezs42.centre.lon == -5.60302734375)
         #expect(GeohashCell("EZS42") == ezs42)
@@ -102,8 +118,9 @@ struct GeohashTests {
             let code = Geohash.code(lat: lat, lon: lon)
             #expect(code == referenceCode(lat: lat, lon: lon), "seed \(seed): code of (\(lat), \(lon))")
             let p = rng.int(1...12)
-            #expect(Geohash.encode(lat: lat, lon: lon, precision: p) == referenceEncode(lat: lat, lon: lon, precision: p),
-                    "seed \(seed): (\(lat), \(lon)) precision \(p)")
+            #expect(
+                Geohash.encode(lat: lat, lon: lon, precision: p) == referenceEncode(lat: lat, lon: lon, precision: p),
+                "seed \(seed): (\(lat), \(lon)) precision \(p)")
         }
     }
 
@@ -148,8 +165,9 @@ struct GeohashTests {
         }
     }
 
-    @Test("invalid geohash strings are rejected",
-          arguments: ["", "a", "i", "l", "o", "u4pr a", "u4pr-", "0123456789bcd", "ä", "u4pruydqqvjA", " u4pr", "u4pr\n"])
+    @Test(
+        "invalid geohash strings are rejected",
+        arguments: ["", "a", "i", "l", "o", "u4pr a", "u4pr-", "0123456789bcd", "ä", "u4pruydqqvjA", " u4pr", "u4pr\n"])
     func invalidStrings(text: String) {
         #expect(GeohashCell(text) == nil)
     }
@@ -167,7 +185,8 @@ struct GeohashTests {
         let c = GeohashCell(lat: 0, lon: 0, precision: 1)
         #expect(c.bounds == GeoBox(minLat: 0, minLon: 0, maxLat: 45, maxLon: 45))
         #expect(GeohashCell(lat: -0.0, lon: -0.0, precision: 1) == c)
-        #expect(GeohashCell(lat: 0.0.nextDown, lon: 0.0.nextDown, precision: 1).bounds
+        #expect(
+            GeohashCell(lat: 0.0.nextDown, lon: 0.0.nextDown, precision: 1).bounds
                 == GeoBox(minLat: -45, minLon: -45, maxLat: 0, maxLon: 0))
         // lon −90 splits [−180, 0): goes east.
         let west = GeohashCell(lat: 10, lon: -90, precision: 1)
@@ -195,7 +214,9 @@ struct GeohashTests {
             let cell = GeohashCell(prefix: rng.next() >> UInt64(64 - 5 * p), precision: p)
             let b = cell.bounds
             #expect(GeohashCell(lat: b.minLat, lon: b.minLon, precision: p) == cell, "seed \(seed): \(cell)")
-            #expect(GeohashCell(lat: b.maxLat.nextDown, lon: b.maxLon.nextDown, precision: p) == cell, "seed \(seed): \(cell)")
+            #expect(
+                GeohashCell(lat: b.maxLat.nextDown, lon: b.maxLon.nextDown, precision: p) == cell,
+                "seed \(seed): \(cell)")
             let north = GeohashCell(lat: b.maxLat, lon: b.minLon, precision: p)
             if b.maxLat == 90 {
                 #expect(north == cell, "seed \(seed): \(cell) lat 90 stays in the top row")
@@ -209,10 +230,14 @@ struct GeohashTests {
                 #expect(east == cell.offset(rows: 0, columns: 1), "seed \(seed): \(cell)")
             }
             if b.minLat > -90 {
-                #expect(GeohashCell(lat: b.minLat.nextDown, lon: b.minLon, precision: p) == cell.offset(rows: -1, columns: 0))
+                #expect(
+                    GeohashCell(lat: b.minLat.nextDown, lon: b.minLon, precision: p)
+                        == cell.offset(rows: -1, columns: 0))
             }
             if b.minLon > -180 {
-                #expect(GeohashCell(lat: b.minLat, lon: b.minLon.nextDown, precision: p) == cell.offset(rows: 0, columns: -1))
+                #expect(
+                    GeohashCell(lat: b.minLat, lon: b.minLon.nextDown, precision: p)
+                        == cell.offset(rows: 0, columns: -1))
             }
         }
     }
@@ -252,8 +277,12 @@ struct GeohashTests {
             #expect(lat < b.maxLat || b.maxLat == 90, "seed \(seed): (\(lat), \(lon)) p \(p)")
             #expect(lon < b.maxLon || b.maxLon == 180, "seed \(seed): (\(lat), \(lon)) p \(p)")
             let ref = referenceBisect(lat: lat, lon: lon, bitCount: 5 * p)
-            #expect(b == GeoBox(minLat: ref.lat.lowerBound, minLon: ref.lon.lowerBound,
-                                maxLat: ref.lat.upperBound, maxLon: ref.lon.upperBound), "seed \(seed): (\(lat), \(lon)) p \(p)")
+            #expect(
+                b
+                    == GeoBox(
+                        minLat: ref.lat.lowerBound, minLon: ref.lon.lowerBound,
+                        maxLat: ref.lat.upperBound, maxLon: ref.lon.upperBound), "seed \(seed): (\(lat), \(lon)) p \(p)"
+            )
             #expect(cell.centre.lat == (b.minLat + b.maxLat) / 2)
             #expect(cell.centre.lon == (b.minLon + b.maxLon) / 2)
             #expect(b.maxLat - b.minLat == GeohashCell.latSpan(p))
@@ -271,7 +300,8 @@ struct GeohashTests {
         // "b": the north-west corner at precision 1.
         #expect(GeohashCell("b")!.neighbours.map(\.string) == ["c", "9", "8", "x", "z"])
         // Interior: checked against the geometry (the cell holding centre ± one span).
-        #expect(GeohashCell("ezs42")!.neighbours.map(\.string)
+        #expect(
+            GeohashCell("ezs42")!.neighbours.map(\.string)
                 == ["ezs48", "ezs49", "ezs43", "ezs41", "ezs40", "ezefp", "ezefr", "ezefx"])
     }
 
@@ -341,24 +371,37 @@ struct GeohashTests {
             } else {
                 let c = rng.pick(centres)
                 let sigma = rng.pick([0.0001, 0.001, 0.01, 0.3])
-                points.append((min(90, max(-90, c.lat + sigma * rng.gaussian())),
-                               wrapLongitude(c.lon + sigma * rng.gaussian())))
+                points.append(
+                    (
+                        min(90, max(-90, c.lat + sigma * rng.gaussian())),
+                        wrapLongitude(c.lon + sigma * rng.gaussian())
+                    ))
             }
         }
         points += samplePoints(&rng, count: 300)
-        let entries = points.map { (code: Geohash.code(lat: $0.lat, lon: $0.lon),
-                                    hash: Geohash.encode(lat: $0.lat, lon: $0.lon, precision: 12)) }
-            .sorted { $0.code < $1.code }
+        let entries = points.map {
+            (
+                code: Geohash.code(lat: $0.lat, lon: $0.lon),
+                hash: Geohash.encode(lat: $0.lat, lon: $0.lon, precision: 12)
+            )
+        }
+        .sorted { $0.code < $1.code }
         let codes = entries.map(\.code)
 
         func lowerBound(_ x: UInt64) -> Int {
             var lo = 0, hi = codes.count
-            while lo < hi { let m = (lo + hi) / 2; if codes[m] < x { lo = m + 1 } else { hi = m } }
+            while lo < hi {
+                let m = (lo + hi) / 2
+                if codes[m] < x { lo = m + 1 } else { hi = m }
+            }
             return lo
         }
         func upperBound(_ x: UInt64) -> Int {
             var lo = 0, hi = codes.count
-            while lo < hi { let m = (lo + hi) / 2; if codes[m] <= x { lo = m + 1 } else { hi = m } }
+            while lo < hi {
+                let m = (lo + hi) / 2
+                if codes[m] <= x { lo = m + 1 } else { hi = m }
+            }
             return lo
         }
         for q in 0..<200 {

@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 @Suite("Haversine and RadiusTest")
@@ -18,16 +19,22 @@ struct HaversineTests {
         #expect(abs(Haversine.distance(lat1: 90, lon1: 0, lat2: -90, lon2: 0) - Double.pi * 6_371_008.8) < 1e-6)
         #expect(Haversine.distance(lat1: 12.5, lon1: 7.25, lat2: 12.5, lon2: 7.25) == 0)
         // Symmetric, and periodic in longitude.
-        #expect(Haversine.distance(lat1: 10, lon1: 179.5, lat2: 10, lon2: -179.5)
+        #expect(
+            Haversine.distance(lat1: 10, lon1: 179.5, lat2: 10, lon2: -179.5)
                 == Haversine.distance(lat1: 10, lon1: -179.5, lat2: 10, lon2: 179.5))
-        #expect(abs(Haversine.distance(lat1: 10, lon1: 179.5, lat2: 10, lon2: -179.5)
+        #expect(
+            abs(
+                Haversine.distance(lat1: 10, lon1: 179.5, lat2: 10, lon2: -179.5)
                     - Haversine.distance(lat1: 10, lon1: -0.5, lat2: 10, lon2: 0.5)) < 1e-6)
         #expect(Haversine.earthRadius == 6_371_008.8)
     }
 
-    @Test("the threshold is the largest haversine term within the radius",
-          arguments: [0, 1e-9, 1e-3, 0.5, 1, 100, 999.999_999, 1000, 1000.000_003_8, 1609.344, 5000, 50_000,
-                      1_000_000, 20_015_114, 20_015_114.442_035_9, 25_000_000])
+    @Test(
+        "the threshold is the largest haversine term within the radius",
+        arguments: [
+            0, 1e-9, 1e-3, 0.5, 1, 100, 999.999_999, 1000, 1000.000_003_8, 1609.344, 5000, 50_000,
+            1_000_000, 20_015_114, 20_015_114.442_035_9, 25_000_000
+        ])
     func thresholdIsExact(radius: Double) {
         let test = RadiusTest(radius: radius)
         #expect(test.radius == radius)
@@ -61,11 +68,13 @@ struct HaversineTests {
         for _ in 0..<20_000 {
             let k = rng.int(0...(radii.count - 1))
             let lat1 = rng.uniform(-90, 90), lon1 = rng.uniform(-180, 180)
-            let dest = destination(lat: lat1, lon: lon1, bearing: rng.uniform(0, 360),
-                                   distance: radii[k] * rng.uniform(0.9, 1.1))
+            let dest = destination(
+                lat: lat1, lon: lon1, bearing: rng.uniform(0, 360),
+                distance: radii[k] * rng.uniform(0.9, 1.1))
             let d = Haversine.distance(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon)
-            #expect(tests[k].contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon) == (d <= radii[k]),
-                    "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r \(radii[k]) d \(d)")
+            #expect(
+                tests[k].contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon) == (d <= radii[k]),
+                "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r \(radii[k]) d \(d)")
         }
     }
 
@@ -79,7 +88,8 @@ struct HaversineTests {
         var onBoundary = 0
         var checked = 0
         for i in 0..<600 {
-            let radius: Double = i % 3 == 0 ? 1000 : rng.pick([1, 37.5, 1000, 1000.000_003_8, 2500, 50_000, rng.uniform(0, 50_000)])
+            let radius: Double =
+                i % 3 == 0 ? 1000 : rng.pick([1, 37.5, 1000, 1000.000_003_8, 2500, 50_000, rng.uniform(0, 50_000)])
             let test = RadiusTest(radius: radius)
             var lat1 = rng.uniform(-89, 89), lon1 = rng.uniform(-180, 180)
             if i % 10 == 0 { lat1 = rng.uniform(-89.999, -89.9) * (rng.bool() ? 1 : -1) }
@@ -110,8 +120,9 @@ struct HaversineTests {
                         let d = Haversine.distance(lat1: lat1, lon1: lon1, lat2: lat, lon2: lon)
                         if d == radius { onBoundary += 1 }
                         checked += 1
-                        #expect(test.contains(lat1: lat1, lon1: lon1, lat2: lat, lon2: lon) == (d <= radius),
-                                "seed \(seed): (\(lat1), \(lon1)) → (\(lat), \(lon)) r \(radius) d \(d)")
+                        #expect(
+                            test.contains(lat1: lat1, lon1: lon1, lat2: lat, lon2: lon) == (d <= radius),
+                            "seed \(seed): (\(lat1), \(lon1)) → (\(lat), \(lon)) r \(radius) d \(d)")
                         lon = lon.nextUp
                     }
                     lat = lat.nextUp
@@ -127,13 +138,16 @@ struct HaversineTests {
         var rng = SplitMix64(seed: seed)
         for _ in 0..<1500 {
             let lat1 = rng.uniform(-90, 90), lon1 = rng.uniform(-180, 180)
-            let dest = destination(lat: lat1, lon: lon1, bearing: rng.uniform(0, 360),
-                                   distance: rng.pick([1e-6, 1, 100, 1000, 50_000, rng.uniform(0, 60_000)]))
+            let dest = destination(
+                lat: lat1, lon: lon1, bearing: rng.uniform(0, 360),
+                distance: rng.pick([1e-6, 1, 100, 1000, 50_000, rng.uniform(0, 60_000)]))
             let d = Haversine.distance(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon)
-            #expect(RadiusTest(radius: d).contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon),
-                    "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r = d = \(d)")
-            #expect(!RadiusTest(radius: d.nextDown).contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon),
-                    "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r = \(d.nextDown) < d")
+            #expect(
+                RadiusTest(radius: d).contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon),
+                "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r = d = \(d)")
+            #expect(
+                !RadiusTest(radius: d.nextDown).contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon),
+                "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)) r = \(d.nextDown) < d")
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// The bounds of the kept region the E-test sums over, checked against SciPy's pivot itself.
@@ -24,7 +25,8 @@ import Testing
             let x1 = rng.int(1...(2 * scale + 40))
             let pivot = { (x2: Int) in KeptTails.pivot(x1, x2, n1, n2) }
             let low = tails.low(x1), high = tails.high(x1)
-            let context = "seed \(testSeed(0x7A11)) k1=\(k1) k2=\(k2) n1=\(n1) n2=\(n2) x1=\(x1): low \(low) high \(high)"
+            let context =
+                "seed \(testSeed(0x7A11)) k1=\(k1) k2=\(k2) n1=\(n1) n2=\(n2) x1=\(x1): low \(low) high \(high)"
             if low >= 0 { #expect(pivot(low) >= c, "\(context)") }
             #expect(pivot(low + 1) < c, "\(context)")
             #expect(pivot(high) <= -c, "\(context)")
@@ -41,11 +43,16 @@ import Testing
         var rng = SplitMix64(seed: testSeed(0x6A11))
         for _ in 0..<3000 {
             let lower = rng.int(-5...5), upper = lower + rng.int(0...60)
-            let answer = rng.int((lower - 1)...upper)  // last index where the predicate holds
-            let guess = rng.pick([Double(rng.int((lower - 20)...(upper + 20))), .infinity, -.infinity, .nan,
-                                  Double(answer), Double(answer) + 0.5])
+            let answer = rng.int((lower - 1)...upper) // last index where the predicate holds
+            let guess = rng.pick([
+                Double(rng.int((lower - 20)...(upper + 20))), .infinity, -.infinity, .nan,
+                Double(answer), Double(answer) + 0.5
+            ])
             var calls = 0
-            let found = PoissonETest.lastIndex(in: lower...upper, near: guess) { calls += 1; return $0 <= answer }
+            let found = PoissonETest.lastIndex(in: lower...upper, near: guess) {
+                calls += 1
+                return $0 <= answer
+            }
             #expect(found == answer, "range \(lower)...\(upper) answer \(answer) guess \(guess): \(found)")
             if guess == Double(answer) && answer >= lower && answer < upper { #expect(calls == 2) }
         }

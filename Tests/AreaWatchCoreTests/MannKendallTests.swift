@@ -1,22 +1,28 @@
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+
 @testable import AreaWatchCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 @Suite struct MannKendallTests {
     /// `pymannkendall.original_test(x)` (1.4.3): s, var_s, z, p, Tau.
     @Test func equalsPymannkendall() {
         let cases: [([Double], Int, Double, Double, Double, Double)] = [
             ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 45, 125.0, 3.9354796403996297, 8.303070332638107e-05, 1.0),
-            ([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], 16, 159.33333333333334, 1.188332399294654, 0.23470247795516075,
-             0.2909090909090909),
+            (
+                [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], 16, 159.33333333333334, 1.188332399294654, 0.23470247795516075,
+                0.2909090909090909
+            ),
             ([2, 2, 2, 1, 1, 3, 3, 3, 0.5, 2], 1, 111.66666666666667, 0, 1, 0.022222222222222223),
             ([0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1], 0, 0, 0, 1, 0),
-            ([5, 4, 4, 3, 3, 3, 2, 2, 2, 2, 1, 9], -34, 199.33333333333334, -2.337351215016934,
-             0.019420929567756318, -0.5151515151515151),
+            (
+                [5, 4, 4, 3, 3, 3, 2, 2, 2, 2, 1, 9], -34, 199.33333333333334, -2.337351215016934,
+                0.019420929567756318, -0.5151515151515151
+            )
         ]
         for (x, s, variance, z, p, tau) in cases {
             let r = MannKendall(x)

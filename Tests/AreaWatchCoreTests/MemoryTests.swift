@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import AreaWatchCore
 
 /// The owned memory types on their own: contents through growth and moves, the open-addressing
@@ -24,20 +25,26 @@ struct GrowableBufferTests {
             switch random.int(0...5) {
             case 0, 1:
                 let b = UInt8(truncatingIfNeeded: random.next())
-                buffer.append(b); model.append(b)
+                buffer.append(b)
+                model.append(b)
             case 2:
                 let run = (0..<random.int(0...40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
                 run.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
                 model += run
             case 3:
                 let n = random.int(0...8)
-                buffer.removeFirst(n); model.removeFirst(min(n, model.count))
+                buffer.removeFirst(n)
+                model.removeFirst(min(n, model.count))
             case 4:
-                if !model.isEmpty { buffer.removeLast(); model.removeLast() }
+                if !model.isEmpty {
+                    buffer.removeLast()
+                    model.removeLast()
+                }
             default:
                 if !model.isEmpty {
                     let i = random.int(0...(model.count - 1))
-                    buffer[i] = 7; model[i] = 7
+                    buffer[i] = 7
+                    model[i] = 7
                 }
             }
             let same = buffer.withUnsafeBufferPointer { Array($0) } == model
@@ -175,8 +182,10 @@ struct OpenAddressingTableTests {
 }
 
 struct HugePageAllocationTests {
-    @Test(arguments: [0, 1, 4_096, HugePageAllocation.hugePageBytes - 1, HugePageAllocation.hugePageBytes,
-                      3 * HugePageAllocation.hugePageBytes + 5])
+    @Test(arguments: [
+        0, 1, 4_096, HugePageAllocation.hugePageBytes - 1, HugePageAllocation.hugePageBytes,
+        3 * HugePageAllocation.hugePageBytes + 5
+    ])
     func isZeroedWritableAndAlignedWhenLarge(bytes: Int) {
         let block = HugePageAllocation(zeroedBytes: bytes)
         let raw = UnsafeMutableRawBufferPointer(start: block.base, count: bytes)

@@ -1,5 +1,5 @@
-import Testing
 import AreaWatchCore
+import Testing
 
 /// The first day (days since 1970-01-01) of a month, counted the slow way: whole years from
 /// 0001-01-01, then whole months.
@@ -16,7 +16,7 @@ private func referenceMonthStart(year: Int, month: Int) -> Int64 {
 /// with the engine).
 private func referenceMonth(of t: Int64) -> (year: Int, month: Int) {
     let day = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
-    var low = 12, high = 10_000 * 12  // month numbers year × 12 + month − 1, 0001-01 … 9999-12
+    var low = 12, high = 10_000 * 12 // month numbers year × 12 + month − 1, 0001-01 … 9999-12
     while high - low > 1 {
         let mid = (low + high) / 2
         if referenceMonthStart(year: mid / 12, month: mid % 12 + 1) <= day { low = mid } else { high = mid }
@@ -29,9 +29,11 @@ struct MonthSeriesTests {
     @Test("year and month of random instants, month and year edges and negative epochs, as brute force gives them")
     func yearMonthAgainstBruteForce() {
         var rng = SplitMix64(seed: 28)
-        var instants: [Int64] = [0, -1, 951_782_399, 951_782_400, 951_868_799, 951_868_800,
-                                 UTCTime.earliest, UTCTime.latest, -2_208_988_801, -2_208_988_800,
-                                 7_258_118_399, 7_258_118_400]
+        var instants: [Int64] = [
+            0, -1, 951_782_399, 951_782_400, 951_868_799, 951_868_800,
+            UTCTime.earliest, UTCTime.latest, -2_208_988_801, -2_208_988_800,
+            7_258_118_399, 7_258_118_400
+        ]
         for _ in 0..<20_000 { instants.append(Int64.random(in: UTCTime.earliest...UTCTime.latest, using: &rng)) }
         // Around 1850…2250 (inside and outside the engine's year table), the first and last
         // second of random months, and every 29 February of the range.

@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Foundation
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 private func printf(_ v: Double, _ decimals: Int) -> String {
@@ -21,7 +22,8 @@ struct NumberFormatTests {
             case 2: v = Double(rng.int(-1_000_000...1_000_000)) / Double(1 << rng.int(1...16)) // exact binary ties
             case 3:
                 // Decimal texts ending in 5, just above or below a tie in binary.
-                let text = (rng.bool() ? "-" : "") + String(rng.int(0...9999)) + "." + String(rng.int(0...99_999_999)) + "5"
+                let text =
+                    (rng.bool() ? "-" : "") + String(rng.int(0...9999)) + "." + String(rng.int(0...99_999_999)) + "5"
                 v = Double(text)!
             case 4:
                 var d: Double
@@ -34,13 +36,17 @@ struct NumberFormatTests {
         }
     }
 
-    @Test("ties and signs", arguments: [
-        (0.03125, 4), (-1e-9, 6), (0.125, 2), (0.375, 2), (2.5, 0), (3.5, 0), (0.5, 0), (1.5, 0), (-0.5, 0), (-2.5, 0),
-        (1.005, 2), (2.675, 2), (1.0000000005, 9), (-0.0, 2), (-0.0, 0), (0.0, 0), (1e15, 2), (1e16, 3), (-1e20, 9),
-        (123456789.123456789, 9), (999999.9999999, 6), (9.5, 0), (0.05, 1), (0.15, 1), (0.25, 1), (0.35, 1),
-        (4503599627370495.5, 0), (4503599627370497, 0), (1.7976931348623157e308, 9), (Double.leastNonzeroMagnitude, 9), (-Double.leastNonzeroMagnitude, 9),
-        (0.0000000005, 9), (0.0000000015, 9), (53.5974, 6), (-1.550626, 6),
-    ])
+    @Test(
+        "ties and signs",
+        arguments: [
+            (0.03125, 4), (-1e-9, 6), (0.125, 2), (0.375, 2), (2.5, 0), (3.5, 0), (0.5, 0), (1.5, 0), (-0.5, 0),
+            (-2.5, 0),
+            (1.005, 2), (2.675, 2), (1.0000000005, 9), (-0.0, 2), (-0.0, 0), (0.0, 0), (1e15, 2), (1e16, 3), (-1e20, 9),
+            (123456789.123456789, 9), (999999.9999999, 6), (9.5, 0), (0.05, 1), (0.15, 1), (0.25, 1), (0.35, 1),
+            (4503599627370495.5, 0), (4503599627370497, 0), (1.7976931348623157e308, 9),
+            (Double.leastNonzeroMagnitude, 9), (-Double.leastNonzeroMagnitude, 9),
+            (0.0000000005, 9), (0.0000000015, 9), (53.5974, 6), (-1.550626, 6)
+        ])
     func ties(v: Double, decimals: Int) {
         #expect(NumberFormat.fixed(v, decimals: decimals) == printf(v, decimals), "\(v) with \(decimals) decimals")
     }
@@ -71,22 +77,24 @@ struct NumberFormatTests {
         for i in 0..<200_000 {
             let v: Double
             switch i % 7 {
-            case 0: v = (Double(rng.int(-90_000_000...90_000_000)) / 1e6)  // coordinates, 6 decimals
-            case 1: v = Double(Float(rng.uniform(-180, 180)))  // float32 values: 17-digit doubles
-            case 2: v = rng.uniform(-1, 1) * pow(10, Double(rng.int(-6...17)))  // around both notation limits
+            case 0: v = (Double(rng.int(-90_000_000...90_000_000)) / 1e6) // coordinates, 6 decimals
+            case 1: v = Double(Float(rng.uniform(-180, 180))) // float32 values: 17-digit doubles
+            case 2: v = rng.uniform(-1, 1) * pow(10, Double(rng.int(-6...17))) // around both notation limits
             case 3: v = Double(rng.int(-99_999_999_999_999...99_999_999_999_999)) / pow(10, Double(rng.int(0...15)))
             case 4:
                 var d: Double
                 repeat { d = Double(bitPattern: rng.next()) } while !d.isFinite
                 v = d
-            case 5: v = Double(rng.int(-1_000_000...1_000_000))  // integers: "5.0"
+            case 5: v = Double(rng.int(-1_000_000...1_000_000)) // integers: "5.0"
             default: v = rng.uniform(-1e-3, 1e-3)
             }
             #expect(shortest(v) == v.description, "seed \(seed): \(v)")
         }
-        for v in [0.0, -0.0, 1e-4, -1e-4, 0.00009999, 1e15, 999_999_999_999_999.0, 1e15 - 0.5, 0.1, 0.2, 0.3,
-                  0.1 + 0.2, 53.5974, -1.550626, 100, 1e-05, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
-                  123_456_789_012_345.6, 4503599627370497] {
+        for v in [
+            0.0, -0.0, 1e-4, -1e-4, 0.00009999, 1e15, 999_999_999_999_999.0, 1e15 - 0.5, 0.1, 0.2, 0.3,
+            0.1 + 0.2, 53.5974, -1.550626, 100, 1e-05, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+            123_456_789_012_345.6, 4503599627370497
+        ] {
             #expect(shortest(v) == v.description, "\(v)")
         }
     }

@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 /// A point set under test, with the trees built over it for several node sizes.
@@ -24,9 +25,11 @@ private struct Marks {
 
 /// Checks one tree against brute force for one query location and several radii; `dist` holds
 /// the brute-force distance from the query to every input point (by input index).
-private func checkRadius(_ tree: PackedHilbertRTree, _ set: PointSet, lat: Double, lon: Double,
-                         dist: [Double], radii: [Double], positionsWithinFor: Int,
-                         scratch: inout Marks, context: String) {
+private func checkRadius(
+    _ tree: PackedHilbertRTree, _ set: PointSet, lat: Double, lon: Double,
+    dist: [Double], radii: [Double], positionsWithinFor: Int,
+    scratch: inout Marks, context: String
+) {
     let n = set.count
     let leafIndex = tree.leafIndex
     for (k, radius) in radii.enumerated() {
@@ -38,21 +41,28 @@ private func checkRadius(_ tree: PackedHilbertRTree, _ set: PointSet, lat: Doubl
         var bruteCount = 0
         scratch.marks.withUnsafeMutableBufferPointer { marks in
             leafIndex.withUnsafeBufferPointer { leafIndex in
-                tree.forEachWithin(lat: lat, lon: lon, test: RadiusTest(radius: radius),
-                                   range: { r in
-                                       if r.lowerBound < 0 || r.upperBound > n { badRange = true; return }
-                                       for p in r {
-                                           let i = Int(leafIndex[p])
-                                           if marks[i] == stamp { reportedTwice += 1 }
-                                           marks[i] = stamp
-                                       }
-                                   },
-                                   point: { p in
-                                       if p < 0 || p >= n { badRange = true; return }
-                                       let i = Int(leafIndex[p])
-                                       if marks[i] == stamp { reportedTwice += 1 }
-                                       marks[i] = stamp
-                                   })
+                tree.forEachWithin(
+                    lat: lat, lon: lon, test: RadiusTest(radius: radius),
+                    range: { r in
+                        if r.lowerBound < 0 || r.upperBound > n {
+                            badRange = true
+                            return
+                        }
+                        for p in r {
+                            let i = Int(leafIndex[p])
+                            if marks[i] == stamp { reportedTwice += 1 }
+                            marks[i] = stamp
+                        }
+                    },
+                    point: { p in
+                        if p < 0 || p >= n {
+                            badRange = true
+                            return
+                        }
+                        let i = Int(leafIndex[p])
+                        if marks[i] == stamp { reportedTwice += 1 }
+                        marks[i] = stamp
+                    })
             }
             dist.withUnsafeBufferPointer { dist in
                 for i in 0..<n {
@@ -80,12 +90,16 @@ private func checkRadius(_ tree: PackedHilbertRTree, _ set: PointSet, lat: Doubl
         var ordered = true, allInside = true
         var previous = -1
         for p in positions {
-            if p <= previous || p >= n { ordered = false; break }
+            if p <= previous || p >= n {
+                ordered = false
+                break
+            }
             previous = p
             if !(dist[Int(leafIndex[p])] <= radius) { allInside = false }
         }
-        #expect(ordered && allInside && positions.count == bruteCount,
-                "\(where_): positionsWithin gave \(positions.count), brute force \(bruteCount)")
+        #expect(
+            ordered && allInside && positions.count == bruteCount,
+            "\(where_): positionsWithin gave \(positions.count), brute force \(bruteCount)")
     }
 }
 
@@ -95,12 +109,16 @@ private func checkBox(_ tree: PackedHilbertRTree, box: GeoBox, inside: [Bool], i
     var ordered = true, allInside = true
     var previous = -1
     for p in found {
-        if p <= previous || p >= tree.count { ordered = false; break }
+        if p <= previous || p >= tree.count {
+            ordered = false
+            break
+        }
         previous = p
         if !inside[Int(tree.leafIndex[p])] { allInside = false }
     }
-    #expect(ordered && allInside && found.count == insideCount,
-            "\(context) box \(box) nodeSize \(tree.nodeSize): found \(found.count), expected \(insideCount)")
+    #expect(
+        ordered && allInside && found.count == insideCount,
+        "\(context) box \(box) nodeSize \(tree.nodeSize): found \(found.count), expected \(insideCount)")
 }
 
 private func checkBoxAllTrees(_ trees: [PackedHilbertRTree], _ set: PointSet, box: GeoBox, context: String) {
@@ -121,20 +139,27 @@ private func checkStructure(_ tree: PackedHilbertRTree, _ set: PointSet, context
     var coordinatesMatch = true
     for p in 0..<tree.count {
         let i = Int(tree.leafIndex[p])
-        guard i < set.count, !seen[i] else { permutation = false; continue }
+        guard i < set.count, !seen[i] else {
+            permutation = false
+            continue
+        }
         seen[i] = true
-        if tree.leafLat[p].bitPattern != set.lats[i].bitPattern || tree.leafLon[p].bitPattern != set.lons[i].bitPattern {
+        if tree.leafLat[p].bitPattern != set.lats[i].bitPattern || tree.leafLon[p].bitPattern != set.lons[i].bitPattern
+        {
             coordinatesMatch = false
         }
     }
-    #expect(permutation && !seen.contains(false), "\(context) nodeSize \(tree.nodeSize): leafIndex is not a permutation")
+    #expect(
+        permutation && !seen.contains(false), "\(context) nodeSize \(tree.nodeSize): leafIndex is not a permutation")
     #expect(coordinatesMatch, "\(context) nodeSize \(tree.nodeSize): leaf coordinates differ from the input")
 }
 
 /// Runs radius and box queries against brute force on every node size.
-private func exercise(_ set: PointSet, rng: inout SplitMix64, seed: UInt64, queries: Int,
-                      radii: [Double] = standardRadii,
-                      queryNear: ((inout SplitMix64) -> (lat: Double, lon: Double))? = nil) {
+private func exercise(
+    _ set: PointSet, rng: inout SplitMix64, seed: UInt64, queries: Int,
+    radii: [Double] = standardRadii,
+    queryNear: ((inout SplitMix64) -> (lat: Double, lon: Double))? = nil
+) {
     let trees = nodeSizes.map { PackedHilbertRTree(latitudes: set.lats, longitudes: set.lons, nodeSize: $0) }
     for tree in trees {
         #expect(tree.nodeSize > 0)
@@ -147,20 +172,25 @@ private func exercise(_ set: PointSet, rng: inout SplitMix64, seed: UInt64, quer
         var lat: Double, lon: Double
         if n > 0 && q % 3 == 0 {
             let i = rng.int(0...(n - 1))
-            lat = set.lats[i]; lon = set.lons[i]
+            lat = set.lats[i]
+            lon = set.lons[i]
         } else if n > 0 && q % 3 == 1 {
             let i = rng.int(0...(n - 1))
-            let d = destination(lat: set.lats[i], lon: set.lons[i], bearing: rng.uniform(0, 360),
-                                distance: rng.pick([0.5, 20, 300, 2000]) * abs(rng.gaussian()))
-            lat = d.lat; lon = d.lon
+            let d = destination(
+                lat: set.lats[i], lon: set.lons[i], bearing: rng.uniform(0, 360),
+                distance: rng.pick([0.5, 20, 300, 2000]) * abs(rng.gaussian()))
+            lat = d.lat
+            lon = d.lon
         } else if let near = queryNear {
             (lat, lon) = near(&rng)
         } else if n > 0 {
             lat = set.lats[rng.int(0...(n - 1))] + rng.uniform(-0.05, 0.05)
             lon = set.lons[rng.int(0...(n - 1))] + rng.uniform(-0.05, 0.05)
-            lat = min(90, max(-90, lat)); lon = wrapLongitude(lon)
+            lat = min(90, max(-90, lat))
+            lon = wrapLongitude(lon)
         } else {
-            lat = rng.uniform(-90, 90); lon = rng.uniform(-180, 180)
+            lat = rng.uniform(-90, 90)
+            lon = rng.uniform(-180, 180)
         }
         var dist = [Double](repeating: 0, count: n)
         for i in 0..<n {
@@ -178,8 +208,9 @@ private func exercise(_ set: PointSet, rng: inout SplitMix64, seed: UInt64, quer
         }
         let context = "seed \(seed) \(set.name) query \(q)"
         for (t, tree) in trees.enumerated() {
-            checkRadius(tree, set, lat: lat, lon: lon, dist: dist, radii: radii,
-                        positionsWithinFor: (q + t) % radii.count, scratch: &scratch, context: context)
+            checkRadius(
+                tree, set, lat: lat, lon: lon, dist: dist, radii: radii,
+                positionsWithinFor: (q + t) % radii.count, scratch: &scratch, context: context)
         }
         // A box query: around the query, a point box on a data point, or a box with edges on data
         // coordinates.
@@ -195,11 +226,14 @@ private func exercise(_ set: PointSet, rng: inout SplitMix64, seed: UInt64, quer
             // Two points a few leaves apart in Hilbert order: near each other.
             let p = rng.int(0...(n - 1)), p2 = min(n - 1, p + rng.int(1...24))
             let a = (trees[0].leafLat[p], trees[0].leafLon[p]), b = (trees[0].leafLat[p2], trees[0].leafLon[p2])
-            boxes.append(GeoBox(minLat: min(a.0, b.0), minLon: min(a.1, b.1), maxLat: max(a.0, b.0), maxLon: max(a.1, b.1)))
+            boxes.append(
+                GeoBox(minLat: min(a.0, b.0), minLon: min(a.1, b.1), maxLat: max(a.0, b.0), maxLon: max(a.1, b.1)))
         }
         for box in boxes { checkBoxAllTrees(trees, set, box: box, context: context) }
     }
-    checkBoxAllTrees(trees, set, box: GeoBox(minLat: -90, minLon: -180, maxLat: 90, maxLon: 180), context: "seed \(seed) \(set.name) world")
+    checkBoxAllTrees(
+        trees, set, box: GeoBox(minLat: -90, minLon: -180, maxLat: 90, maxLon: 180),
+        context: "seed \(seed) \(set.name) world")
     for tree in trees {
         #expect(tree.positions(in: GeoBox(minLat: -90, minLon: -180, maxLat: 90, maxLon: 180)).count == n)
         #expect(tree.positions(in: GeoBox(minLat: 10, minLon: 0, maxLat: -10, maxLon: 1)).isEmpty)
@@ -216,7 +250,10 @@ struct PackedHilbertRTreeTests {
         var rng = SplitMix64(seed: seed)
         let n = 2000
         var lats: [Double] = [], lons: [Double] = []
-        for _ in 0..<n { lats.append(rng.uniform(53.6, 53.95)); lons.append(rng.uniform(-1.9, -1.3)) }
+        for _ in 0..<n {
+            lats.append(rng.uniform(53.6, 53.95))
+            lons.append(rng.uniform(-1.9, -1.3))
+        }
         exercise(PointSet(name: "uniform city", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 15)
     }
 
@@ -230,9 +267,10 @@ struct PackedHilbertRTreeTests {
             lats.append(asin(rng.uniform(-1, 1)) * 180 / Double.pi)
             lons.append(rng.uniform(-180, 180))
         }
-        exercise(PointSet(name: "globe", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 18,
-                 radii: standardRadii + [500_000, 3_000_000, 12_000_000, 25_000_000],
-                 queryNear: { r in (r.uniform(-90, 90), r.uniform(-180, 180)) })
+        exercise(
+            PointSet(name: "globe", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 18,
+            radii: standardRadii + [500_000, 3_000_000, 12_000_000, 25_000_000],
+            queryNear: { r in (r.uniform(-90, 90), r.uniform(-180, 180)) })
     }
 
     @Test("clustered points (Gaussian hotspots)")
@@ -245,8 +283,10 @@ struct PackedHilbertRTreeTests {
         var lats: [Double] = [], lons: [Double] = []
         for _ in 0..<2500 {
             let h = rng.pick(hotspots)
-            let d = destination(lat: h.lat, lon: h.lon, bearing: rng.uniform(0, 360), distance: h.sigma * abs(rng.gaussian()))
-            lats.append(d.lat); lons.append(d.lon)
+            let d = destination(
+                lat: h.lat, lon: h.lon, bearing: rng.uniform(0, 360), distance: h.sigma * abs(rng.gaussian()))
+            lats.append(d.lat)
+            lons.append(d.lon)
         }
         exercise(PointSet(name: "clustered", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 15)
     }
@@ -258,13 +298,24 @@ struct PackedHilbertRTreeTests {
         var lats: [Double] = [], lons: [Double] = []
         // Police data snaps incidents to a few thousand anonymised map points.
         let snapped = (0..<6).map { _ in (lat: rng.uniform(53.79, 53.81), lon: rng.uniform(-1.56, -1.53)) }
-        for _ in 0..<2000 { lats.append(53.799_612); lons.append(-1.549_103) }
-        for _ in 0..<500 { let s = rng.pick(snapped); lats.append(s.lat); lons.append(s.lon) }
-        for _ in 0..<300 { lats.append(rng.uniform(53.78, 53.82)); lons.append(rng.uniform(-1.58, -1.52)) }
+        for _ in 0..<2000 {
+            lats.append(53.799_612)
+            lons.append(-1.549_103)
+        }
+        for _ in 0..<500 {
+            let s = rng.pick(snapped)
+            lats.append(s.lat)
+            lons.append(s.lon)
+        }
+        for _ in 0..<300 {
+            lats.append(rng.uniform(53.78, 53.82))
+            lons.append(rng.uniform(-1.58, -1.52))
+        }
         // Shuffle so duplicates are spread through the input order.
         for i in stride(from: lats.count - 1, to: 0, by: -1) {
             let j = rng.int(0...i)
-            lats.swapAt(i, j); lons.swapAt(i, j)
+            lats.swapAt(i, j)
+            lons.swapAt(i, j)
         }
         let set = PointSet(name: "duplicates", lats: lats, lons: lons)
         exercise(set, rng: &rng, seed: seed, queries: 10)
@@ -276,8 +327,9 @@ struct PackedHilbertRTreeTests {
             #expect(found.count >= 2000, "seed \(seed): r=\(radius) found \(found.count)")
         }
         // All points identical.
-        let same = PointSet(name: "all identical", lats: Array(repeating: -33.9, count: 1500),
-                            lons: Array(repeating: 151.2, count: 1500))
+        let same = PointSet(
+            name: "all identical", lats: Array(repeating: -33.9, count: 1500),
+            lons: Array(repeating: 151.2, count: 1500))
         exercise(same, rng: &rng, seed: seed, queries: 2)
         let t = PackedHilbertRTree(latitudes: same.lats, longitudes: same.lons, nodeSize: 4)
         #expect(t.positionsWithin(lat: -33.9, lon: 151.2, radius: 0) == Array(0..<1500))
@@ -296,21 +348,26 @@ struct PackedHilbertRTreeTests {
         for n in sizes.sorted() {
             var lats: [Double] = [], lons: [Double] = []
             for _ in 0..<n {
-                let d = destination(lat: 48.8566, lon: 2.3522, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 3000))
-                lats.append(d.lat); lons.append(d.lon)
+                let d = destination(
+                    lat: 48.8566, lon: 2.3522, bearing: rng.uniform(0, 360), distance: rng.uniform(0, 3000))
+                lats.append(d.lat)
+                lons.append(d.lon)
             }
-            exercise(PointSet(name: "tiny \(n)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: n == 0 ? 3 : 6,
-                     queryNear: { r in
-                         let d = destination(lat: 48.8566, lon: 2.3522, bearing: r.uniform(0, 360), distance: r.uniform(0, 4000))
-                         return (d.lat, d.lon)
-                     })
+            exercise(
+                PointSet(name: "tiny \(n)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: n == 0 ? 3 : 6,
+                queryNear: { r in
+                    let d = destination(
+                        lat: 48.8566, lon: 2.3522, bearing: r.uniform(0, 360), distance: r.uniform(0, 4000))
+                    return (d.lat, d.lon)
+                })
         }
         let empty = PackedHilbertRTree(latitudes: [], longitudes: [], nodeSize: 4)
         #expect(empty.count == 0)
         #expect(empty.positionsWithin(lat: 0, lon: 0, radius: 1e7).isEmpty)
         #expect(empty.positions(in: GeoBox(minLat: -90, minLon: -180, maxLat: 90, maxLon: 180)).isEmpty)
         var called = false
-        empty.forEachWithin(lat: 0, lon: 0, test: RadiusTest(radius: 1e7), range: { _ in called = true }, point: { _ in called = true })
+        empty.forEachWithin(
+            lat: 0, lon: 0, test: RadiusTest(radius: 1e7), range: { _ in called = true }, point: { _ in called = true })
         #expect(!called)
         let one = PackedHilbertRTree(latitudes: [10], longitudes: [20])
         #expect(one.nodeSize == 16)
@@ -334,9 +391,17 @@ struct PackedHilbertRTreeTests {
             }
         }
         let set = PointSet(name: "antimeridian", lats: lats, lons: lons)
-        exercise(set, rng: &rng, seed: seed, queries: 18, queryNear: { r in
-            (r.uniform(-17.3, -16.7), r.pick([179.99, -179.99, 180, -180, 179.999_999, -179.999_999, r.uniform(179.9, 180), r.uniform(-180, -179.9)]))
-        })
+        exercise(
+            set, rng: &rng, seed: seed, queries: 18,
+            queryNear: { r in
+                (
+                    r.uniform(-17.3, -16.7),
+                    r.pick([
+                        179.99, -179.99, 180, -180, 179.999_999, -179.999_999, r.uniform(179.9, 180),
+                        r.uniform(-180, -179.9)
+                    ])
+                )
+            })
         // Points just across the line must be found from both sides.
         let tree = PackedHilbertRTree(latitudes: [0, 0, 0], longitudes: [179.995, -179.995, 0], nodeSize: 2)
         #expect(Set(tree.positionsWithin(lat: 0, lon: 179.99, radius: 2000).map { tree.leafIndex[$0] }) == [0, 1])
@@ -359,10 +424,14 @@ struct PackedHilbertRTreeTests {
                 lons.append(i % 16 == 0 ? rng.pick([0, 180, -180, 90, -90]) : rng.uniform(-180, 180))
             }
             let set = PointSet(name: "pole \(sign)", lats: lats, lons: lons)
-            exercise(set, rng: &rng, seed: seed, queries: 18, queryNear: { r in
-                (r.pick([90, 89.99, 89.999_99, 89.999_999_9, 90.0.nextDown, 89.9, r.uniform(89.4, 90)]) * sign,
-                 r.pick([0, 180, -180, 45.5, -120, r.uniform(-180, 180)]))
-            })
+            exercise(
+                set, rng: &rng, seed: seed, queries: 18,
+                queryNear: { r in
+                    (
+                        r.pick([90, 89.99, 89.999_99, 89.999_999_9, 90.0.nextDown, 89.9, r.uniform(89.4, 90)]) * sign,
+                        r.pick([0, 180, -180, 45.5, -120, r.uniform(-180, 180)])
+                    )
+                })
         }
     }
 
@@ -374,7 +443,7 @@ struct PackedHilbertRTreeTests {
         // at and next to the poles, on the antimeridian, and an ordinary city.
         let places: [(lat: Double, lon: Double)] = [
             (89.999_999_999, 172.44), (-89.999_999_99, -10), (90.0.nextDown, 0), (89.999_99, 99.79),
-            (-29.2, 180), (-29.2, -180), (17.3, 179.999_999_999), (53.8, -1.55),
+            (-29.2, 180), (-29.2, -180), (17.3, 179.999_999_999), (53.8, -1.55)
         ]
         for (k, place) in places.enumerated() {
             var lats: [Double] = [], lons: [Double] = []
@@ -386,8 +455,9 @@ struct PackedHilbertRTreeTests {
                 if rng.bool(0.1) { lon = place.lon == 180 ? -180 : place.lon == -180 ? 180 : lon }
                 lons.append(lon)
             }
-            exercise(PointSet(name: "micro \(k)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 24,
-                     radii: [0, 1e-9, 1e-6, 1e-3, 0.05, 1])
+            exercise(
+                PointSet(name: "micro \(k)", lats: lats, lons: lons), rng: &rng, seed: seed, queries: 24,
+                radii: [0, 1e-9, 1e-6, 1e-3, 0.05, 1])
         }
     }
 
@@ -402,7 +472,9 @@ struct PackedHilbertRTreeTests {
         for nodeSize in [2, 4, 16] {
             let tree = PackedHilbertRTree(latitudes: lats, longitudes: lons, nodeSize: nodeSize)
             let found = tree.positionsWithin(lat: q.lat, lon: q.lon, radius: d).map { Int(tree.leafIndex[$0]) }
-            let expected = (0..<3).filter { Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: lats[$0], lon2: lons[$0]) <= d }
+            let expected = (0..<3).filter {
+                Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: lats[$0], lon2: lons[$0]) <= d
+            }
             #expect(found.sorted() == expected, "nodeSize \(nodeSize), r = \(d)")
         }
     }
@@ -418,7 +490,9 @@ struct PackedHilbertRTreeTests {
         for nodeSize in [2, 4, 16] {
             let tree = PackedHilbertRTree(latitudes: lats, longitudes: lons, nodeSize: nodeSize)
             let found = tree.positionsWithin(lat: q.lat, lon: q.lon, radius: d).map { Int(tree.leafIndex[$0]) }
-            let expected = (0..<3).filter { Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: lats[$0], lon2: lons[$0]) <= d }
+            let expected = (0..<3).filter {
+                Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: lats[$0], lon2: lons[$0]) <= d
+            }
             #expect(found.sorted() == expected, "nodeSize \(nodeSize), r = \(d)")
         }
     }
@@ -438,9 +512,15 @@ struct PackedHilbertRTreeTests {
         #expect(cells.allSatisfy { $0 != nil })
         var unitSteps = true
         for d in 1..<cells.count {
-            guard let a = cells[d - 1], let b = cells[d] else { unitSteps = false; break }
+            guard let a = cells[d - 1], let b = cells[d] else {
+                unitSteps = false
+                break
+            }
             let dx = a.0 > b.0 ? a.0 - b.0 : b.0 - a.0, dy = a.1 > b.1 ? a.1 - b.1 : b.1 - a.1
-            if dx + dy != 1 { unitSteps = false; break }
+            if dx + dy != 1 {
+                unitSteps = false
+                break
+            }
         }
         #expect(unitSteps)
         #expect(PackedHilbertRTree.hilbertIndex(x: 0, y: 0) == 0)

@@ -1,5 +1,5 @@
-import Testing
 import AreaWatchCore
+import Testing
 
 @Suite("Progress bars")
 struct ProgressTrackTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// The radix sort against the standard library's stable sort, on one and several threads.
@@ -9,9 +10,9 @@ struct RadixSortTests {
         (0..<n).map { _ in
             switch kind {
             case 0: return random.next()
-            case 1: return 0x9C3F_0000_0000_0000 | (random.next() & 0xFFFF_FFFF)  // one city: high digits constant
-            case 2: return random.next() & 0x7  // few distinct keys
-            default: return random.next() & 0xFFFF_0000_FFFF_0000  // two digits always zero
+            case 1: return 0x9C3F_0000_0000_0000 | (random.next() & 0xFFFF_FFFF) // one city: high digits constant
+            case 2: return random.next() & 0x7 // few distinct keys
+            default: return random.next() & 0xFFFF_0000_FFFF_0000 // two digits always zero
             }
         }
     }
@@ -24,7 +25,8 @@ struct RadixSortTests {
             for kind in 0..<4 {
                 var keys = RadixSortTests.keys(n, kind, &random)
                 var values = (0..<n).map { UInt32($0) }
-                let expected = zip(keys, values).sorted { ($0.0, $0.1) < ($1.0, $1.1) }  // values ascend: the stable order
+                // Values ascend: the stable order.
+                let expected = zip(keys, values).sorted { ($0.0, $0.1) < ($1.0, $1.1) }
                 RadixSort.sort(keys: &keys, values: &values, threads: threads)
                 #expect(keys == expected.map { $0.0 }, "seed \(seed), n \(n), kind \(kind)")
                 #expect(values == expected.map { $0.1 }, "seed \(seed), n \(n), kind \(kind)")

@@ -15,25 +15,33 @@ struct ShardHaloTests {
         let columns = Int64(1) << Int64(GeohashCell.lonBitCount(precision))
         return (0..<rows).map { row in
             (0..<columns).map { column in
-                (GeohashCell(lonIndex: UInt64(column), latIndex: UInt64(row), precision: precision),
-                 GeohashCell.centreLatitude(row: row, precision: precision),
-                 GeohashCell.centreLongitude(column: column, precision: precision))
+                (
+                    GeohashCell(lonIndex: UInt64(column), latIndex: UInt64(row), precision: precision),
+                    GeohashCell.centreLatitude(row: row, precision: precision),
+                    GeohashCell.centreLongitude(column: column, precision: precision)
+                )
             }
         }
     }
 
     static func points(shardPrecision: Int, count: Int) -> [(Double, Double)] {
         var rng = SplitMix64(seed: 0x5A4D + UInt64(shardPrecision))
-        var points: [(Double, Double)] = [(90, 0), (-90, 0), (90, 180), (-90, -180), (0, 180), (0, -180),
-                                          (89.99, 45), (-89.99, -135), (60, 179.999), (-60, -179.999), (0, 0)]
+        var points: [(Double, Double)] = [
+            (90, 0), (-90, 0), (90, 180), (-90, -180), (0, 180), (0, -180),
+            (89.99, 45), (-89.99, -135), (60, 179.999), (-60, -179.999), (0, 0)
+        ]
         let h = GeohashCell.latSpan(shardPrecision), w = GeohashCell.lonSpan(shardPrecision)
         for _ in 0..<count {
             // A random shard corner, then a point on it, on one of its edges, or just beside it.
-            let row = Double(Int.random(in: 1..<Int(180 / h), using: &rng)), column = Double(Int.random(in: 0..<Int(360 / w), using: &rng))
+            let row = Double(Int.random(in: 1..<Int(180 / h), using: &rng)),
+                column = Double(Int.random(in: 0..<Int(360 / w), using: &rng))
             let lat = -90 + row * h, lon = -180 + column * w
             let jitter = [0, 1e-9, -1e-9, 0.003, -0.003, Double.random(in: -h...h, using: &rng)]
-            points.append((min(90, max(-90, lat + jitter.randomElement(using: &rng)!)),
-                           min(180, max(-180, lon + jitter.randomElement(using: &rng)!))))
+            points.append(
+                (
+                    min(90, max(-90, lat + jitter.randomElement(using: &rng)!)),
+                    min(180, max(-180, lon + jitter.randomElement(using: &rng)!))
+                ))
             points.append((Double.random(in: -90...90, using: &rng), Double.random(in: -180...180, using: &rng)))
         }
         return points
@@ -56,7 +64,8 @@ struct ShardHaloTests {
                 let cells = rows.filter { abs($0[0].lat - lat) <= reach }.joined()
                 for c in cells where test.contains(lat1: c.lat, lon1: c.lon, lat2: lat, lon2: lon) {
                     let shard = c.cell.parent(precision: shardPrecision)
-                    #expect(set.contains(shard), "(\(lat), \(lon)) r=\(radius): cell \(c.cell) of shard \(shard) missing")
+                    #expect(
+                        set.contains(shard), "(\(lat), \(lon)) r=\(radius): cell \(c.cell) of shard \(shard) missing")
                 }
             }
         }
@@ -87,10 +96,12 @@ struct CanonicalRecordFileTests {
         var w = CanonicalRecord.header(fileIndex: 7)
         var records: [CanonicalRecord] = []
         for k in 0..<200 {
-            let r = CanonicalRecord(keyHigh: rng.next(), keyLow: rng.next(), content: rng.next(),
-                                    lat: Double.random(in: -90...90, using: &rng), lon: k == 0 ? -180 : Double.random(in: -180...180, using: &rng),
-                                    time: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
-                                    handled: [-1, 0, 1][k % 3], category: k % 4 == 0 ? nil : (k % 4 == 1 ? "" : "cat é \(k)"))
+            let r = CanonicalRecord(
+                keyHigh: rng.next(), keyLow: rng.next(), content: rng.next(),
+                lat: Double.random(in: -90...90, using: &rng),
+                lon: k == 0 ? -180 : Double.random(in: -180...180, using: &rng),
+                time: Int64.random(in: -62_135_596_800...253_402_300_799, using: &rng),
+                handled: [-1, 0, 1][k % 3], category: k % 4 == 0 ? nil : (k % 4 == 1 ? "" : "cat é \(k)"))
             r.encode(to: &w)
             records.append(r)
         }
@@ -99,7 +110,9 @@ struct CanonicalRecordFileTests {
         #expect(try CanonicalRecord.readAll(Array(w.bytes.prefix(12)), name: "k00001.awr").records.isEmpty)
         #expect(index == 7 && back == records)
         for cut in [3, 11, 13, w.bytes.count - 1] {
-            #expect(throws: BinaryReader.Malformed.self) { try CanonicalRecord.readAll(Array(w.bytes.prefix(cut)), name: "k00001.awr") }
+            #expect(throws: BinaryReader.Malformed.self) {
+                try CanonicalRecord.readAll(Array(w.bytes.prefix(cut)), name: "k00001.awr")
+            }
         }
         var wrong = w.bytes
         wrong[0] = UInt8(ascii: "X")

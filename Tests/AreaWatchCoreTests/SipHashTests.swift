@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// `vectors_sip128` of the SipHash reference implementation: SipHash-2-4 with a 128-bit output,
@@ -25,7 +26,7 @@ private let referenceVectors: [String] = [
     "dce850110bd8328cfbd50841d6911d87", "67f14984c7da791248e32bb5922583da", "1938f2cf72d54ee97e94166fa91d2a36",
     "74481e9646ed49fe0f6224301604698e", "57fca5de98a9d6d8006438d0583d8a1d", "9fecde1cefdc1cbed4763674d9575359",
     "e3040c00eb28f15366ca73cbd872e740", "7697009a6a831dfecca91c5993670f7a", "5853542321f567a005d547a4f04759bd",
-    "5150d1772f50834a503e069a973fbd7c",
+    "5150d1772f50834a503e069a973fbd7c"
 ]
 
 /// The reference output bytes: each word little-endian, first word first.
@@ -80,8 +81,8 @@ struct KeyHashTests {
     @Test("a key's hash is the hash of its UTF-8 bytes, not of its canonical equivalence class")
     func hashesBytes() {
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
-        #expect(composed == decomposed)  // equal as Strings…
-        #expect(KeyHash(composed) != KeyHash(decomposed))  // …but the store keeps them apart
+        #expect(composed == decomposed) // equal as Strings…
+        #expect(KeyHash(composed) != KeyHash(decomposed)) // …but the store keeps them apart
         for key in ["", "a", "f12363a29a07c40b", "police:f12363a29a07c40b", "h:0123456789abcdef:2", composed] {
             #expect(KeyHash(key) == Array(key.utf8).withUnsafeBytes { KeyHash(bytes: $0) })
         }

@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 /// The haversine term exactly as the R-tree's per-point test computes it (query first).
@@ -14,10 +15,10 @@ private func randomBox(_ rng: inout SplitMix64) -> GeoBox {
     let h = min(180, size * rng.uniform(0.1, 1)), w = min(360, size * rng.uniform(0.1, 2))
     var minLat = rng.uniform(-90, 90 - h), minLon = rng.uniform(-180, 180 - w)
     switch rng.int(0...9) {
-    case 0: minLat = 90 - h            // touches the north pole
-    case 1: minLat = -90               // touches the south pole
-    case 2: minLon = 180 - w           // touches +180
-    case 3: minLon = -180              // touches −180
+    case 0: minLat = 90 - h // touches the north pole
+    case 1: minLat = -90 // touches the south pole
+    case 2: minLon = 180 - w // touches +180
+    case 3: minLon = -180 // touches −180
     default: break
     }
     return GeoBox(minLat: minLat, minLon: minLon, maxLat: min(90, minLat + h), maxLon: min(180, minLon + w))
@@ -36,8 +37,12 @@ private func randomQuery(_ rng: inout SplitMix64, _ box: GeoBox) -> (lat: Double
     case 4: lat = box.maxLat + rng.uniform(0, 1) * max(h, 1e-6) * rng.pick([0.001, 1, 10])
     case 5: lon = rng.pick([179.999, -179.999, 180, -180, rng.uniform(170, 180), rng.uniform(-180, -170)])
     case 6: lat = rng.pick([90, -90, 89.999_999, -89.999_999, rng.uniform(89, 90), rng.uniform(-90, -89)])
-    case 7: lon = rng.pick([box.minLon, box.maxLon]); lat = rng.uniform(-90, 90)
-    default: lat = rng.uniform(-90, 90); lon = rng.uniform(-180, 180)
+    case 7:
+        lon = rng.pick([box.minLon, box.maxLon])
+        lat = rng.uniform(-90, 90)
+    default:
+        lat = rng.uniform(-90, 90)
+        lon = rng.uniform(-180, 180)
     }
     return (min(90, max(-90, lat)), wrapLongitude(lon) == -180 && lon == 180 ? 180 : min(180, max(-180, lon)))
 }
@@ -63,7 +68,8 @@ private func samples(_ rng: inout SplitMix64, _ box: GeoBox, lat: Double, lon: D
         let c = cos((edgeLon - lon) * Double.pi / 180)
         if c > 0 {
             let v = atan(tan(lat * Double.pi / 180) / c) * 180 / Double.pi
-            for candidate in [v, v.nextUp, v.nextDown, v + 1e-9, v - 1e-9] where candidate >= box.minLat && candidate <= box.maxLat {
+            for candidate in [v, v.nextUp, v.nextDown, v + 1e-9, v - 1e-9]
+            where candidate >= box.minLat && candidate <= box.maxLat {
                 out.append((candidate, edgeLon))
             }
         }
@@ -102,10 +108,18 @@ struct SphericalBoundsTests {
             for (la, lo) in samples(&rng, box, lat: q.lat, lon: q.lon) {
                 let a = term(q.lat, q.lon, la, lo)
                 if lower > a + roundingTolerance(a) && (worstLow == nil || a < worstLow!.2) { worstLow = (la, lo, a) }
-                if let u = upper, u < a - roundingTolerance(a) && (worstHigh == nil || a > worstHigh!.2) { worstHigh = (la, lo, a) }
+                if let u = upper, u < a - roundingTolerance(a) && (worstHigh == nil || a > worstHigh!.2) {
+                    worstHigh = (la, lo, a)
+                }
             }
-            #expect(worstLow == nil, "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) minHalfChord \(lower) > a \(worstLow!.2) at (\(worstLow!.0), \(worstLow!.1))")
-            #expect(worstHigh == nil, "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) maxHalfChord \(upper ?? 0) < a \(worstHigh!.2) at (\(worstHigh!.0), \(worstHigh!.1))")
+            #expect(
+                worstLow == nil,
+                "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) minHalfChord \(lower) > a \(worstLow!.2) at (\(worstLow!.0), \(worstLow!.1))"
+            )
+            #expect(
+                worstHigh == nil,
+                "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) maxHalfChord \(upper ?? 0) < a \(worstHigh!.2) at (\(worstHigh!.0), \(worstHigh!.1))"
+            )
             #expect(lower >= 0)
         }
         #expect(withUpper > 500, "seed \(seed): the upper bound was rarely available (\(withUpper))")
@@ -126,13 +140,20 @@ struct SphericalBoundsTests {
             // The smallest sampled term is at least the true minimum; the bound should be close to it.
             let sampled = samples(&rng, box, lat: q.lat, lon: q.lon).map { term(q.lat, q.lon, $0.0, $0.1) }
             let smallest = sampled.min()!
-            #expect(lower >= smallest * (1 - 1e-6) - 1e-300,
-                    "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) lower \(lower) far below the nearest sample \(smallest)")
+            #expect(
+                lower >= smallest * (1 - 1e-6) - 1e-300,
+                "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) lower \(lower) far below the nearest sample \(smallest)"
+            )
             if let upper = SphericalBounds.maxHalfChord(lat: q.lat, lon: q.lon, cosLat: cosLat, box: box) {
-                let corners = [(box.minLat, box.minLon), (box.minLat, box.maxLon), (box.maxLat, box.minLon), (box.maxLat, box.maxLon)]
+                let corners = [
+                    (box.minLat, box.minLon), (box.minLat, box.maxLon), (box.maxLat, box.minLon),
+                    (box.maxLat, box.maxLon)
+                ]
                 let largestCorner = corners.map { term(q.lat, q.lon, $0.0, $0.1) }.max()!
-                #expect(upper <= largestCorner * (1 + 1e-12) + 1e-300,
-                        "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) upper \(upper) above every corner (\(largestCorner))")
+                #expect(
+                    upper <= largestCorner * (1 + 1e-12) + 1e-300,
+                    "seed \(seed) #\(k): q=(\(q.lat), \(q.lon)) \(box) upper \(upper) above every corner (\(largestCorner))"
+                )
             }
         }
     }

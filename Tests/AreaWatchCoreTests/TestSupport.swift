@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// Distributions the property tests draw from, on Core's seeded generator: every property test
 /// draws the same data on every machine and every run. Failure messages print the seed; set the

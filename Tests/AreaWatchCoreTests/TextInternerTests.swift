@@ -1,5 +1,5 @@
-import Testing
 import AreaWatchCore
+import Testing
 
 @Suite("TextInterner")
 struct TextInternerTests {
@@ -7,7 +7,8 @@ struct TextInternerTests {
     /// eight bytes, differing only in the middle; short values; and values over the 128-byte cap.
     private static func value(_ rng: inout SplitMix64) -> [UInt8] {
         switch rng.int(0...3) {
-        case 0: return Array("prefix-" .utf8) + [UInt8(rng.int(97...122)), UInt8(rng.int(97...122))] + Array("-suffix!".utf8)
+        case 0:
+            return Array("prefix-".utf8) + [UInt8(rng.int(97...122)), UInt8(rng.int(97...122))] + Array("-suffix!".utf8)
         case 1: return (0..<rng.int(0...7)).map { _ in UInt8(rng.int(97...100)) }
         case 2: return (0..<rng.int(8...40)).map { _ in UInt8(rng.int(0...255)) }
         default: return (0..<rng.int(126...130)).map { _ in UInt8(rng.int(120...121)) }
@@ -36,7 +37,7 @@ struct TextInternerTests {
                 #expect(Array(interner.text(buffer).utf8) == Array(String(decoding: bytes, as: UTF8.self).utf8))
             }
         }
-        #expect(numbers.count == 300)  // the cap was reached: later new values are not kept
+        #expect(numbers.count == 300) // the cap was reached: later new values are not kept
         for (bytes, k) in numbers {
             #expect(interner.text(ofEntry: k) == String(decoding: bytes, as: UTF8.self))
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchCore
 
 /// Category interning through the byte-keyed cache against a plain dictionary of texts: short and

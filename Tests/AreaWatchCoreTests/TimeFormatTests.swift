@@ -1,5 +1,5 @@
-import Testing
 import AreaWatchCore
+import Testing
 
 private func parse(_ pattern: String, _ value: String) throws -> WallTime? {
     let format = try TimeFormat.compile(pattern)
@@ -20,7 +20,9 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
 @Suite struct TimeFormatTests {
     @Test func portalShapes() throws {
         // Chicago's export, 12-hour clock with AM/PM in any case.
-        #expect(try parse("%m/%d/%Y %I:%M:%S %p", "07/04/2018 11:30:00 PM") == WallTime(wall: wall(2018, 7, 4, 23, 30), precision: .second, offset: nil))
+        #expect(
+            try parse("%m/%d/%Y %I:%M:%S %p", "07/04/2018 11:30:00 PM")
+                == WallTime(wall: wall(2018, 7, 4, 23, 30), precision: .second, offset: nil))
         #expect(try parse("%m/%d/%Y %I:%M:%S %p", "07/04/2018 12:05:09 am")?.wall == wall(2018, 7, 4, 0, 5, 9))
         #expect(try parse("%m/%d/%Y %I:%M:%S %p", "07/04/2018 12:05:09 pm")?.wall == wall(2018, 7, 4, 12, 5, 9))
         // Single digits, blanks around, a blank in the pattern matching none or several.
@@ -52,9 +54,11 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
 
     @Test func nonMatchingValues() throws {
         let chicago = "%m/%d/%Y %I:%M:%S %p"
-        for value in ["", "2018-07-04T23:30:00Z", "13/04/2018 11:30:00 PM", "02/30/2018 11:30:00 PM", "07/04/2018 13:30:00 PM",
-                      "07/04/2018 00:30:00 AM", "07/04/2018 11:30:00", "07/04/2018 11:30:00 PM extra", "07/04/0000 11:30:00 PM",
-                      "07/04/2018 11:60:00 PM", "07/04/2018 11:30:61 PM", "07/04/20189 11:30:00 PM", "07/04/2018 11:30:00 XM"] {
+        for value in [
+            "", "2018-07-04T23:30:00Z", "13/04/2018 11:30:00 PM", "02/30/2018 11:30:00 PM", "07/04/2018 13:30:00 PM",
+            "07/04/2018 00:30:00 AM", "07/04/2018 11:30:00", "07/04/2018 11:30:00 PM extra", "07/04/0000 11:30:00 PM",
+            "07/04/2018 11:60:00 PM", "07/04/2018 11:30:61 PM", "07/04/20189 11:30:00 PM", "07/04/2018 11:30:00 XM"
+        ] {
             #expect(try parse(chicago, value) == nil, "\(value)")
         }
         #expect(try parse("%Y-%j", "2017-366") == nil)
@@ -67,8 +71,11 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
     func yearAlone() throws {
         let format = try TimeFormat.compile("%Y")
         #expect(format.precision == .month)
-        #expect(try parse("%Y", "2018") == WallTime(wall: UTCTime.epochSeconds(CivilTime(year: 2018, month: 1, day: 1)),
-                                                    precision: .month, offset: nil))
+        #expect(
+            try parse("%Y", "2018")
+                == WallTime(
+                    wall: UTCTime.epochSeconds(CivilTime(year: 2018, month: 1, day: 1)),
+                    precision: .month, offset: nil))
         #expect(try parse("%Y", "2018-07") == nil)
         #expect(try parse("FY%y", "FY18")?.wall == UTCTime.epochSeconds(CivilTime(year: 2018, month: 1, day: 1)))
     }
@@ -80,8 +87,9 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
             ("%Y-%m %H:%M", "no day"), ("%Y-%m-%d %M", "no hour"), ("%Y-%m-%d %H:%S", "no minutes"),
             ("%Y-%m-%d %I:%M", "no %p"), ("%Y-%m-%d %H:%M %p", "%p but no"), ("%Y-%j-%m", "both %j"),
             ("%Y-%m-%d %z %Z", "zone twice"), ("%Y-%m-%d %z", "zone but no time"),
-            (String(repeating: "%Y", count: 200), "bytes long"), ("%Y-%m-%d" + String(repeating: " ", count: 300), "bytes long"),
-            ("%Y-%m-%d %\u{e9}", "unknown directive"),
+            (String(repeating: "%Y", count: 200), "bytes long"),
+            ("%Y-%m-%d" + String(repeating: " ", count: 300), "bytes long"),
+            ("%Y-%m-%d %\u{e9}", "unknown directive")
         ]
         for (pattern, expected) in refused {
             #expect(throws: TimeFormatError.self, "\(pattern.prefix(40))") { try TimeFormat.compile(pattern) }
@@ -97,21 +105,34 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
     /// read back to the same wall time.
     @Test func randomRoundTrips() throws {
         var rng = SplitMix64(seed: 20_180_704)
-        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let names = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December"
+        ]
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         for _ in 0..<3000 {
             let y = 1 + Int(rng.next() % 9999), mo = 1 + Int(rng.next() % 12)
-            let lengths = [31, (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            let lengths = [
+                31, (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+            ]
             let d = 1 + Int(rng.next() % UInt64(lengths[mo - 1]))
             let h = Int(rng.next() % 24), mi = Int(rng.next() % 60), s = Int(rng.next() % 60)
             let twelve = rng.next() % 2 == 0
             let monthStyle = rng.next() % 3
             let separator = ["/", "-", ".", " "][Int(rng.next() % 4)]
             let monthDirective = ["%m", "%b", "%B"][Int(monthStyle)]
-            let monthText = monthStyle == 0 ? two(mo) : (monthStyle == 1 ? String(names[mo - 1].prefix(3)).uppercased() : names[mo - 1].lowercased())
+            let monthText =
+                monthStyle == 0
+                ? two(mo)
+                : (monthStyle == 1 ? String(names[mo - 1].prefix(3)).uppercased() : names[mo - 1].lowercased())
             let dayFirst = rng.next() % 2 == 0
-            var pattern = dayFirst ? "%d\(separator)\(monthDirective)\(separator)%Y" : "\(monthDirective)\(separator)%d\(separator)%Y"
-            var text = dayFirst ? "\(two(d))\(separator)\(monthText)\(separator)\(y)" : "\(monthText)\(separator)\(two(d))\(separator)\(y)"
+            var pattern =
+                dayFirst
+                ? "%d\(separator)\(monthDirective)\(separator)%Y" : "\(monthDirective)\(separator)%d\(separator)%Y"
+            var text =
+                dayFirst
+                ? "\(two(d))\(separator)\(monthText)\(separator)\(y)"
+                : "\(monthText)\(separator)\(two(d))\(separator)\(y)"
             if twelve {
                 pattern += " %I:%M:%S %p"
                 text += " \(two(h % 12 == 0 ? 12 : h % 12)):\(two(mi)):\(two(s)) \(h < 12 ? "AM" : "pm")"
@@ -120,7 +141,8 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
                 text += "T\(two(h)):\(two(mi)):\(two(s))"
             }
             let got = try parse(pattern, text)
-            #expect(got == WallTime(wall: wall(y, mo, d, h, mi, s), precision: .second, offset: nil), "\(pattern) \(text)")
+            #expect(
+                got == WallTime(wall: wall(y, mo, d, h, mi, s), precision: .second, offset: nil), "\(pattern) \(text)")
         }
     }
 
@@ -128,11 +150,15 @@ private func wall(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ 
     /// linear in its length (no backtracking): seeded random patterns and values.
     @Test func randomPatternsAreBounded() {
         var rng = SplitMix64(seed: 7)
-        let pieces = ["%Y", "%y", "%m", "%d", "%e", "%H", "%I", "%M", "%S", "%p", "%b", "%B", "%j", "%z", "%Z", "%%", " ", "/", "-", ":", "T", "%", "%q", "x"]
+        let pieces = [
+            "%Y", "%y", "%m", "%d", "%e", "%H", "%I", "%M", "%S", "%p", "%b", "%B", "%j", "%z", "%Z", "%%", " ", "/",
+            "-", ":", "T", "%", "%q", "x"
+        ]
         let alphabet = Array("0123456789 /-:TAPMZ+apmJjulyDec%".utf8)
         var compiled = 0
         for _ in 0..<5000 {
-            let pattern = (0..<Int(rng.next() % 12)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
+            let pattern = (0..<Int(rng.next() % 12)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }
+                .joined()
             guard let format = try? TimeFormat.compile(pattern) else { continue }
             compiled += 1
             for _ in 0..<4 {

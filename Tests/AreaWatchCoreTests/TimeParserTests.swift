@@ -1,5 +1,6 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchCore
 
 /// 2014-03-02T05:00:00Z
@@ -105,7 +106,7 @@ private let accepted: [Accepted] = [
     Accepted("1970-01-01T00:00:00Z", 0),
     // 24:00 is the next midnight; second 60 folds into the next minute.
     Accepted("2014-03-02T24:00:00Z", 1_393_804_800),
-    Accepted("2016-12-31T23:59:60Z", 1_483_228_800),
+    Accepted("2016-12-31T23:59:60Z", 1_483_228_800)
 ]
 
 private let rejected: [String] = [
@@ -119,15 +120,17 @@ private let rejected: [String] = [
     "0001-01-01T00:00:00+00:01", "0001-01-01T00:59:59+01:00",
     "9999-12-31T23:59:59-00:01", "9999-12-31T24:00:00Z",
     // Invalid dates and times.
-    "2019-02-29", "2100-02-29", "2019-13-01", "2019-00-10", "2019-04-31", "2019-01-00", "2019-01-32", "2019-13", "2019-00",
-    "2014-03-02T25:00:00Z", "2014-03-02T05:60:00Z", "2014-03-02T05:00:61Z", "2014-03-02T24:00:01Z", "2014-03-02T24:01:00Z",
+    "2019-02-29", "2100-02-29", "2019-13-01", "2019-00-10", "2019-04-31", "2019-01-00", "2019-01-32", "2019-13",
+    "2019-00",
+    "2014-03-02T25:00:00Z", "2014-03-02T05:60:00Z", "2014-03-02T05:00:61Z", "2014-03-02T24:00:01Z",
+    "2014-03-02T24:01:00Z",
     // Malformed.
     "2014-3-2", "2014-03-2", "2014-3", "2014-", "2014-0", "2014-03-", "2014-03/02", "2014/03-02", "2014-03-02T",
     "2014-03-02X05:00:00", "2014-03-02T05", "2014-03-02T05:", "2014-03-02T05:00:", "2014-03-02T5:00:00",
     "2014-03-02T05:00:00+2", "2014-03-02T05:00:00+24:00", "2014-03-02T05:00:00+02:60", "2014-03-02T05:00:00+02:00:00",
     "2014-03-02T05:00:00ZZ", "2014-03-02T05:00:00.Z", "2014-03-02T05:00:00-", "2014-03-02T05:00:00+02:00x",
     "2014-03-02T05:00:00EST", "2014-03-02T05:00:00  Z", "2014-03-02  05:00:00", "+2014-03-02", "2014-03-02T05:00:00 ",
-    "2014–03–02",
+    "2014–03–02"
 ]
 
 @Suite("TimeParser")
@@ -135,8 +138,9 @@ struct TimeParserTests {
     @Test("accepted values", arguments: accepted)
     fileprivate func acceptedValue(_ row: Accepted) {
         let parsed = TimeParser.parse(row.text)
-        #expect(parsed == ParsedTime(seconds: row.seconds, precision: row.precision),
-                "\"\(row.text)\" → \(parsed.map { UTCTime.iso8601($0.seconds) } ?? "nil")")
+        #expect(
+            parsed == ParsedTime(seconds: row.seconds, precision: row.precision),
+            "\"\(row.text)\" → \(parsed.map { UTCTime.iso8601($0.seconds) } ?? "nil")")
     }
 
     @Test("rejected values", arguments: rejected)
@@ -188,7 +192,8 @@ struct TimeParserTests {
         for i in 0..<20_000 {
             // Whole seconds or milliseconds, then the Doubles right next to them.
             let milliseconds = i % 2 == 0
-            let whole: Int64 = milliseconds
+            let whole: Int64 =
+                milliseconds
                 ? Int64(rng.int(-62_135_596_800_000...253_402_300_799_999))
                 : Int64(rng.int(-62_135_596_800...253_402_300_799))
             var v = Double(whole)
@@ -204,7 +209,9 @@ struct TimeParserTests {
             let expectedSeconds = isMilliseconds ? UTCTime.floorDivide(floorV, 1000) : floorV
             let inRange = expectedSeconds >= UTCTime.earliest && expectedSeconds <= UTCTime.latest
             let got = TimeParser.fromEpoch(v)
-            #expect(got?.seconds == (inRange ? expectedSeconds : nil), "seed \(seed): \(v) → \(String(describing: got?.seconds)), expected \(expectedSeconds)")
+            #expect(
+                got?.seconds == (inRange ? expectedSeconds : nil),
+                "seed \(seed): \(v) → \(String(describing: got?.seconds)), expected \(expectedSeconds)")
         }
     }
 
@@ -229,11 +236,13 @@ struct TimeParserTests {
         for _ in 0..<4000 {
             let t = Int64(rng.int(Int(UTCTime.earliest) + 86_400...Int(UTCTime.latest) - 86_400))
             // Offsets of whole quarter hours up to ±14 h, or an arbitrary minute.
-            let offsetMinutes = rng.bool(0.3) ? 0 : rng.bool(0.7) ? 15 * rng.int(-56...56) : rng.int(-23 * 60 - 59...23 * 60 + 59)
+            let offsetMinutes =
+                rng.bool(0.3) ? 0 : rng.bool(0.7) ? 15 * rng.int(-56...56) : rng.int(-23 * 60 - 59...23 * 60 + 59)
             let local = UTCTime.civil(t + Int64(offsetMinutes * 60))
             let sep = rng.pick(["-", "/"])
             let tee = rng.pick(["T", " ", "t"])
-            var text = pad(local.year, 4) + sep + pad(local.month, 2) + sep + pad(local.day, 2) + tee
+            var text =
+                pad(local.year, 4) + sep + pad(local.month, 2) + sep + pad(local.day, 2) + tee
                 + pad(local.hour, 2) + ":" + pad(local.minute, 2) + ":" + pad(local.second, 2)
             if rng.bool(0.3) { text += "." + String(repeating: "9", count: rng.int(1...9)) }
             let sign = offsetMinutes < 0 ? "-" : "+"
@@ -243,7 +252,9 @@ struct TimeParserTests {
             if offsetMinutes == 0 { zones += ["", "Z", "z", " UTC", "GMT"] }
             text += rng.pick(zones)
             let parsed = TimeParser.parse(text)
-            #expect(parsed == ParsedTime(seconds: t, precision: .second), "seed \(seed): \"\(text)\" should be \(UTCTime.iso8601(t))")
+            #expect(
+                parsed == ParsedTime(seconds: t, precision: .second),
+                "seed \(seed): \"\(text)\" should be \(UTCTime.iso8601(t))")
 
             // Epoch forms: seconds below 1e11, milliseconds above.
             if abs(t) < 100_000_000_000 {

@@ -1,14 +1,18 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchCore
 
 private func at(_ text: String) -> Int64 { TimeParser.parse(text)!.seconds }
 
 @Suite("TimeWindows")
 struct TimeWindowsTests {
-    @Test("membership at the window edges", arguments: [
-        "2024-06-15T12:00:00Z", "2020-02-29T00:00:00Z", "2021-03-01T00:00:00Z", "1970-01-01T00:00:00Z", "2000-01-01T00:00:00Z",
-    ])
+    @Test(
+        "membership at the window edges",
+        arguments: [
+            "2024-06-15T12:00:00Z", "2020-02-29T00:00:00Z", "2021-03-01T00:00:00Z", "1970-01-01T00:00:00Z",
+            "2000-01-01T00:00:00Z"
+        ])
     func edges(asOf: String) {
         let t = at(asOf)
         let w = TimeWindows(asOf: t)
@@ -69,9 +73,12 @@ struct TimeWindowsTests {
             let t = Int64(rng.int(-2_000_000_000...4_000_000_000))
             let w = TimeWindows(asOf: t)
             let e = t + Int64(rng.int(-3 * 366 * 86_400...86_400))
-            let expected: WindowMembership = e > t ? .future
-                : e > UTCTime.subtractingYears(1, from: t) ? .current
-                : e > UTCTime.subtractingYears(2, from: t) ? .previous : .older
+            let expected: WindowMembership =
+                e > t
+                ? .future
+                : e > UTCTime.subtractingYears(1, from: t)
+                    ? .current
+                    : e > UTCTime.subtractingYears(2, from: t) ? .previous : .older
             #expect(w.membership(e) == expected, "seed \(seed): as-of \(t), event \(e)")
             #expect(w.previousStart < w.currentStart && w.currentStart < w.asOf)
         }

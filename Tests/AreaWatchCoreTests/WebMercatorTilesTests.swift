@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Glibc
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchCore
 
 /// The slippy-map formula as the OpenStreetMap wiki gives it, written independently (asinh∘tan
@@ -48,13 +49,16 @@ struct WebMercatorTilesTests {
             // Away from tile edges (where two formulas may round apart) the tiles must agree.
             let nearEdge = abs(ref.fx - ref.fx.rounded()) < 1e-9 || abs(ref.fy - ref.fy.rounded()) < 1e-9
             if !nearEdge {
-                #expect(tile.x == ref.x && tile.y == ref.y, "seed \(seed): (\(lat), \(lon)) z\(zoom) → \(tile), formula \(ref.x)/\(ref.y)")
+                #expect(
+                    tile.x == ref.x && tile.y == ref.y,
+                    "seed \(seed): (\(lat), \(lon)) z\(zoom) → \(tile), formula \(ref.x)/\(ref.y)")
             }
             #expect(tile.z == zoom)
             let b = tile.bounds
             let tolerance = 1e-9
-            #expect(lat >= b.minLat - tolerance && lat <= b.maxLat + tolerance && lon >= b.minLon && lon <= b.maxLon,
-                    "seed \(seed): (\(lat), \(lon)) z\(zoom) outside \(tile) \(b)")
+            #expect(
+                lat >= b.minLat - tolerance && lat <= b.maxLat + tolerance && lon >= b.minLon && lon <= b.maxLon,
+                "seed \(seed): (\(lat), \(lon)) z\(zoom) outside \(tile) \(b)")
             #expect(b.minLat < b.maxLat && b.minLon < b.maxLon)
         }
     }
@@ -84,7 +88,8 @@ struct WebMercatorTilesTests {
             #expect(WebMercator.longitude(column: 1 << (zoom - 1), zoom: zoom) == 0)
             #expect(WebMercator.longitude(column: 0, zoom: zoom) == -180)
             #expect(WebMercator.longitude(column: 1 << zoom, zoom: zoom) == 180)
-            let a = TileID(z: zoom, x: 0, y: 0), right = TileID(z: zoom, x: 1, y: 0), below = TileID(z: zoom, x: 0, y: 1)
+            let a = TileID(z: zoom, x: 0, y: 0), right = TileID(z: zoom, x: 1, y: 0),
+                below = TileID(z: zoom, x: 0, y: 1)
             #expect(a.bounds.maxLon == right.bounds.minLon)
             #expect(a.bounds.minLat == below.bounds.maxLat)
         }

@@ -5,11 +5,16 @@ import Testing
 /// the reference algorithms of splitmix64 and xoshiro256** written out from their papers).
 @Suite("xoshiro256** seeded by splitmix64 (SPEC §16)")
 struct Xoshiro256StarStarTests {
-    @Test("first four outputs for seeds 0, 1 and 2^64 - 1", arguments: [
-        (UInt64(0), [0x99ec_5f36_cb75_f2b4, 0xbf6e_1f78_4956_452a, 0x1a5f_849d_4933_e6e0, 0x6aa5_94f1_262d_2d2c] as [UInt64]),
-        (UInt64(1), [0xb3f2_af6d_0fc7_10c5, 0x853b_5596_4736_4cea, 0x92f8_9756_082a_4514, 0x642e_1c7b_c266_a3a7]),
-        (UInt64.max, [0x8f55_20d5_2a7e_ad08, 0xc476_a018_caa1_802d, 0x81de_31c0_d260_469e, 0xbf65_8d7e_065f_3c2f]),
-    ])
+    @Test(
+        "first four outputs for seeds 0, 1 and 2^64 - 1",
+        arguments: [
+            (
+                UInt64(0),
+                [0x99ec_5f36_cb75_f2b4, 0xbf6e_1f78_4956_452a, 0x1a5f_849d_4933_e6e0, 0x6aa5_94f1_262d_2d2c] as [UInt64]
+            ),
+            (UInt64(1), [0xb3f2_af6d_0fc7_10c5, 0x853b_5596_4736_4cea, 0x92f8_9756_082a_4514, 0x642e_1c7b_c266_a3a7]),
+            (UInt64.max, [0x8f55_20d5_2a7e_ad08, 0xc476_a018_caa1_802d, 0x81de_31c0_d260_469e, 0xbf65_8d7e_065f_3c2f])
+        ])
     func firstOutputs(seed: UInt64, expected: [UInt64]) {
         var generator = Xoshiro256StarStar(seed: seed)
         #expect((0..<4).map { _ in generator.next() } == expected)

@@ -1,6 +1,7 @@
 import AreaWatchCore
-@testable import AreaWatchFormats
 import Testing
+
+@testable import AreaWatchFormats
 
 /// The one PMTiles codec reads back what it writes: header, directories, tile ids; and refuses
 /// what is not an archive with a message naming the problem.
@@ -9,16 +10,27 @@ struct PMTilesCodecTests {
         var random = SplitMix64(seed: 0x4EAD)
         for _ in 0..<200 {
             var h = PMTiles.Header()
-            h.rootOffset = random.next(); h.rootLength = random.next(); h.metadataOffset = random.next()
-            h.metadataLength = random.next(); h.leafOffset = random.next(); h.leafLength = random.next()
-            h.tileDataOffset = random.next(); h.tileDataLength = random.next(); h.addressedTiles = random.next()
-            h.tileEntries = random.next(); h.tileContents = random.next(); h.clustered = random.next() % 2 == 0
+            h.rootOffset = random.next()
+            h.rootLength = random.next()
+            h.metadataOffset = random.next()
+            h.metadataLength = random.next()
+            h.leafOffset = random.next()
+            h.leafLength = random.next()
+            h.tileDataOffset = random.next()
+            h.tileDataLength = random.next()
+            h.addressedTiles = random.next()
+            h.tileEntries = random.next()
+            h.tileContents = random.next()
+            h.clustered = random.next() % 2 == 0
             h.internalCompression = UInt8(truncatingIfNeeded: random.next())
             h.tileCompression = UInt8(truncatingIfNeeded: random.next())
             h.tileType = UInt8(truncatingIfNeeded: random.next())
-            h.minZoom = UInt8(truncatingIfNeeded: random.next()); h.maxZoom = UInt8(truncatingIfNeeded: random.next())
-            h.minLonE7 = Int32(truncatingIfNeeded: random.next()); h.minLatE7 = Int32(truncatingIfNeeded: random.next())
-            h.maxLonE7 = Int32(truncatingIfNeeded: random.next()); h.maxLatE7 = Int32(truncatingIfNeeded: random.next())
+            h.minZoom = UInt8(truncatingIfNeeded: random.next())
+            h.maxZoom = UInt8(truncatingIfNeeded: random.next())
+            h.minLonE7 = Int32(truncatingIfNeeded: random.next())
+            h.minLatE7 = Int32(truncatingIfNeeded: random.next())
+            h.maxLonE7 = Int32(truncatingIfNeeded: random.next())
+            h.maxLatE7 = Int32(truncatingIfNeeded: random.next())
             h.centerZoom = UInt8(truncatingIfNeeded: random.next())
             h.centerLonE7 = Int32(truncatingIfNeeded: random.next())
             h.centerLatE7 = Int32(truncatingIfNeeded: random.next())
@@ -60,8 +72,10 @@ struct PMTilesCodecTests {
     }
 
     @Test func directoryDecodingRefusesCutAndLyingDirectories() {
-        let entries = [PMTiles.Entry(tileID: 5, offset: 0, length: 10, runLength: 1),
-                       PMTiles.Entry(tileID: 6, offset: 10, length: 20, runLength: 3)]
+        let entries = [
+            PMTiles.Entry(tileID: 5, offset: 0, length: 10, runLength: 1),
+            PMTiles.Entry(tileID: 6, offset: 10, length: 20, runLength: 3)
+        ]
         let encoded = PMTiles.encodeDirectory(entries)
         #expect(throws: PMTiles.DirectoryError.self) { try PMTiles.decodeDirectory(Array(encoded.dropLast())) }
         #expect(throws: PMTiles.DirectoryError(message: "directory claims 1000 entries in 2 bytes")) {

@@ -1,7 +1,8 @@
 import AreaWatchCore
-@testable import AreaWatchFormats
 import AreaWatchTestSupport
 import Testing
+
+@testable import AreaWatchFormats
 
 /// The Thrift compact protocol and the RLE / bit-packed hybrid against bytes worked out by hand
 /// from their specifications (Apache Thrift's compact protocol description, parquet-format's
@@ -36,18 +37,21 @@ struct ParquetEncodingTests {
     @Test("field headers: short form for deltas 1…15, long form otherwise, reset inside each struct")
     func fieldHeaders() {
         var w = ThriftCompactWriter()
-        w.i32(1, 5)                      // delta 1, i32 (5); zigzag 5 = 10
-        w.i64(3, -1)                     // delta 2, i64 (6); zigzag -1 = 1
-        w.i32(20, 0)                     // delta 17: type byte, then zigzag(20) = 40
-        w.i32(2, 1)                      // backwards: long form, zigzag(2) = 4
-        w.bool(3, true)                  // bool in the type nibble: 1 true
-        w.bool(4, false)                 // 2 false
-        w.string(5, "ab")                // binary (8): length varint, bytes
-        w.structure(6) { $0.i32(1, 1) }  // struct (12); the inner count restarts at 0
-        w.i32(7, 7)                      // delta 1 from the struct's id 6, not from the inner 1
+        w.i32(1, 5) // delta 1, i32 (5); zigzag 5 = 10
+        w.i64(3, -1) // delta 2, i64 (6); zigzag -1 = 1
+        w.i32(20, 0) // delta 17: type byte, then zigzag(20) = 40
+        w.i32(2, 1) // backwards: long form, zigzag(2) = 4
+        w.bool(3, true) // bool in the type nibble: 1 true
+        w.bool(4, false) // 2 false
+        w.string(5, "ab") // binary (8): length varint, bytes
+        w.structure(6) { $0.i32(1, 1) } // struct (12); the inner count restarts at 0
+        w.i32(7, 7) // delta 1 from the struct's id 6, not from the inner 1
         w.stop()
-        #expect(w.bytes == [0x15, 0x0A, 0x26, 0x01, 0x05, 0x28, 0x00, 0x05, 0x04, 0x02, 0x11, 0x12,
-                            0x18, 0x02, 0x61, 0x62, 0x1C, 0x15, 0x02, 0x00, 0x15, 0x0E, 0x00])
+        #expect(
+            w.bytes == [
+                0x15, 0x0A, 0x26, 0x01, 0x05, 0x28, 0x00, 0x05, 0x04, 0x02, 0x11, 0x12,
+                0x18, 0x02, 0x61, 0x62, 0x1C, 0x15, 0x02, 0x00, 0x15, 0x0E, 0x00
+            ])
     }
 
     @Test("lists: size in the header below 15, a varint size from 15 on; struct elements end with stop")
@@ -68,12 +72,17 @@ struct ParquetEncodingTests {
 
     @Test("a data page header, field by field")
     func dataPageHeader() {
-        let header = ParquetThrift.PageHeader(type: .dataPage, uncompressedSize: 10, compressedSize: 12,
-                                              valueCount: 3, encoding: .rleDictionary).encoded()
+        let header = ParquetThrift.PageHeader(
+            type: .dataPage, uncompressedSize: 10, compressedSize: 12,
+            valueCount: 3, encoding: .rleDictionary
+        ).encoded()
         // type 0; sizes 10 and 12 (zigzag 20, 24); field 5 a struct (delta 2): num_values 3,
         // encoding 8, level encodings RLE (3) and RLE; stop; stop.
-        #expect(header == [0x15, 0x00, 0x15, 0x14, 0x15, 0x18, 0x2C, 0x15, 0x06, 0x15, 0x10, 0x15, 0x06, 0x15, 0x06,
-                           0x00, 0x00])
+        #expect(
+            header == [
+                0x15, 0x00, 0x15, 0x14, 0x15, 0x18, 0x2C, 0x15, 0x06, 0x15, 0x10, 0x15, 0x06, 0x15, 0x06,
+                0x00, 0x00
+            ])
     }
 
     @Test("RLE / bit-packed hybrid: runs, packed groups, padding only at the end")

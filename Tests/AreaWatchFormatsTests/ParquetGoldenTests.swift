@@ -1,8 +1,9 @@
 import AreaWatchCore
-@testable import AreaWatchFormats
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
+@testable import AreaWatchFormats
 
 /// Two small files written by the writer, checked in under Fixtures/ after pyarrow and
 /// GeoPandas read them (Fixtures/check_parquet_golden.py, run here when they are installed):
@@ -17,7 +18,7 @@ struct ParquetGoldenTests {
             .leaf(ParquetSchema.Leaf("small", .int32, isOptional: true)), .leaf(.double("ratio", optional: true)),
             .leaf(.string("name")), .leaf(.string("note", optional: true)),
             .leaf(ParquetSchema.Leaf("blob", .byteArray)),
-            .group("box", [.double("lo"), .double("hi")]),
+            .group("box", [.double("lo"), .double("hi")])
         ])
         let small: [Int32?] = [7, nil, -3, .max, nil, .min]
         let ratio: [Double?] = [0.5, -0.0, nil, 1e-300, 2.25, nil]
@@ -40,16 +41,21 @@ struct ParquetGoldenTests {
             }
             groups.append(c)
         }
-        return try ParquetWriterTests.write(schema, groups: groups, compression: .gzip(level: 6),
-                                            keyValues: [("note", "golden")])
+        return try ParquetWriterTests.write(
+            schema, groups: groups, compression: .gzip(level: 6),
+            keyValues: [("note", "golden")])
     }
 
     /// A GeoParquet table: a rectangle, a polygon with a hole, a multipolygon; two rows a group.
     static func polygonsFile() throws -> [UInt8] {
         var bytes: [UInt8] = []
-        let table = try GeoParquetTable(attributes: [.string("geohash"), .int64("n", optional: true),
-                                                     .double("pct", optional: true), .string("class")],
-                                        createdBy: "areawatch test", rowGroupRows: 2) { bytes += $0 }
+        let table = try GeoParquetTable(
+            attributes: [
+                .string("geohash"), .int64("n", optional: true),
+                .double("pct", optional: true), .string("class")
+            ],
+            createdBy: "areawatch test", rowGroupRows: 2
+        ) { bytes += $0 }
         func row(_ geohash: String, _ n: Int?, _ pct: Double?, _ cls: String) {
             table.add(geohash)
             table.add(n)
@@ -59,11 +65,17 @@ struct ParquetGoldenTests {
         row("gcw2j", 3, 0.25, "safe")
         try table.endRow(rectangle: -1.5, 53.5, -1.25, 53.75)
         row("gcw2k", nil, nil, "medium")
-        try table.endRow(polygons: [[[(0, 0), (4, 0), (4, 4), (0, 4), (0, 0)],
-                                     [(1, 1), (1, 2), (2, 2), (2, 1), (1, 1)]]])
+        try table.endRow(polygons: [
+            [
+                [(0, 0), (4, 0), (4, 4), (0, 4), (0, 0)],
+                [(1, 1), (1, 2), (2, 2), (2, 1), (1, 1)]
+            ]
+        ])
         row("gcw2m", 0, -12.5, "dangerous")
-        try table.endRow(polygons: [[[(10, 10), (11, 10), (11, 11), (10, 11), (10, 10)]],
-                                    [[(12, 10), (13, 10), (13, 12), (12, 12), (12, 10)]]])
+        try table.endRow(polygons: [
+            [[(10, 10), (11, 10), (11, 11), (10, 11), (10, 10)]],
+            [[(12, 10), (13, 10), (13, 12), (12, 12), (12, 10)]]
+        ])
         try table.finish()
         return bytes
     }
@@ -78,8 +90,10 @@ struct ParquetGoldenTests {
         let path = try #require(Bundle.module.path(forResource: name, ofType: nil, inDirectory: "Fixtures"))
         let golden = Array(try #require(FileManager.default.contents(atPath: path)))
         let firstDifference = zip(bytes, golden).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-        #expect(bytes.count == golden.count && firstDifference == nil,
-                "\(name): \(bytes.count) bytes written, \(golden.count) golden, first difference at \(firstDifference ?? -1)")
+        #expect(
+            bytes.count == golden.count && firstDifference == nil,
+            "\(name): \(bytes.count) bytes written, \(golden.count) golden, first difference at \(firstDifference ?? -1)"
+        )
     }
 
     @Test("types.parquet: the same bytes as the golden file, and what the tests' reader reads")
@@ -100,8 +114,11 @@ struct ParquetGoldenTests {
         try Self.compareOrWrite(bytes, "polygons.parquet")
         let read = try ReadParquet(bytes)
         #expect(read.rowGroupSizes == [2, 1])
-        #expect(read.leafPaths == ["geohash", "n", "pct", "class", "geometry", "bbox.xmin", "bbox.ymin", "bbox.xmax",
-                                   "bbox.ymax"])
+        #expect(
+            read.leafPaths == [
+                "geohash", "n", "pct", "class", "geometry", "bbox.xmin", "bbox.ymin", "bbox.xmax",
+                "bbox.ymax"
+            ])
         // Rectangle: byte order 1, type 3, one ring of five points from the south-west corner.
         var rectangle: [UInt8] = [1, 3, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0]
         for v in [-1.5, 53.5, -1.25, 53.5, -1.25, 53.75, -1.5, 53.75, -1.5, 53.5] {
@@ -111,11 +128,12 @@ struct ParquetGoldenTests {
         #expect(read.columns[5] == [-1.5, 0, 10].map { ReadValue.double($0.bitPattern) })
         #expect(read.columns[8] == [53.75, 4, 12].map { ReadValue.double($0.bitPattern) })
         let geo = try #require(read.keyValues.first { $0.0 == "geo" }?.1)
-        #expect(geo == """
-            {"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB",\
-            "geometry_types":["Polygon","MultiPolygon"],"bbox":[-1.5,0,13,53.75],"covering":{"bbox":{\
-            "xmin":["bbox","xmin"],"ymin":["bbox","ymin"],"xmax":["bbox","xmax"],"ymax":["bbox","ymax"]}}}}}
-            """)
+        #expect(
+            geo == """
+                {"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB",\
+                "geometry_types":["Polygon","MultiPolygon"],"bbox":[-1.5,0,13,53.75],"covering":{"bbox":{\
+                "xmin":["bbox","xmin"],"ymin":["bbox","ymin"],"xmax":["bbox","xmax"],"ymax":["bbox","ymax"]}}}}}
+                """)
     }
 
     @Test("an empty MultiPolygon: WKB with no member, a NaN covering, nothing added to the extent")
@@ -140,8 +158,11 @@ struct ParquetGoldenTests {
 
     @Test("pyarrow and GeoPandas read the golden files as the script expects them")
     func pythonReaders() throws {
-        guard let script = Bundle.module.path(forResource: "check_parquet_golden", ofType: "py",
-                                              inDirectory: "Fixtures") else {
+        guard
+            let script = Bundle.module.path(
+                forResource: "check_parquet_golden", ofType: "py",
+                inDirectory: "Fixtures")
+        else {
             Issue.record("check_parquet_golden.py not bundled")
             return
         }

@@ -1,16 +1,19 @@
 import AreaWatchCore
-@testable import AreaWatchFormats
-import Foundation
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
+@testable import AreaWatchFormats
 
 /// The Parquet writer read back by the tests' own reader (ParquetTestReader.swift): random
 /// tables of every supported type round-trip with their statistics; two small files are
 /// golden (byte-compared, and read by pyarrow when it is installed).
 @Suite("Parquet writer")
 struct ParquetWriterTests {
-    static func write(_ schema: ParquetSchema, groups: [[ParquetColumnData]], compression: ParquetWriter.Compression,
-                      keyValues: [(key: String, value: String)] = []) throws -> [UInt8] {
+    static func write(
+        _ schema: ParquetSchema, groups: [[ParquetColumnData]], compression: ParquetWriter.Compression,
+        keyValues: [(key: String, value: String)] = []
+    ) throws -> [UInt8] {
         var bytes: [UInt8] = []
         let writer = try ParquetWriter(schema: schema, compression: compression, createdBy: "areawatch test") {
             bytes += $0
@@ -58,7 +61,7 @@ struct ParquetWriterTests {
         .int64("count"), .int64("maybe_count", optional: true),
         .double("ratio"), .double("maybe_ratio", optional: true),
         .string("name"), .string("maybe_name", optional: true),
-        ParquetSchema.Leaf("blob", .byteArray), ParquetSchema.Leaf("blob_no_dict", .byteArray, allowsDictionary: false),
+        ParquetSchema.Leaf("blob", .byteArray), ParquetSchema.Leaf("blob_no_dict", .byteArray, allowsDictionary: false)
     ]
 
     @Test("random tables read back value for value, with their schema, row groups and statistics")
@@ -89,8 +92,9 @@ struct ParquetWriterTests {
                 groups.append(group)
             }
             let compression: ParquetWriter.Compression = trial % 2 == 0 ? .gzip(level: 6) : .uncompressed
-            let bytes = try Self.write(schema, groups: groups, compression: compression,
-                                       keyValues: [("k", "v \(trial)")])
+            let bytes = try Self.write(
+                schema, groups: groups, compression: compression,
+                keyValues: [("k", "v \(trial)")])
             let read = try ReadParquet(bytes)
             #expect(read.columns.count == leaves.count)
             for k in leaves.indices where k < read.columns.count {
@@ -105,8 +109,10 @@ struct ParquetWriterTests {
     }
 
     /// Each chunk's null_count and min/max against a brute-force scan of its values.
-    static func checkStatistics(_ read: ReadParquet, leaves: [(path: [String], leaf: ParquetSchema.Leaf)],
-                                expected: [[ReadValue?]]) throws {
+    static func checkStatistics(
+        _ read: ReadParquet, leaves: [(path: [String], leaf: ParquetSchema.Leaf)],
+        expected: [[ReadValue?]]
+    ) throws {
         var start = 0
         for (g, group) in (read.footer[4]?.list ?? []).enumerated() {
             let rows = read.rowGroupSizes[g]
@@ -163,8 +169,10 @@ struct ParquetWriterTests {
 
     @Test("a repetitive string column is dictionary-encoded, a unique one and a geometry are not")
     func dictionaryChoice() throws {
-        let schema = ParquetSchema([.leaf(.string("class")), .leaf(.string("geohash")),
-                                    .leaf(ParquetSchema.Leaf("geometry", .byteArray, allowsDictionary: false))])
+        let schema = ParquetSchema([
+            .leaf(.string("class")), .leaf(.string("geohash")),
+            .leaf(ParquetSchema.Leaf("geometry", .byteArray, allowsDictionary: false))
+        ])
         var columns = schema.leaves.map { ParquetColumnData($0.leaf) }
         for k in 0..<1000 {
             columns[0].append(["safe", "medium", "dangerous"][k % 3])
@@ -175,8 +183,11 @@ struct ParquetWriterTests {
         let chunks = try #require(read.footer[4]?.list?.first?[1]?.list)
         #expect(chunks.map { $0[3]?[11] != nil } == [true, false, false])
         #expect(chunks.map { $0[3]?[2]?.list?.last?.int } == [8, 3, 3])
-        #expect(read.columns[0].prefix(3) == [.bytes(Array("safe".utf8)), .bytes(Array("medium".utf8)),
-                                              .bytes(Array("dangerous".utf8))])
+        #expect(
+            read.columns[0].prefix(3) == [
+                .bytes(Array("safe".utf8)), .bytes(Array("medium".utf8)),
+                .bytes(Array("dangerous".utf8))
+            ])
     }
 
     @Test("a table without rows is a valid file with no row group")

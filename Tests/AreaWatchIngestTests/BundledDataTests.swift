@@ -1,7 +1,8 @@
-import Foundation
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// The bundled datasets: the Calderdale data.police.uk samples (facts recomputed here from the
@@ -46,14 +47,16 @@ struct BundledDataTests {
     }
 
     /// The table of datasets/police-uk/README.md.
-    static let calderdale: [(file: String, rows: Int, noCoordinates: Int, noCrimeID: Int, identical: Int, accepted: Int)] = [
-        ("2016-07-calderdale-street.csv", 2165, 40, 598, 119, 2125),
-        ("2017-07-calderdale-street.csv", 2385, 40, 529, 147, 2345),
-        ("2018-07-calderdale-street.csv", 2599, 40, 437, 93, 2559),
-    ]
+    static let calderdale:
+        [(file: String, rows: Int, noCoordinates: Int, noCrimeID: Int, identical: Int, accepted: Int)] = [
+            ("2016-07-calderdale-street.csv", 2165, 40, 598, 119, 2125),
+            ("2017-07-calderdale-street.csv", 2385, 40, 529, 147, 2345),
+            ("2018-07-calderdale-street.csv", 2599, 40, 437, 93, 2559)
+        ]
 
-    @Test("Calderdale samples: accepted = rows − rows without coordinates, all identical id-less rows kept",
-          arguments: BundledDataTests.calderdale.map(\.file))
+    @Test(
+        "Calderdale samples: accepted = rows − rows without coordinates, all identical id-less rows kept",
+        arguments: BundledDataTests.calderdale.map(\.file))
     func calderdaleFile(_ file: String) throws {
         let path = Self.datasets.appendingPathComponent("police-uk/" + file).path
         let facts = try Self.policeFacts(path)
@@ -102,7 +105,9 @@ struct BundledDataTests {
         let rows = SimpleCSV.rows(try String(contentsOfFile: path, encoding: .utf8))
         let header = rows[0].fields
         let column = { (name: String) in header.firstIndex(of: name)! }
-        let located = rows.dropFirst().filter { !$0.fields[column("Longitude")].isEmpty && !$0.fields[column("Latitude")].isEmpty }
+        let located = rows.dropFirst().filter {
+            !$0.fields[column("Longitude")].isEmpty && !$0.fields[column("Latitude")].isEmpty
+        }
         let mapped: Set<String> = ["Crime ID", "Month", "Longitude", "Latitude", "Crime type"]
 
         let result = try ingest(path)
@@ -115,12 +120,16 @@ struct BundledDataTests {
             } else {
                 #expect(incident.key == id, "line \(row.line)")
             }
-            #expect(incident.lat == Double(f[column("Latitude")]) && incident.lon == Double(f[column("Longitude")]), "line \(row.line)")
+            #expect(
+                incident.lat == Double(f[column("Latitude")]) && incident.lon == Double(f[column("Longitude")]),
+                "line \(row.line)")
             #expect(incident.category == f[column("Crime type")], "line \(row.line)")
             #expect(incident.time == epoch(2018, 7, 1) && incident.precision == .month)
             #expect(incident.handled == nil && incident.description == nil && incident.user == nil)
             var expected: [String: String] = [:]
-            for (name, value) in zip(header, f) where !mapped.contains(name) && !value.isEmpty { expected[name] = value }
+            for (name, value) in zip(header, f) where !mapped.contains(name) && !value.isEmpty {
+                expected[name] = value
+            }
             let attributes = try #require(incident.attributes, "line \(row.line)")
             let parsed = try JSONSerialization.jsonObject(with: Data(attributes.utf8)) as? [String: String]
             #expect(parsed == expected, "line \(row.line)")
@@ -133,7 +142,8 @@ struct BundledDataTests {
         var builder = IncidentColumnsBuilder()
         var total = 0
         for entry in Self.calderdale {
-            let result = try ingest(Self.datasets.appendingPathComponent("police-uk/" + entry.file).path, into: &builder)
+            let result = try ingest(
+                Self.datasets.appendingPathComponent("police-uk/" + entry.file).path, into: &builder)
             #expect(result.report.inserted == entry.accepted)
             total += entry.accepted
         }
@@ -169,11 +179,13 @@ struct BundledDataTests {
     /// The manifest's `rejected_by_reason` as the report's type.
     static func reasons(_ entry: [String: Any]) throws -> [RejectReason: Int] {
         let raw = try #require(entry["rejected_by_reason"] as? [String: Int])
-        return Dictionary(uniqueKeysWithValues: try raw.map { (try #require(RejectReason(rawValue: $0.key)), $0.value) })
+        return Dictionary(
+            uniqueKeysWithValues: try raw.map { (try #require(RejectReason(rawValue: $0.key)), $0.value) })
     }
 
-    @Test("WatchMe exports: accepted and rejected by reason exactly as the manifest says",
-          arguments: [BundledDataTests.firstExport, BundledDataTests.editsExport])
+    @Test(
+        "WatchMe exports: accepted and rejected by reason exactly as the manifest says",
+        arguments: [BundledDataTests.firstExport, BundledDataTests.editsExport])
     func watchMeCounts(_ name: String) throws {
         let manifest = try Manifest()
         let entry = try manifest.file(name)
@@ -190,7 +202,10 @@ struct BundledDataTests {
         let expectedReasons = try Self.reasons(entry)
         #expect(result.report.rejectsByReason == expectedReasons)
         // Firebase push ids begin with "-": the rejects file writes them spreadsheet-safe (SPEC §8).
-        #expect(result.rejects.allSatisfy { $0.record.hasPrefix("posts.") && $0.id == CSVText.spreadsheetSafe(String($0.record.dropFirst(6))) })
+        #expect(
+            result.rejects.allSatisfy {
+                $0.record.hasPrefix("posts.") && $0.id == CSVText.spreadsheetSafe(String($0.record.dropFirst(6)))
+            })
         #expect(result.rejects.allSatisfy { $0.id.hasPrefix("'-") })
         #expect(Set(result.incidents.map(\.key)).count == result.incidents.count)
     }
@@ -223,7 +238,7 @@ struct BundledDataTests {
                 #expect(result.incident(id) == nil)
                 let reject = try #require(result.reject(at: record), "\(id) rejected")
                 #expect(reject.reason == expected["reason"] as? String, "\(id): \(post["exercises"] ?? "")")
-                #expect(reject.id == "'" + id)  // a push id begins with "-" (SPEC §8)
+                #expect(reject.id == "'" + id) // a push id begins with "-" (SPEC §8)
             }
         }
         // The numeric-string post keeps its coordinates.
@@ -279,7 +294,9 @@ struct BundledDataTests {
         var dir = packageRoot()
         for _ in 0..<3 {
             let candidate = dir.deletingLastPathComponent().appendingPathComponent("shared/data/police-uk")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("2016-07-west-yorkshire-street.csv").path) {
+            if FileManager.default.fileExists(
+                atPath: candidate.appendingPathComponent("2016-07-west-yorkshire-street.csv").path)
+            {
                 return candidate
             }
             dir = dir.deletingLastPathComponent()
@@ -287,14 +304,18 @@ struct BundledDataTests {
         return nil
     }()
 
-    @Test("full West Yorkshire files: 25,829 / 26,996 / 30,752 accepted, 83,577 incidents, rejects all missing_coordinates",
-          .enabled(if: BundledDataTests.fullData != nil, "skipped: to run it, put the West Yorkshire police data in ../shared/data/police-uk beside the package root"))
+    @Test(
+        "full West Yorkshire files: 25,829 / 26,996 / 30,752 accepted, 83,577 incidents, rejects all missing_coordinates",
+        .enabled(
+            if: BundledDataTests.fullData != nil,
+            "skipped: to run it, put the West Yorkshire police data in ../shared/data/police-uk beside the package root"
+        ))
     func westYorkshire() throws {
         let dir = try #require(Self.fullData)
         let facts: [(file: String, rows: Int, noCoordinates: Int, accepted: Int)] = [
             ("2016-07-west-yorkshire-street.csv", 27_176, 1_347, 25_829),
             ("2017-07-west-yorkshire-street.csv", 28_537, 1_541, 26_996),
-            ("2018-07-west-yorkshire-street.csv", 31_635, 883, 30_752),
+            ("2018-07-west-yorkshire-street.csv", 31_635, 883, 30_752)
         ]
         var builder = IncidentColumnsBuilder()
         for fact in facts {

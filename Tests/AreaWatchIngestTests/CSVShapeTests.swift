@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §2.2: RFC 4180 CSV — quoting, line ends, BOM, delimiters, blank lines, quoting errors.
@@ -39,7 +40,11 @@ struct CSVShapeTests {
     func crlfEqualsLF() throws {
         let lf = try ingest(try fixture("quoted.csv"))
         let crlf = try ingest(try fixture("quoted-crlf-bom.csv"))
-        let strip: (Incident) -> Incident = { var i = $0; i.description = i.description?.replacingOccurrences(of: "\r\n", with: "\n"); return i }
+        let strip: (Incident) -> Incident = {
+            var i = $0
+            i.description = i.description?.replacingOccurrences(of: "\r\n", with: "\n")
+            return i
+        }
         #expect(lf.incidents == crlf.incidents.map(strip))
     }
 
@@ -94,7 +99,8 @@ struct CSVShapeTests {
     @Test("a row with a different field count is malformed_record, more or fewer")
     func fieldCount() throws {
         let dir = try TempDir()
-        let text = "id,latitude,longitude,timestamp\n"
+        let text =
+            "id,latitude,longitude,timestamp\n"
             + "a,53.7,-1.8,1530000000\n"
             + "b,53.7,-1.8\n"
             + "c,53.7,-1.8,1530000000,extra\n"
@@ -102,26 +108,33 @@ struct CSVShapeTests {
             + "e\n"
             + "f,53.7,-1.8,1530000000"
         let result = try ingest(try dir.file("count.csv", text))
-        #expect(result.reasons == ["3": "malformed_record", "4": "malformed_record", "5": "malformed_record",
-                                   "6": "malformed_record"])
+        #expect(
+            result.reasons == [
+                "3": "malformed_record", "4": "malformed_record", "5": "malformed_record",
+                "6": "malformed_record"
+            ])
         #expect(result.incidents.map(\.key) == ["a", "f"])
     }
 
     @Test("quote in the middle of an unquoted field, text after a closing quote")
     func quotingErrors() throws {
         let dir = try TempDir()
-        let text = "id,latitude,longitude,timestamp,note\n"
-            + "a,53.7,-1.8,1530000000,ab\"cd\n"             // 2
-            + "b,53.7,-1.8,1530000000,\"ab\"cd\n"           // 3
-            + "c,53.7,-1.8,1530000000,\"ab\" \n"            // 4: a space after the closing quote
-            + "d,53.7,-1.8,1530000000,\"ab\"\"\"\n"         // 5: fine, value ab"
-            + "e,5\"3.7,-1.8,1530000000,x\n"                // 6
+        let text =
+            "id,latitude,longitude,timestamp,note\n"
+            + "a,53.7,-1.8,1530000000,ab\"cd\n" // 2
+            + "b,53.7,-1.8,1530000000,\"ab\"cd\n" // 3
+            + "c,53.7,-1.8,1530000000,\"ab\" \n" // 4: a space after the closing quote
+            + "d,53.7,-1.8,1530000000,\"ab\"\"\"\n" // 5: fine, value ab"
+            + "e,5\"3.7,-1.8,1530000000,x\n" // 6
             + "f,53.7,-1.8,1530000000,\"a\"\"b\"\"\"\"\"\n" // 7: fine, value a"b""
-            + "g,\"53.7\"x,-1.8,1530000000,x\n"             // 8
-            + "h,53.7,-1.8,1530000000,ok\n"                 // 9
+            + "g,\"53.7\"x,-1.8,1530000000,x\n" // 8
+            + "h,53.7,-1.8,1530000000,ok\n" // 9
         let result = try ingest(try dir.file("quotes.csv", text))
-        #expect(result.reasons == ["2": "malformed_record", "3": "malformed_record", "4": "malformed_record",
-                                   "6": "malformed_record", "8": "malformed_record"])
+        #expect(
+            result.reasons == [
+                "2": "malformed_record", "3": "malformed_record", "4": "malformed_record",
+                "6": "malformed_record", "8": "malformed_record"
+            ])
         #expect(result.incidents.map(\.key) == ["d", "f", "h"])
         #expect(result.incident("d")?.attributes == #"{"note":"ab\""}"#)
         #expect(result.incident("f")?.attributes == #"{"note":"a\"b\"\""}"#)
@@ -130,7 +143,8 @@ struct CSVShapeTests {
     @Test("a row with a NUL byte is malformed_record; the rows around it are read")
     func nulByte() throws {
         let dir = try TempDir()
-        let text = "id,latitude,longitude,timestamp,note\na,53.7,-1.8,1530000000,x\nb,53.7,-1.8,1530000000,x\u{0}y\nc,53.7,-1.8,1530000000,z\n"
+        let text =
+            "id,latitude,longitude,timestamp,note\na,53.7,-1.8,1530000000,x\nb,53.7,-1.8,1530000000,x\u{0}y\nc,53.7,-1.8,1530000000,z\n"
         let result = try ingest(try dir.file("nul.csv", text))
         #expect(result.reasons == ["3": "malformed_record"])
         #expect(result.incidents.map(\.key) == ["a", "c"])
@@ -139,8 +153,10 @@ struct CSVShapeTests {
     @Test("the last record without a final newline, with a trailing CR, and a quoted last field")
     func lastRecord() throws {
         let dir = try TempDir()
-        for (name, tail) in [("plain", "z,53.7,-1.8,1530000000,end"), ("cr", "z,53.7,-1.8,1530000000,end\r"),
-                             ("quoted", "z,53.7,-1.8,1530000000,\"end\"")] {
+        for (name, tail) in [
+            ("plain", "z,53.7,-1.8,1530000000,end"), ("cr", "z,53.7,-1.8,1530000000,end\r"),
+            ("quoted", "z,53.7,-1.8,1530000000,\"end\"")
+        ] {
             let result = try ingest(try dir.file(name + ".csv", "id,latitude,longitude,timestamp,note\n" + tail))
             #expect(result.incidents.map(\.key) == ["z"], "\(name)")
             #expect(result.incidents.first?.attributes == #"{"note":"end"}"#, "\(name)")
@@ -192,14 +208,18 @@ struct CSVShapeTests {
             let quoted = "\"" + description.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             // Every 7th record or so has no latitude: its reject names the line it starts on.
             let latitude = rng.next() % 7 == 0 ? "" : "53.\(rng.next() % 10000)"
-            text += "\(key),\(latitude),-1.\(rng.next() % 10000),\(1_500_000_000 + rng.next() % 100_000_000),\(quoted)\r\n"
+            text +=
+                "\(key),\(latitude),-1.\(rng.next() % 10000),\(1_500_000_000 + rng.next() % 100_000_000),\(quoted)\r\n"
             if latitude.isEmpty {
                 expectedRejectLines.append(String(line))
             } else {
                 expected.append((key, description.isEmpty ? nil : description))
             }
             line += 1 + description.filter { $0 == "\n" }.count
-            if rng.next() % 10 == 0 { text += "\r\n"; line += 1 }
+            if rng.next() % 10 == 0 {
+                text += "\r\n"
+                line += 1
+            }
         }
         let result = try ingest(try dir.file("random.csv", text))
         #expect(result.report.records == records)

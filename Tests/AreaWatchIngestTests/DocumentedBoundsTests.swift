@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AreaWatchIngest
 
 /// The memory bound docs/RELIABILITY.md, DECISIONS.md and PERFORMANCE.md state for the parallel

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §2: the format comes from the content, not the name; `--format` overrides; `.gz` (and
@@ -46,7 +47,8 @@ struct FormatDetectionTests {
     @Test("--format json on a JSON file named .csv")
     func formatJSONOverride() throws {
         let dir = try TempDir()
-        let path = try dir.file("mislabelled.csv", #"{"posts": {"p": {"latitude": 1, "longitude": 2, "timestamp": 1530000000}}}"#)
+        let path = try dir.file(
+            "mislabelled.csv", #"{"posts": {"p": {"latitude": 1, "longitude": 2, "timestamp": 1530000000}}}"#)
         var options = IngestOptions()
         options.reader.format = .json
         #expect(try ingest(path, options: options).incidents.map(\.key) == ["p"])
@@ -99,7 +101,8 @@ struct FormatDetectionTests {
         var text = "["
         for i in 0..<15_000 {
             if i > 0 { text += ",\n" }
-            text += #"{"id": "big-\#(i)", "latitude": 53.\#(i % 1000), "longitude": -1.\#(i % 977), "timestamp": \#(1_500_000_000 + i)}"#
+            text +=
+                #"{"id": "big-\#(i)", "latitude": 53.\#(i % 1000), "longitude": -1.\#(i % 977), "timestamp": \#(1_500_000_000 + i)}"#
         }
         text += "]"
         let path = try dir.file("big.json.gz", bytes: StoredGzip.member(Array(text.utf8)))

@@ -1,24 +1,28 @@
-import Foundation
-import Testing
 import AreaWatchCore
+import AreaWatchFuzzing
 import AreaWatchQuery
 import AreaWatchTestSupport
-import AreaWatchFuzzing
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// Bugs found by fuzzing (docs/RELIABILITY.md), each with the input that showed it.
 @Suite("Fuzzing regressions")
 struct FuzzRegressionTests {
     /// Ingests bytes in memory; `window` and `readLimit` make records fall across many refills.
-    private func read(_ bytes: [UInt8], name: String, window: Int = 1 << 20, readLimit: Int = .max,
-                      maxRecordBytes: Int = 1 << 20) throws -> (report: FileIngestReport, keys: [String]) {
+    private func read(
+        _ bytes: [UInt8], name: String, window: Int = 1 << 20, readLimit: Int = .max,
+        maxRecordBytes: Int = 1 << 20
+    ) throws -> (report: FileIngestReport, keys: [String]) {
         var options = IngestOptions()
         options.pipelined = false
         options.reader.readWindowBytes = window
         options.reader.maxRecordBytes = maxRecordBytes
         var sink = CollectingSink()
-        let report = try FileIngester.ingest(bytes: bytes, name: name, options: options, into: &sink, rejects: nil,
-                                             readLimit: readLimit)
+        let report = try FileIngester.ingest(
+            bytes: bytes, name: name, options: options, into: &sink, rejects: nil,
+            readLimit: readLimit)
         return (report, sink.incidents.map(\.key))
     }
 
@@ -26,22 +30,27 @@ struct FuzzRegressionTests {
     private func firstDifference(_ got: [String], _ expected: [String]) -> String? {
         if got == expected { return nil }
         let i = (0..<min(got.count, expected.count)).first { got[$0] != expected[$0] } ?? min(got.count, expected.count)
-        return "at \(i): got \(got.dropFirst(i).prefix(3)), expected \(expected.dropFirst(i).prefix(3)) (\(got.count) of \(expected.count) keys)"
+        return
+            "at \(i): got \(got.dropFirst(i).prefix(3)), expected \(expected.dropFirst(i).prefix(3)) (\(got.count) of \(expected.count) keys)"
     }
 
-    @Test("the read window shrinking back after a long record loses no record (CSV, NDJSON)",
-          arguments: [(3, 1), (8, 3), (16, 5), (40, 7), (64, 64)])
+    @Test(
+        "the read window shrinking back after a long record loses no record (CSV, NDJSON)",
+        arguments: [(3, 1), (8, 3), (16, 5), (40, 7), (64, 64)])
     func windowShrinksBack(window: Int, readLimit: Int) throws {
         // A record longer than four windows makes the window grow; it shrinks back later, when a
         // record ends exactly at the end of the bytes read. That used to move the buffer's bytes
         // under the reader's positions, so records were skipped or read from the wrong place.
         var csv = "id,latitude,longitude,timestamp,description\n"
         csv += "long,53.7,-1.8,1530000000,\(String(repeating: "x", count: 400))\n"
-        var ndjson = #"{"id": "long", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "d": "\#(String(repeating: "x", count: 400))"}"# + "\n"
+        var ndjson =
+            #"{"id": "long", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "d": "\#(String(repeating: "x", count: 400))"}"#
+            + "\n"
         var keys = ["long"]
         for i in 0..<300 {
             csv += "r\(i),53.7,-1.8,\(1_530_000_000 + i),\(String(repeating: "d", count: i % 11))\n"
-            ndjson += #"{"id": "r\#(i)", "latitude": 53.7, "longitude": -1.8, "timestamp": \#(1_530_000_000 + i)}"# + "\n"
+            ndjson +=
+                #"{"id": "r\#(i)", "latitude": 53.7, "longitude": -1.8, "timestamp": \#(1_530_000_000 + i)}"# + "\n"
             keys.append("r\(i)")
         }
         for (name, text) in [("shrink.csv", csv), ("shrink.ndjson", ndjson)] {
@@ -74,11 +83,15 @@ struct FuzzRegressionTests {
 
         // The same ids as array members (decoded by the record parser) give the same keys.
         let dir = try TempDir()
-        let array = try dir.file("a.json", #"[{"id": "\ud83d\ude00", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}]"#)
+        let array = try dir.file(
+            "a.json", #"[{"id": "\ud83d\ude00", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}]"#)
         #expect(try ingest(array).incidents.map(\.key) == ["\u{1F600}"])
 
         // A lone surrogate is U+FFFD in both places; an escaped backslash before "u" is not an escape.
-        let lone = try dir.file("m.json", #"{"\ud83d": {"latitude": 1, "longitude": 1, "timestamp": 1530000000}, "\\u0041": {"latitude": 1, "longitude": 1, "timestamp": 1530000000}}"#)
+        let lone = try dir.file(
+            "m.json",
+            #"{"\ud83d": {"latitude": 1, "longitude": 1, "timestamp": 1530000000}, "\\u0041": {"latitude": 1, "longitude": 1, "timestamp": 1530000000}}"#
+        )
         #expect(try ingest(lone).incidents.map(\.key) == ["\u{FFFD}", "\\u0041"])
     }
 
@@ -86,7 +99,9 @@ struct FuzzRegressionTests {
     func ndjsonDetectionReadsTheSameBytes() throws {
         // Detection re-opened the input by its name to look at the second line: an in-memory
         // ingest (fuzzing, tests) then failed with "no such file", or read another file.
-        let text = "{\"id\": \"n1\", \"latitude\": 53.7,, \"longitude\": -1.8}\n" + #"{"id": "n2", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"# + "\n"
+        let text =
+            "{\"id\": \"n1\", \"latitude\": 53.7,, \"longitude\": -1.8}\n"
+            + #"{"id": "n2", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"# + "\n"
         let result = try read(Array(text.utf8), name: "no-such-folder/in-memory.ndjson")
         #expect(result.report.format == "json/ndjson")
         #expect(result.report.records == 2 && result.keys == ["n2"])
@@ -98,7 +113,9 @@ struct FuzzRegressionTests {
         // quoted raw into "no latitude/longitude columns (columns: …)", breaking the line.
         let path = try fixture("fuzz/csv/header-carriage-return.csv")
         let error = try #require(inputError(path))
-        #expect(!error.description.contains("\r") && !error.description.contains("\n"), "\(error.description.debugDescription)")
+        #expect(
+            !error.description.contains("\r") && !error.description.contains("\n"),
+            "\(error.description.debugDescription)")
         // A first line of one field is no header anyone wrote: it is not quoted at all.
         #expect(!error.description.contains("Crame"), "\(error)")
         #expect(error.description.contains("line 1: not a CSV file of incidents"), "\(error)")
@@ -113,7 +130,8 @@ struct FuzzRegressionTests {
         let wide = try dir.file("wide.csv", (0..<10_000).map { "column\($0)" }.joined(separator: ",") + "\n")
         for path in [quoted, wide] {
             let error = try #require(inputError(path))
-            #expect(!error.description.contains("\n") && error.description.count < 1000, "\(error.description.prefix(300))")
+            #expect(
+                !error.description.contains("\n") && error.description.count < 1000, "\(error.description.prefix(300))")
         }
         // A file name with a line break is escaped too.
         let named = InputError(file: "in\nbox/x.csv", position: "line 1", message: "m")
@@ -124,8 +142,10 @@ struct FuzzRegressionTests {
     /// (`Fixtures/fuzz/<target>/`) pass every invariant of their fuzz target.
     @Test("fuzz corpus and regression inputs keep every invariant", arguments: FuzzTarget.allCases)
     func corpus(target: FuzzTarget) throws {
-        let folders = [packageRoot().path + "/Fuzz/corpus/" + target.rawValue,
-                       (try fixture("fuzz")) + "/" + target.rawValue]
+        let folders = [
+            packageRoot().path + "/Fuzz/corpus/" + target.rawValue,
+            (try fixture("fuzz")) + "/" + target.rawValue
+        ]
         var checked = 0
         for folder in folders {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }

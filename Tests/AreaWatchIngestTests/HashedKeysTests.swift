@@ -1,7 +1,8 @@
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import AreaWatchTestSupport
+import Testing
+
 @testable import AreaWatchIngest
 
 /// The ad-hoc columns take keys as hashes made where each record is parsed (the parallel CSV
@@ -22,20 +23,27 @@ struct HashedKeysTests {
         return options
     }
 
-    static func ingest(_ path: String, _ options: IngestOptions, into builder: inout IncidentColumnsBuilder) throws -> FileIngestReport {
-        try FileIngester.ingest(path: path, sha256: String(repeating: "cd", count: 32), bytes: 0,
-                                options: options, into: &builder, rejects: nil)
+    static func ingest(_ path: String, _ options: IngestOptions, into builder: inout IncidentColumnsBuilder) throws
+        -> FileIngestReport
+    {
+        try FileIngester.ingest(
+            path: path, sha256: String(repeating: "cd", count: 32), bytes: 0,
+            options: options, into: &builder, rejects: nil)
     }
 
-    static func load(_ path: String, threads: Int, blockBytes: Int, source: String?, idless: IdlessMode,
-                     keepKeys: Bool) throws -> Loaded {
+    static func load(
+        _ path: String, threads: Int, blockBytes: Int, source: String?, idless: IdlessMode,
+        keepKeys: Bool
+    ) throws -> Loaded {
         var builder = IncidentColumnsBuilder(keepKeys: keepKeys)
         #expect(builder.identifiesKeysByHash == !keepKeys)
-        let report = try ingest(path, options(threads: threads, blockBytes: blockBytes, source: source, idless: idless),
-                                into: &builder)
+        let report = try ingest(
+            path, options(threads: threads, blockBytes: blockBytes, source: source, idless: idless),
+            into: &builder)
         let c = builder.columns
-        return Loaded(report: report, lat: c.lat, lon: c.lon, time: c.time, handled: c.handled,
-                      category: c.category.map { $0 < 0 ? nil : c.categories[Int($0)] })
+        return Loaded(
+            report: report, lat: c.lat, lon: c.lon, time: c.time, handled: c.handled,
+            category: c.category.map { $0 < 0 ? nil : c.categories[Int($0)] })
     }
 
     /// Ids that are the same key or not only by their bytes: trailing spaces, composed and
@@ -44,9 +52,11 @@ struct HashedKeysTests {
     /// content (updates and duplicates), and identical id-less rows (ordinals).
     static func randomCSV(_ random: inout SplitMix64, rows: Int) -> [UInt8] {
         func pick<T>(_ options: [T]) -> T { options[Int(random.next() % UInt64(options.count))] }
-        let ids: [[UInt8]] = [[], [], Array("a1".utf8), Array("a1 ".utf8), Array("caf\u{E9}".utf8),
-                              Array("cafe\u{301}".utf8), [0x62, 0xFF], [0x62, 0xFE], [0x62, 0xC3], Array("  ".utf8),
-                              Array("\"a,1\"".utf8), Array("f12363a29a07c40b".utf8), Array("longer-than-fifteen-bytes-id".utf8)]
+        let ids: [[UInt8]] = [
+            [], [], Array("a1".utf8), Array("a1 ".utf8), Array("caf\u{E9}".utf8),
+            Array("cafe\u{301}".utf8), [0x62, 0xFF], [0x62, 0xFE], [0x62, 0xC3], Array("  ".utf8),
+            Array("\"a,1\"".utf8), Array("f12363a29a07c40b".utf8), Array("longer-than-fifteen-bytes-id".utf8)
+        ]
         var text = Array("id,time,lat,lon,category,handled\n".utf8)
         for _ in 0..<rows {
             text += pick(ids)
@@ -61,14 +71,18 @@ struct HashedKeysTests {
         let scratch = try TempDir()
         var random = SplitMix64(seed: 0x4A5E_D0C5)
         for n in 0..<24 {
-            let path = try scratch.file("keys-\(n).csv", bytes: Self.randomCSV(&random, rows: 50 + Int(random.next() % 400)))
+            let path = try scratch.file(
+                "keys-\(n).csv", bytes: Self.randomCSV(&random, rows: 50 + Int(random.next() % 400)))
             let source = n % 3 == 0 ? "police" : nil
             let idless: IdlessMode = n % 2 == 0 ? .snapshot : .append
-            let reference = try Self.load(path, threads: 1, blockBytes: 1 << 20, source: source, idless: idless, keepKeys: false)
+            let reference = try Self.load(
+                path, threads: 1, blockBytes: 1 << 20, source: source, idless: idless, keepKeys: false)
             #expect(reference.report.updated + reference.report.duplicates > 0, "the file repeats keys")
             for (threads, block) in [(2, 13), (2, 4096), (8, 97)] {
-                let hashed = try Self.load(path, threads: threads, blockBytes: block, source: source, idless: idless, keepKeys: false)
-                let text = try Self.load(path, threads: threads, blockBytes: block, source: source, idless: idless, keepKeys: true)
+                let hashed = try Self.load(
+                    path, threads: threads, blockBytes: block, source: source, idless: idless, keepKeys: false)
+                let text = try Self.load(
+                    path, threads: threads, blockBytes: block, source: source, idless: idless, keepKeys: true)
                 #expect(hashed == reference, "\(n): \(threads) threads, \(block)-byte blocks, keys hashed where parsed")
                 #expect(text == reference, "\(n): \(threads) threads, \(block)-byte blocks, keys as text")
             }

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
 import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// Inputs a nightly job over app exports must survive (docs/RELIABILITY.md): each gives a clear
@@ -17,7 +18,9 @@ struct HostileInputTests {
     private let post = #"{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
 
     /// The outcome of ingesting one file: its reject reasons by locator, or its input error.
-    private func outcome(_ path: String, options: IngestOptions = IngestOptions()) throws -> Result<IngestResult, InputError> {
+    private func outcome(_ path: String, options: IngestOptions = IngestOptions()) throws -> Result<
+        IngestResult, InputError
+    > {
         do {
             return .success(try ingest(path, options: options))
         } catch let error as InputError {
@@ -26,14 +29,18 @@ struct HostileInputTests {
     }
 
     /// An input error is one line naming the file (and a position unless the whole file is meant).
-    private func expectInputError(_ path: String, options: IngestOptions = IngestOptions(), position: Bool = true,
-                                  mentioning words: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectInputError(
+        _ path: String, options: IngestOptions = IngestOptions(), position: Bool = true,
+        mentioning words: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let error = inputError(path, options: options, sourceLocation: sourceLocation) else { return }
         #expect(error.file == path, sourceLocation: sourceLocation)
         #expect(!error.description.contains("\n"), "one line: \(error)", sourceLocation: sourceLocation)
         if position { #expect(!error.position.isEmpty, "a position: \(error)", sourceLocation: sourceLocation) }
         for word in words {
-            #expect(error.message.lowercased().contains(word.lowercased()), "«\(error)» mentions \(word)", sourceLocation: sourceLocation)
+            #expect(
+                error.message.lowercased().contains(word.lowercased()), "«\(error)» mentions \(word)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -43,14 +50,19 @@ struct HostileInputTests {
     func truncatedEverywhere() throws {
         let dir = try TempDir()
         let documents = [
-            "watchme.json": #"{"users": {"u1": {"name": "A"}}, "posts": {"p1": \#(post), "p2": {"latitude": "53.8", "longitude": "-1.9", "timestamp": "2018-07-01T10:00:00Z"}}, "timeline": {"u1": {"p1": \#(post)}}}"#,
+            "watchme.json":
+                #"{"users": {"u1": {"name": "A"}}, "posts": {"p1": \#(post), "p2": {"latitude": "53.8", "longitude": "-1.9", "timestamp": "2018-07-01T10:00:00Z"}}, "timeline": {"u1": {"p1": \#(post)}}}"#,
             "array.json": "[\(post),\n \(post),\n 7]",
-            "features.geojson": #"{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-1.8, 53.7]}, "properties": {"time": 1530000000}}]}"#,
+            "features.geojson":
+                #"{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-1.8, 53.7]}, "properties": {"time": 1530000000}}]}"#,
             // Features before type, one feature a line: the lines after the first look like NDJSON.
-            "features-first.geojson": "{\"features\": [\n" + #"{"type": "Feature", "id": "f1", "geometry": {"type": "Point", "coordinates": [-1.8, 53.7]}, "properties": {"time": 1530000000}},"# + "\n"
-                + #"{"type": "Feature", "id": "f2", "geometry": {"type": "Point", "coordinates": [-1.9, 53.8]}, "properties": {"time": 1530000000}}"# + "\n], \"type\": \"FeatureCollection\"}",
+            "features-first.geojson": "{\"features\": [\n"
+                + #"{"type": "Feature", "id": "f1", "geometry": {"type": "Point", "coordinates": [-1.8, 53.7]}, "properties": {"time": 1530000000}},"#
+                + "\n"
+                + #"{"type": "Feature", "id": "f2", "geometry": {"type": "Point", "coordinates": [-1.9, 53.8]}, "properties": {"time": 1530000000}}"#
+                + "\n], \"type\": \"FeatureCollection\"}",
             "id-map.json": "{\"a\": \(post),\n\"b\": \(post)}",
-            "single.json": post,
+            "single.json": post
         ]
         for (name, text) in documents.sorted(by: { $0.key < $1.key }) {
             let bytes = Array(text.utf8)
@@ -62,10 +74,13 @@ struct HostileInputTests {
                 let path = try dir.file("cut-\(cut)-" + name, bytes: prefix)
                 switch try outcome(path) {
                 case .failure(let error):
-                    #expect(error.file == path && !error.position.isEmpty && !error.description.contains("\n"),
-                            "\(name) cut at \(cut): \(error)")
+                    #expect(
+                        error.file == path && !error.position.isEmpty && !error.description.contains("\n"),
+                        "\(name) cut at \(cut): \(error)")
                 case .success(let result):
-                    Issue.record("\(name) cut at \(cut) bytes was read as \(result.report.format) with \(result.report.records) records: «\(String(decoding: prefix.suffix(40), as: UTF8.self))»")
+                    Issue.record(
+                        "\(name) cut at \(cut) bytes was read as \(result.report.format) with \(result.report.records) records: «\(String(decoding: prefix.suffix(40), as: UTF8.self))»"
+                    )
                 }
                 unlink(path)
             }
@@ -105,17 +120,22 @@ struct HostileInputTests {
         let postsArray = try ingest(try dir.file("posts-array.json", #"{"posts": "# + deepArray + "}"))
         #expect(postsArray.reasons == ["posts[0]": "malformed_record"])
         // Inside one record, beside valid fields; the record after it is read.
-        let inside = try ingest(try dir.file("inside.json",
-            "[" + post.dropLast() + #", "extra": "# + deepArray + "}, " + post + "]"))
+        let inside = try ingest(
+            try dir.file(
+                "inside.json",
+                "[" + post.dropLast() + #", "extra": "# + deepArray + "}, " + post + "]"))
         #expect(inside.reasons == ["[0]": "malformed_record"] && inside.report.accepted == 1)
         // Skipped members (timeline) of any depth cost nothing.
-        let skipped = try ingest(try dir.file("skipped.json", #"{"timeline": "# + deepObject + #", "posts": {"p": "# + post + "}}"))
+        let skipped = try ingest(
+            try dir.file("skipped.json", #"{"timeline": "# + deepObject + #", "posts": {"p": "# + post + "}}"))
         #expect(skipped.report.records == 1 && skipped.report.accepted == 1)
         // An NDJSON line.
         let ndjson = try ingest(try dir.file("deep.ndjson", post + "\n" + deepObject + "\n" + post + "\n"))
         #expect(ndjson.reasons == ["2": "malformed_record"] && ndjson.report.accepted == 2)
         // 1,000,000 levels (2 MB) is over 1 MiB as well: still one malformed record.
-        let huge = try ingest(try dir.file("huge.json", String(repeating: "[", count: 1_000_000) + String(repeating: "]", count: 1_000_000)))
+        let huge = try ingest(
+            try dir.file(
+                "huge.json", String(repeating: "[", count: 1_000_000) + String(repeating: "]", count: 1_000_000)))
         #expect(huge.reasons == ["[0]": "malformed_record"])
     }
 
@@ -135,7 +155,8 @@ struct HostileInputTests {
         // 100,000 levels with a limit above them: parsed without recursion, kept as an attribute.
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         options.reader.maxJSONDepth = 100_001
-        let kept = try ingest(try dir.file("deep.json", "[" + post.dropLast() + #", "extra": "# + deep + "}]"), options: options)
+        let kept = try ingest(
+            try dir.file("deep.json", "[" + post.dropLast() + #", "extra": "# + deep + "}]"), options: options)
         #expect(kept.report.accepted == 1)
         #expect(kept.incidents.first?.attributes?.count == 100_000 * 2 + #"{"extra":""}"#.count)
     }
@@ -146,7 +167,9 @@ struct HostileInputTests {
     func maxRecordBytes() throws {
         let dir = try TempDir()
         let filler = String(repeating: "x", count: 2000)
-        let csv = try dir.file("wide.csv", "id,latitude,longitude,timestamp,d\nbig,53.7,-1.8,1530000000,\(filler)\nsmall,53.7,-1.8,1530000000,y\n")
+        let csv = try dir.file(
+            "wide.csv",
+            "id,latitude,longitude,timestamp,d\nbig,53.7,-1.8,1530000000,\(filler)\nsmall,53.7,-1.8,1530000000,y\n")
         let bigPost = post.dropLast() + #", "d": "\#(filler)"}"#
         let array = try dir.file("wide.json", "[\(bigPost), \(post)]")
         let map = try dir.file("map.json", #"{"posts": {"big": \#(bigPost), "small": \#(post)}}"#)
@@ -167,7 +190,8 @@ struct HostileInputTests {
     func tenThousandColumns() throws {
         let dir = try TempDir()
         let columns = 10_000
-        let header = (["id", "latitude", "longitude", "timestamp"] + (4..<columns).map { "c\($0)" }).joined(separator: ",")
+        let header = (["id", "latitude", "longitude", "timestamp"] + (4..<columns).map { "c\($0)" }).joined(
+            separator: ",")
         func row(_ id: String, fields: Int) -> String {
             ([id, "53.7", "-1.8", "1530000000"] + (4..<fields).map { "v\($0)" }).joined(separator: ",")
         }
@@ -192,15 +216,21 @@ struct HostileInputTests {
 
     /// The single-line CSV: one record of `size` bytes between two good ones, ingested through the
     /// built CLI under `/usr/bin/time -v`. The line is malformed_record and peak memory stays low.
-    @Test("a single CSV line of 48 MiB (2 GiB with AREAWATCH_HOSTILE_LARGE=1): malformed_record, bounded memory",
-          .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"))
+    @Test(
+        "a single CSV line of 48 MiB (2 GiB with AREAWATCH_HOSTILE_LARGE=1): malformed_record, bounded memory",
+        .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"
+        ))
     func hugeCSVLine() throws {
         let size: Int64 = ProcessInfo.processInfo.environment["AREAWATCH_HOSTILE_LARGE"] == "1" ? 2 << 30 : 48 << 20
         let dir = try TempDir()
         let path = dir.path + "/one-line.csv"
         try LargeFile.write(path) { out in
-            try out(Array("id,latitude,longitude,timestamp,description\nbefore,53.7,-1.8,1530000000,ok\nhuge,53.7,-1.8,1530000000,".utf8))
+            try out(
+                Array(
+                    "id,latitude,longitude,timestamp,description\nbefore,53.7,-1.8,1530000000,ok\nhuge,53.7,-1.8,1530000000,"
+                        .utf8))
             let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
             var written: Int64 = 0
             while written < size {
@@ -228,7 +258,8 @@ struct HostileInputTests {
         var options = IngestOptions.recordLevel
         options.reader.maxRecordBytes = 1000
         let long = String(repeating: "k", count: 5000)
-        let posts = try ingest(try dir.file("posts.json", #"{"posts": {"\#(long)": \#(post), "p2": \#(post)}}"#), options: options)
+        let posts = try ingest(
+            try dir.file("posts.json", #"{"posts": {"\#(long)": \#(post), "p2": \#(post)}}"#), options: options)
         #expect(posts.report.records == 2 && posts.report.accepted == 1)
         #expect(posts.rejects.map(\.reason) == ["malformed_record"])
         #expect(posts.rejects.first?.record == "posts." + String(repeating: "k", count: 64) + "…")
@@ -239,10 +270,12 @@ struct HostileInputTests {
         #expect(map.report.records == 2 && map.incidents.map(\.key) == ["p2"])
         // The locator shows a true prefix of the name: nothing after an escape that did not fit.
         options.reader.maxRecordBytes = 10
-        let cut = try ingest(try dir.file("cut.json", #"{"posts": {"abcde\u0041fghijkl": 1, "p": \#(post)}}"#), options: options)
+        let cut = try ingest(
+            try dir.file("cut.json", #"{"posts": {"abcde\u0041fghijkl": 1, "p": \#(post)}}"#), options: options)
         #expect(cut.rejects.map(\.record) == ["posts.abcde…", "posts.p"])
         // At the top level a long name is none of posts, type or a coordinate: skipped.
-        let top = try ingest(try dir.file("top.json", #"{"\#(String(repeating: "x", count: 2 << 20))": 1, "posts": {"p": \#(post)}}"#))
+        let top = try ingest(
+            try dir.file("top.json", #"{"\#(String(repeating: "x", count: 2 << 20))": 1, "posts": {"p": \#(post)}}"#))
         #expect(top.report.format == "json/watchme-export" && top.incidents.map(\.key) == ["p"])
     }
 
@@ -251,39 +284,61 @@ struct HostileInputTests {
         let dir = try TempDir()
         // Blank lines (spaces, CR) before a CSV header: the header is the first line with text,
         // its delimiter detected there, and rejects keep the file's own line numbers.
-        let csv = try ingest(try dir.file("lead.csv", "\n  \r\n\t\n\nid;latitude;longitude;timestamp\na;53.7;-1.8;1530000000\nb;;-1.8;1530000000\n"))
+        let csv = try ingest(
+            try dir.file(
+                "lead.csv",
+                "\n  \r\n\t\n\nid;latitude;longitude;timestamp\na;53.7;-1.8;1530000000\nb;;-1.8;1530000000\n"))
         #expect(csv.report.accepted == 1 && csv.reasons == ["7": "missing_coordinates"])
         // Blanks before the header's first name on its own line stay part of it (trimmed).
-        let indented = try ingest(try dir.file("indent.csv", "\n   latitude,longitude,timestamp\n53.7,-1.8,1530000000\n"))
+        let indented = try ingest(
+            try dir.file("indent.csv", "\n   latitude,longitude,timestamp\n53.7,-1.8,1530000000\n"))
         #expect(indented.report.accepted == 1)
         // NDJSON and JSON documents after blank lines: lines and columns count them.
         let ndjson = try ingest(try dir.file("lead.ndjson", "\n\n \(post)\n{\"latitude\": 1, \"longitude\": 1}\n"))
         #expect(ndjson.reasons == ["4": "missing_time"])
         #expect(inputError(try dir.file("lead.json", "\n\n  [\(post)]\n ]"))?.position == "line 4, column 2")
-        #expect(inputError(try dir.file("text.json", "\n\n  hello"), options: { var o = IngestOptions(); o.reader.format = .json; return o }())?.position == "line 3")
+        #expect(
+            inputError(
+                try dir.file("text.json", "\n\n  hello"),
+                options: {
+                    var o = IngestOptions()
+                    o.reader.format = .json
+                    return o
+                }())?.position == "line 3")
         // More blanks than a record may hold before a CSV header: not a readable header.
         var small = IngestOptions()
         small.reader.maxRecordBytes = 100
-        expectInputError(try dir.file("wide.csv", String(repeating: " ", count: 500) + "latitude,longitude\n1,1\n"), options: small,
-                         mentioning: ["not a readable CSV header"])
-        let json = try ingest(try dir.file("wide.json", String(repeating: " ", count: 500) + "[\(post)]"), options: small)
+        expectInputError(
+            try dir.file("wide.csv", String(repeating: " ", count: 500) + "latitude,longitude\n1,1\n"), options: small,
+            mentioning: ["not a readable CSV header"])
+        let json = try ingest(
+            try dir.file("wide.json", String(repeating: " ", count: 500) + "[\(post)]"), options: small)
         #expect(json.report.accepted == 1)
     }
 
     /// Inputs whose size is all in one place — one line, one member name, leading blanks — are
     /// ingested through the CLI in memory that does not grow with them.
-    @Test("bounded memory through the CLI: a huge member name, leading blanks, a huge NDJSON line",
-          .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"))
+    @Test(
+        "bounded memory through the CLI: a huge member name, leading blanks, a huge NDJSON line",
+        .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"
+        ))
     func boundedMemory() throws {
         let large = ProcessInfo.processInfo.environment["AREAWATCH_HOSTILE_LARGE"] == "1"
         let size = large ? 1 << 30 : 40 << 20
         let dir = try TempDir()
         let cases: [(String, [UInt8], [UInt8], [UInt8], String)] = [
-            ("name.json", Array(#"{"posts": {""#.utf8), [UInt8(ascii: "k")], Array(#"": \#(post), "p2": \#(post)}}"#.utf8), "malformed_record=1"),
+            (
+                "name.json", Array(#"{"posts": {""#.utf8), [UInt8(ascii: "k")],
+                Array(#"": \#(post), "p2": \#(post)}}"#.utf8), "malformed_record=1"
+            ),
             ("blank.json", [], [32], Array("\n[\(post)]".utf8), "json/array"),
             ("blank.csv", [], [10], Array("latitude,longitude,timestamp\n53.7,-1.8,1530000000\n".utf8), "csv"),
-            ("line.ndjson", Array((post + "\n" + #"{"d": ""#).utf8), [UInt8(ascii: "x")], Array(("\"}\n" + post + "\n").utf8), "malformed_record=1"),
+            (
+                "line.ndjson", Array((post + "\n" + #"{"d": ""#).utf8), [UInt8(ascii: "x")],
+                Array(("\"}\n" + post + "\n").utf8), "malformed_record=1"
+            )
         ]
         for (name, head, fill, tail, expected) in cases {
             let path = dir.path + "/" + name
@@ -294,7 +349,8 @@ struct HostileInputTests {
                 try out(tail)
             }
             let run = try CLI.run(["ingest", path, "--db", dir.path + "/\(name).db", "--quiet"], measure: true)
-            #expect(run.status == 0 && run.stdout.contains(expected), "\(name): \(run.stdout) \(run.stderr.suffix(300))")
+            #expect(
+                run.status == 0 && run.stdout.contains(expected), "\(name): \(run.stdout) \(run.stderr.suffix(300))")
             let peak = try #require(run.peakRSSKiB)
             print("peak RSS of ingesting \(name) (\(size >> 20) MiB): \(peak / 1024) MiB")
             #expect(peak < 90 * 1024, "\(name): peak RSS \(peak / 1024) MiB for \(size >> 20) MiB of input")
@@ -305,9 +361,12 @@ struct HostileInputTests {
     /// Records whose member names are all different and each nearly the record limit: the
     /// reader's cache of names seen must not keep them (it kept up to 256 names of any length:
     /// 189 MiB peak for this file of 118 MiB).
-    @Test("128 records with distinct member names of 950 kB each: bounded memory through the CLI",
-          .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"))
+    @Test(
+        "128 records with distinct member names of 950 kB each: bounded memory through the CLI",
+        .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "/usr/bin/time (package time) is missing"
+        ))
     func distinctHugeMemberNames() throws {
         let dir = try TempDir()
         let path = dir.path + "/names.ndjson"
@@ -321,7 +380,9 @@ struct HostileInputTests {
             try out(Array("{\"latitude\":53.8,\"longitude\":-1.5,\"timestamp\":1500000000}\n".utf8))
         }
         let run = try CLI.run(["ingest", path, "--db", dir.path + "/names.db", "--quiet"], measure: true)
-        #expect(run.status == 0 && run.stdout.contains("missing_coordinates=128"), "\(run.stdout) \(run.stderr.suffix(300))")
+        #expect(
+            run.status == 0 && run.stdout.contains("missing_coordinates=128"), "\(run.stdout) \(run.stderr.suffix(300))"
+        )
         let peak = try #require(run.peakRSSKiB)
         print("peak RSS of ingesting 128 distinct 950 kB member names: \(peak / 1024) MiB")
         #expect(peak < 100 * 1024, "peak RSS \(peak / 1024) MiB")
@@ -333,41 +394,78 @@ struct HostileInputTests {
     @Test("invalid UTF-8: an unreadable header is an input error; in records it is repaired, in values it is invalid")
     func invalidUTF8() throws {
         let dir = try TempDir()
-        let header = try dir.file("header.csv", bytes: Array("id,".utf8) + [0xC3, 0x28] + Array(",longitude,latitude,timestamp\n".utf8))
+        let header = try dir.file(
+            "header.csv", bytes: Array("id,".utf8) + [0xC3, 0x28] + Array(",longitude,latitude,timestamp\n".utf8))
         expectInputError(header, mentioning: ["not a CSV or JSON"])
         // Latin-1 text in a description (0xE9 = é): the record is kept, the byte becomes U+FFFD.
-        let latin1 = Array("id,latitude,longitude,timestamp,description\na,53.7,-1.8,1530000000,caf".utf8) + [0xE9] + Array("\n".utf8)
+        let latin1 =
+            Array("id,latitude,longitude,timestamp,description\na,53.7,-1.8,1530000000,caf".utf8) + [0xE9]
+            + Array("\n".utf8)
         let csv = try ingest(try dir.file("latin1.csv", bytes: latin1))
         #expect(csv.incidents.first?.description == "caf\u{FFFD}")
-        let json = try ingest(try dir.file("latin1.json", bytes: Array(#"[{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "caf"#.utf8) + [0xE9] + Array(#"", "k"#.utf8) + [0xFF] + Array(#"": "v"}]"#.utf8)))
+        let json = try ingest(
+            try dir.file(
+                "latin1.json",
+                bytes: Array(
+                    #"[{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "caf"#.utf8) + [
+                        0xE9
+                    ] + Array(#"", "k"#.utf8) + [0xFF] + Array(#"": "v"}]"#.utf8)))
         #expect(json.incidents.first?.description == "caf\u{FFFD}")
         #expect(json.incidents.first?.attributes == "{\"k\u{FFFD}\":\"v\"}")
         // In a coordinate or a time, bytes that are not text are not numbers either.
-        let values = try ingest(try dir.file("values.csv", bytes: Array("id,latitude,longitude,timestamp\nlat,53.".utf8) + [0xFF] + Array(",-1.8,1530000000\ntime,53.7,-1.8,2018-07-0".utf8) + [0xC0] + Array("\n".utf8)))
+        let values = try ingest(
+            try dir.file(
+                "values.csv",
+                bytes: Array("id,latitude,longitude,timestamp\nlat,53.".utf8) + [0xFF]
+                    + Array(",-1.8,1530000000\ntime,53.7,-1.8,2018-07-0".utf8) + [0xC0] + Array("\n".utf8)))
         #expect(values.reasons == ["2": "invalid_coordinates", "3": "invalid_time"])
         // A member name that is not UTF-8 in an id → post map: the id is repaired, the post kept.
-        let map = try ingest(try dir.file("map.json", bytes: Array(#"{"p"#.utf8) + [0xFE] + Array(#"": \#(post)}"#.utf8)))
+        let map = try ingest(
+            try dir.file("map.json", bytes: Array(#"{"p"#.utf8) + [0xFE] + Array(#"": \#(post)}"#.utf8)))
         #expect(map.incidents.map(\.key) == ["p\u{FFFD}"])
     }
 
-    @Test("NUL bytes: malformed_record in a CSV row, a JSON record and an NDJSON line; an input error between JSON tokens")
+    @Test(
+        "NUL bytes: malformed_record in a CSV row, a JSON record and an NDJSON line; an input error between JSON tokens"
+    )
     func nulBytes() throws {
         let dir = try TempDir()
-        let csv = try ingest(try dir.file("nul.csv", bytes: Array("id,latitude,longitude,timestamp\na,53.7,-1.8,1530000000\nb,53.7,-1.8,15300\u{0}00000\nc,53.7,-1.8,1530000000\n".utf8)))
+        let csv = try ingest(
+            try dir.file(
+                "nul.csv",
+                bytes: Array(
+                    "id,latitude,longitude,timestamp\na,53.7,-1.8,1530000000\nb,53.7,-1.8,15300\u{0}00000\nc,53.7,-1.8,1530000000\n"
+                        .utf8)))
         #expect(csv.reasons == ["3": "malformed_record"] && csv.report.accepted == 2)
         // A raw NUL inside a JSON string is not JSON; an escaped one is a character of the text.
-        let raw = try ingest(try dir.file("nul.json", bytes: Array("[{\"latitude\": 53.7, \"longitude\": -1.8, \"timestamp\": 1530000000, \"d\": \"a\u{0}b\"}, \(post)]".utf8)))
+        let raw = try ingest(
+            try dir.file(
+                "nul.json",
+                bytes: Array(
+                    "[{\"latitude\": 53.7, \"longitude\": -1.8, \"timestamp\": 1530000000, \"d\": \"a\u{0}b\"}, \(post)]"
+                        .utf8)))
         #expect(raw.reasons == ["[0]": "malformed_record"] && raw.report.accepted == 1)
-        let escaped = try ingest(try dir.file("escaped.json", #"[{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "a\u0000b"}]"#))
+        let escaped = try ingest(
+            try dir.file(
+                "escaped.json",
+                #"[{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "a\u0000b"}]"#))
         #expect(escaped.incidents.first?.description == "a\u{0}b")
-        let escapedCoordinate = try ingest(try dir.file("coordinate.json", #"[{"latitude": "53.7\u0000", "longitude": -1.8, "timestamp": 1530000000}]"#))
+        let escapedCoordinate = try ingest(
+            try dir.file(
+                "coordinate.json", #"[{"latitude": "53.7\u0000", "longitude": -1.8, "timestamp": 1530000000}]"#))
         #expect(escapedCoordinate.reasons == ["[0]": "invalid_coordinates"])
-        let ndjson = try ingest(try dir.file("nul.ndjson", bytes: Array("\(post)\n{\"latitude\": 53.7,\u{0} \"longitude\": -1.8, \"timestamp\": 1}\n\(post)\n".utf8)))
+        let ndjson = try ingest(
+            try dir.file(
+                "nul.ndjson",
+                bytes: Array(
+                    "\(post)\n{\"latitude\": 53.7,\u{0} \"longitude\": -1.8, \"timestamp\": 1}\n\(post)\n".utf8)))
         #expect(ndjson.reasons == ["2": "malformed_record"] && ndjson.report.accepted == 2)
         // Between the tokens of the document's structure: the file is not JSON.
-        expectInputError(try dir.file("between.json", bytes: Array("{\"posts\": {}\u{0}}".utf8)), mentioning: ["expected"])
+        expectInputError(
+            try dir.file("between.json", bytes: Array("{\"posts\": {}\u{0}}".utf8)), mentioning: ["expected"])
         // A file of NUL bytes only.
-        expectInputError(try dir.file("zeros.csv", bytes: [UInt8](repeating: 0, count: 4096)), mentioning: ["not a CSV or JSON"])
+        expectInputError(
+            try dir.file("zeros.csv", bytes: [UInt8](repeating: 0, count: 4096)), mentioning: ["not a CSV or JSON"])
     }
 
     // MARK: Values
@@ -375,67 +473,97 @@ struct HostileInputTests {
     @Test("1e400, NaN, Infinity, -0 and 0x10 as coordinates, in CSV and in JSON")
     func hostileNumbers() throws {
         let dir = try TempDir()
-        let csv = try ingest(try dir.file("numbers.csv", """
-            id,latitude,longitude,timestamp
-            overflow,1e400,-1.8,1530000000
-            nan,NaN,-1.8,1530000000
-            inf,53.7,Infinity,1530000000
-            hex,0x10,-1.8,1530000000
-            underflow,1e-400,-1.8,1530000000
-            negzero,-0,-0.0,1530000000
-            negzerolat,-0,-1.8,1530000000
-            bigtime,53.7,-1.8,1e400
+        let csv = try ingest(
+            try dir.file(
+                "numbers.csv",
+                """
+                id,latitude,longitude,timestamp
+                overflow,1e400,-1.8,1530000000
+                nan,NaN,-1.8,1530000000
+                inf,53.7,Infinity,1530000000
+                hex,0x10,-1.8,1530000000
+                underflow,1e-400,-1.8,1530000000
+                negzero,-0,-0.0,1530000000
+                negzerolat,-0,-1.8,1530000000
+                bigtime,53.7,-1.8,1e400
 
-            """))
-        #expect(csv.reasons == ["2": "invalid_coordinates", "3": "invalid_coordinates", "4": "invalid_coordinates",
-                                "5": "invalid_coordinates", "7": "null_island", "9": "invalid_time"])
+                """))
+        #expect(
+            csv.reasons == [
+                "2": "invalid_coordinates", "3": "invalid_coordinates", "4": "invalid_coordinates",
+                "5": "invalid_coordinates", "7": "null_island", "9": "invalid_time"
+            ])
         // 1e-400 underflows to 0: a valid latitude (not null island: the longitude is not 0).
         #expect(csv.incident("underflow")?.lat == 0)
         #expect(csv.incident("negzerolat").map { $0.lat == 0 && $0.lon == -1.8 } == true)
 
-        let json = try ingest(try dir.file("numbers.json", """
-            [{"id": "overflow", "latitude": 1e400, "longitude": -1.8, "timestamp": 1530000000},
-             {"id": "nan-string", "latitude": "NaN", "longitude": -1.8, "timestamp": 1530000000},
-             {"id": "negzero", "latitude": -0, "longitude": -0.0, "timestamp": 1530000000},
-             {"id": "negzerolat", "latitude": -0, "longitude": -1.8, "timestamp": 1530000000},
-             {"id": "bigtime", "latitude": 53.7, "longitude": -1.8, "timestamp": -1e400}]
-            """))
-        #expect(json.reasons == ["[0]": "invalid_coordinates", "[1]": "invalid_coordinates", "[2]": "null_island", "[4]": "invalid_time"])
+        let json = try ingest(
+            try dir.file(
+                "numbers.json",
+                """
+                [{"id": "overflow", "latitude": 1e400, "longitude": -1.8, "timestamp": 1530000000},
+                 {"id": "nan-string", "latitude": "NaN", "longitude": -1.8, "timestamp": 1530000000},
+                 {"id": "negzero", "latitude": -0, "longitude": -0.0, "timestamp": 1530000000},
+                 {"id": "negzerolat", "latitude": -0, "longitude": -1.8, "timestamp": 1530000000},
+                 {"id": "bigtime", "latitude": 53.7, "longitude": -1.8, "timestamp": -1e400}]
+                """))
+        #expect(
+            json.reasons == [
+                "[0]": "invalid_coordinates", "[1]": "invalid_coordinates", "[2]": "null_island", "[4]": "invalid_time"
+            ])
         // NaN and Infinity are not JSON: the record is malformed, the file still read.
-        let bare = try ingest(try dir.file("bare.json", "[{\"latitude\": NaN, \"longitude\": -1.8, \"timestamp\": 1}, {\"latitude\": Infinity, \"longitude\": 1, \"timestamp\": 1}, \(post)]"))
+        let bare = try ingest(
+            try dir.file(
+                "bare.json",
+                "[{\"latitude\": NaN, \"longitude\": -1.8, \"timestamp\": 1}, {\"latitude\": Infinity, \"longitude\": 1, \"timestamp\": 1}, \(post)]"
+            ))
         #expect(bare.reasons == ["[0]": "malformed_record", "[1]": "malformed_record"] && bare.report.accepted == 1)
     }
 
     @Test("-0 and 0 are the same coordinate: same key, same content, no update when an export changes the sign")
     func negativeZero() throws {
         let dir = try TempDir()
-        let minus = try dir.file("minus.csv", "latitude,longitude,timestamp\n51.4779,-0,1530000000\n51.4779,-0.000,1530000000\n")
-        let plus = try dir.file("plus.csv", "latitude,longitude,timestamp\n51.4779,0,1530000000\n51.4779,0.0,1530000000\n")
+        let minus = try dir.file(
+            "minus.csv", "latitude,longitude,timestamp\n51.4779,-0,1530000000\n51.4779,-0.000,1530000000\n")
+        let plus = try dir.file(
+            "plus.csv", "latitude,longitude,timestamp\n51.4779,0,1530000000\n51.4779,0.0,1530000000\n")
         var table = IncidentColumnsBuilder()
         let first = try ingest(minus, into: &table)
         let second = try ingest(plus, into: &table)
         #expect(first.report.inserted == 2)
-        #expect(second.report.inserted == 0 && second.report.updated == 0 && second.report.duplicates == 2,
-                "the same places written with +0 are the same incidents")
+        #expect(
+            second.report.inserted == 0 && second.report.updated == 0 && second.report.duplicates == 2,
+            "the same places written with +0 are the same incidents")
         let a = try ingest(minus), b = try ingest(plus)
         #expect(a.incidents.map(\.key) == b.incidents.map(\.key))
         #expect(a.incidents.allSatisfy { $0.lon.sign == .plus })
     }
 
-    @Test("duplicate JSON keys: the first wins, the later one is kept as an attribute; duplicate posts ids are one incident")
+    @Test(
+        "duplicate JSON keys: the first wins, the later one is kept as an attribute; duplicate posts ids are one incident"
+    )
     func duplicateKeys() throws {
         let dir = try TempDir()
-        let record = try ingest(try dir.file("dup.json", #"[{"id": "d", "latitude": 53.7, "latitude": 10, "longitude": -1.8, "timestamp": 1530000000, "timestamp": 1}]"#))
+        let record = try ingest(
+            try dir.file(
+                "dup.json",
+                #"[{"id": "d", "latitude": 53.7, "latitude": 10, "longitude": -1.8, "timestamp": 1530000000, "timestamp": 1}]"#
+            ))
         let incident = try #require(record.incidents.first)
         #expect(incident.lat == 53.7 && incident.time == 1_530_000_000)
         #expect(incident.attributes == #"{"latitude":"10","timestamp":"1"}"#)
         // The same push id twice in posts: two records, one incident (the later content wins).
         var table = IncidentColumnsBuilder()
-        let posts = try ingest(try dir.file("posts.json", #"{"posts": {"p": \#(post), "p": {"latitude": 53.9, "longitude": -1.8, "timestamp": 1530000000}}}"#), into: &table)
+        let posts = try ingest(
+            try dir.file(
+                "posts.json",
+                #"{"posts": {"p": \#(post), "p": {"latitude": 53.9, "longitude": -1.8, "timestamp": 1530000000}}}"#),
+            into: &table)
         #expect(posts.report.records == 2 && posts.report.inserted == 1 && posts.report.updated == 1)
         #expect(table.columns.count == 1)
         // posts twice at the top level: both maps are read, in order.
-        let twice = try ingest(try dir.file("twice.json", #"{"posts": {"a": \#(post)}, "users": {}, "posts": {"b": \#(post)}}"#))
+        let twice = try ingest(
+            try dir.file("twice.json", #"{"posts": {"a": \#(post)}, "users": {}, "posts": {"b": \#(post)}}"#))
         #expect(twice.incidents.map(\.key) == ["a", "b"])
     }
 
@@ -444,10 +572,14 @@ struct HostileInputTests {
     @Test("WatchMe posts as an array, as a scalar, with non-object posts")
     func postsShapes() throws {
         let dir = try TempDir()
-        let array = try ingest(try dir.file("array.json", #"{"posts": [\#(post), null, 3, "x", [], \#(post)], "users": {}}"#))
+        let array = try ingest(
+            try dir.file("array.json", #"{"posts": [\#(post), null, 3, "x", [], \#(post)], "users": {}}"#))
         #expect(array.report.format == "json/watchme-export" && array.report.accepted == 2)
-        #expect(array.reasons == ["posts[1]": "malformed_record", "posts[2]": "malformed_record",
-                                  "posts[3]": "malformed_record", "posts[4]": "malformed_record"])
+        #expect(
+            array.reasons == [
+                "posts[1]": "malformed_record", "posts[2]": "malformed_record",
+                "posts[3]": "malformed_record", "posts[4]": "malformed_record"
+            ])
         for scalar in ["\"posts\"", "42", "true"] {
             expectInputError(try dir.file("scalar.json", #"{"posts": \#(scalar)}"#), mentioning: ["posts"])
         }
@@ -456,7 +588,9 @@ struct HostileInputTests {
     @Test("GeoJSON features that are not Points: invalid_coordinates; a null geometry: missing_coordinates")
     func nonPointFeatures() throws {
         let dir = try TempDir()
-        func feature(_ geometry: String) -> String { #"{"type": "Feature", "geometry": \#(geometry), "properties": {"time": 1530000000}}"# }
+        func feature(_ geometry: String) -> String {
+            #"{"type": "Feature", "geometry": \#(geometry), "properties": {"time": 1530000000}}"#
+        }
         let geometries = [
             #"{"type": "Point", "coordinates": [-1.8, 53.7]}"#,
             #"{"type": "Point", "coordinates": [-1.8, 53.7, 120.5]}"#,
@@ -468,17 +602,23 @@ struct HostileInputTests {
             #""POINT (-1.8 53.7)""#,
             "null",
             #"{"type": "Point", "coordinates": [-1.8]}"#,
-            #"{"type": "Point", "coordinates": []}"#,
+            #"{"type": "Point", "coordinates": []}"#
         ]
-        let text = #"{"type": "FeatureCollection", "features": ["# + geometries.map(feature).joined(separator: ",\n") + "]}"
+        let text =
+            #"{"type": "FeatureCollection", "features": ["# + geometries.map(feature).joined(separator: ",\n") + "]}"
         let result = try ingest(try dir.file("mixed.geojson", text))
         #expect(result.report.accepted == 2)
-        #expect(result.reasons == ["features[2]": "invalid_coordinates", "features[3]": "invalid_coordinates",
-                                   "features[4]": "invalid_coordinates", "features[5]": "invalid_coordinates",
-                                   "features[6]": "invalid_coordinates", "features[7]": "invalid_coordinates",
-                                   "features[8]": "missing_coordinates", "features[9]": "invalid_coordinates",
-                                   "features[10]": "missing_coordinates"])
-        expectInputError(try dir.file("object.geojson", #"{"type": "FeatureCollection", "features": {"a": 1}}"#), mentioning: ["features"])
+        #expect(
+            result.reasons == [
+                "features[2]": "invalid_coordinates", "features[3]": "invalid_coordinates",
+                "features[4]": "invalid_coordinates", "features[5]": "invalid_coordinates",
+                "features[6]": "invalid_coordinates", "features[7]": "invalid_coordinates",
+                "features[8]": "missing_coordinates", "features[9]": "invalid_coordinates",
+                "features[10]": "missing_coordinates"
+            ])
+        expectInputError(
+            try dir.file("object.geojson", #"{"type": "FeatureCollection", "features": {"a": 1}}"#),
+            mentioning: ["features"])
     }
 
     // MARK: Files
@@ -486,8 +626,10 @@ struct HostileInputTests {
     @Test("empty files, a directory, a FIFO, a read error: input errors naming the file")
     func unusableFiles() throws {
         let dir = try TempDir()
-        for (name, bytes) in [("empty.json", [UInt8]()), ("spaces.csv", Array("   \n\t\r\n".utf8)),
-                              ("empty.csv.gz", StoredGzip.member([]))] {
+        for (name, bytes) in [
+            ("empty.json", [UInt8]()), ("spaces.csv", Array("   \n\t\r\n".utf8)),
+            ("empty.csv.gz", StoredGzip.member([]))
+        ] {
             expectInputError(try dir.file(name, bytes: bytes), position: false, mentioning: ["empty"])
         }
         let folder = dir.path + "/folder.csv"
@@ -521,17 +663,23 @@ struct HostileInputTests {
         }
         let gz = try LargeFile.gzip(csv)
         let result = try ingest(gz)
-        #expect(result.report.format == "csv+gzip" && result.reasons == ["2": "malformed_record"] && result.report.accepted == 1)
+        #expect(
+            result.report.format == "csv+gzip" && result.reasons == ["2": "malformed_record"]
+                && result.report.accepted == 1)
     }
 
-    @Test("a gzip of blank lines: read at one compare a byte with the lines counted, a linear cost; over 1000× it is refused")
+    @Test(
+        "a gzip of blank lines: read at one compare a byte with the lines counted, a linear cost; over 1000× it is refused"
+    )
     func gzipOfBlankLines() throws {
         let dir = try TempDir()
         let mib = 1 << 20
         let lf = [UInt8](repeating: 10, count: mib), crlf = (0..<mib).map { UInt8($0 & 1 == 0 ? 13 : 10) }
         // Blank lines between two records; the last one is rejected, so its line number shows
         // that the skipped lines were counted. gzip -1 keeps these under the expansion limit.
-        func blanks(_ name: String, head: String, tail: String, mebibytes: Int, crlfLines: Bool = false, level: Int = 1) throws -> String {
+        func blanks(_ name: String, head: String, tail: String, mebibytes: Int, crlfLines: Bool = false, level: Int = 1)
+            throws -> String
+        {
             let path = try dir.file(name, "")
             try LargeFile.write(path) { out in
                 try out(Array(head.utf8))
@@ -551,8 +699,9 @@ struct HostileInputTests {
                 let start = clock.now
                 let result = try ingest(gz)
                 best = min(best, clock.now - start)
-                #expect(result.report.accepted == 1 && result.reasons == ["\(csvLines(n) + 3)": "invalid_coordinates"],
-                        "\(n) MiB: \(result.reasons)")
+                #expect(
+                    result.report.accepted == 1 && result.reasons == ["\(csvLines(n) + 3)": "invalid_coordinates"],
+                    "\(n) MiB: \(result.reasons)")
             }
             seconds[n] = Double(best.components.seconds) + Double(best.components.attoseconds) * 1e-18
         }
@@ -560,14 +709,19 @@ struct HostileInputTests {
         // lines before it would be 16×); generous for a shared machine.
         #expect(seconds[32]! < 10 * seconds[8]! + 0.05, "8 MiB: \(seconds[8]!) s, 32 MiB: \(seconds[32]!) s")
 
-        let crlfCSV = try blanks("crlf.csv", head: header, tail: "91,-1.8,1530000000\r\n", mebibytes: 4, crlfLines: true)
+        let crlfCSV = try blanks(
+            "crlf.csv", head: header, tail: "91,-1.8,1530000000\r\n", mebibytes: 4, crlfLines: true)
         #expect(try ingest(crlfCSV).reasons == ["\(csvLines(4, crlf: true) + 3)": "invalid_coordinates"])
         let post = #"{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
         for crlfLines in [false, true] {
-            let ndjson = try blanks("lines-\(crlfLines).json", head: post + "\n" + post + "\n", tail: "[]\n", mebibytes: 4, crlfLines: crlfLines)
+            let ndjson = try blanks(
+                "lines-\(crlfLines).json", head: post + "\n" + post + "\n", tail: "[]\n", mebibytes: 4,
+                crlfLines: crlfLines)
             let result = try ingest(ndjson)
-            #expect(result.report.accepted == 2 && result.reasons == ["\(csvLines(4, crlf: crlfLines) + 3)": "malformed_record"],
-                    "\(result.reasons)")
+            #expect(
+                result.report.accepted == 2
+                    && result.reasons == ["\(csvLines(4, crlf: crlfLines) + 3)": "malformed_record"],
+                "\(result.reasons)")
         }
 
         // 72 MiB of blank lines at gzip -9 (~1000:1): refused once past the first 64 MiB, naming
@@ -582,7 +736,9 @@ struct HostileInputTests {
         }
     }
 
-    @Test("the expansion limit: over 1000× past the grace is refused, also after other members; under the grace all is read")
+    @Test(
+        "the expansion limit: over 1000× past the grace is refused, also after other members; under the grace all is read"
+    )
     func gzipExpansionLimit() throws {
         let dir = try TempDir()
         let plain = try dir.file("runs.csv", bytes: [UInt8](repeating: 10, count: 8 << 20))
@@ -607,7 +763,9 @@ struct HostileInputTests {
                 _ = try drain(ByteSource(bytes: bytes, name: "d.gz", gzipGraceBytes: 1 << 20))
                 Issue.record("expected the expansion limit to refuse \(bytes.count) bytes")
             } catch {
-                #expect(error.file == "d.gz" && error.position.hasPrefix("decompressed byte ") && error.message.contains("bomb"), "\(error)")
+                #expect(
+                    error.file == "d.gz" && error.position.hasPrefix("decompressed byte ")
+                        && error.message.contains("bomb"), "\(error)")
             }
         }
         #expect(try drain(ByteSource(bytes: stored + stored, name: "s.gz", gzipGraceBytes: 0)) == 20)
@@ -615,8 +773,9 @@ struct HostileInputTests {
 
     // MARK: End to end
 
-    @Test("through the CLI: hostile files beside a good one give exit 2, one line each, and only the good file stored",
-          .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"))
+    @Test(
+        "through the CLI: hostile files beside a good one give exit 2, one line each, and only the good file stored",
+        .enabled(if: CLI.binary != nil, "the areawatch binary is not built beside the tests"))
     func cliKeepsNothingOfABadFile() throws {
         let dir = try TempDir()
         let good = try dir.file("good.csv", "id,lat,lon,time\ng1,53.7,-1.8,1530000000\ng2,53.8,-1.9,1530000001\n")
@@ -636,13 +795,24 @@ struct HostileInputTests {
         #expect(stats.stdout.contains("\"incidents\": 2"), "only the good file is kept: \(stats.stdout.prefix(300))")
         // Ingesting again with --max-json-depth and --max-record-bytes from the command line.
         let deep = try dir.file("deep.json", "[" + post.dropLast() + #", "extra": [[[[1]]]]}]"#)
-        let strict = try CLI.run(["ingest", deep, "--db", db, "--quiet", "--max-json-depth", "3", "--rejects", dir.path + "/r1.csv"])
+        let strict = try CLI.run([
+            "ingest", deep, "--db", db, "--quiet", "--max-json-depth", "3", "--rejects", dir.path + "/r1.csv"
+        ])
         // Its one record rejected, the file is an input error (SPEC §2.5): exit 2, nothing kept.
-        #expect(strict.status == 2 && strict.stderr.contains("every record was rejected (1 records): malformed_record 1"), "\(strict.stderr)")
-        let lenient = try CLI.run(["ingest", deep, "--db", db, "--quiet", "--max-json-depth", "5", "--force", "--rejects", dir.path + "/r2.csv"])
+        #expect(
+            strict.status == 2 && strict.stderr.contains("every record was rejected (1 records): malformed_record 1"),
+            "\(strict.stderr)")
+        let lenient = try CLI.run([
+            "ingest", deep, "--db", db, "--quiet", "--max-json-depth", "5", "--force", "--rejects", dir.path + "/r2.csv"
+        ])
         #expect(lenient.status == 0 && !lenient.stdout.contains("malformed_record"), "\(lenient.stdout)")
-        let small = try CLI.run(["ingest", good, "--db", db, "--quiet", "--max-record-bytes", "20", "--force", "--rejects", dir.path + "/r3.csv"])
-        #expect(small.status == 2 && small.stderr.contains("every record was rejected (2 records): malformed_record 2"), "\(small.stderr)")
+        let small = try CLI.run([
+            "ingest", good, "--db", db, "--quiet", "--max-record-bytes", "20", "--force", "--rejects",
+            dir.path + "/r3.csv"
+        ])
+        #expect(
+            small.status == 2 && small.stderr.contains("every record was rejected (2 records): malformed_record 2"),
+            "\(small.stderr)")
     }
 }
 
@@ -675,8 +845,11 @@ enum LargeFile {
 /// The `areawatch` binary built beside the test bundle.
 enum CLI {
     static let binary: String? = {
-        guard let products = Bundle.module.bundleURL.deletingLastPathComponent().path.removingPercentEncoding else { return nil }
-        for candidate in [products + "/areawatch", products + "/../debug/areawatch"] where FileManager.default.isExecutableFile(atPath: candidate) {
+        guard let products = Bundle.module.bundleURL.deletingLastPathComponent().path.removingPercentEncoding else {
+            return nil
+        }
+        for candidate in [products + "/areawatch", products + "/../debug/areawatch"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
         }
         return nil
@@ -703,7 +876,8 @@ enum CLI {
         // Output goes to files: no pipe can fill up and block the child.
         let scratch = try TempDir()
         guard FileManager.default.createFile(atPath: scratch.path + "/out", contents: nil),
-              FileManager.default.createFile(atPath: scratch.path + "/err", contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            FileManager.default.createFile(atPath: scratch.path + "/err", contents: nil)
+        else { throw CocoaError(.fileWriteUnknown) }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + "/out"))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path + "/err"))
         process.standardOutput = out
@@ -716,9 +890,12 @@ enum CLI {
         let stderrData = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/err"))
         let stderr = String(decoding: stderrData, as: UTF8.self)
         var peak: Int?
-        if measure, let line = stderr.split(separator: "\n").first(where: { $0.contains("Maximum resident set size") }) {
+        if measure, let line = stderr.split(separator: "\n").first(where: { $0.contains("Maximum resident set size") })
+        {
             peak = Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
         }
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: stderr, peakRSSKiB: peak)
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: stderr,
+            peakRSSKiB: peak)
     }
 }

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// Ingest progress counts what was parsed: each call's bytes are those of the records counted
@@ -25,7 +26,8 @@ struct IngestProgressTests {
         for n in 0..<rows {
             let lat = n % 97 == 96 ? "" : String(format: "%.5f", 53.7 + random.unit() * 0.1)
             let lon = String(format: "%.5f", -1.8 + random.unit() * 0.1)
-            let line = "r\(n),2018-0\(1 + n % 9)-1\(n % 10)T10:00:00Z,\(lat),\(lon),"
+            let line =
+                "r\(n),2018-0\(1 + n % 9)-1\(n % 10)T10:00:00Z,\(lat),\(lon),"
                 + "Burglary\(String(repeating: "x", count: Int(random.next() % 40)))\n"
             text += line
             offset += Int64(line.utf8.count)
@@ -41,8 +43,10 @@ struct IngestProgressTests {
         options.parallelBlockBytes = blockBytes
         var sink = CollectingSink()
         let calls = CallLog()
-        _ = try FileIngester.ingest(path: path, sha256: String(repeating: "cd", count: 32), bytes: 0, options: options,
-                                    into: &sink, rejects: nil) { bytes, total, records in
+        _ = try FileIngester.ingest(
+            path: path, sha256: String(repeating: "cd", count: 32), bytes: 0, options: options,
+            into: &sink, rejects: nil
+        ) { bytes, total, records in
             calls.append(Call(bytes: bytes, total: total, records: records))
         }
         return calls.calls
@@ -53,8 +57,9 @@ struct IngestProgressTests {
         #expect(calls.count >= 2, "\(comment): \(calls.count) calls")
         #expect(calls.allSatisfy { $0.total == size }, "\(comment)")
         #expect(calls.allSatisfy { $0.records <= records && $0.bytes <= size }, "\(comment)")
-        #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.bytes <= $1.bytes && $0.records <= $1.records },
-                "\(comment)")
+        #expect(
+            zip(calls, calls.dropFirst()).allSatisfy { $0.bytes <= $1.bytes && $0.records <= $1.records },
+            "\(comment)")
         #expect(calls.last == Call(bytes: size, total: size, records: records), "\(comment)")
         #expect(calls.dropLast().contains { $0.bytes < size && $0.records < records }, "\(comment): no call on the way")
     }

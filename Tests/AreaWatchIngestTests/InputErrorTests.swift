@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §3 input errors (exit-2 class): a file that is not CSV or JSON, unreadable, or truncated
@@ -9,8 +10,10 @@ import AreaWatchCore
 @Suite("Input errors")
 struct InputErrorTests {
     /// Common checks: the file is named, the message is one line and names file and position.
-    private func check(_ error: InputError?, file: String, position expected: String?, messageContains words: [String],
-                       sourceLocation: SourceLocation = #_sourceLocation) {
+    private func check(
+        _ error: InputError?, file: String, position expected: String?, messageContains words: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let error else { return }
         #expect(error.file == file, sourceLocation: sourceLocation)
         if let expected { #expect(error.position == expected, sourceLocation: sourceLocation) }
@@ -19,8 +22,9 @@ struct InputErrorTests {
         #expect(text.hasPrefix(file + ": "), sourceLocation: sourceLocation)
         if !error.position.isEmpty { #expect(text.contains(": \(error.position): "), sourceLocation: sourceLocation) }
         for word in words {
-            #expect(error.message.lowercased().contains(word.lowercased()), "«\(error.message)» mentions \(word)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                error.message.lowercased().contains(word.lowercased()), "«\(error.message)» mentions \(word)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -38,7 +42,7 @@ struct InputErrorTests {
     func binaryGarbage() throws {
         let dir = try TempDir()
         var rng = SplitMix64(seed: 42)
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]  // a PNG signature
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] // a PNG signature
         for _ in 0..<4096 { bytes.append(UInt8(truncatingIfNeeded: rng.next())) }
         let png = try dir.file("image.csv", bytes: bytes)
         check(inputError(png), file: png, position: "line 1", messageContains: ["not a CSV or JSON"])
@@ -65,8 +69,9 @@ struct InputErrorTests {
         check(inputError(csv), file: csv, position: "line 1", messageContains: ["latitude"])
     }
 
-    @Test("an unreadable file (permission 000)",
-          .disabled(if: geteuid() == 0, "running as root: a mode-000 file stays readable, nothing to test"))
+    @Test(
+        "an unreadable file (permission 000)",
+        .disabled(if: geteuid() == 0, "running as root: a mode-000 file stays readable, nothing to test"))
     func unreadable() throws {
         let dir = try TempDir()
         let path = try dir.file("secret.csv", "id,latitude,longitude,timestamp\na,1,1,1530000000\n")
@@ -91,8 +96,10 @@ struct InputErrorTests {
     @Test("empty files: zero bytes, whitespace only, a BOM only, gzip of nothing")
     func emptyFiles() throws {
         let dir = try TempDir()
-        for (name, bytes) in [("empty.csv", [UInt8]()), ("blank.json", Array(" \n\r\n\t\n".utf8)),
-                              ("bom.csv", [0xEF, 0xBB, 0xBF]), ("nothing.csv.gz", StoredGzip.member([]))] {
+        for (name, bytes) in [
+            ("empty.csv", [UInt8]()), ("blank.json", Array(" \n\r\n\t\n".utf8)),
+            ("bom.csv", [0xEF, 0xBB, 0xBF]), ("nothing.csv.gz", StoredGzip.member([]))
+        ] {
             let path = try dir.file(name, bytes: bytes)
             check(inputError(path), file: path, position: "", messageContains: ["empty"])
         }
@@ -122,7 +129,8 @@ struct InputErrorTests {
         // Inside a string, inside a GeoJSON feature, and a single object without its closing brace.
         let inString = try dir.file("string.json", "{\"posts\": {\"a\": {\"description\": \"cut")
         check(inputError(inString), file: inString, position: nil, messageContains: ["truncated"])
-        let inFeature = try dir.file("features.geojson", "{\"type\": \"FeatureCollection\", \"features\": [{\"type\": \"Feature\"")
+        let inFeature = try dir.file(
+            "features.geojson", "{\"type\": \"FeatureCollection\", \"features\": [{\"type\": \"Feature\"")
         check(inputError(inFeature), file: inFeature, position: nil, messageContains: ["truncated"])
         let single = try dir.file("single.json", "{\"latitude\": 53.7, \"longitude\": -1.8, \"timestamp\": 1")
         check(inputError(single), file: single, position: nil, messageContains: ["truncated"])
@@ -130,7 +138,9 @@ struct InputErrorTests {
         // Every error above carries a `line L, column C` position.
         for path in [inPosts, inArray, inSkipped, inString, inFeature, single] {
             let position = inputError(path)?.position ?? ""
-            #expect(position.range(of: #"^line \d+, column \d+$"#, options: .regularExpression) != nil, "\(path): \(position)")
+            #expect(
+                position.range(of: #"^line \d+, column \d+$"#, options: .regularExpression) != nil,
+                "\(path): \(position)")
         }
     }
 
@@ -156,7 +166,8 @@ struct InputErrorTests {
     @Test("a CSV file that ends inside a quoted field names the line where the record starts")
     func csvOpenQuote() throws {
         let dir = try TempDir()
-        let path = try dir.file("open.csv", "id,latitude,longitude,timestamp,d\na,1,1,1530000000,x\n\nb,1,1,1530000000,\"open\nmore\n")
+        let path = try dir.file(
+            "open.csv", "id,latitude,longitude,timestamp,d\na,1,1,1530000000,x\n\nb,1,1,1530000000,\"open\nmore\n")
         check(inputError(path), file: path, position: "line 4", messageContains: ["quoted field"])
         // The same for a header that never closes its quote.
         let header = try dir.file("openheader.csv", "id,\"latitude,longitude\n")
@@ -183,7 +194,8 @@ struct InputErrorTests {
         var rng = SplitMix64(seed: 7)
         var csv = "id,latitude,longitude,timestamp\n"
         for i in 0..<2000 {
-            csv += "r\(i),\(53 + Double(rng.next() % 1000) / 1000),-1.\(rng.next() % 1000),\(1_500_000_000 + Int(rng.next() % 1_000_000))\n"
+            csv +=
+                "r\(i),\(53 + Double(rng.next() % 1000) / 1000),-1.\(rng.next() % 1000),\(1_500_000_000 + Int(rng.next() % 1_000_000))\n"
         }
         let real = try Data(contentsOf: URL(fileURLWithPath: try fixture("incidents.csv.gz")))
         // A real (deflate-compressed) member cut in the middle.

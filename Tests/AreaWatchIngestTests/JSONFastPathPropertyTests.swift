@@ -1,5 +1,6 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchIngest
 
 /// The JSON reader's fast paths (records parsed where they lie in the read buffer, the
@@ -10,16 +11,24 @@ import AreaWatchCore
 /// excerpt and value, and every input error with its position, must be identical.
 @Suite("JSON fast paths against the reference reader")
 struct JSONFastPathPropertyTests {
-    private static let names = ["latitude", "lat", "longitude", "lon", "timestamp", "time", "id", "description",
-                                "policeArrived", "user", "category", "Crime type", "x", "", "a\\\"b", "\\u00e9t\\u00E9",
-                                "{[,]}", "line\\nfeed", "\\ud83d\\ude00", "month"]
-    private static let strings = ["", "Leeds", "2017-03-04T21:15:09Z", "2016-07", "53.8", "-1.55", "true", "Y",
-                                  "a \\\"quoted\\\" word", "back\\\\slash", "\\u0041\\u00e9\\ud83d\\ude00", "\\ud800 lone",
-                                  "{\\\"not\\\": [a, record]}", "é€", "\\/\\b\\f\\n\\r\\t", "}]},{["]
-    private static let numbers = ["0", "-0", "53.81047836801728", "-1.5744912902155028", "1522114068", "1.5e3",
-                                  "-2E-2", "1e11", "91.5", "1522114068000", "0.0", "12345678901234567890"]
+    private static let names = [
+        "latitude", "lat", "longitude", "lon", "timestamp", "time", "id", "description",
+        "policeArrived", "user", "category", "Crime type", "x", "", "a\\\"b", "\\u00e9t\\u00E9",
+        "{[,]}", "line\\nfeed", "\\ud83d\\ude00", "month"
+    ]
+    private static let strings = [
+        "", "Leeds", "2017-03-04T21:15:09Z", "2016-07", "53.8", "-1.55", "true", "Y",
+        "a \\\"quoted\\\" word", "back\\\\slash", "\\u0041\\u00e9\\ud83d\\ude00", "\\ud800 lone",
+        "{\\\"not\\\": [a, record]}", "é€", "\\/\\b\\f\\n\\r\\t", "}]},{["
+    ]
+    private static let numbers = [
+        "0", "-0", "53.81047836801728", "-1.5744912902155028", "1522114068", "1.5e3",
+        "-2E-2", "1e11", "91.5", "1522114068000", "0.0", "12345678901234567890"
+    ]
 
-    private static func pick<T>(_ list: [T], _ rng: inout SplitMix64) -> T { list[Int(rng.next() % UInt64(list.count))] }
+    private static func pick<T>(_ list: [T], _ rng: inout SplitMix64) -> T {
+        list[Int(rng.next() % UInt64(list.count))]
+    }
 
     /// Whitespace between tokens: mostly none, sometimes blanks, newlines or CRLF.
     private static func space(_ rng: inout SplitMix64) -> String {
@@ -53,7 +62,9 @@ struct JSONFastPathPropertyTests {
     private static func object(_ rng: inout SplitMix64, depth: Int) -> String {
         let n = Int(rng.next() % 7)
         let s = space(&rng)
-        let members = (0..<n).map { _ in "\"" + pick(names, &rng) + "\"" + space(&rng) + ":" + space(&rng) + value(&rng, depth: depth) }
+        let members = (0..<n).map { _ in
+            "\"" + pick(names, &rng) + "\"" + space(&rng) + ":" + space(&rng) + value(&rng, depth: depth)
+        }
         return "{" + s + members.joined(separator: "," + s) + s + "}"
     }
 
@@ -66,20 +77,27 @@ struct JSONFastPathPropertyTests {
             var members = [
                 "\"latitude\":" + pick(numbers + ["\"53.8\"", "null", "\"\""], &rng),
                 "\"longitude\":" + pick(numbers + ["\"-1.5\"", "null"], &rng),
-                "\"timestamp\":" + pick(["1522114068", "\"2017-03-04T21:15:09Z\"", "\"2016-07\"", "\"junk\"", "1522114068000"], &rng),
+                "\"timestamp\":"
+                    + pick(["1522114068", "\"2017-03-04T21:15:09Z\"", "\"2016-07\"", "\"junk\"", "1522114068000"], &rng),
                 "\"description\":\"" + pick(strings, &rng) + "\"",
                 "\"policeArrived\":" + pick(["true", "false", "\"Y\"", "1"], &rng),
-                "\"user\":\"" + pick(strings, &rng) + "\"",
+                "\"user\":\"" + pick(strings, &rng) + "\""
             ]
             if rng.next() % 3 == 0 { members.append("\"" + pick(names, &rng) + "\":" + value(&rng, depth: 1)) }
             if rng.next() % 4 == 0 { members.removeLast(Int(rng.next() % 3)) }
-            for k in members.indices.reversed() where rng.next() % 3 == 0 { members.swapAt(k, Int(rng.next() % UInt64(k + 1))) }
+            for k in members.indices.reversed() where rng.next() % 3 == 0 {
+                members.swapAt(k, Int(rng.next() % UInt64(k + 1)))
+            }
             let s = space(&rng)
             guard feature else { return "{" + s + members.joined(separator: "," + s) + s + "}" }
-            let geometry = pick(["{\"type\":\"Point\",\"coordinates\":[-1.55,53.8]}", "null", "{\"type\":\"Point\",\"coordinates\":[\"-1.5\",\"53.7\"]}",
-                                 "{\"type\":\"LineString\",\"coordinates\":[[0,0],[1,1]]}", "{\"type\":\"Point\",\"coordinates\":[]}"], &rng)
-            return "{\"type\":\"Feature\"," + s + "\"id\":" + pick(["\"f1\"", "7", "null", "\"\""], &rng) + "," + s +
-                "\"geometry\":" + geometry + ",\"properties\":{" + members.joined(separator: ",") + "}}"
+            let geometry = pick(
+                [
+                    "{\"type\":\"Point\",\"coordinates\":[-1.55,53.8]}", "null",
+                    "{\"type\":\"Point\",\"coordinates\":[\"-1.5\",\"53.7\"]}",
+                    "{\"type\":\"LineString\",\"coordinates\":[[0,0],[1,1]]}", "{\"type\":\"Point\",\"coordinates\":[]}"
+                ], &rng)
+            return "{\"type\":\"Feature\"," + s + "\"id\":" + pick(["\"f1\"", "7", "null", "\"\""], &rng) + "," + s
+                + "\"geometry\":" + geometry + ",\"properties\":{" + members.joined(separator: ",") + "}}"
         }
     }
 
@@ -93,17 +111,32 @@ struct JSONFastPathPropertyTests {
         let s = space(&rng)
         switch rng.next() % 6 {
         case 0:
-            let posts = "{" + (0..<count).map { "\"" + memberName(&rng, $0) + "\":" + s + record(&rng, feature: false) }.joined(separator: "," + s) + "}"
-            let noise = (0..<Int(rng.next() % 3)).map { _ in "\"" + pick(["timeline", "users", "users-posts"], &rng) + "\":" + s + object(&rng, depth: 0) }
+            let posts =
+                "{"
+                + (0..<count).map { "\"" + memberName(&rng, $0) + "\":" + s + record(&rng, feature: false) }.joined(
+                    separator: "," + s) + "}"
+            let noise = (0..<Int(rng.next() % 3)).map { _ in
+                "\"" + pick(["timeline", "users", "users-posts"], &rng) + "\":" + s + object(&rng, depth: 0)
+            }
             var members = noise + ["\"posts\":" + s + posts]
             members.swapAt(members.count - 1, Int(rng.next() % UInt64(members.count)))
             return ("{" + s + members.joined(separator: "," + s) + s + "}\n", .watchMeExport)
         case 1:
-            return ("{" + s + (0..<count).map { "\"" + memberName(&rng, $0) + "\":" + s + record(&rng, feature: false) }.joined(separator: "," + s) + "}", .idMap)
+            return (
+                "{" + s
+                    + (0..<count).map { "\"" + memberName(&rng, $0) + "\":" + s + record(&rng, feature: false) }.joined(
+                        separator: "," + s) + "}", .idMap
+            )
         case 2:
-            return ("[" + s + (0..<count).map { _ in record(&rng, feature: false) }.joined(separator: "," + s) + s + "]", .array)
+            return (
+                "[" + s + (0..<count).map { _ in record(&rng, feature: false) }.joined(separator: "," + s) + s + "]",
+                .array
+            )
         case 3:
-            return ((0..<count).map { _ in record(&rng, feature: false) }.joined(separator: pick(["\n", "\r\n", "\n\n"], &rng)), .ndjson)
+            return (
+                (0..<count).map { _ in record(&rng, feature: false) }.joined(
+                    separator: pick(["\n", "\r\n", "\n\n"], &rng)), .ndjson
+            )
         case 4:
             let features = "[" + (0..<count).map { _ in record(&rng, feature: true) }.joined(separator: "," + s) + "]"
             return ("{\"type\":\"FeatureCollection\"," + s + "\"features\":" + s + features + "}", .featureCollection)
@@ -127,15 +160,19 @@ struct JSONFastPathPropertyTests {
     }
 
     /// Everything the reader tells about a document, as text.
-    private static func transcript(_ bytes: [UInt8], shape: JSONShape, options: ReaderOptions, window: Int, reads: Int,
-                                   reference: Bool) -> [String] {
+    private static func transcript(
+        _ bytes: [UInt8], shape: JSONShape, options: ReaderOptions, window: Int, reads: Int,
+        reference: Bool
+    ) -> [String] {
         func buffer() -> ChunkBuffer {
             ChunkBuffer(source: ByteSource(bytes: bytes, name: "doc.json", readLimit: reads), chunkSize: window)
         }
         var lines: [String] = []
         if bytes.first == ASCII.openBrace {
             do {
-                lines.append("detected \(try JSONRecordSource.detectObjectShape(JSONStream(buffer: buffer(), reference: reference)))")
+                lines.append(
+                    "detected \(try JSONRecordSource.detectObjectShape(JSONStream(buffer: buffer(), reference: reference)))"
+                )
             } catch {
                 lines.append("detection: \(error)")
             }
@@ -147,7 +184,9 @@ struct JSONFastPathPropertyTests {
                 case .accepted(let incident):
                     lines.append("accepted \(incident) «\(source.currentExcerpt())»")
                 case .rejected(let reason, let location, let id):
-                    lines.append("rejected \(reason) at \(location) id \(id ?? "-") «\(source.currentExcerpt())» value \(source.currentValue(for: reason) ?? "-")")
+                    lines.append(
+                        "rejected \(reason) at \(location) id \(id ?? "-") «\(source.currentExcerpt())» value \(source.currentValue(for: reason) ?? "-")"
+                    )
                 }
             }
             lines.append("end")
@@ -171,9 +210,14 @@ struct JSONFastPathPropertyTests {
             }
             let window = round % 4 == 0 ? 1 << 20 : 8 + Int(rng.next() % 200)
             let reads = round % 5 == 0 ? .max : 1 + Int(rng.next() % 64)
-            let fast = JSONFastPathPropertyTests.transcript(bytes, shape: shape, options: options, window: window, reads: reads, reference: false)
-            let slow = JSONFastPathPropertyTests.transcript(bytes, shape: shape, options: options, window: window, reads: reads, reference: true)
-            #expect(fast == slow, "round \(round), \(shape), window \(window), reads \(reads): \(String(decoding: bytes.prefix(400), as: UTF8.self))")
+            let fast = JSONFastPathPropertyTests.transcript(
+                bytes, shape: shape, options: options, window: window, reads: reads, reference: false)
+            let slow = JSONFastPathPropertyTests.transcript(
+                bytes, shape: shape, options: options, window: window, reads: reads, reference: true)
+            #expect(
+                fast == slow,
+                "round \(round), \(shape), window \(window), reads \(reads): \(String(decoding: bytes.prefix(400), as: UTF8.self))"
+            )
             if slow.last?.hasPrefix("error") == true { broken += 1 }
             records += slow.filter { $0.hasPrefix("accepted") || $0.hasPrefix("rejected") }.count
         }
@@ -211,12 +255,18 @@ struct JSONFastPathPropertyTests {
             }
             var bytes = round % 3 == 0 ? JSONFastPathPropertyTests.damage(text, &rounds) : Array(text.utf8)
             // A record followed by more input, as it lies in a read buffer.
-            if round % 5 == 0 { bytes += Array(JSONFastPathPropertyTests.pick([",\n{\"a\":1}", " ]", "\n", "x", ""], &rounds).utf8) }
+            if round % 5 == 0 {
+                bytes += Array(JSONFastPathPropertyTests.pick([",\n{\"a\":1}", " ]", "\n", "x", ""], &rounds).utf8)
+            }
             let maxDepth = round % 7 == 0 ? 1 + Int(rounds.next() % 4) : 64
             for prefix in [false, true] {
-                let fast = JSONFastPathPropertyTests.tapeTranscript(bytes, maxDepth: maxDepth, prefix: prefix, reference: false)
-                let general = JSONFastPathPropertyTests.tapeTranscript(bytes, maxDepth: maxDepth, prefix: prefix, reference: true)
-                #expect(fast == general, "round \(round), prefix \(prefix), depth \(maxDepth): \(String(decoding: bytes, as: UTF8.self))")
+                let fast = JSONFastPathPropertyTests.tapeTranscript(
+                    bytes, maxDepth: maxDepth, prefix: prefix, reference: false)
+                let general = JSONFastPathPropertyTests.tapeTranscript(
+                    bytes, maxDepth: maxDepth, prefix: prefix, reference: true)
+                #expect(
+                    fast == general,
+                    "round \(round), prefix \(prefix), depth \(maxDepth): \(String(decoding: bytes, as: UTF8.self))")
                 if !general.hasPrefix("failure") { accepted += 1 }
             }
         }
@@ -228,11 +278,13 @@ struct JSONFastPathPropertyTests {
     func skipPositions() throws {
         // Newlines inside and outside strings, an escaped quote and an escaped newline in a skipped
         // node, then a structural error whose position must be the same.
-        let doc = "{\"timeline\":{\"u1\":{\"a\":\"x\\\"}\\\n\",\n\"b\":[1,2,{\"c\":\"\n\"}]},\n \"u2\":{}},\n\"posts\":{\"p\":{\"lat\":1} \"q\":{}}}"
+        let doc =
+            "{\"timeline\":{\"u1\":{\"a\":\"x\\\"}\\\n\",\n\"b\":[1,2,{\"c\":\"\n\"}]},\n \"u2\":{}},\n\"posts\":{\"p\":{\"lat\":1} \"q\":{}}}"
         var messages: [String] = []
         for reference in [false, true] {
-            let lines = JSONFastPathPropertyTests.transcript(Array(doc.utf8), shape: .watchMeExport, options: ReaderOptions(),
-                                                            window: 1 << 20, reads: .max, reference: reference)
+            let lines = JSONFastPathPropertyTests.transcript(
+                Array(doc.utf8), shape: .watchMeExport, options: ReaderOptions(),
+                window: 1 << 20, reads: .max, reference: reference)
             messages.append(lines.last ?? "")
         }
         #expect(messages[0] == messages[1])

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §2.1: every JSON input shape, detected from content.
@@ -11,7 +12,8 @@ struct JSONShapeTests {
     func wholeExport() throws {
         let result = try ingest(try fixture("watchme-whole.json"))
         #expect(result.report.format == "json/watchme-export")
-        #expect(result.report.records == 4, "4 posts; the 5 fan-out copies and users-follow coordinates are not records")
+        #expect(
+            result.report.records == 4, "4 posts; the 5 fan-out copies and users-follow coordinates are not records")
         #expect(result.report.accepted == 2)
         #expect(result.incidents.map(\.key) == ["-Lpost0000000000001", "-Lpost0000000000002"])
         let first = try #require(result.incident("-Lpost0000000000001"))
@@ -40,7 +42,9 @@ struct JSONShapeTests {
     @Test("WatchMe export whose posts node is null or empty has no records")
     func emptyPosts() throws {
         let dir = try TempDir()
-        for text in [#"{"users": {"u": {"name": "x"}}, "posts": null}"#, #"{"posts": {}, "timeline": {}}"#, #"{"posts": []}"#] {
+        for text in [
+            #"{"users": {"u": {"name": "x"}}, "posts": null}"#, #"{"posts": {}, "timeline": {}}"#, #"{"posts": []}"#
+        ] {
             let result = try ingest(try dir.file("e.json", text))
             #expect(result.report.format == "json/watchme-export")
             #expect(result.report.records == 0)
@@ -107,9 +111,11 @@ struct JSONShapeTests {
     func ndjsonBadFirstLine() throws {
         let dir = try TempDir()
         let good = #"{"id": "n2", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
-        for (name, first) in [("syntax", #"{"id": "n1", "latitude": 53.7,, "longitude": -1.8}"#),
-                              ("unclosed", #"{"id": "n1", "latitude": 53.7"#),
-                              ("bad string", #"{"id": "n1", "latit"#)] {
+        for (name, first) in [
+            ("syntax", #"{"id": "n1", "latitude": 53.7,, "longitude": -1.8}"#),
+            ("unclosed", #"{"id": "n1", "latitude": 53.7"#),
+            ("bad string", #"{"id": "n1", "latit"#)
+        ] {
             let result = try ingest(try dir.file(name + ".ndjson", first + "\n\n" + good + "\n"))
             #expect(result.report.format == "json/ndjson", "\(name)")
             #expect(result.reasons == ["1": "malformed_record"], "\(name)")
@@ -123,7 +129,8 @@ struct JSONShapeTests {
     func ndjsonCRLF() throws {
         let dir = try TempDir()
         let line = #"{"id": "c1", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}"#
-        let text = "\u{FEFF}" + line + "\r\n\r\n" + line.replacingOccurrences(of: "c1", with: "c2") + "\r\n"
+        let text =
+            "\u{FEFF}" + line + "\r\n\r\n" + line.replacingOccurrences(of: "c1", with: "c2") + "\r\n"
             + "not json\r\n" + line.replacingOccurrences(of: "c1", with: "c4") + "\r\n"
         let result = try ingest(try dir.file("crlf.ndjson", text))
         #expect(result.report.format == "json/ndjson")
@@ -167,9 +174,12 @@ struct JSONShapeTests {
         let result = try ingest(try dir.file("late-type.json", text))
         #expect(result.report.format == "json/geojson")
         #expect(result.incidents.map(\.key) == ["a"])
-        #expect(result.reasons == ["features[1]": "missing_coordinates", "features[2]": "invalid_coordinates",
-                                   "features[3]": "invalid_coordinates", "features[4]": "missing_coordinates",
-                                   "features[5]": "missing_time", "features[6]": "malformed_record"])
+        #expect(
+            result.reasons == [
+                "features[1]": "missing_coordinates", "features[2]": "invalid_coordinates",
+                "features[3]": "invalid_coordinates", "features[4]": "missing_coordinates",
+                "features[5]": "missing_time", "features[6]": "malformed_record"
+            ])
     }
 
     @Test("a single top-level incident object")
@@ -193,7 +203,8 @@ struct JSONShapeTests {
         #expect(lonOnly.report.records == 1)
         #expect(lonOnly.rejects.map(\.reason) == ["missing_coordinates"])
         // `type` that is not FeatureCollection does not make GeoJSON.
-        let typed = try ingest(try dir.file("typed.json", #"{"type": "Feature", "k1": {"lat": 1, "lon": 2, "time": 1530000000}}"#))
+        let typed = try ingest(
+            try dir.file("typed.json", #"{"type": "Feature", "k1": {"lat": 1, "lon": 2, "time": 1530000000}}"#))
         #expect(typed.report.format == "json/id-map")
         #expect(typed.reasons == ["type": "malformed_record"])
         #expect(typed.incidents.map(\.key) == ["k1"])
@@ -227,7 +238,8 @@ struct JSONShapeTests {
     @Test("escaped member names and string values are decoded")
     func escapes() throws {
         let dir = try TempDir()
-        let text = #"{"posts": {"p\u002d1": {"lat\u0069tude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "tab\there \"quoted\" \u00e9 \ud83d\udea8"}}}"#
+        let text =
+            #"{"posts": {"p\u002d1": {"lat\u0069tude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "tab\there \"quoted\" \u00e9 \ud83d\udea8"}}}"#
         let result = try ingest(try dir.file("esc.json", text))
         let incident = try #require(result.incident("p-1"))
         #expect(incident.lat == 53.7)

@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §4: keys — source ids, `--source` prefixes, derived keys of id-less records with their
@@ -41,10 +42,12 @@ struct KeyTests {
     func shortestText() throws {
         let dir = try TempDir()
         // The same numbers spelled differently, and no category (an empty field in the content).
-        let path = try dir.file("spell.csv", "latitude,longitude,timestamp\n"
-            + "53.5974,-1.550626,1530403200\n"
-            + "53.59740,-1.5506260,2018-07-01T00:00:00Z\n"
-            + "5.35974e1,-1.5506260000,2018-07-01T01:00:00+01:00\n")
+        let path = try dir.file(
+            "spell.csv",
+            "latitude,longitude,timestamp\n"
+                + "53.5974,-1.550626,1530403200\n"
+                + "53.59740,-1.5506260,2018-07-01T00:00:00Z\n"
+                + "5.35974e1,-1.5506260000,2018-07-01T01:00:00+01:00\n")
         let keys = try ingest(path).incidents.map(\.key)
         let hex = hex16("1530403200|53.5974|-1.550626|")
         #expect(keys == ["h:\(hex):1", "h:\(hex):2", "h:\(hex):3"])
@@ -54,11 +57,13 @@ struct KeyTests {
     func keyContent() throws {
         let dir = try TempDir()
         // Different description, handled and attributes: still the same content for the key.
-        let path = try dir.file("content.csv", "latitude,longitude,timestamp,category,description,handled,note\n"
-            + "53.7,-1.8,1530000000,theft,a,yes,x\n"
-            + "53.7,-1.8,1530000000,theft,b,no,y\n"
-            + "53.7,-1.8,1530000000,Theft,a,yes,x\n"
-            + "53.7,-1.8,1530000001,theft,a,yes,x\n")
+        let path = try dir.file(
+            "content.csv",
+            "latitude,longitude,timestamp,category,description,handled,note\n"
+                + "53.7,-1.8,1530000000,theft,a,yes,x\n"
+                + "53.7,-1.8,1530000000,theft,b,no,y\n"
+                + "53.7,-1.8,1530000000,Theft,a,yes,x\n"
+                + "53.7,-1.8,1530000001,theft,a,yes,x\n")
         let keys = try ingest(path).incidents.map(\.key)
         let theft = hex16("1530000000|53.7|-1.8|theft")
         let capital = hex16("1530000000|53.7|-1.8|Theft")
@@ -71,7 +76,9 @@ struct KeyTests {
         let dir = try TempDir()
         let asb = ",2018-07,WY,-1.550626,53.5974,Anti-social behaviour\n"
         let other = ",2018-07,WY,-1.55,53.59,Anti-social behaviour\n"
-        let path = try dir.file("dups.csv", Self.header + asb + other + asb + "x1,2018-07,WY,-1.550626,53.5974,Anti-social behaviour\n" + asb + other)
+        let path = try dir.file(
+            "dups.csv",
+            Self.header + asb + other + asb + "x1,2018-07,WY,-1.550626,53.5974,Anti-social behaviour\n" + asb + other)
         let keys = try ingest(path).incidents.map(\.key)
         let a = hex16("1530403200|53.5974|-1.550626|Anti-social behaviour")
         let b = hex16("1530403200|53.59|-1.55|Anti-social behaviour")
@@ -80,7 +87,8 @@ struct KeyTests {
         // Ordinals restart with every file: ingesting it again gives the same keys.
         #expect(try ingest(path).incidents.map(\.key) == keys)
         // A rejected record does not take an ordinal.
-        let withReject = try dir.file("dups2.csv", Self.header + asb + ",2018-07,WY,,53.5974,Anti-social behaviour\n" + asb)
+        let withReject = try dir.file(
+            "dups2.csv", Self.header + asb + ",2018-07,WY,,53.5974,Anti-social behaviour\n" + asb)
         #expect(try ingest(withReject).incidents.map(\.key) == ["h:\(a):1", "h:\(a):2"])
     }
 
@@ -105,7 +113,10 @@ struct KeyTests {
         let t = try ingest(tuesday, options: options)
         let mSHA = try FileDigest.sha256(path: monday).hex
         let tSHA = try FileDigest.sha256(path: tuesday).hex
-        #expect(m.incidents.map(\.key) == ["h:54a9ccf0703064f4:1:\(mSHA.prefix(16))", "h:54a9ccf0703064f4:2:\(mSHA.prefix(16))"])
+        #expect(
+            m.incidents.map(\.key) == [
+                "h:54a9ccf0703064f4:1:\(mSHA.prefix(16))", "h:54a9ccf0703064f4:2:\(mSHA.prefix(16))"
+            ])
         #expect(t.incidents.map(\.key) == ["h:54a9ccf0703064f4:1:\(tSHA.prefix(16))", "id-7"])
 
         // Into one table: the same-looking row of Tuesday is a new incident, not a duplicate.
@@ -143,10 +154,14 @@ struct KeyTests {
     @Test("duplicate vs update through IncidentColumnsBuilder, field by field")
     func duplicateVersusUpdate() throws {
         let dir = try TempDir()
-        let base = #"{"id": "p1", "latitude": 53.7, "longitude": -1.8, "timestamp": 1529971200, "category": "c", "policeArrived": false, "description": "d", "user": "u", "note": "n"}"#
+        let base =
+            #"{"id": "p1", "latitude": 53.7, "longitude": -1.8, "timestamp": 1529971200, "category": "c", "policeArrived": false, "description": "d", "user": "u", "note": "n"}"#
         let variants: [(String, String)] = [
             ("same", base),
-            ("same, other member order", #"{"note": "n", "user": "u", "description": "d", "policeArrived": false, "category": "c", "timestamp": 1529971200, "longitude": -1.8, "latitude": 53.7, "id": "p1"}"#),
+            (
+                "same, other member order",
+                #"{"note": "n", "user": "u", "description": "d", "policeArrived": false, "category": "c", "timestamp": 1529971200, "longitude": -1.8, "latitude": 53.7, "id": "p1"}"#
+            ),
             ("description", base.replacingOccurrences(of: #""description": "d""#, with: #""description": "edited""#)),
             ("handled", base.replacingOccurrences(of: "false", with: "true")),
             ("handled unknown", base.replacingOccurrences(of: #""policeArrived": false, "#, with: "")),
@@ -158,7 +173,7 @@ struct KeyTests {
             ("category", base.replacingOccurrences(of: #""category": "c""#, with: #""category": "C""#)),
             ("user", base.replacingOccurrences(of: #""user": "u""#, with: #""user": "v""#)),
             ("attribute", base.replacingOccurrences(of: #""note": "n""#, with: #""note": "m""#)),
-            ("attribute removed", base.replacingOccurrences(of: #", "note": "n""#, with: "")),
+            ("attribute removed", base.replacingOccurrences(of: #", "note": "n""#, with: ""))
         ]
         for (name, variant) in variants {
             var builder = IncidentColumnsBuilder()
@@ -179,8 +194,14 @@ struct KeyTests {
     func laterWins() throws {
         let dir = try TempDir()
         var builder = IncidentColumnsBuilder(groupBy: "ward")
-        let a = try dir.file("a.json", #"{"posts": {"p1": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "policeArrived": false, "ward": "Town"}}}"#)
-        let b = try dir.file("b.json", #"{"posts": {"p1": {"latitude": 53.8, "longitude": -1.9, "timestamp": 1530000600, "policeArrived": true, "ward": "Park"}}}"#)
+        let a = try dir.file(
+            "a.json",
+            #"{"posts": {"p1": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "policeArrived": false, "ward": "Town"}}}"#
+        )
+        let b = try dir.file(
+            "b.json",
+            #"{"posts": {"p1": {"latitude": 53.8, "longitude": -1.9, "timestamp": 1530000600, "policeArrived": true, "ward": "Park"}}}"#
+        )
         _ = try ingest(a, into: &builder)
         #expect(builder.columns.groupValues[Int(builder.columns.group[0])] == "Town")
         let second = try ingest(b, into: &builder)
@@ -198,8 +219,10 @@ struct KeyTests {
     @Test("the same key twice in one file: the second is a duplicate or an update of the first")
     func sameKeyInOneFile() throws {
         let dir = try TempDir()
-        let path = try dir.file("twice.csv", "id,latitude,longitude,timestamp,description\n"
-            + "k,53.7,-1.8,1530000000,a\nk,53.7,-1.8,1530000000,a\nk,53.7,-1.8,1530000000,b\n")
+        let path = try dir.file(
+            "twice.csv",
+            "id,latitude,longitude,timestamp,description\n"
+                + "k,53.7,-1.8,1530000000,a\nk,53.7,-1.8,1530000000,a\nk,53.7,-1.8,1530000000,b\n")
         var builder = IncidentColumnsBuilder()
         let result = try ingest(path, into: &builder)
         #expect(result.report.inserted == 1 && result.report.duplicates == 1 && result.report.updated == 1)
@@ -209,8 +232,10 @@ struct KeyTests {
     @Test("a map id and an array id of the same text are the same key")
     func keyAcrossShapes() throws {
         let dir = try TempDir()
-        let map = try dir.file("map.json", #"{"posts": {"-Kx": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}}}"#)
-        let array = try dir.file("array.json", #"[{"postId": "-Kx", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}]"#)
+        let map = try dir.file(
+            "map.json", #"{"posts": {"-Kx": {"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}}}"#)
+        let array = try dir.file(
+            "array.json", #"[{"postId": "-Kx", "latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000}]"#)
         var builder = IncidentColumnsBuilder()
         _ = try ingest(map, into: &builder)
         let second = try ingest(array, into: &builder)

@@ -1,5 +1,6 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchIngest
 
 /// The ingest's buffers on their own (the parsers' property tests exercise them only through
@@ -68,26 +69,30 @@ struct OwnedBuffersTests {
     }
 
     @Test func aParsedBlockKeepsItsIncidentsInOrderUntilReleased() {
-        let block = ParsedBlock(bytes: {
-            var bytes = GrowableBuffer<UInt8>(capacity: 4)
-            bytes.append(repeating: ASCII.lf, count: 100_000)
-            return bytes
-        }())
+        let block = ParsedBlock(
+            bytes: {
+                var bytes = GrowableBuffer<UInt8>(capacity: 4)
+                bytes.append(repeating: ASCII.lf, count: 100_000)
+                return bytes
+            }())
         #expect(block.unsafeBytes.count == 100_000)
         for i in 0..<5_000 {
-            block.append(Incident(key: "k\(i)", time: Int64(i), precision: .second, lat: 1, lon: 2,
-                                  category: i % 2 == 0 ? "burglary" : nil),
-                         key: i % 3 == 0 ? .idless(digest: UInt64(i)) : .id)
+            block.append(
+                Incident(
+                    key: "k\(i)", time: Int64(i), precision: .second, lat: 1, lon: 2,
+                    category: i % 2 == 0 ? "burglary" : nil),
+                key: i % 3 == 0 ? .idless(digest: UInt64(i)) : .id)
             if i == 2_500 { block.append(ParsedBlock.Reject(reason: .invalidTime, line: 9, idHint: nil, excerpt: nil)) }
         }
         #expect(block.acceptedCount == 5_000)
         #expect(block.rejects.map(\.acceptedBefore) == [2_501])
         let incidents = block.incidents.unsafeBaseAddress, keys = block.keys.unsafeBaseAddress
         #expect((0..<5_000).allSatisfy { incidents[$0].key == "k\($0)" && incidents[$0].time == Int64($0) })
-        #expect((0..<5_000).allSatisfy { i in
-            if case .idless(let digest) = keys[i] { return i % 3 == 0 && digest == UInt64(i) }
-            return i % 3 != 0
-        })
+        #expect(
+            (0..<5_000).allSatisfy { i in
+                if case .idless(let digest) = keys[i] { return i % 3 == 0 && digest == UInt64(i) }
+                return i % 3 != 0
+            })
         block.release()
         #expect(block.acceptedCount == 0 && block.rejects.isEmpty && block.unsafeBytes.isEmpty)
     }

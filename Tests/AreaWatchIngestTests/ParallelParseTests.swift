@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// The parallel CSV parse (blocks cut at line feeds outside quotes, parsed on 2 or 8 threads)
@@ -18,8 +19,10 @@ struct ParallelParseTests {
     }
 
     /// One thread with no pipelining is the reference; `threads` > 1 takes the parallel path.
-    static func ingest(_ path: String, threads: Int, blockBytes: Int = 2 << 20, reader: ReaderOptions = ReaderOptions(),
-                       scratch: TempDir) throws -> Outcome {
+    static func ingest(
+        _ path: String, threads: Int, blockBytes: Int = 2 << 20, reader: ReaderOptions = ReaderOptions(),
+        scratch: TempDir
+    ) throws -> Outcome {
         var options = IngestOptions(reader: reader)
         options.pipelined = threads > 1
         options.parseThreads = threads
@@ -28,11 +31,13 @@ struct ParallelParseTests {
         let rejects = try RejectsWriter(path: rejectsPath)
         var sink = CollectingSink()
         do {
-            let report = try FileIngester.ingest(path: path, sha256: String(repeating: "ab", count: 32), bytes: 0,
-                                                 options: options, into: &sink, rejects: rejects)
+            let report = try FileIngester.ingest(
+                path: path, sha256: String(repeating: "ab", count: 32), bytes: 0,
+                options: options, into: &sink, rejects: rejects)
             try rejects.commit()
-            return Outcome(report: report, incidents: sink.incidents,
-                           rejects: try String(contentsOfFile: rejectsPath, encoding: .utf8), error: nil)
+            return Outcome(
+                report: report, incidents: sink.incidents,
+                rejects: try String(contentsOfFile: rejectsPath, encoding: .utf8), error: nil)
         } catch let error as InputError {
             return Outcome(report: nil, incidents: [], rejects: "", error: error.description)
         }
@@ -40,8 +45,10 @@ struct ParallelParseTests {
 
     /// The same file through every configuration: 2 and 8 threads, blocks from one byte (every
     /// block grows or falls back) to the default.
-    static func expectSame(_ path: String, reader: ReaderOptions = ReaderOptions(), scratch: TempDir,
-                           blocks: [Int] = [1, 97, 4096, 2 << 20]) throws {
+    static func expectSame(
+        _ path: String, reader: ReaderOptions = ReaderOptions(), scratch: TempDir,
+        blocks: [Int] = [1, 97, 4096, 2 << 20]
+    ) throws {
         let one = try ingest(path, threads: 1, reader: reader, scratch: scratch)
         for threads in [2, 8] {
             for block in blocks {
@@ -82,12 +89,16 @@ struct ParallelParseTests {
         let ids = ["", "", "a1", "a2", "\"a\"\"3\"", "a4"]
         let times = ["2018-07-01T10:00:00Z", "2017-07-02", "\"2016-07-03 12:00\"", "garbage", "", "2018-13-40"]
         let coordinates = ["53.7,-1.8", "\"53.71\",\"-1.81\"", "0,0", "91,0", ",", "53.72,-1.79"]
-        let notes = ["plain", "\"quoted, with comma\"", "\"multi\nline\"", "\"crlf\r\ninside\"", "\"doubled \"\" quote\"",
-                     "stray\"quote", "\"closed\"after", String(repeating: "x", count: 150), "nul\u{0}byte", ""]
+        let notes = [
+            "plain", "\"quoted, with comma\"", "\"multi\nline\"", "\"crlf\r\ninside\"", "\"doubled \"\" quote\"",
+            "stray\"quote", "\"closed\"after", String(repeating: "x", count: 150), "nul\u{0}byte", ""
+        ]
         let ends = ["\n", "\n", "\r\n", "\n\n", "\r\n\r\n"]
         for _ in 0..<rows {
-            var fields = [pick(ids), pick(times), pick(coordinates), pick(["burglary", "\"theft\"", "", "vehicle-crime"]),
-                          pick(notes)]
+            var fields = [
+                pick(ids), pick(times), pick(coordinates), pick(["burglary", "\"theft\"", "", "vehicle-crime"]),
+                pick(notes)
+            ]
             if random.next() % 17 == 0 { fields.append("extra") }
             if random.next() % 19 == 0 { fields.removeLast(2) }
             text += fields.joined(separator: ",") + pick(ends)
@@ -111,8 +122,9 @@ struct ParallelParseTests {
             options.parseThreads = threads
             options.parallelBlockBytes = 4096
             var builder = IncidentColumnsBuilder()
-            _ = try FileIngester.ingest(path: path, sha256: "", bytes: 0, options: options, into: &builder, rejects: nil)
-            let parameters = QueryParameters(asOf: 1_546_300_799)  // 2018-12-31T23:59:59Z
+            _ = try FileIngester.ingest(
+                path: path, sha256: "", bytes: 0, options: options, into: &builder, rejects: nil)
+            let parameters = QueryParameters(asOf: 1_546_300_799) // 2018-12-31T23:59:59Z
             let index = IncidentIndex(columns: builder.columns, parameters: parameters)
             grids.append(index.grid(precision: 6).cells)
         }
@@ -125,7 +137,8 @@ struct ParallelParseTests {
     @Test func cutsAgreeWithABruteForceScan() {
         var random = SplitMix64(seed: 7)
         for _ in 0..<2000 {
-            let bytes = (0..<Int(random.next() % 40)).map { _ in [UInt8(ascii: "a"), 34, 10, 44][Int(random.next() % 4)] }
+            let bytes = (0..<Int(random.next() % 40)).map { _ in [UInt8(ascii: "a"), 34, 10, 44][Int(random.next() % 4)]
+            }
             var expected: Int?
             var quotes = 0
             for (i, b) in bytes.enumerated() {

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §3: every reject reason from hand-made records, the first reason in table order winning
@@ -15,26 +16,26 @@ struct RejectReasonTests {
         let result = try ingest(path)
         // line → (id, reason); line 1 is the header.
         let expected: [(line: Int, id: String, reason: String)] = [
-            (3, "", "malformed_record"),           // 4 fields for a 6-column header
+            (3, "", "malformed_record"), // 4 fields for a 6-column header
             (4, "no-lat", "missing_coordinates"),
             (5, "no-lon", "missing_coordinates"),
-            (6, "blank-lat", "missing_coordinates"),  // spaces only = empty
+            (6, "blank-lat", "missing_coordinates"), // spaces only = empty
             (7, "text-lat", "invalid_coordinates"),
             (8, "lat-91", "invalid_coordinates"),
             (9, "lon-181", "invalid_coordinates"),
             (10, "nan-lon", "invalid_coordinates"),
             (11, "null-island", "null_island"),
-            (12, "null-island-2", "null_island"),    // 0.000 and -0.0 are exactly 0
+            (12, "null-island-2", "null_island"), // 0.000 and -0.0 are exactly 0
             (13, "no-time", "missing_time"),
             (14, "bad-time", "invalid_time"),
-            (15, "year-0", "invalid_time"),           // before 0001-01-01
-            (16, "after-9999", "invalid_time"),       // 9999-12-31T23:59:59-01:00 is in year 10000 UTC
-            (17, "multi-1", "missing_coordinates"),   // + invalid time
-            (18, "multi-2", "invalid_coordinates"),   // + missing time
-            (19, "multi-3", "null_island"),           // + invalid time
-            (20, "multi-4", "missing_coordinates"),   // + invalid lon + missing time
-            (21, "", "malformed_record"),             // quoting error + invalid lat + missing time
-            (22, "", "malformed_record"),             // 7 fields + missing everything
+            (15, "year-0", "invalid_time"), // before 0001-01-01
+            (16, "after-9999", "invalid_time"), // 9999-12-31T23:59:59-01:00 is in year 10000 UTC
+            (17, "multi-1", "missing_coordinates"), // + invalid time
+            (18, "multi-2", "invalid_coordinates"), // + missing time
+            (19, "multi-3", "null_island"), // + invalid time
+            (20, "multi-4", "missing_coordinates"), // + invalid lon + missing time
+            (21, "", "malformed_record"), // quoting error + invalid lat + missing time
+            (22, "", "malformed_record") // 7 fields + missing everything
         ]
         #expect(result.rejects.map(\.record) == expected.map { String($0.line) })
         #expect(result.rejects.map(\.reason) == expected.map(\.reason))
@@ -44,10 +45,11 @@ struct RejectReasonTests {
         #expect(result.report.records == 24)
         #expect(result.report.accepted == 4)
         #expect(result.report.rejected == 20)
-        #expect(result.report.rejectsByReason == [
-            .malformedRecord: 3, .missingCoordinates: 5, .invalidCoordinates: 5, .nullIsland: 3,
-            .missingTime: 1, .invalidTime: 3,
-        ])
+        #expect(
+            result.report.rejectsByReason == [
+                .malformedRecord: 3, .missingCoordinates: 5, .invalidCoordinates: 5, .nullIsland: 3,
+                .missingTime: 1, .invalidTime: 3
+            ])
         #expect(result.incidents.map(\.key) == ["ok-1", "ok-2", "ok-3", "ok-4"])
         // The bounds themselves are valid: ±90, ±180, 0001-01-01T00:00:00Z, 9999-12-31T23:59:59Z.
         let ok2 = try #require(result.incident("ok-2"))
@@ -70,7 +72,7 @@ struct RejectReasonTests {
         let expected: [String: String] = [
             "[1]": "malformed_record", "[2]": "missing_coordinates", "[3]": "malformed_record",
             "[4]": "malformed_record", "[5]": "malformed_record", "[7]": "invalid_coordinates",
-            "[8]": "missing_coordinates",
+            "[8]": "missing_coordinates"
         ]
         #expect(result.reasons == expected)
         #expect(result.reject(at: "[2]")?.id == "e2")
@@ -86,7 +88,9 @@ struct RejectReasonTests {
     @Test("JSON: several problems in one record get the first reason in table order")
     func jsonFirstReasonWins() throws {
         let dir = try TempDir()
-        let path = try dir.file("multi.json", """
+        let path = try dir.file(
+            "multi.json",
+            """
             [
               {"id": "a", "longitude": "east", "timestamp": "never"},
               {"id": "b", "latitude": 100, "longitude": 0},
@@ -100,11 +104,12 @@ struct RejectReasonTests {
             ]
             """)
         let result = try ingest(path)
-        #expect(result.reasons == [
-            "[0]": "missing_coordinates", "[1]": "invalid_coordinates", "[2]": "null_island",
-            "[3]": "null_island", "[4]": "missing_time", "[5]": "invalid_time", "[6]": "invalid_time",
-            "[7]": "missing_coordinates", "[8]": "invalid_coordinates",
-        ])
+        #expect(
+            result.reasons == [
+                "[0]": "missing_coordinates", "[1]": "invalid_coordinates", "[2]": "null_island",
+                "[3]": "null_island", "[4]": "missing_time", "[5]": "invalid_time", "[6]": "invalid_time",
+                "[7]": "missing_coordinates", "[8]": "invalid_coordinates"
+            ])
         #expect(result.rejects.map(\.id) == ["a", "b", "c", "d", "e", "f", "g", "h", "i"])
         #expect(result.report.accepted == 0)
     }
@@ -115,7 +120,8 @@ struct RejectReasonTests {
         let dir = try TempDir()
         let big = String(repeating: "x", count: 1_200_000)
         let fine = String(repeating: "y", count: 900_000)
-        let text = "id,latitude,longitude,timestamp,description\n"
+        let text =
+            "id,latitude,longitude,timestamp,description\n"
             + "before,53.7,-1.8,1530000000,short\n"
             + "huge,53.7,-1.8,1530000000,\(big)\n"
             + "after,53.7,-1.8,1530000000,short\n"
@@ -132,8 +138,9 @@ struct RejectReasonTests {
     @Test("a CSV record over 1 MiB inside a quoted field with delimiters and newlines")
     func oversizedQuotedCSVRecord() throws {
         let dir = try TempDir()
-        let chunk = String(repeating: "ab,\"\"cd\n", count: 1 << 17)  // 1 MiB of commas, quotes, newlines
-        let text = "id,latitude,longitude,timestamp,description\n"
+        let chunk = String(repeating: "ab,\"\"cd\n", count: 1 << 17) // 1 MiB of commas, quotes, newlines
+        let text =
+            "id,latitude,longitude,timestamp,description\n"
             + "huge,53.7,-1.8,1530000000,\"\(chunk)\"\n"
             + "after,53.7,-1.8,1530000000,short\n"
         let result = try ingest(try dir.file("bigquoted.csv", text))
@@ -148,12 +155,13 @@ struct RejectReasonTests {
         let dir = try TempDir()
         let unquoted = String(repeating: "u", count: 5_000_000)
         let quoted = String(repeating: "q,\"\"\n", count: 1_000_000)
-        let text = "id,latitude,longitude,timestamp,description,category\n"
-            + "first,53.7,-1.8,1530000000,\(unquoted),cat\n"          // 2
-            + "second,53.7,-1.8,1530000000,\"\(quoted)\",cat\n"       // 3 … 1,000,003
-            + "third,53.7,-1.8,1530000000,short,cat\n"                 // 1,000,004
-            + "fourth,,-1.8,1530000000,\(unquoted)\n"                  // 1,000,005
-            + "fifth,53.7,-1.8,1530000000,short,cat\n"                 // 1,000,006
+        let text =
+            "id,latitude,longitude,timestamp,description,category\n"
+            + "first,53.7,-1.8,1530000000,\(unquoted),cat\n" // 2
+            + "second,53.7,-1.8,1530000000,\"\(quoted)\",cat\n" // 3 … 1,000,003
+            + "third,53.7,-1.8,1530000000,short,cat\n" // 1,000,004
+            + "fourth,,-1.8,1530000000,\(unquoted)\n" // 1,000,005
+            + "fifth,53.7,-1.8,1530000000,short,cat\n" // 1,000,006
         let result = try ingest(try dir.file("huge.csv", text))
         #expect(result.reasons == ["2": "malformed_record", "3": "malformed_record", "1000005": "malformed_record"])
         #expect(result.incidents.map(\.key) == ["third", "fifth"])
@@ -166,9 +174,12 @@ struct RejectReasonTests {
     func hugeNDJSONLine() throws {
         let dir = try TempDir()
         let post = #"{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "DESC"}"#
-        let lines = [post.replacingOccurrences(of: "DESC", with: "a"),
-                     post.replacingOccurrences(of: "DESC", with: String(repeating: "z", count: 5_000_000)),
-                     post.replacingOccurrences(of: "DESC", with: "c")].joined(separator: "\n") + "\n"
+        let lines =
+            [
+                post.replacingOccurrences(of: "DESC", with: "a"),
+                post.replacingOccurrences(of: "DESC", with: String(repeating: "z", count: 5_000_000)),
+                post.replacingOccurrences(of: "DESC", with: "c")
+            ].joined(separator: "\n") + "\n"
         let result = try ingest(try dir.file("huge.ndjson", lines))
         #expect(result.reasons == ["2": "malformed_record"])
         #expect(result.incidents.map(\.description) == ["a", "c"])
@@ -179,14 +190,16 @@ struct RejectReasonTests {
         let dir = try TempDir()
         let big = String(repeating: "z", count: 1_200_000)
         let post = #"{"latitude": 53.7, "longitude": -1.8, "timestamp": 1530000000, "description": "DESC"}"#
-        let array = "[" + post.replacingOccurrences(of: "DESC", with: "a") + ",\n"
+        let array =
+            "[" + post.replacingOccurrences(of: "DESC", with: "a") + ",\n"
             + post.replacingOccurrences(of: "DESC", with: big) + ",\n"
             + post.replacingOccurrences(of: "DESC", with: "c") + "]"
         let arrayResult = try ingest(try dir.file("big.json", array))
         #expect(arrayResult.reasons == ["[1]": "malformed_record"])
         #expect(arrayResult.incidents.count == 2)
 
-        let map = "{\"posts\": {\"p1\": " + post.replacingOccurrences(of: "DESC", with: "a") + ", \"p2\": "
+        let map =
+            "{\"posts\": {\"p1\": " + post.replacingOccurrences(of: "DESC", with: "a") + ", \"p2\": "
             + post.replacingOccurrences(of: "DESC", with: big) + ", \"p3\": "
             + post.replacingOccurrences(of: "DESC", with: "c") + "}}"
         let mapResult = try ingest(try dir.file("bigmap.json", map))
@@ -194,8 +207,11 @@ struct RejectReasonTests {
         #expect(mapResult.reject(at: "posts.p2")?.id == "p2")
         #expect(mapResult.incidents.map(\.key) == ["p1", "p3"])
 
-        let lines = [post.replacingOccurrences(of: "DESC", with: "a"), post.replacingOccurrences(of: "DESC", with: big),
-                     post.replacingOccurrences(of: "DESC", with: "c")].joined(separator: "\n") + "\n"
+        let lines =
+            [
+                post.replacingOccurrences(of: "DESC", with: "a"), post.replacingOccurrences(of: "DESC", with: big),
+                post.replacingOccurrences(of: "DESC", with: "c")
+            ].joined(separator: "\n") + "\n"
         let ndjson = try ingest(try dir.file("big.ndjson", lines))
         #expect(ndjson.report.format == "json/ndjson")
         #expect(ndjson.reasons == ["2": "malformed_record"])

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// The spool that holds a file's rejects until its commit reads back exactly what was added,
@@ -18,8 +19,9 @@ struct RejectSpoolTests {
         return (0..<count).map { _ in
             // Now and then a long field: a row may straddle the spool's read chunks.
             let long = rng.next() % 2000 == 0
-            return RejectSpool.Row(record: long ? text(200_000) : text(12), id: rng.next() % 3 == 0 ? nil : text(20),
-                                   reason: RejectReason.allCases[Int(rng.next() % 6)], excerpt: text(200))
+            return RejectSpool.Row(
+                record: long ? text(200_000) : text(12), id: rng.next() % 3 == 0 ? nil : text(20),
+                reason: RejectReason.allCases[Int(rng.next() % 6)], excerpt: text(200))
         }
     }
 
@@ -29,8 +31,9 @@ struct RejectSpoolTests {
         return rows
     }
 
-    @Test("rows read back as added: a few in memory, many spilled to the temporary file",
-          arguments: [10, 3_000, 40_000])
+    @Test(
+        "rows read back as added: a few in memory, many spilled to the temporary file",
+        arguments: [10, 3_000, 40_000])
     func roundTrip(count: Int) throws {
         let dir = try TempDir()
         let spool = RejectSpool(folder: dir.path)

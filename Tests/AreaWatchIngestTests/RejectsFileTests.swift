@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §3: the rejects file `source,record,id,reason,excerpt` — RFC 4180 quoting, excerpts of
@@ -45,9 +46,10 @@ struct RejectsFileTests {
     func excerptLength() throws {
         let dir = try TempDir()
         let ascii = String(repeating: "a", count: 500)
-        let accented = String(repeating: "é", count: 300)  // 2 bytes each
-        let emoji = String(repeating: "🚨", count: 250)   // 4 bytes each
-        let text = "id,latitude,longitude,timestamp,description\n"
+        let accented = String(repeating: "é", count: 300) // 2 bytes each
+        let emoji = String(repeating: "🚨", count: 250) // 4 bytes each
+        let text =
+            "id,latitude,longitude,timestamp,description\n"
             + "r1,,-1.8,1530000000,\(ascii)\n"
             + "r2,,-1.8,1530000000,\(accented)\n"
             + "r3,,-1.8,1530000000,\(emoji)\n"
@@ -67,7 +69,8 @@ struct RejectsFileTests {
     func jsonExcerpt() throws {
         let dir = try TempDir()
         let long = String(repeating: "ü", count: 400)
-        let record = #"{"id": "j1", "latitude": 91, "longitude": 1, "timestamp": 1530000000, "description": "\#(long)"}"#
+        let record =
+            #"{"id": "j1", "latitude": 91, "longitude": 1, "timestamp": 1530000000, "description": "\#(long)"}"#
         let result = try ingest(try dir.file("long.json", "[" + record + "]"))
         let row = try #require(result.reject(at: "[0]"))
         #expect(row.reason == "invalid_coordinates")
@@ -79,13 +82,14 @@ struct RejectsFileTests {
     @Test("CSV: the 1-based line where the record starts, counting blank lines and multi-line records")
     func csvLineLocators() throws {
         let dir = try TempDir()
-        let text = "id,latitude,longitude,timestamp,description\n"
-            + "\n"                                                  // 2 blank
-            + "a,,1,1530000000,\"one\ntwo\nthree\"\n"                // 3-5
-            + "b,,1,1530000000,x\n"                                 // 6
-            + "\n\n"                                                // 7-8
-            + "c,1,1,1530000000,\"x\r\ny\"\r\n"                     // 9-10
-            + "d,,1,1530000000,x"                                   // 11, no final newline
+        let text =
+            "id,latitude,longitude,timestamp,description\n"
+            + "\n" // 2 blank
+            + "a,,1,1530000000,\"one\ntwo\nthree\"\n" // 3-5
+            + "b,,1,1530000000,x\n" // 6
+            + "\n\n" // 7-8
+            + "c,1,1,1530000000,\"x\r\ny\"\r\n" // 9-10
+            + "d,,1,1530000000,x" // 11, no final newline
         let result = try ingest(try dir.file("lines.csv", text))
         #expect(result.rejects.map(\.record) == ["3", "6", "11"])
         #expect(result.rejects.map(\.id) == ["a", "b", "d"])
@@ -109,8 +113,11 @@ struct RejectsFileTests {
     @Test("WatchMe export: posts.<id>")
     func watchMeLocators() throws {
         let result = try ingest(try fixture("watchme-whole.json"))
-        #expect(result.reasons == ["posts.-Lpost0000000000003": "null_island",
-                                   "posts.-Lpost0000000000004": "malformed_record"])
+        #expect(
+            result.reasons == [
+                "posts.-Lpost0000000000003": "null_island",
+                "posts.-Lpost0000000000004": "malformed_record"
+            ])
         // Ids beginning with "-" are written spreadsheet-safe (SPEC §8); the locator begins with "posts.".
         #expect(result.reject(at: "posts.-Lpost0000000000003")?.id == "'-Lpost0000000000003")
         #expect(result.reject(at: "posts.-Lpost0000000000004")?.id == "'-Lpost0000000000004")
@@ -135,8 +142,11 @@ struct RejectsFileTests {
     @Test("GeoJSON: features[i], 0-based")
     func featureLocators() throws {
         let result = try ingest(try fixture("features.geojson"))
-        #expect(result.reasons == ["features[1]": "invalid_coordinates", "features[2]": "missing_coordinates",
-                                   "features[6]": "null_island", "features[7]": "invalid_coordinates"])
+        #expect(
+            result.reasons == [
+                "features[1]": "invalid_coordinates", "features[2]": "missing_coordinates",
+                "features[6]": "null_island", "features[7]": "invalid_coordinates"
+            ])
         #expect(result.reject(at: "features[1]")?.id == "f-1")
         #expect(result.reject(at: "features[2]")?.id == "f-2")
     }
@@ -155,8 +165,9 @@ struct RejectsFileTests {
             var sink = CollectingSink()
             let digest = try FileDigest.sha256(path: path)
             do {
-                _ = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
-                                            into: &sink, rejects: writer)
+                _ = try FileIngester.ingest(
+                    path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
+                    into: &sink, rejects: writer)
                 try writer.endFile()
             } catch is InputError {
                 writer.discardFile()
@@ -166,7 +177,10 @@ struct RejectsFileTests {
         #expect(writer.count == 1)
         try writer.commit()
         let rows = SimpleCSV.rows(try String(contentsOfFile: rejectsPath, encoding: .utf8))
-        #expect(rows.map(\.fields) == [["source", "record", "id", "reason", "excerpt"],
-                                       [good, "2", "g1", "missing_coordinates", "g1,,1,1530000000"]])
+        #expect(
+            rows.map(\.fields) == [
+                ["source", "record", "id", "reason", "excerpt"],
+                [good, "2", "g1", "missing_coordinates", "g1,,1,1530000000"]
+            ])
     }
 }

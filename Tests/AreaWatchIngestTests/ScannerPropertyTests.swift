@@ -1,6 +1,7 @@
-import Testing
-import Foundation
 import AreaWatchCore
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// Property tests of the ingest hot paths against plain reference code: the CSV scanner (its
@@ -10,7 +11,9 @@ struct ScannerPropertyTests {
     /// Field text drawn to sit stop bytes at every offset of an eight-byte word, next to bytes
     /// that differ from them by one bit or one value (`+` `-` `!` `#` `:` `<` VT), and beside
     /// multi-byte UTF-8 (bytes ≥ 0x80, which the zero-byte test must not mark).
-    private static let plain: [String] = ["a", "Z", "0", "+", "-", "!", "#", ":", "<", "\u{0B}", "\r", " ", "é", "€", "\u{7F}"]
+    private static let plain: [String] = [
+        "a", "Z", "0", "+", "-", "!", "#", ":", "<", "\u{0B}", "\r", " ", "é", "€", "\u{7F}"
+    ]
 
     private static func randomField(_ rng: inout SplitMix64, delimiter: String) -> (text: String, raw: String) {
         let length = Int(rng.next() % 20)
@@ -34,7 +37,9 @@ struct ScannerPropertyTests {
         return (text, raw)
     }
 
-    @Test("CSV scanner fields equal an independent reader: random fields, three delimiters, LF and CRLF, reads of 1–97 bytes")
+    @Test(
+        "CSV scanner fields equal an independent reader: random fields, three delimiters, LF and CRLF, reads of 1–97 bytes"
+    )
     func scannerAgainstReference() throws {
         var rng = SplitMix64(seed: 0x5CA7)
         for round in 0..<60 {
@@ -49,8 +54,9 @@ struct ScannerPropertyTests {
             let expected = SimpleCSV.rows(text, delimiter: Unicode.Scalar(delimiter)!)
             let readLimit = round < 20 ? 1 + Int(rng.next() % 16) : 1 + Int(rng.next() % 97)
             let source = ByteSource(bytes: Array(text.utf8), name: "random.csv", readLimit: readLimit)
-            let scanner = CSVScanner(buffer: ChunkBuffer(source: source, chunkSize: 64), delimiter: delimiter.utf8.first!,
-                                     maxRecordBytes: 1 << 20)
+            let scanner = CSVScanner(
+                buffer: ChunkBuffer(source: source, chunkSize: 64), delimiter: delimiter.utf8.first!,
+                maxRecordBytes: 1 << 20)
             var got: [SimpleCSV.Row] = []
             while try scanner.next() {
                 #expect(!scanner.quotingError, "round \(round), line \(scanner.recordLine)")
@@ -71,8 +77,8 @@ struct ScannerPropertyTests {
         for i in 0..<400_000 {
             let digest: UInt64
             switch rng.next() % 10 {
-            case 0 where !seen.isEmpty: digest = seen[Int(rng.next() % UInt64(seen.count))]  // a repeat
-            case 1: digest = (rng.next() << 24) | 0x55_5555  // shares its low 24 bits with many others
+            case 0 where !seen.isEmpty: digest = seen[Int(rng.next() % UInt64(seen.count))] // a repeat
+            case 1: digest = (rng.next() << 24) | 0x55_5555 // shares its low 24 bits with many others
             case 2: digest = i % 1000 == 0 ? 0 : rng.next()
             default: digest = rng.next()
             }
@@ -84,6 +90,6 @@ struct ScannerPropertyTests {
                 return
             }
         }
-        #expect(seen.count > 200_000)  // over 131,072 digests the table reaches 4 MiB: the huge-page path ran
+        #expect(seen.count > 200_000) // over 131,072 digests the table reaches 4 MiB: the huge-page path ran
     }
 }

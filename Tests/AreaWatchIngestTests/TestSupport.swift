@@ -1,13 +1,13 @@
+import AreaWatchCore
+import AreaWatchTestSupport
 import Crypto
 import Foundation
 import Testing
-import AreaWatchTestSupport
-import AreaWatchCore
+
 @testable import AreaWatchIngest
 
 // Shared helpers of the ingest tests: scratch folders, fixtures, an ingest that collects
 // everything it produced, an independent RFC 4180 reader, SHA-256 hex and a gzip writer.
-
 
 /// A fixture of `Tests/AreaWatchIngestTests/Fixtures`, as copied into the test bundle.
 func fixture(_ name: String) throws -> String {
@@ -85,14 +85,17 @@ func ingest(_ path: String, options: IngestOptions = .recordLevel) throws -> Ing
 }
 
 /// Ingests one file into any sink; `keeping` extracts the incidents to report (or none).
-func ingest<Sink: IncidentSink>(_ path: String, options: IngestOptions = .recordLevel, into sink: inout Sink,
-                                keeping: (Sink) -> [Incident] = { _ in [] }) throws -> IngestResult {
+func ingest<Sink: IncidentSink>(
+    _ path: String, options: IngestOptions = .recordLevel, into sink: inout Sink,
+    keeping: (Sink) -> [Incident] = { _ in [] }
+) throws -> IngestResult {
     let digest = try FileDigest.sha256(path: path)
     let rejectsDir = try TempDir()
     let rejectsPath = rejectsDir.path + "/rejects.csv"
     let writer = try RejectsWriter(path: rejectsPath)
-    let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: options,
-                                         into: &sink, rejects: writer)
+    let report = try FileIngester.ingest(
+        path: path, sha256: digest.hex, bytes: digest.bytes, options: options,
+        into: &sink, rejects: writer)
     try writer.endFile()
     try writer.commit()
     let text = try String(contentsOfFile: rejectsPath, encoding: .utf8)
@@ -101,15 +104,19 @@ func ingest<Sink: IncidentSink>(_ path: String, options: IngestOptions = .record
     var rejects: [RejectRow] = []
     for row in rows.dropFirst() {
         try #require(row.fields.count == 5, "a rejects row has 5 fields: \(row.fields)")
-        rejects.append(RejectRow(source: row.fields[0], record: row.fields[1], id: row.fields[2],
-                                 reason: row.fields[3], excerpt: row.fields[4]))
+        rejects.append(
+            RejectRow(
+                source: row.fields[0], record: row.fields[1], id: row.fields[2],
+                reason: row.fields[3], excerpt: row.fields[4]))
     }
     return IngestResult(report: report, incidents: keeping(sink), rejectsText: text, rejects: rejects)
 }
 
 /// The `InputError` an ingest of `path` throws (the test fails when it throws none or another).
-func inputError(_ path: String, options: IngestOptions = IngestOptions(),
-                sourceLocation: SourceLocation = #_sourceLocation) -> InputError? {
+func inputError(
+    _ path: String, options: IngestOptions = IngestOptions(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> InputError? {
     do {
         let result = try ingest(path, options: options)
         Issue.record("expected an input error, got \(result.report.records) records", sourceLocation: sourceLocation)
@@ -234,7 +241,6 @@ enum StoredGzip {
     private static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     private static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
 }
-
 
 /// Epoch seconds of a UTC civil time, computed independently of the engine.
 func epoch(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Int64 {

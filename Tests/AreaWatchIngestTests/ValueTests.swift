@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchIngest
 
 /// SPEC §2.4: coordinate, time and `handled` values, from CSV text and JSON values.
@@ -52,7 +53,7 @@ struct ValueTests {
             ("0001-01-01", epoch(1, 1, 1), .day),
             ("9999-12", epoch(9999, 12, 1), .month),
             ("9999-12-31T23:59:59Z", epoch(9999, 12, 31, 23, 59, 59), .second),
-            ("10000-01-01", 0, .second),                 // invalid below
+            ("10000-01-01", 0, .second), // invalid below
             ("2014-13-01", 0, .second),
             ("2014-02-30", 0, .second),
             ("2015-02-29", 0, .second),
@@ -61,11 +62,11 @@ struct ValueTests {
             ("2014-03-02T05:00:00+25:00", 0, .second),
             ("2014-03-02T05:00:00 CET", 0, .second),
             ("0000-06-01", 0, .second),
-            ("0001-01-01T00:00:00+00:01", 0, .second),   // 0000-12-31T23:59:00Z
-            ("9999-12-31T23:59:59-00:01", 0, .second),   // 10000-01-01T00:00:59Z
+            ("0001-01-01T00:00:00+00:01", 0, .second), // 0000-12-31T23:59:00Z
+            ("9999-12-31T23:59:59-00:01", 0, .second), // 10000-01-01T00:00:59Z
             ("March 2, 2014", 0, .second),
             ("2014-3-2", 0, .second),
-            ("yesterday", 0, .second),
+            ("yesterday", 0, .second)
         ]
         let invalidFrom = cases.firstIndex { $0.0 == "10000-01-01" }!
         let got = try times(cases.map(\.0))
@@ -84,29 +85,30 @@ struct ValueTests {
         let cases: [(String, Int64?)] = [
             ("1530000000", 1_530_000_000),
             ("1530000000000", 1_530_000_000),
-            ("1531234567890", 1_531_234_567),          // the WatchMe special post: 2018-07-10T14:56:07Z
-            ("99999999999", 99_999_999_999),           // just under 1e11: seconds (year 5138)
-            ("100000000000", 100_000_000),             // 1e11: milliseconds
+            ("1531234567890", 1_531_234_567), // the WatchMe special post: 2018-07-10T14:56:07Z
+            ("99999999999", 99_999_999_999), // just under 1e11: seconds (year 5138)
+            ("100000000000", 100_000_000), // 1e11: milliseconds
             ("1e11", 100_000_000),
             ("1530000000.9", 1_530_000_000),
             ("-0.5", -1),
-            ("0", nil),                                 // a whole number below 100,000: a year or a placeholder
+            ("0", nil), // a whole number below 100,000: a year or a placeholder
             ("2018", nil),
             ("99999", nil),
             ("100000", 100_000),
             ("-1500", nil),
             ("-150000", -150_000),
-            ("-100000000001", -100_000_001),           // -1e11 - 1 ms: floor toward the past
-            ("253402300799999", 253_402_300_799),      // 9999-12-31T23:59:59.999Z in ms
-            ("253402300800000", nil),                  // 10000-01-01 in ms
-            ("-62135596800", -62_135_596_800),         // 0001-01-01T00:00:00Z
+            ("-100000000001", -100_000_001), // -1e11 - 1 ms: floor toward the past
+            ("253402300799999", 253_402_300_799), // 9999-12-31T23:59:59.999Z in ms
+            ("253402300800000", nil), // 10000-01-01 in ms
+            ("-62135596800", -62_135_596_800), // 0001-01-01T00:00:00Z
             ("-62135596801", nil),
             ("1e300", nil),
-            ("0x10", nil),
+            ("0x10", nil)
         ]
         let got = try times(cases.map(\.0))
         for (i, c) in cases.enumerated() {
-            let expected: Result<ParsedTime, RejectReason> = c.1.map { .success(ParsedTime(seconds: $0, precision: .second)) }
+            let expected: Result<ParsedTime, RejectReason> =
+                c.1.map { .success(ParsedTime(seconds: $0, precision: .second)) }
                 ?? .failure(.invalidTime)
             #expect(got["t\(i)"] == expected, "«\(c.0)»")
         }
@@ -116,15 +118,18 @@ struct ValueTests {
     @Test("epoch numbers as JSON numbers and as JSON strings")
     func epochJSON() throws {
         let dir = try TempDir()
-        let values = ["1530000000", "1530000000000", "1.5300000009e9", "99999999999", "100000000000", "-100000",
-                      "\"1530000000\"", "\"2018-07-01\"", "1e400", "true"]
+        let values = [
+            "1530000000", "1530000000000", "1.5300000009e9", "99999999999", "100000000000", "-100000",
+            "\"1530000000\"", "\"2018-07-01\"", "1e400", "true"
+        ]
         let posts = values.enumerated().map { i, v in
             #""p\#(i)": {"latitude": 53.7, "longitude": -1.8, "timestamp": \#(v)}"#
         }.joined(separator: ",\n")
         let result = try ingest(try dir.file("t.json", "{\"posts\": {\n" + posts + "\n}}"))
-        let time = Dictionary(uniqueKeysWithValues: result.incidents.map {
-            ($0.key, ParsedTime(seconds: $0.time, precision: $0.precision))
-        })
+        let time = Dictionary(
+            uniqueKeysWithValues: result.incidents.map {
+                ($0.key, ParsedTime(seconds: $0.time, precision: $0.precision))
+            })
         let second = { (s: Int64) in ParsedTime(seconds: s, precision: .second) }
         #expect(time["p0"] == second(1_530_000_000))
         #expect(time["p1"] == second(1_530_000_000))
@@ -177,14 +182,16 @@ struct ValueTests {
         var text = "latitude,longitude,timestamp,id\n"
         for i in 0..<500 {
             let lat = Double(Int64(bitPattern: rng.next() % 180_000_000_000) - 90_000_000_000) / 1e9
-            let lon = Double(bitPattern: 0x4000_0000_0000_0000 | (rng.next() >> 12)) - 3  // [-1, 1) with full mantissa
+            let lon = Double(bitPattern: 0x4000_0000_0000_0000 | (rng.next() >> 12)) - 3 // [-1, 1) with full mantissa
             expected.append((lat, lon))
             text += "\(lat),\(lon),1530000000,k\(i)\n"
         }
         let result = try ingest(try dir.file("p.csv", text))
         #expect(result.incidents.count == 500)
         for (incident, e) in zip(result.incidents, expected) {
-            #expect(incident.lat.bitPattern == e.0.bitPattern && incident.lon.bitPattern == e.1.bitPattern, "\(incident.key)")
+            #expect(
+                incident.lat.bitPattern == e.0.bitPattern && incident.lon.bitPattern == e.1.bitPattern,
+                "\(incident.key)")
         }
     }
 
@@ -195,7 +202,7 @@ struct ValueTests {
             ("true", true), ("TRUE", true), ("True", true), ("1", true), ("yes", true), ("YES", true), ("Yes", true),
             ("y", true), ("Y", true), (" y ", true),
             ("false", false), ("FALSE", false), ("0", false), ("no", false), ("No", false), ("n", false), ("N", false),
-            ("", nil), ("   ", nil), ("maybe", nil), ("2", nil), ("yess", nil), ("t", nil),
+            ("", nil), ("   ", nil), ("maybe", nil), ("2", nil), ("yess", nil), ("t", nil)
         ]
         var text = "id,latitude,longitude,timestamp,handled\n"
         for (i, v) in values.enumerated() { text += "h\(i),53.7,-1.8,1530000000,\(v.0)\n" }
@@ -205,7 +212,9 @@ struct ValueTests {
             #expect(result.incident("h\(i)")?.handled == v.1, "«\(v.0)»")
         }
         // JSON booleans, numbers and strings (policeArrived is a JSON boolean in WatchMe).
-        let json = try dir.file("h.json", """
+        let json = try dir.file(
+            "h.json",
+            """
             [{"id": "a", "latitude": 1, "longitude": 1, "timestamp": 1530000000, "policeArrived": true},
              {"id": "b", "latitude": 1, "longitude": 1, "timestamp": 1530000000, "policeArrived": false},
              {"id": "c", "latitude": 1, "longitude": 1, "timestamp": 1530000000, "policeArrived": 1},

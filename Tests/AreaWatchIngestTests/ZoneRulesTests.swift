@@ -1,7 +1,8 @@
+import AreaWatchCore
+import AreaWatchTestSupport
 import Foundation
 import Testing
-import AreaWatchTestSupport
-import AreaWatchCore
+
 @testable import AreaWatchIngest
 
 /// Daylight-saving rules written here from the laws themselves, as the instants of each year's
@@ -11,7 +12,7 @@ private enum Law {
     /// Day number of the n-th (1-based; 5 = last) weekday (0 = Sunday) of a month.
     static func weekday(_ year: Int, _ month: Int, _ weekday: Int, _ n: Int) -> Int {
         let first = Civil.days(year: year, month: month, day: 1)
-        let firstWeekday = ((first % 7) + 11) % 7  // 1970-01-01 was a Thursday
+        let firstWeekday = ((first % 7) + 11) % 7 // 1970-01-01 was a Thursday
         var day = first + (weekday - firstWeekday + 7) % 7 + 7 * (n - 1)
         let next = Civil.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1)
         while day >= next { day -= 7 }
@@ -20,8 +21,10 @@ private enum Law {
 
     /// US since 2007: second Sunday of March 02:00 standard, first Sunday of November 02:00 daylight.
     static func unitedStates(_ year: Int, standard: Int64) -> (start: Int64, end: Int64) {
-        (Int64(weekday(year, 3, 0, 2)) * 86_400 + 7200 - standard,
-         Int64(weekday(year, 11, 0, 1)) * 86_400 + 7200 - (standard + 3600))
+        (
+            Int64(weekday(year, 3, 0, 2)) * 86_400 + 7200 - standard,
+            Int64(weekday(year, 11, 0, 1)) * 86_400 + 7200 - (standard + 3600)
+        )
     }
 
     /// EU since 1996: last Sunday of March and of October, 01:00 UTC.
@@ -32,14 +35,17 @@ private enum Law {
     /// New South Wales since 2008: first Sunday of October 02:00 standard (+10) to first Sunday
     /// of April 03:00 daylight (+11); `end` is that of the same calendar year.
     static func sydney(_ year: Int) -> (start: Int64, end: Int64) {
-        (Int64(weekday(year, 10, 0, 1)) * 86_400 + 7200 - 36_000,
-         Int64(weekday(year, 4, 0, 1)) * 86_400 + 10_800 - 39_600)
+        (
+            Int64(weekday(year, 10, 0, 1)) * 86_400 + 7200 - 36_000,
+            Int64(weekday(year, 4, 0, 1)) * 86_400 + 10_800 - 39_600
+        )
     }
 }
 
 @Suite struct ZoneRulesTests {
     static var tzdata: Bool { FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/America/New_York") }
-    static let skipped: Comment = "skipped: to run it, install the system's tzdata (Debian package tzdata; make deps installs it)"
+    static let skipped: Comment =
+        "skipped: to run it, install the system's tzdata (Debian package tzdata; make deps installs it)"
 
     func rules(_ name: String) throws -> ZoneRules {
         try LocalTimeZone(named: name).rules
@@ -49,8 +55,9 @@ private enum Law {
     func expectChanges(_ r: ZoneRules, _ name: String, at change: Int64, from before: Int64, to after: Int64) {
         #expect(r.offset(at: change - 1) == before && r.offset(at: change) == after, "\(name) \(Civil.iso(change))")
         let listed = r.changes(from: change - 86_400, through: change + 86_400)
-        #expect(listed.count == 1 && listed.first?.instant == change && listed.first?.after == after,
-                "\(name) \(Civil.iso(change)): \(listed)")
+        #expect(
+            listed.count == 1 && listed.first?.instant == change && listed.first?.after == after,
+            "\(name) \(Civil.iso(change)): \(listed)")
     }
 
     /// Fat files list transitions to 2037; later years come from the footer rule.
@@ -93,12 +100,16 @@ private enum Law {
     /// The names the old Foundation lookup refused, and the deprecated one it accepted.
     @Test(.enabled(if: ZoneRulesTests.tzdata, ZoneRulesTests.skipped))
     func fixedOffsetZonesAndLinks() throws {
-        for (name, offset) in [("UTC", Int64(0)), ("Etc/UTC", 0), ("Etc/GMT-14", 50_400), ("Etc/GMT+12", -43_200),
-                               ("Asia/Kolkata", 19_800), ("Asia/Calcutta", 19_800)] {
+        for (name, offset) in [
+            ("UTC", Int64(0)), ("Etc/UTC", 0), ("Etc/GMT-14", 50_400), ("Etc/GMT+12", -43_200),
+            ("Asia/Kolkata", 19_800), ("Asia/Calcutta", 19_800)
+        ] {
             let zone = try LocalTimeZone(named: name)
             #expect(zone.identifier == name)
-            let instants = [Civil.epoch(1950, 1, 1), Civil.epoch(2018, 3, 11, 7), Civil.epoch(2038, 1, 19, 3, 14, 8),
-                            Civil.epoch(9999, 12, 31)]
+            let instants = [
+                Civil.epoch(1950, 1, 1), Civil.epoch(2018, 3, 11, 7), Civil.epoch(2038, 1, 19, 3, 14, 8),
+                Civil.epoch(9999, 12, 31)
+            ]
             for t in instants {
                 #expect(zone.rules.offset(at: t) == offset, "\(name) \(Civil.iso(t))")
             }
@@ -115,12 +126,16 @@ private enum Law {
     func everyZoneOfTheSystemLoads() throws {
         let names = ZoneCatalog.names()
         #expect(names.count > 500, "\(names.count) zones")
-        for required in ["UTC", "Etc/UTC", "Asia/Kolkata", "US/Eastern", "Asia/Calcutta",
-                         "America/Argentina/Buenos_Aires", "Factory"] {
+        for required in [
+            "UTC", "Etc/UTC", "Asia/Kolkata", "US/Eastern", "Asia/Calcutta",
+            "America/Argentina/Buenos_Aires", "Factory"
+        ] {
             #expect(names.contains(required), "\(required)")
         }
-        for excluded in ["posixrules", "localtime", "zone.tab", "tzdata.zi", "posix/Europe/London", "right/UTC",
-                         "leapseconds"] {
+        for excluded in [
+            "posixrules", "localtime", "zone.tab", "tzdata.zi", "posix/Europe/London", "right/UTC",
+            "leapseconds"
+        ] {
             #expect(!names.contains(excluded), "\(excluded)")
             #expect(throws: TimeFormatError.self) { try LocalTimeZone(named: excluded) }
         }
@@ -128,8 +143,10 @@ private enum Law {
             #expect(throws: Never.self, "\(name)") { _ = try LocalTimeZone(named: name) }
         }
         #expect(try LocalTimeZone(named: "us/eastern").identifier == "US/Eastern")
-        for hostile in ["../../etc/passwd", "/etc/localtime", "America//New_York", "America/./New_York",
-                        "Europe\u{1B}/London"] {
+        for hostile in [
+            "../../etc/passwd", "/etc/localtime", "America//New_York", "America/./New_York",
+            "Europe\u{1B}/London"
+        ] {
             #expect(throws: TimeFormatError.self, "\(hostile)") { try LocalTimeZone(named: hostile) }
         }
     }
@@ -140,13 +157,13 @@ private enum Law {
         let converter = ZoneConverter(try LocalTimeZone(named: "US/Eastern"))
         for year in [2018, 2030, 2050, 2200] {
             let (start, end) = Law.unitedStates(year, standard: -18_000)
-            let gap = start - 18_000  // the wall time 02:00:00 that is skipped
+            let gap = start - 18_000 // the wall time 02:00:00 that is skipped
             #expect(converter.instant(gap - 1, precision: .second) == start - 1)
             #expect(converter.instant(gap, precision: .second) == nil)
             #expect(converter.instant(gap + 3599, precision: .second) == nil)
             #expect(converter.instant(gap + 3600, precision: .second) == start)
             #expect(converter.instant(gap + 1800, precision: .day) == start, "the first instant that exists")
-            let repeated = end - 14_400 - 3600  // 01:00:00 daylight, shown again at `end`
+            let repeated = end - 14_400 - 3600 // 01:00:00 daylight, shown again at `end`
             #expect(converter.instant(repeated, precision: .second) == end - 3600, "the earlier instant")
             #expect(converter.instant(repeated + 3599, precision: .second) == end - 1)
             #expect(converter.instant(repeated + 3600, precision: .second) == end + 3600)
@@ -184,7 +201,7 @@ private enum Law {
             #expect(throws: ZoneFileError.self) { try ZoneRules(tzif: Array(bytes.prefix(cut))) }
         }
         var leap = bytes
-        leap[28 + 3] = 1  // the first header's leap count
+        leap[28 + 3] = 1 // the first header's leap count
         #expect(throws: ZoneFileError.self) { try ZoneRules(tzif: leap) }
     }
 }

@@ -28,17 +28,22 @@ func referenceInArea(_ area: NamedArea, lat: Double, lon: Double) -> Bool {
 }
 
 /// A lon/lat rectangle ring, counter-clockwise, closed.
-func rectangle(lon: ClosedRange<Double>, lat: ClosedRange<Double>, clockwise: Bool = false) -> [(lon: Double, lat: Double)] {
-    let ccw: [(lon: Double, lat: Double)] = [(lon.lowerBound, lat.lowerBound), (lon.upperBound, lat.lowerBound),
-                                             (lon.upperBound, lat.upperBound), (lon.lowerBound, lat.upperBound),
-                                             (lon.lowerBound, lat.lowerBound)]
+func rectangle(lon: ClosedRange<Double>, lat: ClosedRange<Double>, clockwise: Bool = false) -> [(
+    lon: Double, lat: Double
+)] {
+    let ccw: [(lon: Double, lat: Double)] = [
+        (lon.lowerBound, lat.lowerBound), (lon.upperBound, lat.lowerBound),
+        (lon.upperBound, lat.upperBound), (lon.lowerBound, lat.upperBound),
+        (lon.lowerBound, lat.lowerBound)
+    ]
     return clockwise ? ccw.reversed() : ccw
 }
 
 /// The exact spherical area of a lon/lat rectangle (parallels as edges): R²·Δλ·(sin φ2 − sin φ1).
 func rectangleArea(lon: ClosedRange<Double>, lat: ClosedRange<Double>) -> Double {
     let r = 6_371_008.8, rad = Double.pi / 180
-    return r * r * (lon.upperBound - lon.lowerBound) * rad * (Foundation.sin(lat.upperBound * rad) - Foundation.sin(lat.lowerBound * rad))
+    return r * r * (lon.upperBound - lon.lowerBound) * rad
+        * (Foundation.sin(lat.upperBound * rad) - Foundation.sin(lat.lowerBound * rad))
 }
 
 @Suite("Named areas (SPEC §7.3)")
@@ -48,29 +53,42 @@ struct AreaTests {
     static let previous = epoch("2017-01-15T12:00:00Z")
     static let older = epoch("2015-06-01T00:00:00Z")
 
-    static let square = NamedArea(id: "square with a hole", polygons: [GeoPolygon(rings: [
-        rectangle(lon: 10...11, lat: 40...41), rectangle(lon: 10.4...10.6, lat: 40.4...40.6, clockwise: true)])])
-    static let overlapping = NamedArea(id: "overlapping the square", polygons: [GeoPolygon(rings: [
-        rectangle(lon: 10.8...11.5, lat: 40.2...40.8)])])
-    static let multi = NamedArea(id: "two parts", polygons: [
-        GeoPolygon(rings: [rectangle(lon: 20...20.1, lat: 40...40.1)]),
-        GeoPolygon(rings: [rectangle(lon: 21...21.1, lat: 40...40.1)])])
+    static let square = NamedArea(
+        id: "square with a hole",
+        polygons: [
+            GeoPolygon(rings: [
+                rectangle(lon: 10...11, lat: 40...41), rectangle(lon: 10.4...10.6, lat: 40.4...40.6, clockwise: true)
+            ])
+        ])
+    static let overlapping = NamedArea(
+        id: "overlapping the square",
+        polygons: [
+            GeoPolygon(rings: [
+                rectangle(lon: 10.8...11.5, lat: 40.2...40.8)
+            ])
+        ])
+    static let multi = NamedArea(
+        id: "two parts",
+        polygons: [
+            GeoPolygon(rings: [rectangle(lon: 20...20.1, lat: 40...40.1)]),
+            GeoPolygon(rings: [rectangle(lon: 21...21.1, lat: 40...40.1)])
+        ])
 
     static let incidents: [TestIncident] = [
-        TestIncident(lat: 40.5, lon: 10.5, time: current, handled: true),     // in the hole: none
-        TestIncident(lat: 40.45, lon: 10.55, time: previous, handled: nil),   // in the hole: none
-        TestIncident(lat: 40.2, lon: 10.2, time: current, handled: true),     // square only
-        TestIncident(lat: 40.9, lon: 10.1, time: previous, handled: false),   // square only
-        TestIncident(lat: 40.7, lon: 10.3, time: older, handled: true),       // square only, older
-        TestIncident(lat: 40.5, lon: 10.9, time: current, handled: true),     // square and overlapping
-        TestIncident(lat: 40.3, lon: 10.95, time: current, handled: false),   // square and overlapping
-        TestIncident(lat: 40.5, lon: 11.2, time: current, handled: nil),      // overlapping only
-        TestIncident(lat: 40.05, lon: 20.05, time: current, handled: true),   // multi, part 1
-        TestIncident(lat: 40.05, lon: 21.05, time: previous, handled: true),  // multi, part 2
-        TestIncident(lat: 40.02, lon: 21.01, time: current, handled: nil),    // multi, part 2
-        TestIncident(lat: 40.05, lon: 20.5, time: current, handled: true),    // between the parts: none
-        TestIncident(lat: 10, lon: 30, time: older, handled: nil),            // none, older
-        TestIncident(lat: 40.5, lon: 10.5, time: epoch("2019-01-01T00:00:00Z"), handled: true),  // future
+        TestIncident(lat: 40.5, lon: 10.5, time: current, handled: true), // in the hole: none
+        TestIncident(lat: 40.45, lon: 10.55, time: previous, handled: nil), // in the hole: none
+        TestIncident(lat: 40.2, lon: 10.2, time: current, handled: true), // square only
+        TestIncident(lat: 40.9, lon: 10.1, time: previous, handled: false), // square only
+        TestIncident(lat: 40.7, lon: 10.3, time: older, handled: true), // square only, older
+        TestIncident(lat: 40.5, lon: 10.9, time: current, handled: true), // square and overlapping
+        TestIncident(lat: 40.3, lon: 10.95, time: current, handled: false), // square and overlapping
+        TestIncident(lat: 40.5, lon: 11.2, time: current, handled: nil), // overlapping only
+        TestIncident(lat: 40.05, lon: 20.05, time: current, handled: true), // multi, part 1
+        TestIncident(lat: 40.05, lon: 21.05, time: previous, handled: true), // multi, part 2
+        TestIncident(lat: 40.02, lon: 21.01, time: current, handled: nil), // multi, part 2
+        TestIncident(lat: 40.05, lon: 20.5, time: current, handled: true), // between the parts: none
+        TestIncident(lat: 10, lon: 30, time: older, handled: nil), // none, older
+        TestIncident(lat: 40.5, lon: 10.5, time: epoch("2019-01-01T00:00:00Z"), handled: true) // future
     ]
 
     @Test("holes, overlapping areas, MultiPolygon parts and unassigned, by hand")
@@ -101,19 +119,29 @@ struct AreaTests {
         for _ in 0..<3000 {
             let lon = rng.uniform(9.9...21.2), lat = rng.uniform(39.9...41.1)
             // Most of them where the areas are.
-            let (la, lo) = rng.next() % 3 == 0 ? (lat, lon) : (rng.uniform(39.95...41.05), [rng.uniform(9.95...11.6), rng.uniform(19.95...21.15)][Int(rng.next() % 2)])
+            let (la, lo) =
+                rng.next() % 3 == 0
+                ? (lat, lon)
+                : (
+                    rng.uniform(39.95...41.05),
+                    [rng.uniform(9.95...11.6), rng.uniform(19.95...21.15)][Int(rng.next() % 2)]
+                )
             let t = [Self.current, Self.previous, Self.older, epoch("2018-09-01T00:00:00Z")][Int(rng.next() % 4)]
-            rows.append(TestIncident(lat: la, lon: lo, time: t + Int64(rng.next() % 86_400),
-                                     handled: [true, false, nil][Int(rng.next() % 3)],
-                                     category: ["A", "B", nil][Int(rng.next() % 3)]))
+            rows.append(
+                TestIncident(
+                    lat: la, lon: lo, time: t + Int64(rng.next() % 86_400),
+                    handled: [true, false, nil][Int(rng.next() % 3)],
+                    category: ["A", "B", nil][Int(rng.next() % 3)]))
         }
         let areas = [Self.square, Self.overlapping, Self.multi]
         for (categories, handled) in [(Set<String>(), Bool?.none), (["A"], nil), ([], true), (["B"], false)] {
-            let index = IncidentIndex(columns: rows.columns,
-                                      parameters: QueryParameters(asOf: Self.asOf, categories: categories, handled: handled))
+            let index = IncidentIndex(
+                columns: rows.columns,
+                parameters: QueryParameters(asOf: Self.asOf, categories: categories, handled: handled))
             let result = index.areas(areas)
             let kept = rows.filter { r in
-                (categories.isEmpty || r.category.map(categories.contains) == true) && (handled == nil || r.handled == handled)
+                (categories.isEmpty || r.category.map(categories.contains) == true)
+                    && (handled == nil || r.handled == handled)
             }
             var unassigned = (0, 0, 0)
             for r in kept where windows.window(r.time) != .future {
@@ -152,14 +180,18 @@ struct AreaTests {
         let open = GeoPolygon(rings: [Array(rectangle(lon: 0...1, lat: 0...1).dropLast())])
         #expect(abs(open.sphericalArea - exact) <= 1e-9 * exact)
         // High and southern latitudes, wide boxes.
-        for (lon, lat) in [(10.0...20.0, 50.0...60.0), (-75.0...(-60.0), -55.0...(-40.0)), (170.0...179.5, -20.0...(-10.0)),
-                           (-1.9...(-1.8), 53.7...53.75), (0.0...90.0, 0.0...80.0)] {
+        for (lon, lat) in [
+            (10.0...20.0, 50.0...60.0), (-75.0...(-60.0), -55.0...(-40.0)), (170.0...179.5, -20.0...(-10.0)),
+            (-1.9...(-1.8), 53.7...53.75), (0.0...90.0, 0.0...80.0)
+        ] {
             let expected = rectangleArea(lon: lon, lat: lat)
             let got = GeoPolygon(rings: [rectangle(lon: lon, lat: lat)]).sphericalArea
             #expect(abs(got - expected) <= 1e-9 * expected, "\(lon) × \(lat): \(got) vs \(expected)")
         }
         // A hole is subtracted; a MultiPolygon adds its parts.
-        let holed = GeoPolygon(rings: [rectangle(lon: 0...1, lat: 0...1), rectangle(lon: 0.2...0.8, lat: 0.2...0.8, clockwise: true)])
+        let holed = GeoPolygon(rings: [
+            rectangle(lon: 0...1, lat: 0...1), rectangle(lon: 0.2...0.8, lat: 0.2...0.8, clockwise: true)
+        ])
         let expectedHoled = exact - rectangleArea(lon: 0.2...0.8, lat: 0.2...0.8)
         #expect(abs(holed.sphericalArea - expectedHoled) <= 1e-9 * exact)
         let two = NamedArea(id: "two", polygons: [cell, GeoPolygon(rings: [rectangle(lon: 10...12, lat: 45...46)])])
@@ -175,12 +207,15 @@ struct AreaTests {
 
     /// 0.1° × 0.1° at the equator is ≈ 123.64 km²; with radius 1000 m one incident there is worth
     /// ≈ 0.0254 incidents in a circle, so 196/197 and 393/394 incidents straddle the class bounds.
-    @Test("density-equivalent class: n_current × π·radius² / area", arguments: [(196, SafetyClass.safe), (197, .medium), (393, .medium), (394, .dangerous)])
+    @Test(
+        "density-equivalent class: n_current × π·radius² / area",
+        arguments: [(196, SafetyClass.safe), (197, .medium), (393, .medium), (394, .dangerous)])
     func densityClass(n: Int, expected: SafetyClass) throws {
         let area = NamedArea(id: "box", polygons: [GeoPolygon(rings: [rectangle(lon: 0...0.1, lat: 0...0.1)])])
         var rng = SplitMix64(seed: UInt64(n))
         var rows = (0..<n).map { _ in
-            TestIncident(lat: rng.uniform(0.001...0.099), lon: rng.uniform(0.001...0.099), time: Self.current, handled: nil)
+            TestIncident(
+                lat: rng.uniform(0.001...0.099), lon: rng.uniform(0.001...0.099), time: Self.current, handled: nil)
         }
         // Previous-window and outside incidents change nothing.
         rows.append(TestIncident(lat: 0.05, lon: 0.05, time: Self.previous, handled: nil))
@@ -263,9 +298,12 @@ struct PointOfInterestTests {
             #expect(answers.map(\.poi) == pois)
             for (poi, answer) in answers {
                 #expect(answer == index.pointAnswer(lat: poi.lat, lon: poi.lon), "\(poi.name)")
-                let expected = referencePoint(rows, windows: ReferenceWindows(asOf: asOf), lat: poi.lat, lon: poi.lon, radius: radius)
-                #expect(ReferencePoint(current: answer.current, previous: answer.previous, handled: answer.handled) == expected,
-                        "\(poi.name) r \(radius)")
+                let expected = referencePoint(
+                    rows, windows: ReferenceWindows(asOf: asOf), lat: poi.lat, lon: poi.lon, radius: radius)
+                #expect(
+                    ReferencePoint(current: answer.current, previous: answer.previous, handled: answer.handled)
+                        == expected,
+                    "\(poi.name) r \(radius)")
                 #expect(answer.safetyClass.rawValue == referenceClass(expected.current))
             }
         }
@@ -282,9 +320,11 @@ struct BreakdownTests {
         var out: [(String, String, String)] = []
         for path in Paths.calderdaleFiles {
             let (header, records) = try readCSVRecords(path)
-            let month = try #require(header.firstIndex(of: "Month")), type = try #require(header.firstIndex(of: "Crime type"))
+            let month = try #require(header.firstIndex(of: "Month")),
+                type = try #require(header.firstIndex(of: "Crime type"))
             let outcome = try #require(header.firstIndex(of: "Last outcome category"))
-            let lat = try #require(header.firstIndex(of: "Latitude")), lon = try #require(header.firstIndex(of: "Longitude"))
+            let lat = try #require(header.firstIndex(of: "Latitude")),
+                lon = try #require(header.firstIndex(of: "Longitude"))
             for r in records where !r[lat].isEmpty && !r[lon].isEmpty { out.append((r[month], r[type], r[outcome])) }
         }
         return out
@@ -341,11 +381,14 @@ struct BreakdownTests {
         #expect(byOutcome.rows.first?.value == "", "anti-social behaviour rows have no outcome: the empty value")
 
         // With a category filter the breakdown holds that category only, and still sums to the totals.
-        let filtered = IncidentIndex(columns: loaded.columns,
-                                     parameters: QueryParameters(asOf: Self.asOf, categories: ["Burglary", "Robbery"]))
+        let filtered = IncidentIndex(
+            columns: loaded.columns,
+            parameters: QueryParameters(asOf: Self.asOf, categories: ["Burglary", "Robbery"]))
         let fb = filtered.breakdown(columns: loaded.columns, field: "category")
         #expect(fb.rows.map(\.value) == ["Burglary", "Robbery"])
-        Self.check(fb, totals: filtered.totals(), raw: raw.filter { ["Burglary", "Robbery"].contains($0.type) }.map { ($0.month, $0.type) })
+        Self.check(
+            fb, totals: filtered.totals(),
+            raw: raw.filter { ["Burglary", "Robbery"].contains($0.type) }.map { ($0.month, $0.type) })
     }
 
     @Test("totals: UTC calendar years at their edges, future excluded")
@@ -354,7 +397,7 @@ struct BreakdownTests {
             ("1969-12-31T23:59:59Z", 1), ("1970-01-01T00:00:00Z", 1), ("2000-02-29T12:00:00Z", 1),
             ("2015-12-31T23:59:59Z", 2), ("2016-01-01T00:00:00Z", 3), ("2016-12-31T23:59:59Z", 1),
             ("2017-12-31T23:59:59Z", 1), ("2018-01-01T00:00:00Z", 1), ("2018-07-31T23:59:59Z", 1),
-            ("2018-08-01T00:00:00Z", 2), ("2019-01-01T00:00:00Z", 1),
+            ("2018-08-01T00:00:00Z", 2), ("2019-01-01T00:00:00Z", 1)
         ].flatMap { iso, n in
             (0..<n).map { k in TestIncident(lat: 10 + Double(k), lon: 20, time: epoch(iso), handled: nil) }
         }
@@ -372,27 +415,32 @@ struct BreakdownTests {
 
 @Suite("Degenerate area files (SPEC §7.3)")
 struct DegenerateAreaFileTests {
-    @Test("zero area or no part, antimeridian crossing: an input error naming file and feature, no infinite density",
-          arguments: [
-              ("[[[0,0],[1,1],[2,2],[0,0]]]", "zero area"),
-              ("[[[0,0],[1,0],[1,1],[0,1],[0,0]],[[0,0],[0,1],[1,1],[1,0],[0,0]]]", "zero area"),
-              ("[[[179,-17],[-179,-17],[-179,-16],[179,-16],[179,-17]]]", "antimeridian"),
-              ("[]", "MultiPolygon without any polygon has zero area"),
-          ])
+    @Test(
+        "zero area or no part, antimeridian crossing: an input error naming file and feature, no infinite density",
+        arguments: [
+            ("[[[0,0],[1,1],[2,2],[0,0]]]", "zero area"),
+            ("[[[0,0],[1,0],[1,1],[0,1],[0,0]],[[0,0],[0,1],[1,1],[1,0],[0,0]]]", "zero area"),
+            ("[[[179,-17],[-179,-17],[-179,-16],[179,-16],[179,-17]]]", "antimeridian"),
+            ("[]", "MultiPolygon without any polygon has zero area")
+        ])
     func degenerate(_ coordinates: String, _ expected: String) throws {
         let path = NSTemporaryDirectory() + "areawatch-degenerate-\(UUID().uuidString).geojson"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let good = "{\"type\":\"Feature\",\"properties\":{\"name\":\"ok\"},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]]}}"
+        let good =
+            "{\"type\":\"Feature\",\"properties\":{\"name\":\"ok\"},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]]}}"
         let type = coordinates == "[]" ? "MultiPolygon" : "Polygon"
-        let bad = "{\"type\":\"Feature\",\"properties\":{\"name\":\"bad\"},"
+        let bad =
+            "{\"type\":\"Feature\",\"properties\":{\"name\":\"bad\"},"
             + "\"geometry\":{\"type\":\"\(type)\",\"coordinates\":\(coordinates)}}"
-        try "{\"type\":\"FeatureCollection\",\"features\":[\(good),\(bad)]}".write(toFile: path, atomically: true, encoding: .utf8)
+        try "{\"type\":\"FeatureCollection\",\"features\":[\(good),\(bad)]}".write(
+            toFile: path, atomically: true, encoding: .utf8)
         do {
             _ = try FeatureReaders.areas(path: path, idProperty: "name")
             Issue.record("accepted a degenerate area")
         } catch {
             let message = "\(error)"
-            #expect(message.contains(path) && message.contains("features[1]") && message.contains(expected), "\(message)")
+            #expect(
+                message.contains(path) && message.contains("features[1]") && message.contains(expected), "\(message)")
         }
     }
 }

@@ -16,7 +16,8 @@ import Testing
         #expect(rows.map(\.p) == p)
         #expect(rows.map(\.q) == BenjaminiHochberg.adjust(p))
         for (cell, row) in zip(grid.cells, rows) {
-            #expect(row.change == ChangeDirection(current: cell.rCurrent, previous: cell.rPrevious, q: row.q, alpha: 0.05))
+            #expect(
+                row.change == ChangeDirection(current: cell.rCurrent, previous: cell.rPrevious, q: row.q, alpha: 0.05))
         }
         #expect(rows.count == grid.cells.count)
     }

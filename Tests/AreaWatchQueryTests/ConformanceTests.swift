@@ -7,31 +7,42 @@ import Testing
 /// The eleven conformance columns of a grid row, formatted as grid.csv writes them (SPEC §8).
 func conformanceLine(_ c: GridCell) -> String {
     let yoy = c.yearOverYear
-    return [c.cell.string, NumberFormat.fixed(c.cell.centre.lat, decimals: 6), NumberFormat.fixed(c.cell.centre.lon, decimals: 6),
-            String(c.nCurrent), String(c.nPrevious), String(c.rCurrent), String(c.rPrevious), String(yoy.delta),
-            yoy.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? "", String(c.handled), c.safetyClass.rawValue]
-        .joined(separator: ",")
+    return [
+        c.cell.string, NumberFormat.fixed(c.cell.centre.lat, decimals: 6),
+        NumberFormat.fixed(c.cell.centre.lon, decimals: 6),
+        String(c.nCurrent), String(c.nPrevious), String(c.rCurrent), String(c.rPrevious), String(yoy.delta),
+        yoy.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? "", String(c.handled), c.safetyClass.rawValue
+    ]
+    .joined(separator: ",")
 }
 
 /// Compares a grid with a golden CSV (header + sorted rows, the eleven columns) line by line.
 func compareWithGolden(_ grid: GridResult, goldenText: String, label: String) {
     var lines = textLines(goldenText)
-    #expect(lines.first == "geohash,lat,lon,n_current,n_previous,r_current,r_previous,delta,pct,handled,class", "\(label): header")
+    #expect(
+        lines.first == "geohash,lat,lon,n_current,n_previous,r_current,r_previous,delta,pct,handled,class",
+        "\(label): header")
     lines.removeFirst()
     let ours = grid.cells.map(conformanceLine)
     var differences: [String] = []
     var total = 0
     var i = 0, j = 0
-    func note(_ s: String) { total += 1; if differences.count < 8 { differences.append(s) } }
+    func note(_ s: String) {
+        total += 1
+        if differences.count < 8 { differences.append(s) }
+    }
     func key(_ line: String) -> Substring { line.prefix { $0 != "," } }
     while i < lines.count || j < ours.count {
         if j >= ours.count || (i < lines.count && key(lines[i]) < key(ours[j])) {
-            note("missing  \(lines[i])"); i += 1
+            note("missing  \(lines[i])")
+            i += 1
         } else if i >= lines.count || key(ours[j]) < key(lines[i]) {
-            note("extra    \(ours[j])"); j += 1
+            note("extra    \(ours[j])")
+            j += 1
         } else {
             if lines[i] != ours[j] { note("expected \(lines[i])\n  got      \(ours[j])") }
-            i += 1; j += 1
+            i += 1
+            j += 1
         }
     }
     #expect(ours.count == lines.count, "\(label): \(ours.count) cells, golden \(lines.count)")
@@ -41,9 +52,11 @@ func compareWithGolden(_ grid: GridResult, goldenText: String, label: String) {
 /// Point answers formatted as police-uk-points-r1000.csv.
 func conformancePointLine(name: String, lat: String, lon: String, _ a: PointAnswer) -> String {
     let name = name.contains(",") ? "\"\(name)\"" : name
-    return [name, lat, lon, NumberFormat.compact(a.radius), String(a.current), String(a.previous), String(a.delta),
-            a.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? "", String(a.handled), a.safetyClass.rawValue, a.text]
-        .joined(separator: ",")
+    return [
+        name, lat, lon, NumberFormat.compact(a.radius), String(a.current), String(a.previous), String(a.delta),
+        a.pct.map { NumberFormat.fixed($0, decimals: 4) } ?? "", String(a.handled), a.safetyClass.rawValue, a.text
+    ]
+    .joined(separator: ",")
 }
 
 /// Counts by brute force over raw data.police.uk CSV files read with the tiny reader: rows with
@@ -57,20 +70,24 @@ struct RawPoliceRows {
     init(_ paths: [String]) throws {
         for path in paths {
             let (header, records) = try readCSVRecords(path, columns: ["Latitude", "Longitude", "Month", "Crime ID"])
-            let la = try #require(header.firstIndex(of: "Latitude")), lo = try #require(header.firstIndex(of: "Longitude"))
+            let la = try #require(header.firstIndex(of: "Latitude")),
+                lo = try #require(header.firstIndex(of: "Longitude"))
             let m = try #require(header.firstIndex(of: "Month")), id = try #require(header.firstIndex(of: "Crime ID"))
             for r in records {
                 #expect(r.count == header.count, "\(path): a row with \(r.count) fields")
                 guard !r[la].isEmpty, !r[lo].isEmpty else { continue }
-                lat.append(try #require(Double(r[la]))); lon.append(try #require(Double(r[lo])))
-                month.append(r[m]); ids.append(r[id])
+                lat.append(try #require(Double(r[la])))
+                lon.append(try #require(Double(r[lo])))
+                month.append(r[m])
+                ids.append(r[id])
             }
         }
     }
 
     func counts(lat: Double, lon: Double, radius: Double) -> (current: Int, previous: Int) {
         var c = 0, p = 0
-        for k in self.lat.indices where Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[k], lon2: self.lon[k]) <= radius {
+        for k in self.lat.indices
+        where Haversine.distance(lat1: lat, lon1: lon, lat2: self.lat[k], lon2: self.lon[k]) <= radius {
             if month[k] == "2018-07" { c += 1 } else if month[k] == "2017-07" { p += 1 }
         }
         return (c, p)
@@ -94,9 +111,12 @@ enum WestYorkshire {
     }
 }
 
-@Suite("Conformance: West Yorkshire data in ../shared",
-       .enabled(if: Paths.sharedAvailable,
-                "skipped: to run it, put the West Yorkshire police data and conformance results in ../shared beside the package root (data/police-uk/ and conformance/)"))
+@Suite(
+    "Conformance: West Yorkshire data in ../shared",
+    .enabled(
+        if: Paths.sharedAvailable,
+        "skipped: to run it, put the West Yorkshire police data and conformance results in ../shared beside the package root (data/police-uk/ and conformance/)"
+    ))
 struct ConformanceTests {
     @Test("ingest facts: 87,348 records, 83,577 accepted, 3,771 missing_coordinates")
     func ingestFacts() throws {
@@ -145,7 +165,8 @@ struct ConformanceTests {
         } else {
             #expect(grid.cells.count == 4_033)
             // The R-tree strategy too (cheap at precision 6).
-            compareWithGolden(index.grid(precision: 6, strategy: .rtreePerCell, threads: 2), goldenText: golden, label: "p6 rtree")
+            compareWithGolden(
+                index.grid(precision: 6, strategy: .rtreePerCell, threads: 2), goldenText: golden, label: "p6 rtree")
         }
     }
 
@@ -156,7 +177,10 @@ struct ConformanceTests {
         let shared = try readText(WestYorkshire.conformance("police-uk-points-r1000.csv"))
         #expect(fixture == shared, "Fixtures/police-uk-points-r1000.csv is a copy of the conformance file")
         let rows = parseCSV(shared)
-        #expect(rows.first == ["name", "lat", "lon", "radius_m", "current", "previous", "delta", "pct", "handled", "cls", "text"])
+        #expect(
+            rows.first == [
+                "name", "lat", "lon", "radius_m", "current", "previous", "delta", "pct", "handled", "cls", "text"
+            ])
         #expect(rows.count == 41)
         let lines = textLines(shared)
         for (row, line) in zip(rows.dropFirst(), lines.dropFirst()) {
@@ -175,12 +199,16 @@ struct ConformanceTests {
         // The cell whose centre is 1000.0000038 m from the incident at (53.741022, −1.888982).
         let cell = try #require(GeohashCell("gcw9tq0"))
         let centre = cell.centre
-        #expect(NumberFormat.fixed(centre.lat, decimals: 6) == "53.734818" && NumberFormat.fixed(centre.lon, decimals: 6) == "-1.877975")
+        #expect(
+            NumberFormat.fixed(centre.lat, decimals: 6) == "53.734818"
+                && NumberFormat.fixed(centre.lon, decimals: 6) == "-1.877975")
         let d = Haversine.distance(lat1: 53.741022, lon1: -1.888982, lat2: centre.lat, lon2: centre.lon)
         #expect(d > 1000 && d < 1000.00001, "\(d)")
         #expect(raw.lat.indices.contains { raw.lat[$0] == 53.741022 && raw.lon[$0] == -1.888982 })
-        let locations: [(Double, Double)] = [(centre.lat, centre.lon), (53.7997, -1.5492), (53.796, -1.7594),
-                                             (53.7248, -1.8658), (53.741022, -1.888982), (53.6458, -1.785), (54.0, -1.0)]
+        let locations: [(Double, Double)] = [
+            (centre.lat, centre.lon), (53.7997, -1.5492), (53.796, -1.7594),
+            (53.7248, -1.8658), (53.741022, -1.888982), (53.6458, -1.785), (54.0, -1.0)
+        ]
         for (lat, lon) in locations {
             let expected = raw.counts(lat: lat, lon: lon, radius: 1000)
             let a = index.pointAnswer(lat: lat, lon: lon)
@@ -213,8 +241,9 @@ struct CalderdaleGoldenTests {
         // threads only: the brute-force suite compares its thread counts).
         for strategy in GridStrategy.allCases {
             for threads in [1, 2] where strategy == .scatter || threads == 2 || precision == 6 {
-                compareWithGolden(index.grid(precision: precision, strategy: strategy, threads: threads), goldenText: golden,
-                                  label: "Calderdale p\(precision) \(strategy) threads \(threads)")
+                compareWithGolden(
+                    index.grid(precision: precision, strategy: strategy, threads: threads), goldenText: golden,
+                    label: "Calderdale p\(precision) \(strategy) threads \(threads)")
             }
         }
     }
@@ -227,7 +256,8 @@ struct CalderdaleGoldenTests {
         let rows = parseCSV(try readText(try Paths.fixture("police-uk-points-r1000.csv"))).dropFirst()
         #expect(rows.count == 40)
         for radius in [1000.0, 2500] {
-            let index = IncidentIndex(columns: loaded.columns, parameters: QueryParameters(asOf: Self.asOf, radius: radius))
+            let index = IncidentIndex(
+                columns: loaded.columns, parameters: QueryParameters(asOf: Self.asOf, radius: radius))
             var nonZero = 0
             for row in rows {
                 let lat = try #require(Double(row[1])), lon = try #require(Double(row[2]))

@@ -13,12 +13,17 @@ import Testing
             let parameters = QueryParameters(asOf: TestData.asOf, categories: category.map { [$0] } ?? [])
             let kept = incidents.filter { category == nil || $0.category == category }
             for (precision, k) in [(7, 1), (6, 2), (5, 5)] {
-                let extent = try #require(DataExtent(columns: incidents.columns, parameters: parameters,
-                                                     cellPrecision: precision, minCellCount: k))
+                let extent = try #require(
+                    DataExtent(
+                        columns: incidents.columns, parameters: parameters,
+                        cellPrecision: precision, minCellCount: k))
                 #expect(extent.count == kept.count)
                 #expect(extent.firstTime == kept.map(\.time).min() && extent.lastTime == kept.map(\.time).max())
-                #expect(extent.box == GeoBox(minLat: kept.map(\.lat).min()!, minLon: kept.map(\.lon).min()!,
-                                             maxLat: kept.map(\.lat).max()!, maxLon: kept.map(\.lon).max()!))
+                #expect(
+                    extent.box
+                        == GeoBox(
+                            minLat: kept.map(\.lat).min()!, minLon: kept.map(\.lon).min()!,
+                            maxLat: kept.map(\.lat).max()!, maxLon: kept.map(\.lon).max()!))
                 var perCell: [String: Int] = [:]
                 for i in kept { perCell[Geohash.encode(lat: i.lat, lon: i.lon, precision: precision), default: 0] += 1 }
                 var expected: GeoBox?
@@ -29,8 +34,10 @@ import Testing
                 let shards = Set(kept.map { GeohashCell(lat: $0.lat, lon: $0.lon, precision: 2) })
                 var merged: DataExtent?
                 for shard in shards {
-                    merged.add(DataExtent(columns: incidents.columns, parameters: parameters, cellPrecision: precision,
-                                          minCellCount: k, shards: [shard]))
+                    merged.add(
+                        DataExtent(
+                            columns: incidents.columns, parameters: parameters, cellPrecision: precision,
+                            minCellCount: k, shards: [shard]))
                 }
                 #expect(merged == extent, "\(kind) shards")
             }

@@ -18,7 +18,9 @@ import Testing
             let bounds = (0...steps).map { UTCTime.subtractingMonths(steps - $0, from: TestData.asOf) }
             var expected: [String: [Int32]] = [:]
             for i in incidents where category == nil || i.category == category {
-                guard let s = (1...steps).first(where: { i.time > bounds[$0 - 1] && i.time <= bounds[$0] }) else { continue }
+                guard let s = (1...steps).first(where: { i.time > bounds[$0 - 1] && i.time <= bounds[$0] }) else {
+                    continue
+                }
                 let cell = Geohash.encode(lat: i.lat, lon: i.lon, precision: precision)
                 expected[cell, default: [Int32](repeating: 0, count: steps)][s - 1] += 1
             }

@@ -12,8 +12,10 @@ struct GridAssemblyTests {
         var rows: [TestIncident] = []
         for _ in 0..<3_000 {
             // Around Leeds, some incidents in every window and older years.
-            rows.append(TestIncident(lat: 53.8 + (rng.unit() - 0.5) * 0.3, lon: -1.55 + (rng.unit() - 0.5) * 0.5,
-                                     time: TestData.time(&rng), handled: rng.next() % 3 == 0, category: nil))
+            rows.append(
+                TestIncident(
+                    lat: 53.8 + (rng.unit() - 0.5) * 0.3, lon: -1.55 + (rng.unit() - 0.5) * 0.5,
+                    time: TestData.time(&rng), handled: rng.next() % 3 == 0, category: nil))
         }
         let parameters = QueryParameters(asOf: TestData.asOf, radius: 1000)
         let index = IncidentIndex(columns: rows.columns, parameters: parameters, pointQueries: false)
@@ -24,7 +26,9 @@ struct GridAssemblyTests {
             #expect(split.years == one.years)
             // Counted, not compared whole: a failure would print every cell.
             #expect(split.cells.count == one.cells.count)
-            let differing = zip(split.cells, one.cells).count { $0.0 != $0.1 || split.yearCounts(of: $0.0) != one.yearCounts(of: $0.1) }
+            let differing = zip(split.cells, one.cells).count {
+                $0.0 != $0.1 || split.yearCounts(of: $0.0) != one.yearCounts(of: $0.1)
+            }
             #expect(differing == 0, "\(threads) parts")
         }
     }

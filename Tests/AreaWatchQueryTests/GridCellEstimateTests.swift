@@ -13,12 +13,16 @@ struct GridCellEstimateTests {
     func bounds(kind: DataKind, precision: Int) throws {
         let all = try TestData.incidents(kind)
         for radius in [100.0, 1000] {
-            let (rows, _) = TestData.withinBudget(all, radius: radius, precision: precision, budget: 20_000, single: 100_000)
-            let index = IncidentIndex(columns: rows.columns, parameters: QueryParameters(asOf: TestData.asOf, radius: radius))
+            let (rows, _) = TestData.withinBudget(
+                all, radius: radius, precision: precision, budget: 20_000, single: 100_000)
+            let index = IncidentIndex(
+                columns: rows.columns, parameters: QueryParameters(asOf: TestData.asOf, radius: radius))
             let real = Double(index.grid(precision: precision).cells.count)
             let estimate = GridCellEstimate.cells(index, precision: precision)
             #expect(estimate >= real, "\(kind) p\(precision) r\(radius): estimate \(estimate) < real \(real)")
-            #expect(estimate <= max(16 * real, 64), "\(kind) p\(precision) r\(radius): estimate \(estimate) vs real \(real)")
+            #expect(
+                estimate <= max(16 * real, 64), "\(kind) p\(precision) r\(radius): estimate \(estimate) vs real \(real)"
+            )
         }
     }
 
@@ -41,12 +45,15 @@ struct GridCellEstimateTests {
     func sameOnEveryCoreCount() {
         // Hot spots at a shard corner, the antimeridian, a pole and a city: groups of every size.
         let columns = ShardedGridTests.incidents(seed: 77, count: 160_000)
-        let index = IncidentIndex(columns: columns, parameters: QueryParameters(asOf: ShardedGridTests.asOf, radius: 1000))
+        let index = IncidentIndex(
+            columns: columns, parameters: QueryParameters(asOf: ShardedGridTests.asOf, radius: 1000))
         for precision in [3, 6, 7] {
             let one = GridCellEstimate.cells(index, precision: precision, threads: 1)
             #expect(one > 0)
             for threads in [2, 3, 8] {
-                #expect(GridCellEstimate.cells(index, precision: precision, threads: threads) == one, "p\(precision) \(threads) threads")
+                #expect(
+                    GridCellEstimate.cells(index, precision: precision, threads: threads) == one,
+                    "p\(precision) \(threads) threads")
             }
         }
     }

@@ -1,11 +1,15 @@
-import Testing
 import AreaWatchCore
+import Testing
+
 @testable import AreaWatchQuery
 
 /// The ad-hoc path's key table against a Dictionary: seeded random keys with repeats, keys that
 /// share a fingerprint or a first half, a table sized too small (it must grow), and copies.
 @Suite struct KeyTableTests {
-    struct Key: Hashable { var a: UInt64; var b: UInt32 }
+    struct Key: Hashable {
+        var a: UInt64
+        var b: UInt32
+    }
 
     @Test(arguments: [0, 100, 50_000])
     func agreesWithADictionary(expected: Int) {
@@ -16,11 +20,11 @@ import AreaWatchCore
         for _ in 0..<40_000 {
             let key: Key
             switch rng.next() % 10 {
-            case 0 where !keys.isEmpty: key = keys[Int(rng.next() % UInt64(keys.count))]  // a repeat
-            case 1 where !keys.isEmpty:  // same first half, other second half
+            case 0 where !keys.isEmpty: key = keys[Int(rng.next() % UInt64(keys.count))] // a repeat
+            case 1 where !keys.isEmpty: // same first half, other second half
                 let k = keys[Int(rng.next() % UInt64(keys.count))]
                 key = Key(a: k.a, b: k.b &+ 1)
-            case 2 where !keys.isEmpty:  // same fingerprint (high half), other low half
+            case 2 where !keys.isEmpty: // same fingerprint (high half), other low half
                 let k = keys[Int(rng.next() % UInt64(keys.count))]
                 key = Key(a: k.a & 0xFFFF_FFFF_0000_0000 | (rng.next() & 0xFFFF_FFFF), b: k.b)
             default: key = Key(a: rng.next(), b: UInt32(truncatingIfNeeded: rng.next()))
@@ -78,7 +82,7 @@ import AreaWatchCore
         case 6: e.description = (e.description ?? "") + "x"
         case 7: e.user = e.user == nil ? "u1" : nil
         case 8: e.attributes = e.attributes == nil ? "{\"beat\":\"A\"}" : nil
-        default: e.lat = -0.0 == e.lat ? 0.0 : -0.0  // the sign of zero is content too
+        default: e.lat = -0.0 == e.lat ? 0.0 : -0.0 // the sign of zero is content too
         }
         return e
     }
@@ -92,12 +96,14 @@ import AreaWatchCore
                 incidents.append(rng.next() % 2 == 0 ? again : Self.edited(again, field: rng.next()))
                 continue
             }
-            incidents.append(Incident(key: "k\(rng.next() % 30_000)", time: 1_500_000_000 + Int64(rng.next() % 50_000_000),
-                                      precision: [.second, .second, .day][Int(rng.next() % 3)],
-                                      lat: 53 + Double(rng.next() % 1000) / 1000, lon: -2 + Double(rng.next() % 1000) / 1000,
-                                      category: ["burglary", "vehicle-crime", nil][Int(rng.next() % 3)],
-                                      handled: [true, false, nil][Int(rng.next() % 3)],
-                                      description: rng.next() % 5 == 0 ? "seen" : nil))
+            incidents.append(
+                Incident(
+                    key: "k\(rng.next() % 30_000)", time: 1_500_000_000 + Int64(rng.next() % 50_000_000),
+                    precision: [.second, .second, .day][Int(rng.next() % 3)],
+                    lat: 53 + Double(rng.next() % 1000) / 1000, lon: -2 + Double(rng.next() % 1000) / 1000,
+                    category: ["burglary", "vehicle-crime", nil][Int(rng.next() % 3)],
+                    handled: [true, false, nil][Int(rng.next() % 3)],
+                    description: rng.next() % 5 == 0 ? "seen" : nil))
         }
         var reference: [String: Incident] = [:], firstSeen: [String] = []
         var expected: [WriteOutcome] = []
@@ -127,7 +133,10 @@ import AreaWatchCore
         for (name, outcomes) in [("single", singleOutcomes), ("batched", batchedOutcomes)] {
             #expect(outcomes.count == expected.count, "\(name)")
             let first = zip(outcomes, expected).enumerated().first { $0.element.0 != $0.element.1 }
-            #expect(first == nil, "\(name): outcome \(first?.offset ?? -1) is \(String(describing: first?.element.0)), not \(String(describing: first?.element.1))")
+            #expect(
+                first == nil,
+                "\(name): outcome \(first?.offset ?? -1) is \(String(describing: first?.element.0)), not \(String(describing: first?.element.1))"
+            )
         }
         for builder in [single, batched] {
             let columns = builder.columns
@@ -135,7 +144,8 @@ import AreaWatchCore
             let wrong = firstSeen.indices.first { row in
                 let last = reference[firstSeen[row]]!
                 let category = last.category.map { columns.categories.firstIndex(of: $0).map(Int32.init) ?? -2 } ?? -1
-                return !columns.holds(row, lat: last.lat, lon: last.lon, time: last.time, handled: last.handled, categoryID: category)
+                return !columns.holds(
+                    row, lat: last.lat, lon: last.lon, time: last.time, handled: last.handled, categoryID: category)
             }
             #expect(wrong == nil, "row \(wrong ?? -1) does not hold its key's last content")
         }

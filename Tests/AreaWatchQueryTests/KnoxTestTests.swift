@@ -65,7 +65,8 @@ struct KnoxTestTests {
     }
 
     static func bruteTable(_ d: Data, bands: NearRepeatBands, permutations: Int, seed: UInt64)
-        -> (observed: [Int], sums: [Int], atLeast: [Int]) {
+        -> (observed: [Int], sums: [Int], atLeast: [Int])
+    {
         let observed = bruteCounts(d, times: d.times, bands: bands)
         var sums = [Int](repeating: 0, count: bands.cellCount), atLeast = sums
         var generator = Xoshiro256StarStar(seed: seed)
@@ -93,17 +94,21 @@ struct KnoxTestTests {
         let permutations = 19
         let brute = Self.bruteTable(data, bands: bands, permutations: permutations, seed: seed)
         for threads in [1, 3] {
-            let pairs = try #require(NearRepeatPairs.build(latitudes: data.lat, longitudes: data.lon, edges: edges,
-                                                           maxPairs: .max, threads: threads))
-            let table = KnoxTest.run(times: data.times, pairs: pairs, bands: bands, permutations: permutations,
-                                     seed: seed, threads: threads)
+            let pairs = try #require(
+                NearRepeatPairs.build(
+                    latitudes: data.lat, longitudes: data.lon, edges: edges,
+                    maxPairs: .max, threads: threads))
+            let table = KnoxTest.run(
+                times: data.times, pairs: pairs, bands: bands, permutations: permutations,
+                seed: seed, threads: threads)
             #expect(table.cells.map(\.observed) == brute.observed, "seed \(seed), threads \(threads)")
             #expect(table.cells.map(\.permutedSum) == brute.sums, "seed \(seed), threads \(threads)")
             #expect(table.cells.map(\.atLeastObserved) == brute.atLeast, "seed \(seed), threads \(threads)")
         }
     }
 
-    @Test("band edges: Δt = w is band 1, Δt = days × bands counts, d = an edge is the lower band, d = 0 only same place")
+    @Test(
+        "band edges: Δt = w is band 1, Δt = days × bands counts, d = an edge is the lower band, d = 0 only same place")
     func boundaryCases() throws {
         let bands = NearRepeatBands(distanceEdges: [100, 200], days: 1, timeBands: 2)
         #expect(bands.timeBand(seconds: 0) == 1)
@@ -116,13 +121,16 @@ struct KnoxTestTests {
         let times: [Int64] = [0, 86_400, 172_800]
         let edge = Haversine.distance(lat1: lat[0], lon1: lon[0], lat2: lat[2], lon2: lon[2])
         let exact = NearRepeatBands(distanceEdges: [edge, 200], days: 1, timeBands: 2)
-        let pairs = try #require(NearRepeatPairs.build(latitudes: lat, longitudes: lon, edges: exact.distanceEdges,
-                                                       maxPairs: 10, threads: 1))
+        let pairs = try #require(
+            NearRepeatPairs.build(
+                latitudes: lat, longitudes: lon, edges: exact.distanceEdges,
+                maxPairs: 10, threads: 1))
         let table = KnoxTest.run(times: times, pairs: pairs, bands: exact, permutations: 9, seed: 0, threads: 1)
-        let observed = Dictionary(uniqueKeysWithValues: table.cells.map { ([$0.distanceBand, $0.timeBand], $0.observed) })
-        #expect(observed[[0, 1]] == 1)  // same place, Δt = w: band 1
-        #expect(observed[[1, 2]] == 1)  // d exactly the first edge, Δt = 2w (= days × bands): counted
-        #expect(observed[[1, 1]] == 1)  // d exactly the first edge, Δt = w
+        let observed = Dictionary(
+            uniqueKeysWithValues: table.cells.map { ([$0.distanceBand, $0.timeBand], $0.observed) })
+        #expect(observed[[0, 1]] == 1) // same place, Δt = w: band 1
+        #expect(observed[[1, 2]] == 1) // d exactly the first edge, Δt = 2w (= days × bands): counted
+        #expect(observed[[1, 1]] == 1) // d exactly the first edge, Δt = w
         #expect(table.cells.map(\.observed).reduce(0, +) == 3)
     }
 
@@ -131,10 +139,13 @@ struct KnoxTestTests {
         let bands = NearRepeatBands(distanceEdges: [100], days: 14, timeBands: 4)
         for n in [0, 1] {
             let lat = Array(repeating: 53.7, count: n), lon = Array(repeating: -1.8, count: n)
-            let pairs = try #require(NearRepeatPairs.build(latitudes: lat, longitudes: lon, edges: [100], maxPairs: 0,
-                                                           threads: 2))
-            let table = KnoxTest.run(times: Array(repeating: 0, count: n), pairs: pairs, bands: bands,
-                                     permutations: 99, seed: 1, threads: 2)
+            let pairs = try #require(
+                NearRepeatPairs.build(
+                    latitudes: lat, longitudes: lon, edges: [100], maxPairs: 0,
+                    threads: 2))
+            let table = KnoxTest.run(
+                times: Array(repeating: 0, count: n), pairs: pairs, bands: bands,
+                permutations: 99, seed: 1, threads: 2)
             for c in table.cells {
                 #expect(c.observed == 0 && table.expected(c) == 0 && table.ratio(c) == nil && table.pValue(c) == 1)
             }
@@ -144,15 +155,20 @@ struct KnoxTestTests {
     @Test("month-only times are recognised: every time the first of a month at 00:00 UTC, and nothing else")
     func monthStarts() throws {
         let bands = NearRepeatBands(distanceEdges: [100], days: 14, timeBands: 4)
-        let july = Int64(1_530_403_200), august = Int64(1_533_081_600)  // 2018-07-01, 2018-08-01 00:00:00Z
-        let cases: [([Int64], Bool)] = [([july, august, july], true), ([july, august + 1], false),
-                                        ([july, july + 86_400], false), ([], false)]
+        let july = Int64(1_530_403_200), august = Int64(1_533_081_600) // 2018-07-01, 2018-08-01 00:00:00Z
+        let cases: [([Int64], Bool)] = [
+            ([july, august, july], true), ([july, august + 1], false),
+            ([july, july + 86_400], false), ([], false)
+        ]
         for (times, expected) in cases {
             let n = times.count
-            let pairs = try #require(NearRepeatPairs.build(latitudes: Array(repeating: 53.7, count: n),
-                                                           longitudes: Array(repeating: -1.8, count: n), edges: [100],
-                                                           maxPairs: 10, threads: 1))
-            let table = KnoxTest.run(times: times.sorted(), pairs: pairs, bands: bands, permutations: 9, seed: 1, threads: 1)
+            let pairs = try #require(
+                NearRepeatPairs.build(
+                    latitudes: Array(repeating: 53.7, count: n),
+                    longitudes: Array(repeating: -1.8, count: n), edges: [100],
+                    maxPairs: 10, threads: 1))
+            let table = KnoxTest.run(
+                times: times.sorted(), pairs: pairs, bands: bands, permutations: 9, seed: 1, threads: 1)
             #expect(table.timesAreMonthStarts == expected, "\(times)")
         }
     }
@@ -161,8 +177,9 @@ struct KnoxTestTests {
     func pairBound() {
         let lat = Array(repeating: 53.7, count: 50), lon = Array(repeating: -1.8, count: 50)
         var seen = 0
-        let pairs = NearRepeatPairs.build(latitudes: lat, longitudes: lon, edges: [10], maxPairs: 1_224, threads: 2,
-                                          counted: { seen = $0 })
+        let pairs = NearRepeatPairs.build(
+            latitudes: lat, longitudes: lon, edges: [10], maxPairs: 1_224, threads: 2,
+            counted: { seen = $0 })
         #expect(pairs == nil)
         #expect(seen == 1_225)
         #expect(NearRepeatPairs.build(latitudes: lat, longitudes: lon, edges: [10], maxPairs: 1_225, threads: 2) != nil)

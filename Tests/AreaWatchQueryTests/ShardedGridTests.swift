@@ -9,14 +9,16 @@ import Testing
 /// crowd a shard corner, the antimeridian and the north pole, with filters and every window.
 @Suite("Sharded grid equals one machine (SPEC §15)")
 struct ShardedGridTests {
-    static let asOf: Int64 = 1_533_081_599  // 2018-07-31T23:59:59Z
+    static let asOf: Int64 = 1_533_081_599 // 2018-07-31T23:59:59Z
     static let year: Int64 = 365 * 86_400
 
     static func incidents(seed: UInt64, count: Int) -> IncidentColumns {
         var rng = SplitMix64(seed: seed)
         var columns = IncidentColumns()
         // The corner of four precision-2 shards (and of every finer lattice), the antimeridian, a pole.
-        let spots: [(Double, Double, Double)] = [(45.0, 0.0, 0.05), (10.0, 180.0, 0.03), (89.5, 30.0, 0.02), (53.72, -1.86, 0.04)]
+        let spots: [(Double, Double, Double)] = [
+            (45.0, 0.0, 0.05), (10.0, 180.0, 0.03), (89.5, 30.0, 0.02), (53.72, -1.86, 0.04)
+        ]
         for _ in 0..<count {
             let (lat, lon, spread) = spots.randomElement(using: &rng)!
             var x = lon + Double.random(in: -spread...spread, using: &rng)
@@ -24,8 +26,9 @@ struct ShardedGridTests {
             if x < -180 { x += 360 }
             let y = min(90, lat + Double.random(in: -spread...spread, using: &rng))
             let t = asOf - Int64.random(in: -year / 10...(3 * year), using: &rng)
-            columns.append(lat: y, lon: x, time: t, handled: [true, false, nil].randomElement(using: &rng)!,
-                           category: ["a", "b", nil].randomElement(using: &rng)!)
+            columns.append(
+                lat: y, lon: x, time: t, handled: [true, false, nil].randomElement(using: &rng)!,
+                category: ["a", "b", nil].randomElement(using: &rng)!)
         }
         return columns
     }
@@ -34,8 +37,9 @@ struct ShardedGridTests {
         var out = IncidentColumns()
         for i in rows {
             let h = all.handled[i]
-            out.append(lat: all.lat[i], lon: all.lon[i], time: all.time[i], handled: h < 0 ? nil : h == 1,
-                       category: all.category[i] < 0 ? nil : all.categories[Int(all.category[i])])
+            out.append(
+                lat: all.lat[i], lon: all.lon[i], time: all.time[i], handled: h < 0 ? nil : h == 1,
+                category: all.category[i] < 0 ? nil : all.categories[Int(all.category[i])])
         }
         return out
     }
@@ -43,8 +47,10 @@ struct ShardedGridTests {
     @Test("merged shards equal one machine", arguments: [(2, 5, 1000.0), (3, 5, 1000.0), (4, 6, 999.9), (5, 6, 1500.0)])
     func mergedEqualsSingle(shardPrecision: Int, precision: Int, radius: Double) {
         let all = Self.incidents(seed: UInt64(shardPrecision * 100 + precision), count: 1500)
-        for parameters in [QueryParameters(asOf: Self.asOf, radius: radius),
-                           QueryParameters(asOf: Self.asOf, radius: radius, categories: ["a"], handled: true)] {
+        for parameters in [
+            QueryParameters(asOf: Self.asOf, radius: radius),
+            QueryParameters(asOf: Self.asOf, radius: radius, categories: ["a"], handled: true)
+        ] {
             let single = IncidentIndex(columns: all, parameters: parameters)
             let expected = single.grid(precision: precision)
             let halo = ShardHalo(precision: shardPrecision, gridPrecision: precision, radius: radius)
@@ -65,12 +71,16 @@ struct ShardedGridTests {
                     cells += grid.cells(ownedBy: Set(shards))
                     totals.add(ShardTotals(columns: columns, parameters: parameters, shards: Set(shards)))
                 }
-                let merged = GridResult(merging: cells, precision: precision, parameters: parameters, years: totals.totals.years)
+                let merged = GridResult(
+                    merging: cells, precision: precision, parameters: parameters, years: totals.totals.years)
                 #expect(merged.cells.count == expected.cells.count)
                 #expect(merged.cells == expected.cells, "shard precision \(shardPrecision), \(groups) tasks")
                 #expect(merged.years == expected.years)
                 #expect(totals.totals == single.totals())
-                #expect(zip(merged.cells, expected.cells).allSatisfy { merged.yearCounts(of: $0) == expected.yearCounts(of: $1) })
+                #expect(
+                    zip(merged.cells, expected.cells).allSatisfy {
+                        merged.yearCounts(of: $0) == expected.yearCounts(of: $1)
+                    })
             }
         }
     }
@@ -82,12 +92,19 @@ struct ShardedGridTests {
         totals.previous = 1
         totals.excludedFuture = 2
         totals.years = [2017: 1, 2018: 3]
-        let cells = [ShardCell(prefix: 12345, nCurrent: 1, nPrevious: 0, rCurrent: 4, rPrevious: 2, handled: 1,
-                               years: [(2017, 1), (2018, 2)])]
+        let cells = [
+            ShardCell(
+                prefix: 12345, nCurrent: 1, nPrevious: 0, rCurrent: 4, rPrevious: 2, handled: 1,
+                years: [(2017, 1), (2018, 2)])
+        ]
         let bytes = ShardCellsFile.encode(precision: 7, totals: totals, cells: cells)
         let back = try ShardCellsFile.decode(bytes, name: "x.awc")
         #expect(back.precision == 7 && back.totals == totals && back.cells == cells)
-        #expect(throws: BinaryReader.Malformed.self) { try ShardCellsFile.decode(Array(bytes.dropLast(3)), name: "x.awc") }
-        #expect(throws: BinaryReader.Malformed.self) { try ShardCellsFile.decode(Array("AWREC001".utf8) + bytes.dropFirst(8), name: "x.awc") }
+        #expect(throws: BinaryReader.Malformed.self) {
+            try ShardCellsFile.decode(Array(bytes.dropLast(3)), name: "x.awc")
+        }
+        #expect(throws: BinaryReader.Malformed.self) {
+            try ShardCellsFile.decode(Array("AWREC001".utf8) + bytes.dropFirst(8), name: "x.awc")
+        }
     }
 }

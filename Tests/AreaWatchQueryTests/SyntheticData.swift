@@ -31,12 +31,12 @@ enum TestData {
     static func time(_ rng: inout SplitMix64) -> Int64 {
         let t = asOf, c1 = windows.currentStart, c2 = windows.previousStart
         switch rng.next() % 24 {
-        case 0: return c1            // previous
-        case 1: return c1 + 1        // current
-        case 2: return c2            // older
-        case 3: return c2 + 1        // previous
-        case 4: return t             // current
-        case 5: return t + 1         // future
+        case 0: return c1 // previous
+        case 1: return c1 + 1 // current
+        case 2: return c2 // older
+        case 3: return c2 + 1 // previous
+        case 4: return t // current
+        case 5: return t + 1 // future
         case 6: return c2 - Int64(rng.next() % 100_000_000)
         case 7: return t + 1 + Int64(rng.next() % 10_000_000)
         case 8...15: return c1 + 1 + Int64(rng.next() % UInt64(t - c1))
@@ -45,8 +45,9 @@ enum TestData {
     }
 
     static func incident(_ rng: inout SplitMix64, lat: Double, lon: Double) -> TestIncident {
-        TestIncident(lat: lat, lon: lon, time: time(&rng), handled: [true, false, nil][Int(rng.next() % 3)],
-                     category: categories[Int(rng.next() % UInt64(categories.count))])
+        TestIncident(
+            lat: lat, lon: lon, time: time(&rng), handled: [true, false, nil][Int(rng.next() % 3)],
+            category: categories[Int(rng.next() % UInt64(categories.count))])
     }
 
     /// A coordinate snapped to a precision-6 cell edge (also an edge at 7 and 8).
@@ -67,7 +68,10 @@ enum TestData {
                 out.append(incident(&rng, lat: lat, lon: lon))
             }
         case .hotspots:
-            let centres = [(51.5072, -0.1276, 0.0008), (51.5155, -0.0922, 0.0025), (51.4975, -0.1357, 0.0004), (51.52, -0.16, 0.0015)]
+            let centres = [
+                (51.5072, -0.1276, 0.0008), (51.5155, -0.0922, 0.0025), (51.4975, -0.1357, 0.0004),
+                (51.52, -0.16, 0.0015)
+            ]
             for k in 0..<400 {
                 if k % 8 == 7 {
                     out.append(incident(&rng, lat: rng.uniform(51.47...51.55), lon: rng.uniform(-0.2...(-0.05))))
@@ -80,7 +84,10 @@ enum TestData {
             var points: [(Double, Double)] = []
             for k in 0..<30 {
                 var lat = rng.uniform(-33.95...(-33.9)), lon = rng.uniform(151.17...151.24)
-                if k % 3 == 0 { lat = onEdge(lat, low: -90, span: h6); lon = onEdge(lon, low: -180, span: w6) }
+                if k % 3 == 0 {
+                    lat = onEdge(lat, low: -90, span: h6)
+                    lon = onEdge(lon, low: -180, span: w6)
+                }
                 points.append((lat, lon))
             }
             for _ in 0..<600 {
@@ -131,15 +138,18 @@ enum TestData {
     /// one Double apart: the first is exactly within `radius` of the centre, the second not.
     /// Half the pairs lie east or west of the centre (they decide where a row's run of centres
     /// ends), half north or south (which rows are reached). Around Paris.
-    static func boundary(precision p: Int, radius: Double, pairs: Int = 40) -> (incidents: [TestIncident], centres: [(lat: Double, lon: Double)]) {
+    static func boundary(precision p: Int, radius: Double, pairs: Int = 40) -> (
+        incidents: [TestIncident], centres: [(lat: Double, lon: Double)]
+    ) {
         var rng = SplitMix64(seed: 0xB0_0000 + UInt64(p) * 100_000 + UInt64(radius))
         let delta = radius / Haversine.earthRadius * 180 / Double.pi
         var out: [TestIncident] = []
         var centres: [(lat: Double, lon: Double)] = []
         for k in 0..<pairs {
-            let c = ReferenceGeohash.centre(row: ReferenceGeohash.row(lat: 48.85 + rng.uniform(-0.05...0.05), precision: p),
-                                            column: ReferenceGeohash.column(lon: 2.35 + rng.uniform(-0.07...0.07), precision: p),
-                                            precision: p)
+            let c = ReferenceGeohash.centre(
+                row: ReferenceGeohash.row(lat: 48.85 + rng.uniform(-0.05...0.05), precision: p),
+                column: ReferenceGeohash.column(lon: 2.35 + rng.uniform(-0.07...0.07), precision: p),
+                precision: p)
             centres.append(c)
             let wide = 3 * delta / Foundation.cos(c.lat * Double.pi / 180)
             let pair: [(Double, Double)]
@@ -162,8 +172,11 @@ enum TestData {
                 pair = [(a, lon), (b, lon)]
             }
             for (lat, lon) in pair {
-                out.append(TestIncident(lat: lat, lon: lon, time: k % 3 == 0 ? windows.currentStart : asOf - Int64(rng.next() % 1_000_000),
-                                        handled: [true, false, nil][Int(rng.next() % 3)], category: nil))
+                out.append(
+                    TestIncident(
+                        lat: lat, lon: lon,
+                        time: k % 3 == 0 ? windows.currentStart : asOf - Int64(rng.next() % 1_000_000),
+                        handled: [true, false, nil][Int(rng.next() % 3)], category: nil))
             }
         }
         return (out, centres)
@@ -185,9 +198,14 @@ enum TestData {
     /// outside the windows (they cost nothing). `nearestTo` orders the points by distance to a
     /// place (for Calderdale: Halifax town centre, so a dense, real hotspot with all its
     /// duplicates stays whole); otherwise they keep their order in the data.
-    static func withinBudget(_ rows: [TestIncident], radius: Double, precision: Int, budget: Int, single: Int,
-                             minimumPoints: Int = 0, nearestTo centre: (lat: Double, lon: Double)? = nil) -> (rows: [TestIncident], boxCells: Int) {
-        struct Key: Hashable { var lat: UInt64; var lon: UInt64 }
+    static func withinBudget(
+        _ rows: [TestIncident], radius: Double, precision: Int, budget: Int, single: Int,
+        minimumPoints: Int = 0, nearestTo centre: (lat: Double, lon: Double)? = nil
+    ) -> (rows: [TestIncident], boxCells: Int) {
+        struct Key: Hashable {
+            var lat: UInt64
+            var lon: UInt64
+        }
         var order: [Key] = []
         var seen: Set<Key> = []
         for r in rows {
@@ -198,7 +216,9 @@ enum TestData {
         }
         if let centre {
             func d(_ k: Key) -> Double {
-                Haversine.distance(lat1: centre.lat, lon1: centre.lon, lat2: Double(bitPattern: k.lat), lon2: Double(bitPattern: k.lon))
+                Haversine.distance(
+                    lat1: centre.lat, lon1: centre.lon, lat2: Double(bitPattern: k.lat), lon2: Double(bitPattern: k.lon)
+                )
             }
             order = order.map { ($0, d($0)) }.sorted { $0.1 < $1.1 }.map(\.0)
         }
@@ -206,8 +226,9 @@ enum TestData {
         var used = 0
         var cheapest: (key: Key, cost: Int)?
         for k in order {
-            let cost = ReferenceGrid.boxCellCount(lat: Double(bitPattern: k.lat), lon: Double(bitPattern: k.lon),
-                                                  radius: radius, precision: precision)
+            let cost = ReferenceGrid.boxCellCount(
+                lat: Double(bitPattern: k.lat), lon: Double(bitPattern: k.lon),
+                radius: radius, precision: precision)
             if used + cost <= budget {
                 used += cost
                 taken.insert(k)
@@ -216,9 +237,13 @@ enum TestData {
         }
         // At least `minimumPoints` (the first in order) when each fits `single`.
         for k in order where taken.count < minimumPoints && !taken.contains(k) {
-            let cost = ReferenceGrid.boxCellCount(lat: Double(bitPattern: k.lat), lon: Double(bitPattern: k.lon),
-                                                  radius: radius, precision: precision)
-            if cost <= single { taken.insert(k); used += cost }
+            let cost = ReferenceGrid.boxCellCount(
+                lat: Double(bitPattern: k.lat), lon: Double(bitPattern: k.lon),
+                radius: radius, precision: precision)
+            if cost <= single {
+                taken.insert(k)
+                used += cost
+            }
         }
         if taken.isEmpty, let cheapest, cheapest.cost <= single {
             taken.insert(cheapest.key)
@@ -226,7 +251,8 @@ enum TestData {
         }
         let kept = rows.filter { r in
             let w = windows.window(r.time)
-            return !(w == .current || w == .previous) || taken.contains(Key(lat: r.lat.bitPattern, lon: r.lon.bitPattern))
+            return !(w == .current || w == .previous)
+                || taken.contains(Key(lat: r.lat.bitPattern, lon: r.lon.bitPattern))
         }
         return (kept, used)
     }

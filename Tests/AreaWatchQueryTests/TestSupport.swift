@@ -19,7 +19,6 @@ extension SplitMix64 {
     }
 }
 
-
 enum Paths {
     /// The package root, derived from this file's location (Tests/AreaWatchQueryTests/…).
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
@@ -36,12 +35,15 @@ enum Paths {
     /// `../shared` beside the package: the conformance data, when present. The environment
     /// variable `AREAWATCH_SHARED` names another folder of the same layout (e.g. for a git
     /// worktree, whose package root is not beside it).
-    static let shared: URL = ProcessInfo.processInfo.environment["AREAWATCH_SHARED"].map { URL(fileURLWithPath: $0) }
+    static let shared: URL =
+        ProcessInfo.processInfo.environment["AREAWATCH_SHARED"].map { URL(fileURLWithPath: $0) }
         ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
 
     static var sharedAvailable: Bool {
-        FileManager.default.fileExists(atPath: shared.appendingPathComponent("conformance/police-uk-points-r1000.csv").path)
-            && FileManager.default.fileExists(atPath: shared.appendingPathComponent("data/police-uk/2018-07-west-yorkshire-street.csv").path)
+        FileManager.default.fileExists(
+            atPath: shared.appendingPathComponent("conformance/police-uk-points-r1000.csv").path)
+            && FileManager.default.fileExists(
+                atPath: shared.appendingPathComponent("data/police-uk/2018-07-west-yorkshire-street.csv").path)
     }
 
     /// A fixture bundled with this test target.
@@ -124,8 +126,10 @@ struct ReferencePoint: Equatable, CustomStringConvertible {
 }
 
 /// Every incident against the location: SPEC §7.1 by brute force.
-func referencePoint(_ incidents: [TestIncident], windows: ReferenceWindows, lat: Double, lon: Double,
-                    radius: Double) -> ReferencePoint {
+func referencePoint(
+    _ incidents: [TestIncident], windows: ReferenceWindows, lat: Double, lon: Double,
+    radius: Double
+) -> ReferencePoint {
     var r = ReferencePoint()
     for i in incidents {
         let w = windows.window(i.time)
@@ -157,7 +161,13 @@ enum ReferenceGeohash {
         var lo = low, hi = high, index = 0
         for _ in 0..<bits {
             let mid = (lo + hi) / 2
-            if value >= mid { index = index << 1 | 1; lo = mid } else { index = index << 1; hi = mid }
+            if value >= mid {
+                index = index << 1 | 1
+                lo = mid
+            } else {
+                index = index << 1
+                hi = mid
+            }
         }
         return index
     }
@@ -170,7 +180,13 @@ enum ReferenceGeohash {
         var lonLeft = lonBits(p), latLeft = latBits(p), value: UInt64 = 0
         for i in 0..<(5 * p) {
             let bit: Int
-            if i % 2 == 0 { lonLeft -= 1; bit = (column >> lonLeft) & 1 } else { latLeft -= 1; bit = (row >> latLeft) & 1 }
+            if i % 2 == 0 {
+                lonLeft -= 1
+                bit = (column >> lonLeft) & 1
+            } else {
+                latLeft -= 1
+                bit = (row >> latLeft) & 1
+            }
             value = value << 1 | UInt64(bit)
         }
         return value
@@ -217,9 +233,10 @@ extension GridResult {
     var rows: [GridRow] {
         cells.map {
             let centre = $0.cell.centre
-            return GridRow(bits: $0.cell.prefix, precision: $0.cell.precision, lat: centre.lat, lon: centre.lon,
-                           nCurrent: $0.nCurrent, nPrevious: $0.nPrevious, rCurrent: $0.rCurrent,
-                           rPrevious: $0.rPrevious, handled: $0.handled, safetyClass: $0.safetyClass.rawValue)
+            return GridRow(
+                bits: $0.cell.prefix, precision: $0.cell.precision, lat: centre.lat, lon: centre.lon,
+                nCurrent: $0.nCurrent, nPrevious: $0.nPrevious, rCurrent: $0.rCurrent,
+                rPrevious: $0.rPrevious, handled: $0.handled, safetyClass: $0.safetyClass.rawValue)
         }
     }
 }
@@ -231,7 +248,8 @@ enum ReferenceGrid {
     /// dλ·cos(latitude) ≤ ds, so its longitude gap is ≤ δ / cos(|φ| + δ). The box takes 1.1 × δ
     /// plus two cells on every side, and whole rows when it reaches a pole or the gap exceeds 180°.
     static func box(lat: Double, lon: Double, radius: Double, precision p: Int)
-        -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>, wholeRows: Bool) {
+        -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>, wholeRows: Bool)
+    {
         let rowCount = 1 << ReferenceGeohash.latBits(p), columnCount = 1 << ReferenceGeohash.lonBits(p)
         let h = ReferenceGeohash.cellHeight(p), w = ReferenceGeohash.cellWidth(p)
         let delta = radius / Haversine.earthRadius * 180 / Double.pi
@@ -260,29 +278,40 @@ enum ReferenceGrid {
     /// evaluated once with their multiplicities (the same distances, so the same decisions).
     /// Hits are collected as packed (cell, point) integers and summed after one sort, which keeps
     /// debug builds fast enough. Precisions up to 8.
-    static func grid(_ incidents: [TestIncident], windows: ReferenceWindows, radius: Double,
-                     precision p: Int) -> [GridRow] {
+    static func grid(
+        _ incidents: [TestIncident], windows: ReferenceWindows, radius: Double,
+        precision p: Int
+    ) -> [GridRow] {
         precondition(p <= 8, "the packed keys hold 40 bits of cell")
         struct Counts { var nc = 0, np = 0, rc = 0, rp = 0, h = 0 }
-        struct PointKey: Hashable { var lat: UInt64; var lon: UInt64 }
+        struct PointKey: Hashable {
+            var lat: UInt64
+            var lon: UInt64
+        }
         let lonBits = ReferenceGeohash.lonBits(p)
         let columnCount = 1 << lonBits
         let h = ReferenceGeohash.cellHeight(p), w = ReferenceGeohash.cellWidth(p)
-        var cells: [Int: Counts] = [:]  // row << lonBits | column
+        var cells: [Int: Counts] = [:] // row << lonBits | column
         var points: [PointKey: Int] = [:]
         var pointLat: [Double] = [], pointLon: [Double] = []
         var weights: [(c: Int, p: Int, h: Int)] = []
         for i in incidents {
             let win = windows.window(i.time)
             guard win == .current || win == .previous else { continue }
-            let key = ReferenceGeohash.row(lat: i.lat, precision: p) << lonBits | ReferenceGeohash.column(lon: i.lon, precision: p)
+            let key =
+                ReferenceGeohash.row(lat: i.lat, precision: p) << lonBits
+                | ReferenceGeohash.column(lon: i.lon, precision: p)
             if win == .current { cells[key, default: Counts()].nc += 1 } else { cells[key, default: Counts()].np += 1 }
             let pk = PointKey(lat: i.lat.bitPattern, lon: i.lon.bitPattern)
             let slot: Int
-            if let s = points[pk] { slot = s } else {
+            if let s = points[pk] {
+                slot = s
+            } else {
                 slot = weights.count
                 points[pk] = slot
-                pointLat.append(i.lat); pointLon.append(i.lon); weights.append((0, 0, 0))
+                pointLat.append(i.lat)
+                pointLon.append(i.lon)
+                weights.append((0, 0, 0))
             }
             if win == .current {
                 weights[slot].c += 1
@@ -316,17 +345,24 @@ enum ReferenceGrid {
             let hitKey = k < hits.count ? Int(hits[k] >> 22) : Int.max
             let key = o < own.count ? min(own[o], hitKey) : hitKey
             var c = Counts()
-            if o < own.count && own[o] == key { c = cells[key]!; o += 1 }
+            if o < own.count && own[o] == key {
+                c = cells[key]!
+                o += 1
+            }
             while k < hits.count && Int(hits[k] >> 22) == key {
                 let wgt = weights[Int(hits[k] & 0x3F_FFFF)]
-                c.rc += wgt.c; c.rp += wgt.p; c.h += wgt.h
+                c.rc += wgt.c
+                c.rp += wgt.p
+                c.h += wgt.h
                 k += 1
             }
             let row = key >> lonBits, column = key & (columnCount - 1)
             let centre = ReferenceGeohash.centre(row: row, column: column, precision: p)
-            rows.append(GridRow(bits: ReferenceGeohash.bits(row: row, column: column, precision: p), precision: p,
-                                lat: centre.lat, lon: centre.lon, nCurrent: c.nc, nPrevious: c.np,
-                                rCurrent: c.rc, rPrevious: c.rp, handled: c.h, safetyClass: referenceClass(c.rc)))
+            rows.append(
+                GridRow(
+                    bits: ReferenceGeohash.bits(row: row, column: column, precision: p), precision: p,
+                    lat: centre.lat, lon: centre.lon, nCurrent: c.nc, nPrevious: c.np,
+                    rCurrent: c.rc, rPrevious: c.rp, handled: c.h, safetyClass: referenceClass(c.rc)))
         }
         rows.sort { $0.bits < $1.bits }
         return rows
@@ -338,15 +374,21 @@ func gridDifferences(expected: [GridRow], actual: [GridRow], limit: Int = 8) -> 
     var out: [String] = []
     var total = 0
     var i = 0, j = 0
-    func note(_ s: String) { total += 1; if out.count < limit { out.append(s) } }
+    func note(_ s: String) {
+        total += 1
+        if out.count < limit { out.append(s) }
+    }
     while i < expected.count || j < actual.count {
         if j >= actual.count || (i < expected.count && expected[i].bits < actual[j].bits) {
-            note("missing \(expected[i])"); i += 1
+            note("missing \(expected[i])")
+            i += 1
         } else if i >= expected.count || actual[j].bits < expected[i].bits {
-            note("extra \(actual[j])"); j += 1
+            note("extra \(actual[j])")
+            j += 1
         } else {
             if expected[i] != actual[j] { note("expected \(expected[i]), got \(actual[j])") }
-            i += 1; j += 1
+            i += 1
+            j += 1
         }
     }
     if total > out.count { out.append("… \(total - out.count) more differences") }
@@ -361,14 +403,18 @@ struct LoadedFiles: Sendable {
 }
 
 /// Files → `IncidentColumnsBuilder`, in order, as `report --input` reads them.
-func loadFiles(_ paths: [String], groupBy: BreakdownField? = nil, keepKeys: Bool = false,
-               rejects: RejectsWriter? = nil) throws -> LoadedFiles {
+func loadFiles(
+    _ paths: [String], groupBy: BreakdownField? = nil, keepKeys: Bool = false,
+    rejects: RejectsWriter? = nil
+) throws -> LoadedFiles {
     var builder = IncidentColumnsBuilder(groupBy: groupBy, keepKeys: keepKeys)
     var reports: [FileIngestReport] = []
     for path in paths {
         let (sha, bytes) = try FileDigest.sha256(path: path)
-        reports.append(try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: IngestOptions(),
-                                               into: &builder, rejects: rejects))
+        reports.append(
+            try FileIngester.ingest(
+                path: path, sha256: sha, bytes: bytes, options: IngestOptions(),
+                into: &builder, rejects: rejects))
         try rejects?.endFile()
     }
     return LoadedFiles(columns: builder.columns, reports: reports)
@@ -377,9 +423,10 @@ func loadFiles(_ paths: [String], groupBy: BreakdownField? = nil, keepKeys: Bool
 /// The columns back as rows (category names resolved).
 func testIncidents(of columns: IncidentColumns) -> [TestIncident] {
     (0..<columns.count).map { i in
-        TestIncident(lat: columns.lat[i], lon: columns.lon[i], time: columns.time[i],
-                     handled: columns.handled[i] < 0 ? nil : columns.handled[i] == 1,
-                     category: columns.category[i] < 0 ? nil : columns.categories[Int(columns.category[i])])
+        TestIncident(
+            lat: columns.lat[i], lon: columns.lon[i], time: columns.time[i],
+            handled: columns.handled[i] < 0 ? nil : columns.handled[i] == 1,
+            category: columns.category[i] < 0 ? nil : columns.categories[Int(columns.category[i])])
     }
 }
 
@@ -414,12 +461,18 @@ func parseCSV(_ text: String, columns: Set<Int>? = nil) -> [[String]] {
             let c = b[k]
             if inQuotes {
                 if c == 34 {
-                    if k + 1 < n && b[k + 1] == 34 { field.append(34); k += 1 } else { inQuotes = false }
+                    if k + 1 < n && b[k + 1] == 34 {
+                        field.append(34)
+                        k += 1
+                    } else {
+                        inQuotes = false
+                    }
                 } else {
                     field.append(c)
                 }
             } else if c == 34 {
-                inQuotes = true; quoted = true
+                inQuotes = true
+                quoted = true
             } else if c == 44 || c == 10 || c == 13 {
                 let keep = columns?.contains(row.count) ?? true
                 row.append(keep ? String(decoding: field, as: UTF8.self) : "")

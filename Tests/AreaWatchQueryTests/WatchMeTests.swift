@@ -21,8 +21,9 @@ struct WatchMeTests {
         let rejects = try RejectsWriter(path: rejectsPath)
         var builder = IncidentColumnsBuilder(keepKeys: true)
         let (sha, bytes) = try FileDigest.sha256(path: path)
-        let report = try FileIngester.ingest(path: path, sha256: sha, bytes: bytes, options: IngestOptions(),
-                                             into: &builder, rejects: rejects)
+        let report = try FileIngester.ingest(
+            path: path, sha256: sha, bytes: bytes, options: IngestOptions(),
+            into: &builder, rejects: rejects)
         try rejects.endFile()
         try rejects.commit()
 
@@ -43,7 +44,9 @@ struct WatchMeTests {
         let columns = builder.columns
         #expect(columns.count == 9)
         func time(of key: String) -> Int64? { columns.keys.firstIndex(of: key).map { columns.time[$0] } }
-        func position(of key: String) -> (Double, Double)? { columns.keys.firstIndex(of: key).map { (columns.lat[$0], columns.lon[$0]) } }
+        func position(of key: String) -> (Double, Double)? {
+            columns.keys.firstIndex(of: key).map { (columns.lat[$0], columns.lon[$0]) }
+        }
         #expect(time(of: "-LmillisecondStamp000") == epoch("2018-07-10T14:56:07Z"), "1531234567890 is milliseconds")
         #expect(time(of: "-LfractionalSeconds00") == 1_520_000_000, "fractional seconds are floored")
         #expect(time(of: "-LprevExactlyTminus1y") == epoch("2017-07-31T23:59:59Z"))
@@ -72,8 +75,9 @@ struct WatchMeTests {
         #expect(a.asOf == Self.asOf && a.radius == 1000)
 
         // The same against brute force over what was ingested.
-        let expected = referencePoint(testIncidents(of: columns), windows: ReferenceWindows(asOf: Self.asOf),
-                                      lat: Self.halifax.lat, lon: Self.halifax.lon, radius: 1000)
+        let expected = referencePoint(
+            testIncidents(of: columns), windows: ReferenceWindows(asOf: Self.asOf),
+            lat: Self.halifax.lat, lon: Self.halifax.lon, radius: 1000)
         #expect(ReferencePoint(current: a.current, previous: a.previous, handled: a.handled) == expected)
 
         let leeds = index.pointAnswer(lat: 53.7997, lon: -1.5492)
@@ -124,7 +128,8 @@ struct WatchMeTests {
             for q in queries {
                 let asOf = epoch(try #require(q["as_of"] as? String))
                 let radius = try #require(q["radius_m"] as? Double)
-                let index = IncidentIndex(columns: loaded.columns, parameters: QueryParameters(asOf: asOf, radius: radius))
+                let index = IncidentIndex(
+                    columns: loaded.columns, parameters: QueryParameters(asOf: asOf, radius: radius))
                 let lat = try #require(q["lat"] as? Double), lon = try #require(q["lon"] as? Double)
                 let a = index.pointAnswer(lat: lat, lon: lon)
                 let label = "\(name) \(q["name"] ?? "")"

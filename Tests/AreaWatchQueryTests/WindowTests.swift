@@ -17,7 +17,8 @@ struct WindowTests {
     static func check(asOf: Int64, cases: [Case]) throws {
         var rows: [TestIncident] = []
         for (k, c) in cases.enumerated() {
-            rows.append(TestIncident(lat: -60 + Double(k), lon: 10 + Double(k), time: c.time, handled: true, category: nil))
+            rows.append(
+                TestIncident(lat: -60 + Double(k), lon: 10 + Double(k), time: c.time, handled: true, category: nil))
         }
         let index = IncidentIndex(columns: rows.columns, parameters: QueryParameters(asOf: asOf, radius: 1000))
         var future = 0
@@ -28,7 +29,9 @@ struct WindowTests {
             case (1, 0): got = .current
             case (0, 1): got = .previous
             case (0, 0): got = index.codes.contains(Geohash.code(lat: rows[k].lat, lon: rows[k].lon)) ? .older : .future
-            default: Issue.record("\(c.label): current \(a.current), previous \(a.previous)"); continue
+            default:
+                Issue.record("\(c.label): current \(a.current), previous \(a.previous)")
+                continue
             }
             #expect(got == c.expected, "\(c.label) at \(UTCTime.iso8601(c.time)): \(got), expected \(c.expected)")
             #expect(a.handled == (c.expected == .current ? 1 : 0), "\(c.label): handled counts the current window only")
@@ -61,20 +64,22 @@ struct WindowTests {
         let windows = TimeWindows(asOf: t)
         #expect(windows.currentStart == oneYear)
         #expect(windows.previousStart == twoYears)
-        try Self.check(asOf: t, cases: [
-            Case(label: "T − 1 year", time: oneYear, expected: .previous),
-            Case(label: "T − 1 year + 1 s", time: oneYear + 1, expected: .current),
-            Case(label: "T − 1 year − 1 s", time: oneYear - 1, expected: .previous),
-            Case(label: "T − 2 years", time: twoYears, expected: .older),
-            Case(label: "T − 2 years + 1 s", time: twoYears + 1, expected: .previous),
-            Case(label: "T − 2 years − 1 s", time: twoYears - 1, expected: .older),
-            Case(label: "T", time: t, expected: .current),
-            Case(label: "T − 1 s", time: t - 1, expected: .current),
-            Case(label: "T + 1 s", time: t + 1, expected: .future),
-            Case(label: "T + 1 year", time: epoch("2019-07-31T23:59:59Z"), expected: .future),
-            Case(label: "1970-01-01", time: 0, expected: .older),
-            Case(label: "before 1970", time: epoch("1900-03-01T00:00:00Z"), expected: .older),
-        ])
+        try Self.check(
+            asOf: t,
+            cases: [
+                Case(label: "T − 1 year", time: oneYear, expected: .previous),
+                Case(label: "T − 1 year + 1 s", time: oneYear + 1, expected: .current),
+                Case(label: "T − 1 year − 1 s", time: oneYear - 1, expected: .previous),
+                Case(label: "T − 2 years", time: twoYears, expected: .older),
+                Case(label: "T − 2 years + 1 s", time: twoYears + 1, expected: .previous),
+                Case(label: "T − 2 years − 1 s", time: twoYears - 1, expected: .older),
+                Case(label: "T", time: t, expected: .current),
+                Case(label: "T − 1 s", time: t - 1, expected: .current),
+                Case(label: "T + 1 s", time: t + 1, expected: .future),
+                Case(label: "T + 1 year", time: epoch("2019-07-31T23:59:59Z"), expected: .future),
+                Case(label: "1970-01-01", time: 0, expected: .older),
+                Case(label: "before 1970", time: epoch("1900-03-01T00:00:00Z"), expected: .older)
+            ])
     }
 
     @Test("as-of on Feb 29: 2020-02-29 − 1 year = 2019-02-28, − 2 years = 2018-02-28")
@@ -86,15 +91,17 @@ struct WindowTests {
         #expect(reference.currentStart == oneYear && reference.previousStart == twoYears)
         #expect(TimeWindows(asOf: t).currentStart == oneYear)
         #expect(TimeWindows(asOf: t).previousStart == twoYears)
-        try Self.check(asOf: t, cases: [
-            Case(label: "2019-02-28T12:00:00Z (T − 1 year)", time: oneYear, expected: .previous),
-            Case(label: "2019-02-28T12:00:01Z", time: oneYear + 1, expected: .current),
-            Case(label: "2019-03-01T12:00:00Z", time: epoch("2019-03-01T12:00:00Z"), expected: .current),
-            Case(label: "2018-02-28T12:00:00Z (T − 2 years)", time: twoYears, expected: .older),
-            Case(label: "2018-02-28T12:00:01Z", time: twoYears + 1, expected: .previous),
-            Case(label: "2020-02-29T12:00:00Z (T)", time: t, expected: .current),
-            Case(label: "2020-02-29T12:00:01Z", time: t + 1, expected: .future),
-        ])
+        try Self.check(
+            asOf: t,
+            cases: [
+                Case(label: "2019-02-28T12:00:00Z (T − 1 year)", time: oneYear, expected: .previous),
+                Case(label: "2019-02-28T12:00:01Z", time: oneYear + 1, expected: .current),
+                Case(label: "2019-03-01T12:00:00Z", time: epoch("2019-03-01T12:00:00Z"), expected: .current),
+                Case(label: "2018-02-28T12:00:00Z (T − 2 years)", time: twoYears, expected: .older),
+                Case(label: "2018-02-28T12:00:01Z", time: twoYears + 1, expected: .previous),
+                Case(label: "2020-02-29T12:00:00Z (T)", time: t, expected: .current),
+                Case(label: "2020-02-29T12:00:01Z", time: t + 1, expected: .future)
+            ])
     }
 
     @Test("as-of 2021-03-01 and 2024-02-29: calendar subtraction, not 365 days")
@@ -102,12 +109,14 @@ struct WindowTests {
         // 2021-03-01 − 1 year = 2020-03-01 (366 days earlier, the leap day lies in between).
         let t = epoch("2021-03-01T00:00:00Z")
         #expect(TimeWindows(asOf: t).currentStart == epoch("2020-03-01T00:00:00Z"))
-        try Self.check(asOf: t, cases: [
-            Case(label: "2020-03-01 (T − 1 year)", time: epoch("2020-03-01T00:00:00Z"), expected: .previous),
-            Case(label: "2020-03-01 + 1 s", time: epoch("2020-03-01T00:00:01Z"), expected: .current),
-            Case(label: "2020-02-29", time: epoch("2020-02-29T23:59:59Z"), expected: .previous),
-            Case(label: "2019-03-01 (T − 2 years)", time: epoch("2019-03-01T00:00:00Z"), expected: .older),
-        ])
+        try Self.check(
+            asOf: t,
+            cases: [
+                Case(label: "2020-03-01 (T − 1 year)", time: epoch("2020-03-01T00:00:00Z"), expected: .previous),
+                Case(label: "2020-03-01 + 1 s", time: epoch("2020-03-01T00:00:01Z"), expected: .current),
+                Case(label: "2020-02-29", time: epoch("2020-02-29T23:59:59Z"), expected: .previous),
+                Case(label: "2019-03-01 (T − 2 years)", time: epoch("2019-03-01T00:00:00Z"), expected: .older)
+            ])
         let leap = epoch("2024-02-29T00:00:00Z")
         #expect(TimeWindows(asOf: leap).currentStart == epoch("2023-02-28T00:00:00Z"))
         #expect(TimeWindows(asOf: leap).previousStart == epoch("2022-02-28T00:00:00Z"))
@@ -132,13 +141,14 @@ struct FilterTests {
             (cur, false, "Burglary"), (cur, false, "Burglary"), (cur, false, nil),
             (cur, nil, "Burglary"), (cur, nil, "Robbery"), (cur, nil, nil), (cur, nil, nil),
             (prev, true, "Burglary"), (prev, false, "Robbery"), (prev, nil, nil),
-            (future, true, "Burglary"), (future, nil, nil),
+            (future, true, "Burglary"), (future, nil, nil)
         ]
         var rng = SplitMix64(seed: 7)
         return spec.map { t, h, c in
             // Within ~300 m of `here`.
-            TestIncident(lat: here.lat + rng.uniform(-0.002...0.002), lon: here.lon + rng.uniform(-0.003...0.003),
-                         time: t, handled: h, category: c)
+            TestIncident(
+                lat: here.lat + rng.uniform(-0.002...0.002), lon: here.lon + rng.uniform(-0.003...0.003),
+                time: t, handled: h, category: c)
         }
     }()
 
@@ -158,7 +168,7 @@ struct FilterTests {
         Case(categories: ["Burglary", "Robbery"], handled: nil),
         Case(categories: ["Burglary"], handled: false),
         Case(categories: ["Robbery"], handled: true),
-        Case(categories: ["No such category"], handled: nil),
+        Case(categories: ["No such category"], handled: nil)
     ]
 
     /// The filter as SPEC §7 states it, applied to the rows.
@@ -193,8 +203,9 @@ struct FilterTests {
     @Test("hand-counted answers: unknown handled matches neither true nor false")
     func handCounted() {
         func answer(_ categories: Set<String>, _ handled: Bool?) -> (Int, Int, Int) {
-            let index = IncidentIndex(columns: Self.incidents.columns,
-                                      parameters: QueryParameters(asOf: Self.asOf, categories: categories, handled: handled))
+            let index = IncidentIndex(
+                columns: Self.incidents.columns,
+                parameters: QueryParameters(asOf: Self.asOf, categories: categories, handled: handled))
             let a = index.pointAnswer(lat: Self.here.lat, lon: Self.here.lon)
             return (a.current, a.previous, a.handled)
         }

@@ -124,7 +124,11 @@ func decodeTile(_ bytes: [UInt8]) throws -> [DecodedLayer] {
     var layers: [DecodedLayer] = []
     while !r.atEnd {
         let (field, wire) = try r.key()
-        if field == 3 && wire == 2 { layers.append(try decodeLayer(bytes, try r.lengthDelimited())) } else { try r.skip(wireType: wire) }
+        if field == 3 && wire == 2 {
+            layers.append(try decodeLayer(bytes, try r.lengthDelimited()))
+        } else {
+            try r.skip(wireType: wire)
+        }
     }
     return layers
 }
@@ -174,7 +178,9 @@ private func decodeLayer(_ bytes: [UInt8], _ range: Range<Int>) throws -> Decode
         var properties: [String: DecodedLayer.Value] = [:]
         for k in stride(from: 0, to: raw.tags.count, by: 2) {
             let key = Int(raw.tags[k]), value = Int(raw.tags[k + 1])
-            guard key < layer.keys.count, value < layer.values.count else { throw DecodeError(description: "tag out of range") }
+            guard key < layer.keys.count, value < layer.values.count else {
+                throw DecodeError(description: "tag out of range")
+            }
             guard properties.updateValue(layer.values[value], forKey: layer.keys[key]) == nil else {
                 throw DecodeError(description: "key \(layer.keys[key]) twice")
             }
@@ -197,7 +203,9 @@ func decodeRings(_ commands: [UInt32]) throws -> [[(x: Int64, y: Int64)]] {
         case 1, 2:
             guard k + 2 * count <= commands.count else { throw DecodeError(description: "truncated geometry") }
             for _ in 0..<count {
-                x += unzig(commands[k]); y += unzig(commands[k + 1]); k += 2
+                x += unzig(commands[k])
+                y += unzig(commands[k + 1])
+                k += 2
                 if id == 1 { if !current.isEmpty { throw DecodeError(description: "MoveTo inside a ring") } }
                 current.append((x, y))
             }
@@ -225,10 +233,10 @@ func doubledArea(_ ring: [(x: Int64, y: Int64)]) -> Int64 {
 /// A decoded PMTiles v3 archive.
 struct DecodedArchive {
     struct Header {
-        var fields: [UInt64]  // the eleven u64 fields, in order
+        var fields: [UInt64] // the eleven u64 fields, in order
         var clustered: UInt8, internalCompression: UInt8, tileCompression: UInt8, tileType: UInt8
         var minZoom: UInt8, maxZoom: UInt8
-        var bounds: [Int32]   // min lon, min lat, max lon, max lat (e7)
+        var bounds: [Int32] // min lon, min lat, max lon, max lat (e7)
         var centerZoom: UInt8
         var center: [Int32]
         var rootOffset: Int { Int(fields[0]) }
@@ -254,12 +262,17 @@ struct DecodedArchive {
     let directoryCount: Int
 
     static func decodeHeader(_ b: [UInt8]) throws -> Header {
-        guard b.count >= 127, Array(b[0..<7]) == Array("PMTiles".utf8), b[7] == 3 else { throw DecodeError(description: "not PMTiles v3") }
+        guard b.count >= 127, Array(b[0..<7]) == Array("PMTiles".utf8), b[7] == 3 else {
+            throw DecodeError(description: "not PMTiles v3")
+        }
         func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(b[at + $1]) << UInt64(8 * $1) } }
-        func i32(_ at: Int) -> Int32 { Int32(bitPattern: (0..<4).reduce(0) { $0 | UInt32(b[at + $1]) << UInt32(8 * $1) }) }
-        return Header(fields: (0..<11).map { u64(8 + 8 * $0) }, clustered: b[96], internalCompression: b[97],
-                      tileCompression: b[98], tileType: b[99], minZoom: b[100], maxZoom: b[101],
-                      bounds: [i32(102), i32(106), i32(110), i32(114)], centerZoom: b[118], center: [i32(119), i32(123)])
+        func i32(_ at: Int) -> Int32 {
+            Int32(bitPattern: (0..<4).reduce(0) { $0 | UInt32(b[at + $1]) << UInt32(8 * $1) })
+        }
+        return Header(
+            fields: (0..<11).map { u64(8 + 8 * $0) }, clustered: b[96], internalCompression: b[97],
+            tileCompression: b[98], tileType: b[99], minZoom: b[100], maxZoom: b[101],
+            bounds: [i32(102), i32(106), i32(110), i32(114)], centerZoom: b[118], center: [i32(119), i32(123)])
     }
 
     static func decodeDirectory(_ raw: [UInt8]) throws -> [Entry] {
@@ -267,12 +280,17 @@ struct DecodedArchive {
         let n = Int(try r.varint())
         var entries = [Entry](repeating: Entry(tileID: 0, offset: 0, length: 0, runLength: 0), count: n)
         var last: UInt64 = 0
-        for k in 0..<n { last += try r.varint(); entries[k].tileID = last }
+        for k in 0..<n {
+            last += try r.varint()
+            entries[k].tileID = last
+        }
         for k in 0..<n { entries[k].runLength = try r.varint() }
         for k in 0..<n { entries[k].length = try r.varint() }
         for k in 0..<n {
             let v = try r.varint()
-            if k > 0 && v == 0 { entries[k].offset = entries[k - 1].offset + entries[k - 1].length } else {
+            if k > 0 && v == 0 {
+                entries[k].offset = entries[k - 1].offset + entries[k - 1].length
+            } else {
                 guard v > 0 else { throw DecodeError(description: "first offset 0") }
                 entries[k].offset = v - 1
             }
@@ -285,7 +303,9 @@ struct DecodedArchive {
         self.bytes = bytes
         header = try Self.decodeHeader(bytes)
         let h = header
-        guard h.internalCompression == 2 else { throw DecodeError(description: "internal compression \(h.internalCompression)") }
+        guard h.internalCompression == 2 else {
+            throw DecodeError(description: "internal compression \(h.internalCompression)")
+        }
         guard h.rootOffset + h.rootLength <= 16_384 else { throw DecodeError(description: "root past 16 KiB") }
         let meta = try gunzip(Array(bytes[h.metadataOffset..<h.metadataOffset + h.metadataLength]))
         metadata = try #require(try JSONSerialization.jsonObject(with: Data(meta)) as? [String: Any])

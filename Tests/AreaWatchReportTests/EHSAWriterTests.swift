@@ -1,9 +1,10 @@
 import AreaWatchCore
 import AreaWatchQuery
 import AreaWatchTestSupport
-@testable import AreaWatchReport
 import Foundation
 import Testing
+
+@testable import AreaWatchReport
 
 /// ehsa.csv, ehsa.geojson and the report section (SPEC §13) on a hand-made cube: a 3 × 3 block
 /// of cells that fills up in the last two months over a scattered background.
@@ -19,8 +20,9 @@ struct EHSAWriterTests {
         var rows: [UInt64: [Int32]] = [:]
         for dx in -1...1 {
             for dy in -1...1 {
-                let cell = GeohashCell(lonIndex: UInt64(Int64(centre.lonIndex) + Int64(dx)),
-                                       latIndex: UInt64(Int64(centre.latIndex) + Int64(dy)), precision: precision)
+                let cell = GeohashCell(
+                    lonIndex: UInt64(Int64(centre.lonIndex) + Int64(dx)),
+                    latIndex: UInt64(Int64(centre.latIndex) + Int64(dy)), precision: precision)
                 var row = [Int32](repeating: 0, count: steps)
                 row[steps - 2] = 12
                 row[steps - 1] = 20
@@ -29,8 +31,9 @@ struct EHSAWriterTests {
         }
         var rng = SplitMix64(seed: 0xE45A)
         for k in 0..<80 {
-            let cell = GeohashCell(lonIndex: centre.lonIndex + 6 + UInt64(k % 10) * 2, latIndex: centre.latIndex + UInt64(k / 10) * 2,
-                                   precision: precision)
+            let cell = GeohashCell(
+                lonIndex: centre.lonIndex + 6 + UInt64(k % 10) * 2, latIndex: centre.latIndex + UInt64(k / 10) * 2,
+                precision: precision)
             var row = [Int32](repeating: 0, count: steps)
             for _ in 0..<(1 + k % 6) { row[Int(rng.unit() * Double(steps))] += 1 }
             rows[cell.prefix] = row
@@ -48,14 +51,17 @@ struct EHSAWriterTests {
         let report = Self.report()
         let tmp = try TempDir()
         try EHSACSV.write(report, to: tmp.sub("ehsa.csv"))
-        let lines = try String(contentsOfFile: tmp.sub("ehsa.csv"), encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(lines[0] == "geohash,lat,lon,label,trend_z,trend_p,tau,hot_steps,cold_steps,z_last,q_last,"
+        let lines = try String(contentsOfFile: tmp.sub("ehsa.csv"), encoding: .utf8).split(separator: "\n").map(
+            String.init)
+        #expect(
+            lines[0] == "geohash,lat,lon,label,trend_z,trend_p,tau,hot_steps,cold_steps,z_last,q_last,"
                 + "z01,z02,z03,z04,z05,z06,z07,z08,z09,z10,z11,z12,wkt")
         #expect(lines.count == report.locations.count + 1)
         var previous = ""
         for (line, l) in zip(lines.dropFirst(), report.locations) {
             let cut = try #require(line.range(of: ",\"POLYGON (("))
-            let fields = line[..<cut.lowerBound].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let fields = line[..<cut.lowerBound].split(separator: ",", omittingEmptySubsequences: false).map(
+                String.init)
             #expect(fields.count == 11 + Self.steps)
             #expect(fields[0] == l.cell.string && fields[0] > previous)
             previous = fields[0]
@@ -68,8 +74,13 @@ struct EHSAWriterTests {
             #expect(Double(fields[9]) == l.zLast && Double(fields[10]) == l.qLast)
             #expect(fields[11...].map { Double($0)! } == l.z)
             let b = l.cell.bounds
-            let ring = [(b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat), (b.minLon, b.minLat)]
-            #expect(line[cut.upperBound...] == ring.map { "\(Self.fixed6($0.0)) \(Self.fixed6($0.1))" }.joined(separator: ", ") + "))\"")
+            let ring = [
+                (b.minLon, b.minLat), (b.maxLon, b.minLat), (b.maxLon, b.maxLat), (b.minLon, b.maxLat),
+                (b.minLon, b.minLat)
+            ]
+            #expect(
+                line[cut.upperBound...] == ring.map { "\(Self.fixed6($0.0)) \(Self.fixed6($0.1))" }.joined(
+                    separator: ", ") + "))\"")
         }
         // The block that filled up in the last months is a hot spot with its last step hot.
         let hot = report.locations.filter { $0.label.rawValue.hasSuffix("hot spot") }
@@ -92,7 +103,8 @@ struct EHSAWriterTests {
         // The statistics of the kept rows are those of the full cube (the others still count).
         let tmp = try TempDir()
         try EHSACSV.write(shown, to: tmp.sub("ehsa.csv"))
-        let written = try String(contentsOfFile: tmp.sub("ehsa.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        let written = try String(contentsOfFile: tmp.sub("ehsa.csv"), encoding: .utf8).split(separator: "\n")
+            .dropFirst()
             .map { String($0.prefix { $0 != "," }) }
         #expect(written == expected)
         #expect(Disclosure().publicEHSA(report).locations.count == report.locations.count)
@@ -122,7 +134,9 @@ struct EHSAWriterTests {
             // Foundation reads some numbers as decimals; the exact text is checked in ehsa.csv.
             func number(_ key: String) -> Double? { (p[key] as? NSNumber)?.doubleValue }
             func close(_ a: Double?, _ b: Double) -> Bool { a.map { abs($0 - b) <= 1e-12 * max(1, abs(b)) } ?? false }
-            #expect(close(number("trend_z"), l.trend.z) && close(number("trend_p"), l.trend.p) && close(number("q_last"), l.qLast))
+            #expect(
+                close(number("trend_z"), l.trend.z) && close(number("trend_p"), l.trend.p)
+                    && close(number("q_last"), l.qLast))
             #expect(p["hot_steps"] as? Int == l.hotSteps && (p["z"] as? [Double])?.count == Self.steps)
         }
     }
@@ -132,7 +146,10 @@ struct EHSAWriterTests {
         let html = HTMLEHSA.section(report, asOf: Self.asOf)
         #expect(html.hasPrefix("<section id=\"ehsa\">"))
         for (label, count) in report.labelCounts where count > 0 {
-            #expect(html.contains("<g class=\"cells \(HTMLEHSA.slug(label))\" fill=\"\(HTMLEHSA.colour(label))\" data-cells=\"\(count)\">"))
+            #expect(
+                html.contains(
+                    "<g class=\"cells \(HTMLEHSA.slug(label))\" fill=\"\(HTMLEHSA.colour(label))\" data-cells=\"\(count)\">"
+                ))
             #expect(html.contains("\(label.rawValue) (\(count))"))
             #expect(html.contains("<h3 id=\"ehsa-\(HTMLEHSA.slug(label))\">"))
         }
@@ -170,8 +187,12 @@ struct EHSAWriterTests {
         let tables = section.descendants("table")
         #expect(tables.count == public_.labelCounts.filter { $0.1 > 0 }.count)
         for table in tables {
-            let incidents = table.descendants("tr").dropFirst().map { Int($0.children[3].text.replacingOccurrences(of: ",", with: ""))! }
-            #expect(incidents == incidents.sorted(by: >) && incidents.allSatisfy { $0 >= 3 } && incidents.count <= HTMLEHSA.maxRows)
+            let incidents = table.descendants("tr").dropFirst().map {
+                Int($0.children[3].text.replacingOccurrences(of: ",", with: ""))!
+            }
+            #expect(
+                incidents == incidents.sorted(by: >) && incidents.allSatisfy { $0 >= 3 }
+                    && incidents.count <= HTMLEHSA.maxRows)
         }
     }
 }

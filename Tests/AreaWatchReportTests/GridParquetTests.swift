@@ -1,10 +1,11 @@
-import Foundation
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
-@testable import AreaWatchReport
 import AreaWatchTestSupport
+import Foundation
 import Testing
+
+@testable import AreaWatchReport
 
 /// SPEC §19's boundary cases of grid.parquet and areas.parquet, read back by the tests' own
 /// Parquet reader (AreaWatchTestSupport).
@@ -14,10 +15,11 @@ struct GridParquetTests {
         let asOf = UTCTime.epochSeconds(CivilTime(year: 2024, month: 6, day: 30, hour: 12))
         let parameters = QueryParameters(asOf: asOf, radius: radius)
         let index = IncidentIndex(columns: columns, parameters: parameters)
-        return ReportContent(parameters: parameters, grid: index.grid(precision: precision), totals: index.totals(),
-                             tileZooms: nil, disclosure: Disclosure(), areas: nil, pointsOfInterest: nil,
-                             breakdown: nil, sourceKind: "files", sourcePath: nil, inputs: [], timings: [],
-                             attribution: "Test data", engineVersion: "9.9.9-test")
+        return ReportContent(
+            parameters: parameters, grid: index.grid(precision: precision), totals: index.totals(),
+            tileZooms: nil, disclosure: Disclosure(), areas: nil, pointsOfInterest: nil,
+            breakdown: nil, sourceKind: "files", sourcePath: nil, inputs: [], timings: [],
+            attribution: "Test data", engineVersion: "9.9.9-test")
     }
 
     static func readGrid(_ folder: String) throws -> ReadParquet {
@@ -36,8 +38,9 @@ struct GridParquetTests {
         var columns = IncidentColumns()
         let asOf = UTCTime.epochSeconds(CivilTime(year: 2024, month: 6, day: 30, hour: 12))
         for _ in 0..<20_000 {
-            columns.append(lat: 53.5 + random.unit() * 0.8, lon: -2.2 + random.unit() * 1.2,
-                           time: asOf - Int64(random.unit() * 600 * 86_400), handled: nil, category: nil)
+            columns.append(
+                lat: 53.5 + random.unit() * 0.8, lon: -2.2 + random.unit() * 1.2,
+                time: asOf - Int64(random.unit() * 600 * 86_400), handled: nil, category: nil)
         }
         let content = Self.content(columns, precision: 7, radius: 150)
         let cells = content.grid.cells
@@ -46,16 +49,18 @@ struct GridParquetTests {
         _ = try ReportWriter.write(content, to: tmp.path + "/report", clock: { 0 })
         let read = try Self.readGrid(tmp.path + "/report")
         let groups = cells.count / GeoParquetTable.rowGroupRows
-        #expect(read.rowGroupSizes == Array(repeating: GeoParquetTable.rowGroupRows, count: groups)
-                    + [cells.count - groups * GeoParquetTable.rowGroupRows])
+        #expect(
+            read.rowGroupSizes == Array(repeating: GeoParquetTable.rowGroupRows, count: groups)
+                + [cells.count - groups * GeoParquetTable.rowGroupRows])
         #expect(read.columns[0] == cells.map { .bytes(Array($0.cell.string.utf8)) })
         let geometry = try #require(read.leafPaths.firstIndex(of: "geometry"))
         for k in stride(from: 0, to: cells.count, by: 997) {
             let b = cells[k].cell.bounds
             func six(_ v: Double) -> Double { Double(NumberFormat.fixed(v, decimals: 6))! }
             var wkb: [UInt8] = []
-            WKB.appendRectangle(minX: six(b.minLon), minY: six(b.minLat), maxX: six(b.maxLon), maxY: six(b.maxLat),
-                                to: &wkb)
+            WKB.appendRectangle(
+                minX: six(b.minLon), minY: six(b.minLat), maxX: six(b.maxLon), maxY: six(b.maxLat),
+                to: &wkb)
             #expect(read.columns[geometry][k] == .bytes(wkb), "cell \(k)")
         }
     }

@@ -1,10 +1,12 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import AreaWatchCore
 import AreaWatchQuery
+import Foundation
+
 @testable import AreaWatchReport
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// A report built by the real query stage from synthetic incidents around Halifax (UK):
 /// a dangerous cluster, a medium one with fewer incidents than the year before, a lonely cell
@@ -32,12 +34,15 @@ enum Fixture {
         var out: [Incident] = []
         func add(_ centre: (lat: Double, lon: Double), spread: Double, count: Int, ageFrom: Int64, ageTo: Int64) {
             for _ in 0..<count {
-                out.append(Incident(lat: centre.lat + random.uniform(-spread, spread) * 0.66,
-                                    lon: centre.lon + random.uniform(-spread, spread),
-                                    time: asOf - Int64(random.uniform(Double(ageFrom), Double(ageTo)))))
+                out.append(
+                    Incident(
+                        lat: centre.lat + random.uniform(-spread, spread) * 0.66,
+                        lon: centre.lon + random.uniform(-spread, spread),
+                        time: asOf - Int64(random.uniform(Double(ageFrom), Double(ageTo)))))
             }
         }
-        let current: (Int64, Int64) = (86_400, year - 86_400), previous: (Int64, Int64) = (year + 86_400, 2 * year - 86_400)
+        let current: (Int64, Int64) = (86_400, year - 86_400),
+            previous: (Int64, Int64) = (year + 86_400, 2 * year - 86_400)
         add(clusterA, spread: 0.0012, count: 14, ageFrom: current.0, ageTo: current.1)
         add(clusterA, spread: 0.0012, count: 6, ageFrom: previous.0, ageTo: previous.1)
         add(clusterA, spread: 0.0012, count: 5, ageFrom: 3 * year, ageTo: 4 * year)
@@ -47,12 +52,16 @@ enum Fixture {
         // A row of ten adjacent cells, one incident each.
         let west = GeohashCell(lat: 53.70, lon: -1.95, precision: precision)
         for k in 0..<10 {
-            let c = GeohashCell(lonIndex: west.lonIndex + UInt64(k), latIndex: west.latIndex, precision: precision).centre
-            add(c, spread: 0.0003, count: 1, ageFrom: k % 2 == 0 ? current.0 : previous.0, ageTo: k % 2 == 0 ? current.1 : previous.1)
+            let c = GeohashCell(lonIndex: west.lonIndex + UInt64(k), latIndex: west.latIndex, precision: precision)
+                .centre
+            add(
+                c, spread: 0.0003, count: 1, ageFrom: k % 2 == 0 ? current.0 : previous.0,
+                ageTo: k % 2 == 0 ? current.1 : previous.1)
         }
         // A diagonal band, incidents 900 m apart: no cell centre is within 300 m of two of them.
         for k in 0..<20 {
-            add((53.66 + 0.004 * Double(k), -1.99 + 0.012 * Double(k)), spread: 0.0002, count: 1,
+            add(
+                (53.66 + 0.004 * Double(k), -1.99 + 0.012 * Double(k)), spread: 0.0002, count: 1,
                 ageFrom: current.0, ageTo: k % 3 == 0 ? 3 * year : current.1)
         }
         // After the as-of: counted only as excluded_future.
@@ -65,19 +74,25 @@ enum Fixture {
     static func columns() -> IncidentColumns {
         var columns = IncidentColumns()
         for (k, i) in incidents().enumerated() {
-            columns.append(lat: i.lat, lon: i.lon, time: i.time, handled: k % 3 == 0 ? true : k % 3 == 1 ? false : nil,
-                           category: categories[k % categories.count])
+            columns.append(
+                lat: i.lat, lon: i.lon, time: i.time, handled: k % 3 == 0 ? true : k % 3 == 1 ? false : nil,
+                category: categories[k % categories.count])
         }
         return columns
     }
 
     static func areas() -> [NamedArea] {
         func square(_ c: (lat: Double, lon: Double), _ r: Double) -> [(lon: Double, lat: Double)] {
-            [(c.lon - r, c.lat - r * 0.6), (c.lon + r, c.lat - r * 0.6), (c.lon + r, c.lat + r * 0.6), (c.lon - r, c.lat + r * 0.6)]
+            [
+                (c.lon - r, c.lat - r * 0.6), (c.lon + r, c.lat - r * 0.6), (c.lon + r, c.lat + r * 0.6),
+                (c.lon - r, c.lat + r * 0.6)
+            ]
         }
         return [
             NamedArea(id: "Town <centre> & \"quoted\"", polygons: [GeoPolygon(rings: [square(clusterA, 0.01)])]),
-            NamedArea(id: "North ring", polygons: [GeoPolygon(rings: [square(clusterB, 0.02), square(clusterB, 0.0006).reversed()])]),
+            NamedArea(
+                id: "North ring",
+                polygons: [GeoPolygon(rings: [square(clusterB, 0.02), square(clusterB, 0.0006).reversed()])])
         ]
     }
 
@@ -86,15 +101,19 @@ enum Fixture {
         let columns = columns()
         let index = IncidentIndex(columns: columns, parameters: parameters)
         let areas = areas()
-        let pois = [PointOfInterest(name: "Café <b>bold</b>", lat: clusterA.lat, lon: clusterA.lon),
-                    PointOfInterest(name: "Lonely corner", lat: lonely.lat, lon: lonely.lon)]
+        let pois = [
+            PointOfInterest(name: "Café <b>bold</b>", lat: clusterA.lat, lon: clusterA.lon),
+            PointOfInterest(name: "Lonely corner", lat: lonely.lat, lon: lonely.lon)
+        ]
         let inputs = [
-            InputSummary(path: "exports/day <1> & 'a'.csv", sha256: String(repeating: "a", count: 64), format: "csv",
-                         records: 80, accepted: 78, inserted: 78, updated: 0, duplicates: 0, rejected: 2,
-                         rejectsByReason: ["missing_coordinates": 1, "null_island": 1], skipped: false),
-            InputSummary(path: "exports/day2.json", sha256: String(repeating: "b", count: 64), format: "json",
-                         records: 0, accepted: 0, inserted: 0, updated: 0, duplicates: 0, rejected: 0,
-                         rejectsByReason: [:], skipped: true),
+            InputSummary(
+                path: "exports/day <1> & 'a'.csv", sha256: String(repeating: "a", count: 64), format: "csv",
+                records: 80, accepted: 78, inserted: 78, updated: 0, duplicates: 0, rejected: 2,
+                rejectsByReason: ["missing_coordinates": 1, "null_island": 1], skipped: false),
+            InputSummary(
+                path: "exports/day2.json", sha256: String(repeating: "b", count: 64), format: "json",
+                records: 0, accepted: 0, inserted: 0, updated: 0, duplicates: 0, rejected: 0,
+                rejectsByReason: [:], skipped: true)
         ]
         return ReportContent(
             parameters: parameters, grid: index.grid(precision: precision), totals: index.totals(), tileZooms: 10...14,
@@ -142,7 +161,8 @@ final class XMLTree {
         let parser = XMLParser(data: Data(body.utf8))
         parser.delegate = builder
         guard parser.parse(), let root = builder.root else {
-            throw ParseError(description: "line \(parser.lineNumber): \(parser.parserError.map { "\($0)" } ?? "no root")")
+            throw ParseError(
+                description: "line \(parser.lineNumber): \(parser.parserError.map { "\($0)" } ?? "no root")")
         }
         return root
     }
@@ -159,8 +179,10 @@ final class XMLTree {
         var root: XMLTree?
         var stack: [XMLTree] = []
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             let node = XMLTree(name: name, attributes: attributes)
             if let parent = stack.last { parent.children.append(node) } else { root = node }
             stack.append(node)

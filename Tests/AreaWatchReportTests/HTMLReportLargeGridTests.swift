@@ -1,6 +1,7 @@
+import AreaWatchCore
 import Foundation
 import Testing
-import AreaWatchCore
+
 @testable import AreaWatchQuery
 @testable import AreaWatchReport
 
@@ -18,19 +19,24 @@ import AreaWatchCore
             for col in 0..<cols {
                 // 3 is safe and, with K = 3, still published: three classes side by side.
                 let r = [3, 7, 12][(row + col) % 3]
-                cells.append(GridCell(
-                    cell: GeohashCell(lonIndex: origin.lonIndex + UInt64(col), latIndex: origin.latIndex + UInt64(row), precision: 7),
-                    nCurrent: r, nPrevious: 1, rCurrent: r, rPrevious: 2, handled: 0,
-                    safetyClass: parameters.thresholds.classify(r), yearStart: 0, yearCount: 0))
+                cells.append(
+                    GridCell(
+                        cell: GeohashCell(
+                            lonIndex: origin.lonIndex + UInt64(col), latIndex: origin.latIndex + UInt64(row),
+                            precision: 7),
+                        nCurrent: r, nPrevious: 1, rCurrent: r, rPrevious: 2, handled: 0,
+                        safetyClass: parameters.thresholds.classify(r), yearStart: 0, yearCount: 0))
             }
         }
         // One precision: prefix order is geohash order.
         cells.sort { $0.cell.prefix < $1.cell.prefix }
         let grid = GridResult(precision: 7, parameters: parameters, cells: cells, years: [2023], yearEntries: [])
-        let totals = Totals(years: [2023], yearCounts: [1_000_000], current: 900_000, previous: 100_000, older: 0, excludedFuture: 0)
-        return ReportContent(parameters: parameters, grid: grid, totals: totals, tileZooms: nil, disclosure: Disclosure(minCellCount: 3),
-                             areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "store", sourcePath: "areawatch.db",
-                             inputs: [], timings: [], attribution: "", engineVersion: "0")
+        let totals = Totals(
+            years: [2023], yearCounts: [1_000_000], current: 900_000, previous: 100_000, older: 0, excludedFuture: 0)
+        return ReportContent(
+            parameters: parameters, grid: grid, totals: totals, tileZooms: nil, disclosure: Disclosure(minCellCount: 3),
+            areas: nil, pointsOfInterest: nil, breakdown: nil, sourceKind: "store", sourcePath: "areawatch.db",
+            inputs: [], timings: [], attribution: "", engineVersion: "0")
     }
 
     @Test func worstCaseGridStaysUnderFifteenMegabytes() throws {

@@ -1,11 +1,13 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import Foundation
+import Testing
+
 @testable import AreaWatchReport
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// report.html built from a real query run on synthetic incidents: structure, escaping,
 /// determinism, disclosure and the drawn cells.
@@ -70,7 +72,9 @@ import AreaWatchQuery
         let strict = Fixture.content(minCellCount: 7)
         let root = try XMLTree.parse(HTMLReport.render(strict))
         let mixed = try #require(strict.grid.cells.first { $0.rCurrent >= 7 && $0.rPrevious < 7 })
-        let rows = root.descendants("tr").filter { row in row.descendants("td").contains { $0.allText == mixed.cell.string } }
+        let rows = root.descendants("tr").filter { row in
+            row.descendants("td").contains { $0.allText == mixed.cell.string }
+        }
         #expect(!rows.isEmpty)
         for row in rows {
             // #, geohash, lat, lon, r_current, r_previous, delta, pct.
@@ -81,7 +85,9 @@ import AreaWatchQuery
         #expect(tooltip.allText.contains("r_previous <7"))
         // The same content without disclosure control shows the lonely cell and its 2.
         let exact = try XMLTree.parse(HTMLReport.render(Fixture.content(minCellCount: 1)))
-        let exactRows = exact.descendants("tr").filter { row in row.descendants("td").contains { $0.allText == lonely.cell.string } }
+        let exactRows = exact.descendants("tr").filter { row in
+            row.descendants("td").contains { $0.allText == lonely.cell.string }
+        }
         #expect(exactRows.first?.descendants("td").dropFirst(4).first?.allText == "2")
     }
 
@@ -107,7 +113,9 @@ import AreaWatchQuery
         let detailed = try XMLTree.parse(HTMLHeatmap.svg(content, detailed: true))
         let merged = try XMLTree.parse(HTMLHeatmap.svg(content, detailed: false))
         var fromRects = Set<[Int]>(), fromRuns = Set<[Int]>()
-        for rect in detailed.descendants("g").filter({ $0.attributes["class"]?.hasPrefix("cells ") == true }).flatMap(\.children) {
+        for rect in detailed.descendants("g").filter({ $0.attributes["class"]?.hasPrefix("cells ") == true }).flatMap(
+            \.children)
+        {
             fromRects.insert([Int(rect.attributes["x"]!)!, Int(rect.attributes["y"]!)!])
         }
         let paths = merged.descendants("path").filter { $0.attributes["class"]?.hasPrefix("cells ") == true }
@@ -145,11 +153,15 @@ import AreaWatchQuery
         var columns = IncidentColumns()
         columns.append(lat: 53.7, lon: -1.8, time: Fixture.asOf - 10 * Fixture.year, handled: nil, category: nil)
         let index = IncidentIndex(columns: columns, parameters: content.parameters)
-        content = ReportContent(parameters: content.parameters, grid: index.grid(precision: 6), totals: index.totals(),
-                                tileZooms: nil, disclosure: Disclosure(), areas: nil, pointsOfInterest: nil, breakdown: nil,
-                                sourceKind: "files", sourcePath: nil, inputs: [], timings: [], attribution: "", engineVersion: "0")
+        content = ReportContent(
+            parameters: content.parameters, grid: index.grid(precision: 6), totals: index.totals(),
+            tileZooms: nil, disclosure: Disclosure(), areas: nil, pointsOfInterest: nil, breakdown: nil,
+            sourceKind: "files", sourcePath: nil, inputs: [], timings: [], attribution: "", engineVersion: "0")
         let root = try XMLTree.parse(HTMLReport.render(content))
-        #expect(root.descendants("section").compactMap { $0.attributes["id"] } == ["changes", "summary", "heatmap", "top-cells", "trend", "inputs"])
+        #expect(
+            root.descendants("section").compactMap { $0.attributes["id"] } == [
+                "changes", "summary", "heatmap", "top-cells", "trend", "inputs"
+            ])
     }
 }
 

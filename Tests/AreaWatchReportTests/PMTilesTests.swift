@@ -1,7 +1,8 @@
 import AreaWatchCore
 import AreaWatchFormats
-@testable import AreaWatchReport
 import Testing
+
+@testable import AreaWatchReport
 
 /// PMTiles v3: tile ids, directories, header, archive layout.
 @Suite("PMTiles")
@@ -53,7 +54,8 @@ struct PMTilesTests {
             let points = byIndex.compactMap { $0 }
             #expect(points.count == n * n)
             for k in points.indices.dropFirst() {
-                #expect(abs(points[k].0 - points[k - 1].0) + abs(points[k].1 - points[k - 1].1) == 1, "zoom \(z) step \(k)")
+                #expect(
+                    abs(points[k].0 - points[k - 1].0) + abs(points[k].1 - points[k - 1].1) == 1, "zoom \(z) step \(k)")
             }
         }
     }
@@ -74,15 +76,18 @@ struct PMTilesTests {
     func directoryGolden() {
         let entries = [
             PMTiles.Entry(tileID: 5, offset: 0, length: 10, runLength: 1),
-            PMTiles.Entry(tileID: 6, offset: 10, length: 20, runLength: 3),   // tiles 6, 7, 8 share one content
-            PMTiles.Entry(tileID: 9, offset: 0, length: 10, runLength: 1),    // the content of tile 5 again
-            PMTiles.Entry(tileID: 300, offset: 30, length: 200, runLength: 1),
+            PMTiles.Entry(tileID: 6, offset: 10, length: 20, runLength: 3), // tiles 6, 7, 8 share one content
+            PMTiles.Entry(tileID: 9, offset: 0, length: 10, runLength: 1), // the content of tile 5 again
+            PMTiles.Entry(tileID: 300, offset: 30, length: 200, runLength: 1)
         ]
-        #expect(PMTiles.encodeDirectory(entries) == [4,
-                                                     5, 1, 3, 0xA3, 0x02,    // ids 5, +1, +3, +291
-                                                     1, 3, 1, 1,             // runs
-                                                     10, 20, 10, 0xC8, 0x01, // lengths
-                                                     1, 0, 1, 31])           // 0+1, follows, 0+1, 30+1
+        #expect(
+            PMTiles.encodeDirectory(entries) == [
+                4,
+                5, 1, 3, 0xA3, 0x02, // ids 5, +1, +3, +291
+                1, 3, 1, 1, // runs
+                10, 20, 10, 0xC8, 0x01, // lengths
+                1, 0, 1, 31
+            ]) // 0+1, follows, 0+1, 30+1
         #expect(PMTiles.encodeDirectory([]) == [0])
     }
 
@@ -93,14 +98,15 @@ struct PMTilesTests {
         for (id, data) in [(5, a), (6, b), (7, b), (8, b), (9, a), (11, b), (12, c), (13, a)] {
             builder.add(tileID: UInt64(id), data: data)
         }
-        #expect(builder.entries == [
-            .init(tileID: 5, offset: 0, length: 3, runLength: 1),
-            .init(tileID: 6, offset: 3, length: 4, runLength: 3),
-            .init(tileID: 9, offset: 0, length: 3, runLength: 1),
-            .init(tileID: 11, offset: 3, length: 4, runLength: 1),   // not consecutive with 8: own entry
-            .init(tileID: 12, offset: 7, length: 3, runLength: 1),
-            .init(tileID: 13, offset: 0, length: 3, runLength: 1),
-        ])
+        #expect(
+            builder.entries == [
+                .init(tileID: 5, offset: 0, length: 3, runLength: 1),
+                .init(tileID: 6, offset: 3, length: 4, runLength: 3),
+                .init(tileID: 9, offset: 0, length: 3, runLength: 1),
+                .init(tileID: 11, offset: 3, length: 4, runLength: 1), // not consecutive with 8: own entry
+                .init(tileID: 12, offset: 7, length: 3, runLength: 1),
+                .init(tileID: 13, offset: 0, length: 3, runLength: 1)
+            ])
         #expect(builder.tileData == a + b + c)
         #expect(builder.addressedTiles == 8 && builder.tileContents == 3)
     }
@@ -108,16 +114,31 @@ struct PMTilesTests {
     @Test("the header: 127 bytes, little-endian, field by field")
     func headerGolden() {
         var h = PMTiles.Header()
-        h.rootOffset = 127; h.rootLength = 25; h.metadataOffset = 152; h.metadataLength = 300
-        h.leafOffset = 452; h.leafLength = 0; h.tileDataOffset = 452; h.tileDataLength = 1000
-        h.addressedTiles = 5; h.tileEntries = 3; h.tileContents = 2
-        h.minZoom = 10; h.maxZoom = 14
-        h.minLonE7 = PMTiles.Header.e7(-1.9); h.minLatE7 = PMTiles.Header.e7(53.7)
-        h.maxLonE7 = PMTiles.Header.e7(-1.7); h.maxLatE7 = PMTiles.Header.e7(53.8)
-        h.centerZoom = 10; h.centerLonE7 = PMTiles.Header.e7(-1.8); h.centerLatE7 = PMTiles.Header.e7(53.75)
-        let hex = "504d54696c657303" + "7f00000000000000" + "1900000000000000" + "9800000000000000" + "2c01000000000000"
+        h.rootOffset = 127
+        h.rootLength = 25
+        h.metadataOffset = 152
+        h.metadataLength = 300
+        h.leafOffset = 452
+        h.leafLength = 0
+        h.tileDataOffset = 452
+        h.tileDataLength = 1000
+        h.addressedTiles = 5
+        h.tileEntries = 3
+        h.tileContents = 2
+        h.minZoom = 10
+        h.maxZoom = 14
+        h.minLonE7 = PMTiles.Header.e7(-1.9)
+        h.minLatE7 = PMTiles.Header.e7(53.7)
+        h.maxLonE7 = PMTiles.Header.e7(-1.7)
+        h.maxLatE7 = PMTiles.Header.e7(53.8)
+        h.centerZoom = 10
+        h.centerLonE7 = PMTiles.Header.e7(-1.8)
+        h.centerLatE7 = PMTiles.Header.e7(53.75)
+        let hex =
+            "504d54696c657303" + "7f00000000000000" + "1900000000000000" + "9800000000000000" + "2c01000000000000"
             + "c401000000000000" + "0000000000000000" + "c401000000000000" + "e803000000000000" + "0500000000000000"
-            + "0300000000000000" + "0200000000000000" + "01020201" + "0a0e" + "4015defe" + "40f80120" + "c099fcfe" + "803a1120"
+            + "0300000000000000" + "0200000000000000" + "01020201" + "0a0e" + "4015defe" + "40f80120" + "c099fcfe"
+            + "803a1120"
             + "0a" + "8057edfe" + "60990920"
         let encoded = h.encoded()
         #expect(encoded.count == 127)
@@ -139,8 +160,13 @@ struct PMTilesTests {
                 if place == offset { offset += length }
                 id += run + (rng.next() % 3 == 0 ? rng.next() % 100_000 : 0)
             }
-            let decoded = try DecodedArchive.decodeDirectory(try gunzip(gzip.compress(PMTiles.encodeDirectory(entries))))
-            #expect(decoded == entries.map { .init(tileID: $0.tileID, offset: $0.offset, length: $0.length, runLength: $0.runLength) })
+            let decoded = try DecodedArchive.decodeDirectory(
+                try gunzip(gzip.compress(PMTiles.encodeDirectory(entries))))
+            #expect(
+                decoded
+                    == entries.map {
+                        .init(tileID: $0.tileID, offset: $0.offset, length: $0.length, runLength: $0.runLength)
+                    })
         }
     }
 
@@ -156,13 +182,15 @@ struct PMTilesTests {
         }
         let gzip = GzipCompressor()
         for (limit, leafSize) in [(PMTiles.rootLimit, 4096), (300, 100)] {
-            let (root, leaves) = PMTiles.directories(entries, compressor: gzip, rootLimit: limit, minimumLeafSize: leafSize)
+            let (root, leaves) = PMTiles.directories(
+                entries, compressor: gzip, rootLimit: limit, minimumLeafSize: leafSize)
             #expect(root.count <= limit && !leaves.isEmpty)
             let rootEntries = try DecodedArchive.decodeDirectory(try gunzip(root))
             #expect(rootEntries.allSatisfy { $0.runLength == 0 })
             var all: [DecodedArchive.Entry] = []
             for r in rootEntries {
-                let leaf = try DecodedArchive.decodeDirectory(try gunzip(Array(leaves[Int(r.offset)..<Int(r.offset + r.length)])))
+                let leaf = try DecodedArchive.decodeDirectory(
+                    try gunzip(Array(leaves[Int(r.offset)..<Int(r.offset + r.length)])))
                 #expect(leaf.first?.tileID == r.tileID)
                 all += leaf
             }

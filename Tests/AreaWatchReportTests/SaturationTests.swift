@@ -1,6 +1,7 @@
-import Testing
 import AreaWatchCore
 import AreaWatchQuery
+import Testing
+
 @testable import AreaWatchReport
 
 /// SPEC §8's saturation rule at its boundary: at least 80 % of the written cells `dangerous`.
@@ -14,8 +15,9 @@ struct SaturationTests {
         let shardCells = (0..<cells).map { k in
             let cell = GeohashCell(lonIndex: west.lonIndex + UInt64(k), latIndex: west.latIndex, precision: 7)
             let r = k < dangerous ? 10 : 2
-            return ShardCell(prefix: cell.prefix, nCurrent: 1, nPrevious: 0, rCurrent: r, rPrevious: 0, handled: 0,
-                             years: [(year: 2023, count: 1)])
+            return ShardCell(
+                prefix: cell.prefix, nCurrent: 1, nPrevious: 0, rCurrent: r, rPrevious: 0, handled: 0,
+                years: [(year: 2023, count: 1)])
         }
         return GridResult(merging: shardCells, precision: 7, parameters: parameters, years: [2023])
     }
@@ -23,7 +25,8 @@ struct SaturationTests {
     @Test("80 of 100 cells saturate, 79 do not; 1 of 1 does; an empty grid does not")
     func boundary() throws {
         let at = try #require(ReportContent.saturationWarning(Self.grid(cells: 100, dangerous: 80)))
-        #expect(at == "classes saturate here: 80 of the 100 cells (80.0%) are classed dangerous; "
+        #expect(
+            at == "classes saturate here: 80 of the 100 cells (80.0%) are classed dangerous; "
                 + "use the change and hot-spot sections, or `--thresholds`")
         #expect(ReportContent.saturationWarning(Self.grid(cells: 100, dangerous: 79)) == nil)
         #expect(ReportContent.saturationWarning(Self.grid(cells: 1, dangerous: 1)) != nil)

@@ -1,9 +1,10 @@
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
-@testable import AreaWatchReport
 import Foundation
 import Testing
+
+@testable import AreaWatchReport
 
 /// The tests' own model of SPEC §14's cut, written from the rule and not from the code: a cell's
 /// rectangle on the zoom's global grid (4096 units a tile, y down, rounded half up since the
@@ -35,8 +36,10 @@ enum CutModel {
         for ty in max(0, box.y0 / extent - 2)...min(n - 1, box.y1 / extent + 2) {
             for tx in max(0, box.x0 / extent - 2)...min(n - 1, box.x1 / extent + 2) {
                 let ox = tx * extent, oy = ty * extent
-                let c = (x0: max(box.x0, ox - buffer), y0: max(box.y0, oy - buffer),
-                         x1: min(box.x1, ox + extent + buffer), y1: min(box.y1, oy + extent + buffer))
+                let c = (
+                    x0: max(box.x0, ox - buffer), y0: max(box.y0, oy - buffer),
+                    x1: min(box.x1, ox + extent + buffer), y1: min(box.y1, oy + extent + buffer)
+                )
                 guard c.x0 < c.x1 && c.y0 < c.y1 else { continue }
                 out.append((TileID(z: z, x: Int(tx), y: Int(ty)), (c.x0 - ox, c.y0 - oy, c.x1 - ox, c.y1 - oy)))
             }
@@ -68,24 +71,29 @@ struct VectorTileCutTests {
                 #expect(box(VectorTileCut.globalRectangle(e.cell.bounds, zoom: z)) == cell, "\(z)/\(e.geohash)")
                 let got = (piecesOf["\(z)/" + e.geohash] ?? []).sorted { $0.0 < $1.0 }
                 let model = CutModel.pieces(cell, zoom: z).sorted { $0.tile < $1.tile }
-                #expect(got.map(\.0) == model.map(\.tile) && zip(got, model).allSatisfy { $0.1 == $1.piece },
-                        "\(z)/\(e.geohash): \(got) vs \(model)")
+                #expect(
+                    got.map(\.0) == model.map(\.tile) && zip(got, model).allSatisfy { $0.1 == $1.piece },
+                    "\(z)/\(e.geohash): \(got) vs \(model)")
                 var trimmed: [CutModel.Box] = []
                 for (tile, p) in got {
                     let ox = Int64(tile.x) * 4096, oy = Int64(tile.y) * 4096
-                    let g = (x0: max(p.x0, 0) + ox, y0: max(p.y0, 0) + oy,
-                             x1: min(p.x1, 4096) + ox, y1: min(p.y1, 4096) + oy)
+                    let g = (
+                        x0: max(p.x0, 0) + ox, y0: max(p.y0, 0) + oy,
+                        x1: min(p.x1, 4096) + ox, y1: min(p.y1, 4096) + oy
+                    )
                     if g.x0 < g.x1 && g.y0 < g.y1 { trimmed.append(g) }
                 }
                 let area = trimmed.reduce(Int64(0)) { $0 + ($1.x1 - $1.x0) * ($1.y1 - $1.y0) }
                 #expect(area == (cell.x1 - cell.x0) * (cell.y1 - cell.y0), "\(z)/\(e.geohash): area")
-                #expect(trimmed.map(\.x0).min() == cell.x0 && trimmed.map(\.y0).min() == cell.y0
+                #expect(
+                    trimmed.map(\.x0).min() == cell.x0 && trimmed.map(\.y0).min() == cell.y0
                         && trimmed.map(\.x1).max() == cell.x1 && trimmed.map(\.y1).max() == cell.y1,
-                        "\(z)/\(e.geohash): bounds")
+                    "\(z)/\(e.geohash): bounds")
                 for (i, a) in trimmed.enumerated() {
                     for b in trimmed[(i + 1)...] {
-                        #expect(max(a.x0, b.x0) >= min(a.x1, b.x1) || max(a.y0, b.y0) >= min(a.y1, b.y1),
-                                "\(e.geohash): overlap")
+                        #expect(
+                            max(a.x0, b.x0) >= min(a.x1, b.x1) || max(a.y0, b.y0) >= min(a.y1, b.y1),
+                            "\(e.geohash): overlap")
                     }
                 }
                 if trimmed.count > 1 { split += 1 }
@@ -122,8 +130,10 @@ struct VectorTileCutTests {
             for c in Set(cells.map(\.string)).sorted() {
                 let cell = GeohashCell(c)!
                 let tile = TileID(lat: cell.centre.lat, lon: cell.centre.lon, zoom: zoom)
-                byTile[tile, default: []].append(.init(cell: cell, geohash: c, rCurrent: 1, rPrevious: 0,
-                                                       safetyClass: .safe, change: "none"))
+                byTile[tile, default: []].append(
+                    .init(
+                        cell: cell, geohash: c, rCurrent: 1, rPrevious: 0,
+                        safetyClass: .safe, change: "none"))
             }
             let tiles = byTile.keys.sorted().map { WidgetTiles.Tile(id: $0, precision: 0, cells: byTile[$0]!) }
             _ = Self.checkUnion(tiles)
@@ -139,14 +149,20 @@ struct VectorTileCutTests {
         let g = try #require(GeohashCell("g"))
         let atEdge = VectorTileCut.pieces(of: VectorTileCut.globalRectangle(g.bounds, zoom: 1), zoom: 1)
         #expect(atEdge.map(\.0) == [TileID(z: 1, x: 0, y: 0), TileID(z: 1, x: 1, y: 0)])
-        #expect(atEdge.map(\.1) == [.init(x0: 3072, y0: 0, x1: 4096, y1: 2947),
-                                    .init(x0: -256, y0: 0, x1: 0, y1: 2947)])
+        #expect(
+            atEdge.map(\.1) == [
+                .init(x0: 3072, y0: 0, x1: 4096, y1: 2947),
+                .init(x0: -256, y0: 0, x1: 0, y1: 2947)
+            ])
         // A cell reaching one unit past a tile's west edge is in both tiles: one unit in the west
         // tile's buffer, the rest in its own tile; one ending exactly at the buffer's edge is not.
         let inBuffer = VectorTileCut.pieces(of: .init(x0: 4095, y0: 10, x1: 4200, y1: 20), zoom: 2)
         #expect(inBuffer.map(\.0) == [TileID(z: 2, x: 0, y: 0), TileID(z: 2, x: 1, y: 0)])
-        #expect(inBuffer.map(\.1) == [.init(x0: 4095, y0: 10, x1: 4200, y1: 20),
-                                      .init(x0: -1, y0: 10, x1: 104, y1: 20)])
+        #expect(
+            inBuffer.map(\.1) == [
+                .init(x0: 4095, y0: 10, x1: 4200, y1: 20),
+                .init(x0: -1, y0: 10, x1: 104, y1: 20)
+            ])
         let touching = VectorTileCut.pieces(of: .init(x0: 4096 + 256, y0: 10, x1: 5000, y1: 20), zoom: 2)
         #expect(touching.map(\.0) == [TileID(z: 2, x: 1, y: 0)], "ends at the buffer's edge of tile 0: not in it")
         // A precision-1 cell at zoom 6 is 8 tiles wide (columns 24–31, edges on tile edges): in

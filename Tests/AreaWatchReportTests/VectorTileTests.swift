@@ -1,8 +1,9 @@
 import AreaWatchCore
 import AreaWatchFormats
 import AreaWatchQuery
-@testable import AreaWatchReport
 import Testing
+
+@testable import AreaWatchReport
 
 /// Golden byte sequences of the protobuf and MVT encoding, worked out by hand from the protobuf
 /// encoding rules and MVT 2.1 (docs/FORMATS.md "grid.pmtiles").
@@ -53,50 +54,68 @@ struct VectorTileTests {
         // Geohash "g" (lon −45…0, lat 45…90) in tile 1/0/0: x 3072…4096; y from the map's top edge
         // (90° projects onto 85.0511°, y 0) to 45° (y 2946.87 → 2947).
         let cell = try #require(GeohashCell("g"))
-        let entry = WidgetTiles.Entry(cell: cell, geohash: "g", rCurrent: 7, rPrevious: 3, safetyClass: .medium, change: "none")
+        let entry = WidgetTiles.Entry(
+            cell: cell, geohash: "g", rCurrent: 7, rPrevious: 3, safetyClass: .medium, change: "none")
         var encoder = CellLayerEncoder()
         let tile = encoder.encode(pieces: pieces([entry], in: TileID(z: 1, x: 0, y: 0)), disclosure: Disclosure())
-        let geometry: [UInt8] = [9, 0x80, 0x30, 0,              // MoveTo (3072, 0)
-                                 26, 0x80, 0x10, 0,             // LineTo +1024, 0
-                                 0, 0x86, 0x2E,                 //        0, +2947
-                                 0xFF, 0x0F, 0,                 //        −1024, 0
-                                 15]                            // ClosePath
-        let feature: [UInt8] = [0x12, 10, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4,   // tags: key i → value i
-                                0x18, 3,                                   // type POLYGON
-                                0x22, 15] + geometry
+        let geometry: [UInt8] = [
+            9, 0x80, 0x30, 0, // MoveTo (3072, 0)
+            26, 0x80, 0x10, 0, // LineTo +1024, 0
+            0, 0x86, 0x2E, //        0, +2947
+            0xFF, 0x0F, 0, //        −1024, 0
+            15
+        ] // ClosePath
+        let feature: [UInt8] =
+            [
+                0x12, 10, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, // tags: key i → value i
+                0x18, 3, // type POLYGON
+                0x22, 15
+            ] + geometry
         var layer: [UInt8] = [0x0A, 5] + Array("cells".utf8) + [0x12, 31] + feature
-        for key in ["geohash", "r_current", "r_previous", "class", "change"] { layer += [0x1A, UInt8(key.utf8.count)] + Array(key.utf8) }
-        layer += [0x22, 3, 0x0A, 1] + Array("g".utf8)           // "g"
-        layer += [0x22, 2, 0x28, 7]                              // uint 7
-        layer += [0x22, 2, 0x28, 3]                              // uint 3
+        for key in ["geohash", "r_current", "r_previous", "class", "change"] {
+            layer += [0x1A, UInt8(key.utf8.count)] + Array(key.utf8)
+        }
+        layer += [0x22, 3, 0x0A, 1] + Array("g".utf8) // "g"
+        layer += [0x22, 2, 0x28, 7] // uint 7
+        layer += [0x22, 2, 0x28, 3] // uint 3
         layer += [0x22, 8, 0x0A, 6] + Array("medium".utf8)
         layer += [0x22, 6, 0x0A, 4] + Array("none".utf8)
-        layer += [0x28, 0x80, 0x20]                              // extent 4096
-        layer += [0x78, 2]                                       // version 2
+        layer += [0x28, 0x80, 0x20] // extent 4096
+        layer += [0x78, 2] // version 2
         #expect(layer.count == 123)
         #expect(tile == [0x1A, 123] + layer)
     }
 
-    @Test("values are shared between features; a withheld count (zero included, SPEC §10) is left out; keys are always the five")
+    @Test(
+        "values are shared between features; a withheld count (zero included, SPEC §10) is left out; keys are always the five"
+    )
     func dedupeAndDisclosure() throws {
         let cells = ["gcw2", "gcw3", "gcw6"].map { try! #require(GeohashCell($0)) }
         let entries = [
-            WidgetTiles.Entry(cell: cells[0], geohash: "gcw2", rCurrent: 12, rPrevious: 2, safetyClass: .dangerous, change: "none"),
-            WidgetTiles.Entry(cell: cells[1], geohash: "gcw3", rCurrent: 12, rPrevious: 0, safetyClass: .dangerous, change: "none"),
-            WidgetTiles.Entry(cell: cells[2], geohash: "gcw6", rCurrent: 1, rPrevious: 12, safetyClass: .safe, change: "none"),
+            WidgetTiles.Entry(
+                cell: cells[0], geohash: "gcw2", rCurrent: 12, rPrevious: 2, safetyClass: .dangerous, change: "none"),
+            WidgetTiles.Entry(
+                cell: cells[1], geohash: "gcw3", rCurrent: 12, rPrevious: 0, safetyClass: .dangerous, change: "none"),
+            WidgetTiles.Entry(
+                cell: cells[2], geohash: "gcw6", rCurrent: 1, rPrevious: 12, safetyClass: .safe, change: "none")
         ]
         let tileID = TileID(lat: cells[0].centre.lat, lon: cells[0].centre.lon, zoom: 6)
         var encoder = CellLayerEncoder()
-        let layers = try decodeTile(encoder.encode(pieces: pieces(entries, in: tileID), disclosure: Disclosure(minCellCount: 3)))
+        let layers = try decodeTile(
+            encoder.encode(pieces: pieces(entries, in: tileID), disclosure: Disclosure(minCellCount: 3)))
         let layer = try #require(layers.first)
         #expect(layers.count == 1 && layer.name == "cells" && layer.version == 2 && layer.extent == 4096)
         #expect(layer.keys == ["geohash", "r_current", "r_previous", "class", "change"])
         // 12 and "dangerous" and "none" once each; 2, 1 and 0 are below K, so never stored.
-        #expect(layer.values == [.string("gcw2"), .uint(12), .string("dangerous"), .string("none"), .string("gcw3"),
-                                 .string("gcw6"), .string("safe")])
+        #expect(
+            layer.values == [
+                .string("gcw2"), .uint(12), .string("dangerous"), .string("none"), .string("gcw3"),
+                .string("gcw6"), .string("safe")
+            ])
         #expect(layer.features.map { $0.properties["r_current"] } == [.uint(12), .uint(12), nil])
         #expect(layer.features.map { $0.properties["r_previous"] } == [nil, nil, .uint(12)])
-        #expect(layer.features.allSatisfy { $0.properties["class"] != nil && $0.properties["change"] == .string("none") })
+        #expect(
+            layer.features.allSatisfy { $0.properties["class"] != nil && $0.properties["change"] == .string("none") })
         // Reusing the encoder for another tile starts from empty tables.
         let again = try decodeTile(encoder.encode(pieces: pieces([entries[2]], in: tileID), disclosure: Disclosure()))
         #expect(again.first?.values == [.string("gcw6"), .uint(1), .uint(12), .string("safe"), .string("none")])
@@ -107,13 +126,17 @@ struct VectorTileTests {
         let cells = ["gcw2", "gcw3", "gcw6", "gcw7"].map { try! #require(GeohashCell($0)) }
         let counts = [(16_383, 16_384), (16_384, 1_000_000), (1_000_000, 16_383), (0, 16_384)]
         let entries = zip(cells, counts).map { cell, c in
-            WidgetTiles.Entry(cell: cell, geohash: cell.string, rCurrent: c.0, rPrevious: c.1, safetyClass: .dangerous, change: "rise")
+            WidgetTiles.Entry(
+                cell: cell, geohash: cell.string, rCurrent: c.0, rPrevious: c.1, safetyClass: .dangerous, change: "rise"
+            )
         }
         let tileID = TileID(lat: cells[0].centre.lat, lon: cells[0].centre.lon, zoom: 6)
         var encoder = CellLayerEncoder()
         for _ in 0..<2 {
-            let layer = try #require(try decodeTile(encoder.encode(pieces: pieces(entries, in: tileID), disclosure: Disclosure())).first)
-            #expect(layer.values.filter { if case .uint = $0 { return true } else { return false } }
+            let layer = try #require(
+                try decodeTile(encoder.encode(pieces: pieces(entries, in: tileID), disclosure: Disclosure())).first)
+            #expect(
+                layer.values.filter { if case .uint = $0 { return true } else { return false } }
                     == [.uint(16_383), .uint(16_384), .uint(1_000_000), .uint(0)])
             #expect(layer.features.map { $0.properties["r_current"] } == counts.map { .uint(UInt64($0.0)) })
             #expect(layer.features.map { $0.properties["r_previous"] } == counts.map { .uint(UInt64($0.1)) })
@@ -125,14 +148,22 @@ struct VectorTileTests {
     func geometryRules() throws {
         // A precision-1 cell at zoom 6 is far larger than the tile: clipped to −256…4352.
         let tile = TileID(lat: 67.5, lon: -22.5, zoom: 6)
-        let big = pieces([.init(cell: try #require(GeohashCell("g")), geohash: "g", rCurrent: 1, rPrevious: 0,
-                                safetyClass: .safe, change: "none")], in: tile)
+        let big = pieces(
+            [
+                .init(
+                    cell: try #require(GeohashCell("g")), geohash: "g", rCurrent: 1, rPrevious: 0,
+                    safetyClass: .safe, change: "none")
+            ], in: tile)
         #expect(big.first?.rectangle == .init(x0: -256, y0: -256, x1: 4352, y1: 4352))
         // A precision-9 cell (4.8 m) at zoom 2 rounds to nothing: kept one unit wide and high.
         let tinyCell = GeohashCell(lat: 53.8, lon: -1.55, precision: 9)
         let tinyTile = TileID(lat: 53.8, lon: -1.55, zoom: 2)
-        let tiny = pieces([.init(cell: tinyCell, geohash: tinyCell.string, rCurrent: 1, rPrevious: 0, safetyClass: .safe,
-                                 change: "none")], in: tinyTile)[0].rectangle
+        let tiny = pieces(
+            [
+                .init(
+                    cell: tinyCell, geohash: tinyCell.string, rCurrent: 1, rPrevious: 0, safetyClass: .safe,
+                    change: "none")
+            ], in: tinyTile)[0].rectangle
         #expect(tiny.x1 - tiny.x0 == 1 && tiny.y1 - tiny.y0 == 1)
         var geometry: [UInt8] = []
         MVT.appendRectangle(tiny, to: &geometry)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AreaWatchServe
 
 /// The rules of `ConnectionDeadlines` (which deadline runs in which state), on plain numbers.
@@ -72,8 +73,9 @@ import Testing
     }
 
     @Test func limitsFromTheOptions() {
-        let options = ServeLimits(headerTimeout: .milliseconds(1500), idleTimeout: .seconds(75),
-                                  writeTimeout: .seconds(30))
+        let options = ServeLimits(
+            headerTimeout: .milliseconds(1500), idleTimeout: .seconds(75),
+            writeTimeout: .seconds(30))
         let limits = ConnectionDeadlines.Limits(options)
         #expect(limits == .init(header: 1_500_000_000, idle: 75_000_000_000, write: 30_000_000_000))
     }

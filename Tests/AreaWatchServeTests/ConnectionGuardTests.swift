@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import Testing
+
 @testable import AreaWatchServe
 
 /// `ConnectionGuard` behind NIO's HTTP/1.1 parser and the HTTP-types codec, as Hummingbird's
@@ -128,7 +129,10 @@ import Testing
         let one = try Connection(Self.policy())
         try one.send("GET /summary.json HTTP/1.1\r\nHost: a.example\r\n\r\n")
         let parts = try one.passedOn()
-        guard case .head(let head)? = parts.first else { Issue.record("no head passed on"); return }
+        guard case .head(let head)? = parts.first else {
+            Issue.record("no head passed on")
+            return
+        }
         #expect(head.authority == "a.example" && head.path == "/summary.json")
         #expect(try one.written().isEmpty && one.isOpen)
     }

@@ -3,6 +3,7 @@ import AreaWatchFormats
 import AreaWatchTestSupport
 import Foundation
 import Testing
+
 @testable import AreaWatchServe
 
 /// The PMTiles v3 reader against archives written by the reference writer (PyPI `pmtiles`): a
@@ -15,7 +16,7 @@ import Testing
         // From pmtiles.tile.zxy_to_tileid.
         let reference: [(Int, Int, Int, UInt64)] = [
             (0, 0, 0, 0), (1, 0, 0, 1), (1, 0, 1, 2), (1, 1, 1, 3), (1, 1, 0, 4), (14, 8091, 5375, 129_700_869),
-            (20, 123_456, 654_321, 652_812_043_350), (31, 2_147_483_647, 0, 6_148_914_691_236_517_204),
+            (20, 123_456, 654_321, 652_812_043_350), (31, 2_147_483_647, 0, 6_148_914_691_236_517_204)
         ]
         for (z, x, y, id) in reference {
             #expect(PMTiles.tileID(z: z, x: x, y: y) == id)
@@ -34,7 +35,8 @@ import Testing
         }
         var random = SplitMix64(seed: 11)
         for _ in 0..<2000 {
-            let z = Int(random.next() % 32), x = Int(random.next() % (UInt64(1) << UInt64(z))), y = Int(random.next() % (UInt64(1) << UInt64(z)))
+            let z = Int(random.next() % 32), x = Int(random.next() % (UInt64(1) << UInt64(z))),
+                y = Int(random.next() % (UInt64(1) << UInt64(z)))
             let back = PMTiles.zxy(tileID: PMTiles.tileID(z: z, x: x, y: y)!)!
             #expect(back.z == z && back.x == x && back.y == y, "\(z)/\(x)/\(y)")
         }
@@ -88,7 +90,8 @@ import Testing
             let count = [10, 3000, 12000][round]
             while tiles.count < count {
                 let z = Int(random.next() % 15)
-                let id = PMTiles.tileID(z: z, x: Int(random.next() % (1 << UInt64(z))), y: Int(random.next() % (1 << UInt64(z))))!
+                let id = PMTiles.tileID(
+                    z: z, x: Int(random.next() % (1 << UInt64(z))), y: Int(random.next() % (1 << UInt64(z))))!
                 tiles[id] = random.next() % 3 == 0 ? "same" : "tile \(id)"
                 if random.next() % 50 == 0 { for k in 1...20 { tiles[id + UInt64(k)] = "same" } }
             }
@@ -103,7 +106,8 @@ import Testing
                 #expect(String(decoding: try Gzip.inflate(stored, limit: 1 << 20), as: UTF8.self) == text)
             }
             for _ in 0..<2000 {
-                let z = Int(random.next() % 15), x = Int(random.next() % (1 << UInt64(z))), y = Int(random.next() % (1 << UInt64(z)))
+                let z = Int(random.next() % 15), x = Int(random.next() % (1 << UInt64(z))),
+                    y = Int(random.next() % (1 << UInt64(z)))
                 #expect((archive.tile(z: z, x: x, y: y) != nil) == (tiles[PMTiles.tileID(z: z, x: x, y: y)!] != nil))
             }
         }
@@ -113,13 +117,18 @@ import Testing
         let path = Self.fixtures + "/golden.pmtiles"
         let good = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         func failure(_ bytes: [UInt8]) -> String? {
-            do { _ = try PMTilesArchive(bytes: bytes, path: "x.pmtiles"); return nil } catch { return "\(error)" }
+            do {
+                _ = try PMTilesArchive(bytes: bytes, path: "x.pmtiles")
+                return nil
+            } catch { return "\(error)" }
         }
         #expect(failure(Array(good.prefix(100)))?.contains("not a PMTiles archive") == true)
-        var v2 = good; v2[7] = 2
+        var v2 = good
+        v2[7] = 2
         #expect(failure(v2)?.contains("version 2") == true)
         #expect(failure(Array(good.prefix(20000)))?.contains("beyond the end of the file") == true)
-        var badRoot = good; for i in 127..<162 { badRoot[i] = 0xFF }
+        var badRoot = good
+        for i in 127..<162 { badRoot[i] = 0xFF }
         #expect(failure(badRoot)?.contains("root directory at byte 127") == true)
         // A leaf pointer to itself must not loop forever: the root directory pointing at a leaf
         // section whose only entry is a leaf pointer again.
@@ -131,16 +140,29 @@ import Testing
         header[97] = PMTiles.Compression.gzip.rawValue
         header.replaceSubrange(127..., with: bomb)
         Self.setU64(&header, 16, UInt64(bomb.count))
-        for at in [24, 40, 56] { Self.setU64(&header, at, UInt64(127 + bomb.count)); Self.setU64(&header, at + 8, 0) }
+        for at in [24, 40, 56] {
+            Self.setU64(&header, at, UInt64(127 + bomb.count))
+            Self.setU64(&header, at + 8, 0)
+        }
         #expect(failure(header)?.contains("decompresses to more than") == true, "\(failure(header) ?? "accepted")")
     }
 
-    static func setU64(_ b: inout [UInt8], _ at: Int, _ v: UInt64) { for k in 0..<8 { b[at + k] = UInt8((v >> (8 * UInt64(k))) & 0xFF) } }
+    static func setU64(_ b: inout [UInt8], _ at: Int, _ v: UInt64) {
+        for k in 0..<8 { b[at + k] = UInt8((v >> (8 * UInt64(k))) & 0xFF) }
+    }
 
     /// An uncompressed archive (internal compression none) with the given directories of
     /// (tile ID delta, offset + 1, length, run length) entries and one byte of tile data.
-    static func archive(root: [(UInt64, UInt64, UInt64, UInt64)], leaves: [(UInt64, UInt64, UInt64, UInt64)]) -> [UInt8] {
-        func varint(_ v: UInt64, _ out: inout [UInt8]) { var v = v; while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }; out.append(UInt8(v)) }
+    static func archive(root: [(UInt64, UInt64, UInt64, UInt64)], leaves: [(UInt64, UInt64, UInt64, UInt64)]) -> [UInt8]
+    {
+        func varint(_ v: UInt64, _ out: inout [UInt8]) {
+            var v = v
+            while v >= 0x80 {
+                out.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
+            out.append(UInt8(v))
+        }
         func directory(_ e: [(UInt64, UInt64, UInt64, UInt64)]) -> [UInt8] {
             var out: [UInt8] = []
             varint(UInt64(e.count), &out)
@@ -153,11 +175,17 @@ import Testing
         let r = directory(root), l = directory(leaves)
         var b = [UInt8](repeating: 0, count: 127)
         b.replaceSubrange(0..<8, with: Array("PMTiles".utf8) + [3])
-        setU64(&b, 8, 127); setU64(&b, 16, UInt64(r.count))
-        setU64(&b, 24, UInt64(127 + r.count)); setU64(&b, 32, 0)
-        setU64(&b, 40, UInt64(127 + r.count)); setU64(&b, 48, UInt64(l.count))
-        setU64(&b, 56, UInt64(127 + r.count + l.count)); setU64(&b, 64, 1)
-        b[97] = 1; b[98] = 1; b[99] = 1
+        setU64(&b, 8, 127)
+        setU64(&b, 16, UInt64(r.count))
+        setU64(&b, 24, UInt64(127 + r.count))
+        setU64(&b, 32, 0)
+        setU64(&b, 40, UInt64(127 + r.count))
+        setU64(&b, 48, UInt64(l.count))
+        setU64(&b, 56, UInt64(127 + r.count + l.count))
+        setU64(&b, 64, 1)
+        b[97] = 1
+        b[98] = 1
+        b[99] = 1
         return b + r + l + [0x42]
     }
 }

@@ -10,11 +10,13 @@ struct PythonTools {
     /// Runs `python3 ARGS`; throws with its output when it fails.
     func run(_ arguments: [String]) throws {
         guard let check = PythonCheck.run(arguments) else {
-            throw NSError(domain: "python3", code: -1, userInfo: [NSLocalizedDescriptionKey: "python3 could not be started"])
+            throw NSError(
+                domain: "python3", code: -1, userInfo: [NSLocalizedDescriptionKey: "python3 could not be started"])
         }
         guard check.status == 0 else {
-            throw NSError(domain: "python3", code: Int(check.status),
-                          userInfo: [NSLocalizedDescriptionKey: check.output])
+            throw NSError(
+                domain: "python3", code: Int(check.status),
+                userInfo: [NSLocalizedDescriptionKey: check.output])
         }
     }
 }

@@ -3,6 +3,7 @@ import AreaWatchTestSupport
 import Foundation
 import NIOCore
 import Testing
+
 @testable import AreaWatchServe
 
 /// A report published in DIR's place (the report writer's atomic exchange) is picked up by
@@ -35,7 +36,8 @@ import Testing
             }
         }
         for round in 0..<6 {
-            try ServeFixture.write(to: folder, seed: UInt64(round % 2 == 0 ? 8 : 7), asOf: round % 2 == 0 ? asOfB : ServeFixture.asOf)
+            try ServeFixture.write(
+                to: folder, seed: UInt64(round % 2 == 0 ? 8 : 7), asOf: round % 2 == 0 ? asOfB : ServeFixture.asOf)
             let message = store.refresh()
             #expect(message?.contains("loaded a new report folder") == true)
             #expect(store.current.asOf == (round % 2 == 0 ? "2024-07-01T12:00:00Z" : "2024-06-30T12:00:00Z"))
@@ -71,14 +73,30 @@ final class ManagedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var flag = false
     var value: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return flag }
-        set { lock.lock(); flag = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return flag
+        }
+        set {
+            lock.lock()
+            flag = newValue
+            lock.unlock()
+        }
     }
 }
 
 final class ManagedCount: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
-    func add() { lock.lock(); n += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    func add() {
+        lock.lock()
+        n += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return n
+    }
 }

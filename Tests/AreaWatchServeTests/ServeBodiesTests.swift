@@ -3,6 +3,7 @@ import AreaWatchTestSupport
 import Foundation
 import NIOCore
 import Testing
+
 @testable import AreaWatchServe
 
 /// The handler's bodies: HEAD describes the GET exactly; report files are answered with the
@@ -25,9 +26,11 @@ import Testing
 
     @Test func headHasTheHeadersAndLengthOfGet() throws {
         let tile = try #require(snapshot.jsonTiles.keys.first)
-        for (path, query) in [("/report.html", ""), ("/summary.json", ""), ("/v1/safety", "lat=53.72&lon=-1.86"),
-                              ("/v1/safety", "lat=91&lon=0"), ("/tiles/\(tile.z)/\(tile.x)/\(tile.y).json", ""),
-                              ("/tilejson.json", ""), ("/", ""), ("/nothing", "")] {
+        for (path, query) in [
+            ("/report.html", ""), ("/summary.json", ""), ("/v1/safety", "lat=53.72&lon=-1.86"),
+            ("/v1/safety", "lat=91&lon=0"), ("/tiles/\(tile.z)/\(tile.x)/\(tile.y).json", ""),
+            ("/tilejson.json", ""), ("/", ""), ("/nothing", "")
+        ] {
             let get = respond("GET", path, query), head = respond("HEAD", path, query)
             #expect(!get.headOnly && head.headOnly, "\(path)")
             #expect(head.status == get.status, "\(path)")

@@ -1,6 +1,7 @@
 import AreaWatchTestSupport
 import Foundation
 import Testing
+
 @testable import AreaWatchServe
 
 /// Where `serve` finds MapLibre GL JS: an option or the environment first, then the folder
@@ -34,7 +35,11 @@ import Testing
         let (_, bare) = try prefix(withMapLibre: false)
         #expect(WebAssets.installedFolder(executable: bare) == nil)
         let (_, installed) = try prefix(withMapLibre: true)
-        #expect(WebAssets.locate(option: "/opt/x", environment: ["AREAWATCH_WEB_DIR": "/env"], executable: installed).folder == "/opt/x")
-        #expect(WebAssets.locate(option: nil, environment: ["AREAWATCH_WEB_DIR": "/env"], executable: installed).folder == "/env")
+        #expect(
+            WebAssets.locate(option: "/opt/x", environment: ["AREAWATCH_WEB_DIR": "/env"], executable: installed).folder
+                == "/opt/x")
+        #expect(
+            WebAssets.locate(option: nil, environment: ["AREAWATCH_WEB_DIR": "/env"], executable: installed).folder
+                == "/env")
     }
 }

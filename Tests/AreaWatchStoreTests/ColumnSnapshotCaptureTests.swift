@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// A bulk load hands the column snapshot the rows it inserted, captured as they went in
@@ -34,13 +35,21 @@ struct ColumnSnapshotCaptureTests {
         let pool = (rows + earlier).filter { !$0.id.isEmpty }
         for _ in 0..<count / 8 {
             var row = pool[Int(rng.next() % UInt64(pool.count))]
-            if rng.next() % 2 == 0 { row.category = "edited \(rng.next() % 3)"; row.lat += 0.001; row.handled = "Y" }
+            if rng.next() % 2 == 0 {
+                row.category = "edited \(rng.next() % 3)"
+                row.lat += 0.001
+                row.handled = "Y"
+            }
             rows.append(row)
         }
         var text = csvText(rows)
         for k in 0..<count / 20 {
-            text += ["bad-\(seed)-\(k),north,-1.9,1500000000,Burglary,Y,,\n", "late-\(seed)-\(k),53.7,-1.9,,Burglary,N,,\n",
-                     "far-\(seed)-\(k),95,-1.9,1500000000,,,,\n"][k % 3]
+            text +=
+                [
+                    "bad-\(seed)-\(k),north,-1.9,1500000000,Burglary,Y,,\n",
+                    "late-\(seed)-\(k),53.7,-1.9,,Burglary,N,,\n",
+                    "far-\(seed)-\(k),95,-1.9,1500000000,,,,\n"
+                ][k % 3]
         }
         return (text, rows)
     }
@@ -72,8 +81,9 @@ struct ColumnSnapshotCaptureTests {
             let digest = try FileDigest.sha256(path: path)
             // Both files in bulk mode: the first into the empty store (sorted chunks), the second
             // told it is large (row by row with the indexes dropped).
-            let transaction = try FileTransaction(store: store, source: "f\(k).csv", expectedRows: k == 0 ? 20_000 : 1_000_000,
-                                                  chunkSize: chunkSize)
+            let transaction = try FileTransaction(
+                store: store, source: "f\(k).csv", expectedRows: k == 0 ? 20_000 : 1_000_000,
+                chunkSize: chunkSize)
             #expect(transaction.bulk)
             var captured: InsertedColumns?
             keeper.begin()
@@ -84,8 +94,9 @@ struct ColumnSnapshotCaptureTests {
                 readingBack.prepareCommit(updatedRowids: t.updatedRowids)
             }
             var sink = transaction
-            let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
-                                                 into: &sink, rejects: nil)
+            let report = try FileIngester.ingest(
+                path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
+                into: &sink, rejects: nil)
             try transaction.commit(testLogEntry(path, digest, report))
             keeper.committed()
             readingBack.committed()
@@ -109,21 +120,33 @@ struct ColumnSnapshotCaptureTests {
             #expect(firstDifference(kept.time, reference.time) == "", "time")
             #expect(firstDifference(kept.handled, reference.handled) == "", "handled")
             #expect(firstDifference(kept.category, reference.category) == "", "category")
-            #expect(firstDifference(kept.categoryTexts.map { Array($0.utf8) }, reference.categoryTexts.map { Array($0.utf8) }) == "", "texts")
-            #expect(kept.lat.contains { $0 == 0 } && !kept.lat.contains { $0.bitPattern == (-0.0 as Double).bitPattern },
-                    "-0.0 is kept as +0.0, as SQLite reads it back")
+            #expect(
+                firstDifference(
+                    kept.categoryTexts.map { Array($0.utf8) }, reference.categoryTexts.map { Array($0.utf8) }) == "",
+                "texts")
+            #expect(
+                kept.lat.contains { $0 == 0 } && !kept.lat.contains { $0.bitPattern == (-0.0 as Double).bitPattern },
+                "-0.0 is kept as +0.0, as SQLite reads it back")
             #expect(kept.categoryTexts.count > 256, "more categories than the interner holds")
-            #expect(try Self.fileBytes(kept, dir.path + "/kept.columns") == (try Self.fileBytes(reference, dir.path + "/read.columns")))
+            #expect(
+                try Self.fileBytes(kept, dir.path + "/kept.columns")
+                    == (try Self.fileBytes(reference, dir.path + "/read.columns")))
         }
     }
 
-    @Test("captured only when a snapshot can take them: not into a store holding rows without one", arguments: [false, true])
+    @Test(
+        "captured only when a snapshot can take them: not into a store holding rows without one",
+        arguments: [false, true])
     func capturedOnlyWhenUsable(withSnapshot: Bool) throws {
         let dir = try TempDir()
         let store = try IncidentStore(path: dir.path + "/s.db", create: true)
         let (first, rows) = Self.text(count: 600, seed: 80)
         let firstPath = try dir.file("a.csv", first)
-        if withSnapshot { try ColumnSnapshotStoreTests.ingestAndSave(firstPath, into: store) } else { try ingestFile(firstPath, into: store) }
+        if withSnapshot {
+            try ColumnSnapshotStoreTests.ingestAndSave(firstPath, into: store)
+        } else {
+            try ingestFile(firstPath, into: store)
+        }
         let (second, _) = Self.text(count: 900, seed: 81, editing: rows)
         let path = try dir.file("b.csv", second)
         let digest = try FileDigest.sha256(path: path)
@@ -138,8 +161,9 @@ struct ColumnSnapshotCaptureTests {
             keeper.prepareCommit(updatedRowids: t.updatedRowids, inserted: captured)
         }
         var sink = transaction
-        let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
-                                             into: &sink, rejects: nil)
+        let report = try FileIngester.ingest(
+            path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
+            into: &sink, rejects: nil)
         try transaction.commit(testLogEntry(path, digest, report))
         keeper.committed()
         #expect(transaction.bulk && report.inserted > 0 && report.updated > 0)
@@ -149,10 +173,13 @@ struct ColumnSnapshotCaptureTests {
         try ColumnSnapshotStoreTests.expectSnapshotMatches(store, "with a snapshot before: \(withSnapshot)")
     }
 
-    @Test("coordinates as SQLite reads them back: -0.0 becomes +0.0, every other value unchanged, the array shared when none is -0.0")
+    @Test(
+        "coordinates as SQLite reads them back: -0.0 becomes +0.0, every other value unchanged, the array shared when none is -0.0"
+    )
     func asStored() {
         let values: [Double] = [-0.0, 1.5, 0, -2.25, .infinity, -0.0]
-        #expect(InsertedColumns.asStored(values).map(\.bitPattern) == [0, 1.5, 0, -2.25, .infinity, 0].map(\.bitPattern))
+        #expect(
+            InsertedColumns.asStored(values).map(\.bitPattern) == [0, 1.5, 0, -2.25, .infinity, 0].map(\.bitPattern))
         let plain: [Double] = [0, 53.7, -1.9]
         InsertedColumns.asStored(plain).withUnsafeBufferPointer { copy in
             plain.withUnsafeBufferPointer { #expect(copy.baseAddress == $0.baseAddress) }

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// The column snapshot file as hostile input (docs/FORMATS.md, "The column snapshot"): every
@@ -19,8 +20,10 @@ struct ColumnSnapshotFormatTests {
         let categories: [String?] = ["burglary", "caf\u{E9}", "cafe\u{301}", "", nil, "vehicle crime", "drugs"]
         var token = [UInt8](repeating: 0, count: StoreStamp.tokenBytes)
         for k in token.indices { token[k] = UInt8(truncatingIfNeeded: rng.next()) }
-        var snapshot = ColumnSnapshot(stamp: StoreStamp(generation: Int64(rng.next() % 1000), token: token,
-                                                        lastIncidentRowid: Int64(rows), lastIngestRowid: 3))
+        var snapshot = ColumnSnapshot(
+            stamp: StoreStamp(
+                generation: Int64(rng.next() % 1000), token: token,
+                lastIncidentRowid: Int64(rows), lastIngestRowid: 3))
         for _ in 0..<rows {
             snapshot.append(row(&rng, categories))
         }
@@ -28,13 +31,17 @@ struct ColumnSnapshotFormatTests {
     }
 
     static func row(_ rng: inout SplitMix64, _ categories: [String?]) -> ColumnSnapshot.Row {
-        ColumnSnapshot.Row(lat: Double(Int(rng.next() % 180_000_000)) / 1e6 - 90, lon: Double(Int(rng.next() % 360_000_000)) / 1e6 - 180,
-                           time: Int64(rng.next() % 2_000_000_000), handled: [true, false, nil][Int(rng.next() % 3)],
-                           category: categories[Int(rng.next() % UInt64(categories.count))])
+        ColumnSnapshot.Row(
+            lat: Double(Int(rng.next() % 180_000_000)) / 1e6 - 90,
+            lon: Double(Int(rng.next() % 360_000_000)) / 1e6 - 180,
+            time: Int64(rng.next() % 2_000_000_000), handled: [true, false, nil][Int(rng.next() % 3)],
+            category: categories[Int(rng.next() % UInt64(categories.count))])
     }
 
     static func decode(_ bytes: [UInt8]) throws(ColumnSnapshotFormat.Invalid) -> ColumnSnapshot {
-        try bytes.withUnsafeBytes { b in Result { () throws(ColumnSnapshotFormat.Invalid) in try ColumnSnapshotFormat.decode(b, checksum: crc) } }.get()
+        try bytes.withUnsafeBytes { b in
+            Result { () throws(ColumnSnapshotFormat.Invalid) in try ColumnSnapshotFormat.decode(b, checksum: crc) }
+        }.get()
     }
 
     /// The bytes with their checksum recomputed: a forged or self-consistent file, so the
@@ -73,7 +80,9 @@ struct ColumnSnapshotFormatTests {
     func truncations() {
         let bytes = ColumnSnapshotFormat.encode(Self.randomSnapshot(rows: 40, seed: 2), checksum: Self.crc)
         for length in 0..<bytes.count {
-            #expect(throws: ColumnSnapshotFormat.Invalid.self, "cut to \(length)") { try Self.decode(Array(bytes[0..<length])) }
+            #expect(throws: ColumnSnapshotFormat.Invalid.self, "cut to \(length)") {
+                try Self.decode(Array(bytes[0..<length]))
+            }
         }
         #expect(throws: ColumnSnapshotFormat.Invalid.self) { try Self.decode(bytes + [0]) }
         #expect(throws: ColumnSnapshotFormat.Invalid.self) { try Self.decode(bytes + [UInt8](repeating: 0, count: 8)) }
@@ -86,7 +95,9 @@ struct ColumnSnapshotFormatTests {
             for mask: UInt8 in [0x01, 0x80, 0xFF] {
                 var damaged = bytes
                 damaged[position] ^= mask
-                #expect(throws: ColumnSnapshotFormat.Invalid.self, "byte \(position) ^ \(mask)") { try Self.decode(damaged) }
+                #expect(throws: ColumnSnapshotFormat.Invalid.self, "byte \(position) ^ \(mask)") {
+                    try Self.decode(damaged)
+                }
             }
         }
     }
@@ -98,23 +109,57 @@ struct ColumnSnapshotFormatTests {
         let n = 10
         let category = 128 + 24 * n, handled = category + 40, texts = handled + 16
         var cases: [(String, [UInt8])] = []
-        var b = bytes; Self.put(Int32(snapshot.categoryTexts.count), at: category + 4, in: &b); cases.append(("category past the table", b))
-        b = bytes; Self.put(Int32(-2), at: category, in: &b); cases.append(("category -2", b))
-        b = bytes; Self.put(Int8(2), at: handled + 3, in: &b); cases.append(("handled 2", b))
-        b = bytes; Self.put(Double.nan.bitPattern, at: 128 + 8, in: &b); cases.append(("latitude NaN", b))
-        b = bytes; Self.put(Double(91).bitPattern, at: 128, in: &b); cases.append(("latitude 91", b))
-        b = bytes; Self.put((-180.5).bitPattern, at: 128 + 8 * n, in: &b); cases.append(("longitude -180.5", b))
-        b = bytes; Self.put(UInt32(0xFFFF_FFF0), at: texts, in: &b); cases.append(("category text longer than its table", b))
-        b = bytes; b[texts + 4] = 0xFF; cases.append(("category text not UTF-8", b))
-        b = bytes; Self.put(UInt64(1) << 39, at: 16, in: &b); cases.append(("2^39 rows in a small file", b))
-        b = bytes; Self.put(UInt64.max, at: 16, in: &b); cases.append(("2^64-1 rows", b))
-        b = bytes; Self.put(UInt64.max - 7, at: 32, in: &b); cases.append(("category table of 2^64-8 bytes", b))
-        b = bytes; Self.put(UInt64(1) << 40, at: 24, in: &b); cases.append(("2^40 categories", b))
-        b = bytes; Self.put(UInt32(2), at: 8, in: &b); cases.append(("version 2", b))
-        b = bytes; Self.put(UInt32(2), at: 88, in: &b); cases.append(("unknown flag", b))
-        b = bytes; b[100] = 1; cases.append(("reserved byte set", b))
-        b = bytes; b[handled + n] = 1; cases.append(("padding set", b))
-        b = bytes; Self.put(Int64(11), at: 72, in: &b); cases.append(("dense rowids but last rowid 11 for 10 rows", b))
+        var b = bytes
+        Self.put(Int32(snapshot.categoryTexts.count), at: category + 4, in: &b)
+        cases.append(("category past the table", b))
+        b = bytes
+        Self.put(Int32(-2), at: category, in: &b)
+        cases.append(("category -2", b))
+        b = bytes
+        Self.put(Int8(2), at: handled + 3, in: &b)
+        cases.append(("handled 2", b))
+        b = bytes
+        Self.put(Double.nan.bitPattern, at: 128 + 8, in: &b)
+        cases.append(("latitude NaN", b))
+        b = bytes
+        Self.put(Double(91).bitPattern, at: 128, in: &b)
+        cases.append(("latitude 91", b))
+        b = bytes
+        Self.put((-180.5).bitPattern, at: 128 + 8 * n, in: &b)
+        cases.append(("longitude -180.5", b))
+        b = bytes
+        Self.put(UInt32(0xFFFF_FFF0), at: texts, in: &b)
+        cases.append(("category text longer than its table", b))
+        b = bytes
+        b[texts + 4] = 0xFF
+        cases.append(("category text not UTF-8", b))
+        b = bytes
+        Self.put(UInt64(1) << 39, at: 16, in: &b)
+        cases.append(("2^39 rows in a small file", b))
+        b = bytes
+        Self.put(UInt64.max, at: 16, in: &b)
+        cases.append(("2^64-1 rows", b))
+        b = bytes
+        Self.put(UInt64.max - 7, at: 32, in: &b)
+        cases.append(("category table of 2^64-8 bytes", b))
+        b = bytes
+        Self.put(UInt64(1) << 40, at: 24, in: &b)
+        cases.append(("2^40 categories", b))
+        b = bytes
+        Self.put(UInt32(2), at: 8, in: &b)
+        cases.append(("version 2", b))
+        b = bytes
+        Self.put(UInt32(2), at: 88, in: &b)
+        cases.append(("unknown flag", b))
+        b = bytes
+        b[100] = 1
+        cases.append(("reserved byte set", b))
+        b = bytes
+        b[handled + n] = 1
+        cases.append(("padding set", b))
+        b = bytes
+        Self.put(Int64(11), at: 72, in: &b)
+        cases.append(("dense rowids but last rowid 11 for 10 rows", b))
         for (name, forged) in cases {
             #expect(throws: ColumnSnapshotFormat.Invalid.self, "\(name)") { try Self.decode(Self.resealed(forged)) }
         }
@@ -128,13 +173,23 @@ struct ColumnSnapshotFormatTests {
         let stamp = Self.randomSnapshot(rows: 0, seed: 1).stamp
         let fifo = dir.path + "/fifo.columns"
         #expect(mkfifo(fifo, 0o644) == 0)
-        guard case .invalid = ColumnSnapshotFile.read(path: fifo, expecting: stamp) else { Issue.record("a FIFO was read"); return }
+        guard case .invalid = ColumnSnapshotFile.read(path: fifo, expecting: stamp) else {
+            Issue.record("a FIFO was read")
+            return
+        }
         let folder = try dir.folder("folder.columns")
-        guard case .invalid = ColumnSnapshotFile.read(path: folder, expecting: stamp) else { Issue.record("a folder was read"); return }
+        guard case .invalid = ColumnSnapshotFile.read(path: folder, expecting: stamp) else {
+            Issue.record("a folder was read")
+            return
+        }
         let empty = try dir.file("empty.columns", "")
-        guard case .invalid = ColumnSnapshotFile.read(path: empty, expecting: stamp) else { Issue.record("an empty file was read"); return }
+        guard case .invalid = ColumnSnapshotFile.read(path: empty, expecting: stamp) else {
+            Issue.record("an empty file was read")
+            return
+        }
         guard case .missing = ColumnSnapshotFile.read(path: dir.path + "/none.columns", expecting: stamp) else {
-            Issue.record("a missing file was not reported missing"); return
+            Issue.record("a missing file was not reported missing")
+            return
         }
     }
 
@@ -148,12 +203,16 @@ struct ColumnSnapshotFormatTests {
         #expect(!FileManager.default.fileExists(atPath: leftover))
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: dir.path)).contains { $0.contains(".tmp-") })
         guard case .valid(let read) = ColumnSnapshotFile.read(path: path, expecting: snapshot.stamp) else {
-            Issue.record("not read back"); return
+            Issue.record("not read back")
+            return
         }
         #expect(read == snapshot)
         var other = snapshot.stamp
         other.generation += 1
-        guard case .invalid(let reason) = ColumnSnapshotFile.read(path: path, expecting: other) else { Issue.record("stale read"); return }
+        guard case .invalid(let reason) = ColumnSnapshotFile.read(path: path, expecting: other) else {
+            Issue.record("stale read")
+            return
+        }
         #expect(reason.contains("stale"))
 
         // More rows than the store has rowids: refused before anything is allocated for them.
@@ -162,7 +221,8 @@ struct ColumnSnapshotFormatTests {
         oversized.stamp.lastIncidentRowid = 10
         try ColumnSnapshotFile.write(oversized, to: path)
         guard case .invalid(let tooMany) = ColumnSnapshotFile.read(path: path, expecting: oversized.stamp) else {
-            Issue.record("5000 rows taken for a store whose last rowid is 10"); return
+            Issue.record("5000 rows taken for a store whose last rowid is 10")
+            return
         }
         #expect(tooMany.contains("more than the store's last rowid"))
     }

@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// The column snapshot against the store it stands for (docs/DECISIONS.md, "column snapshot"):
@@ -13,17 +14,21 @@ import AreaWatchIngest
 struct ColumnSnapshotStoreTests {
     /// Ingests one file as `areawatch ingest` does, with the column snapshot kept in step.
     @discardableResult
-    static func ingest(_ path: String, into store: IncidentStore, keeper: ColumnSnapshotKeeper,
-                       expectedRows: Int? = nil) throws -> FileIngestReport {
+    static func ingest(
+        _ path: String, into store: IncidentStore, keeper: ColumnSnapshotKeeper,
+        expectedRows: Int? = nil
+    ) throws -> FileIngestReport {
         let digest = try FileDigest.sha256(path: path)
-        let transaction = try FileTransaction(store: store, source: URL(fileURLWithPath: path).lastPathComponent,
-                                              expectedRows: expectedRows ?? Int(digest.bytes / 150))
+        let transaction = try FileTransaction(
+            store: store, source: URL(fileURLWithPath: path).lastPathComponent,
+            expectedRows: expectedRows ?? Int(digest.bytes / 150))
         keeper.begin()
         transaction.beforeCommit = { keeper.prepareCommit($0) }
         do {
             var sink = transaction
-            let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
-                                                 into: &sink, rejects: nil)
+            let report = try FileIngester.ingest(
+                path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
+                into: &sink, rejects: nil)
             try transaction.commit(testLogEntry(path, digest, report))
             keeper.committed()
             return report
@@ -42,35 +47,51 @@ struct ColumnSnapshotStoreTests {
     }
 
     /// The snapshot file is valid for the store's state and gives exactly the columns a scan gives.
-    static func expectSnapshotMatches(_ store: IncidentStore, _ context: String,
-                                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSnapshotMatches(
+        _ store: IncidentStore, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let stamp = try #require(try store.stamp(), sourceLocation: sourceLocation)
-        guard case .valid(let snapshot) = ColumnSnapshotFile.read(path: ColumnSnapshotFile.path(forStore: store.path), expecting: stamp) else {
+        guard
+            case .valid(let snapshot) = ColumnSnapshotFile.read(
+                path: ColumnSnapshotFile.path(forStore: store.path), expecting: stamp)
+        else {
             Issue.record("\(context): no valid snapshot", sourceLocation: sourceLocation)
             return
         }
         let a = snapshot.incidentColumns()
         let b = try store.loadColumns()
         #expect(a.count == b.count, "\(context)", sourceLocation: sourceLocation)
-        #expect(a.lat == b.lat && a.lon == b.lon && a.time == b.time && a.handled == b.handled, "\(context)", sourceLocation: sourceLocation)
+        #expect(
+            a.lat == b.lat && a.lon == b.lon && a.time == b.time && a.handled == b.handled, "\(context)",
+            sourceLocation: sourceLocation)
         #expect(a.category == b.category, "\(context)", sourceLocation: sourceLocation)
-        #expect(a.categories.map { Array($0.utf8) } == b.categories.map { Array($0.utf8) }, "\(context)", sourceLocation: sourceLocation)
+        #expect(
+            a.categories.map { Array($0.utf8) } == b.categories.map { Array($0.utf8) }, "\(context)",
+            sourceLocation: sourceLocation)
         #expect(a.group == b.group && a.keys.isEmpty, "\(context)", sourceLocation: sourceLocation)
     }
 
     /// Stale: the snapshot's file is there but does not match the store any more.
-    static func expectStale(_ store: IncidentStore, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectStale(
+        _ store: IncidentStore, _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let stamp = try #require(try store.stamp(), sourceLocation: sourceLocation)
         switch ColumnSnapshotFile.read(path: ColumnSnapshotFile.path(forStore: store.path), expecting: stamp) {
-        case .invalid(let reason): #expect(reason.contains("stale"), "\(context): \(reason)", sourceLocation: sourceLocation)
-        case .valid: Issue.record("\(context): a snapshot that missed a write was taken as valid", sourceLocation: sourceLocation)
+        case .invalid(let reason):
+            #expect(reason.contains("stale"), "\(context): \(reason)", sourceLocation: sourceLocation)
+        case .valid:
+            Issue.record(
+                "\(context): a snapshot that missed a write was taken as valid", sourceLocation: sourceLocation)
         case .missing: Issue.record("\(context): the snapshot disappeared", sourceLocation: sourceLocation)
         }
     }
 
     /// A file of `count` new seeded rows, plus edits of rows of earlier files: moved, recategorised
     /// (new categories, and "café" in its two Unicode forms), and unchanged repeats.
-    static func file(_ dir: TempDir, _ name: String, count: Int, seed: UInt64, editing earlier: [GeneratedRow]) throws -> (String, [GeneratedRow]) {
+    static func file(_ dir: TempDir, _ name: String, count: Int, seed: UInt64, editing earlier: [GeneratedRow]) throws
+        -> (String, [GeneratedRow])
+    {
         var rows = generatedRows(count: count, seed: seed)
         var rng = SplitMix64(seed: seed &* 31)
         let categories = ["caf\u{E9}", "cafe\u{301}", "Robbery \(seed)", "Burglary"]
@@ -78,21 +99,26 @@ struct ColumnSnapshotStoreTests {
             var edited = old
             switch rng.next() % 3 {
             case 0: edited.category = categories[Int(rng.next() % UInt64(categories.count))]
-            case 1: edited.lat += 0.001; edited.handled = "Y"
-            default: break  // the same record again: a duplicate
+            case 1:
+                edited.lat += 0.001
+                edited.handled = "Y"
+            default: break // the same record again: a duplicate
             }
             rows.append(edited)
         }
         return (try dir.file(name, csvText(rows)), rows)
     }
 
-    @Test("kept in step file after file: new rows, updates, duplicates, bulk and row by row", arguments: [UInt64(1), 2, 3])
+    @Test(
+        "kept in step file after file: new rows, updates, duplicates, bulk and row by row", arguments: [UInt64(1), 2, 3]
+    )
     func keptInStep(seed: UInt64) throws {
         let dir = try TempDir()
         let store = try IncidentStore(path: dir.path + "/s.db", create: true)
         var all: [GeneratedRow] = []
         for k in 0..<5 {
-            let (path, rows) = try Self.file(dir, "f\(k).csv", count: [600, 80, 300, 5, 150][k], seed: seed * 10 + UInt64(k), editing: all)
+            let (path, rows) = try Self.file(
+                dir, "f\(k).csv", count: [600, 80, 300, 5, 150][k], seed: seed * 10 + UInt64(k), editing: all)
             let keeper = ColumnSnapshotKeeper(store: store)
             // The first file goes in bulk mode (an empty store); so does the third, told it is large.
             let report = try Self.ingest(path, into: store, keeper: keeper, expectedRows: k == 2 ? 1_000_000 : nil)
@@ -160,14 +186,20 @@ struct ColumnSnapshotStoreTests {
             try Self.ingest(more, into: copy, keeper: keeper)
             keeper.save()
             let notes = keeper.takeNotes()
-            #expect(notes.contains { $0.contains("stale") } && notes.contains { $0.contains("rebuilt") }, "\(name): \(notes)")
+            #expect(
+                notes.contains { $0.contains("stale") } && notes.contains { $0.contains("rebuilt") },
+                "\(name): \(notes)")
             try Self.expectSnapshotMatches(copy, "\(name), then a new ingest")
         }
         // With a row deleted the rowids have a gap: the snapshot says so, and the next ingest
         // reads the store again rather than patch rows by position.
-        guard case .valid(let gapped) = ColumnSnapshotFile.read(path: ColumnSnapshotFile.path(forStore: copy4.path),
-                                                                expecting: try #require(try copy4.stamp())) else {
-            Issue.record("no snapshot after the deletion"); return
+        guard
+            case .valid(let gapped) = ColumnSnapshotFile.read(
+                path: ColumnSnapshotFile.path(forStore: copy4.path),
+                expecting: try #require(try copy4.stamp()))
+        else {
+            Issue.record("no snapshot after the deletion")
+            return
         }
         #expect(!gapped.rowidsAreDense)
         let (last, _) = try Self.file(dir, "last.csv", count: 20, seed: 7, editing: [])
@@ -184,8 +216,9 @@ struct ColumnSnapshotStoreTests {
         try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         let target = dir.path + "/" + name
         try FileManager.default.copyItem(atPath: store.path, toPath: target)
-        try FileManager.default.copyItem(atPath: ColumnSnapshotFile.path(forStore: store.path),
-                                         toPath: ColumnSnapshotFile.path(forStore: target))
+        try FileManager.default.copyItem(
+            atPath: ColumnSnapshotFile.path(forStore: store.path),
+            toPath: ColumnSnapshotFile.path(forStore: target))
         let copy = try IncidentStore(path: target, mode: .readWrite)
         try Self.expectSnapshotMatches(copy, "a fresh copy")
         return copy
@@ -201,8 +234,12 @@ struct ColumnSnapshotStoreTests {
         try Self.ingestAndSave(path, into: b)
         let aStamp = try #require(try a.stamp()), bStamp = try #require(try b.stamp())
         #expect(aStamp.generation == bStamp.generation && aStamp.lastIncidentRowid == bStamp.lastIncidentRowid)
-        guard case .invalid(let reason) = ColumnSnapshotFile.read(path: ColumnSnapshotFile.path(forStore: a.path), expecting: bStamp) else {
-            Issue.record("a's snapshot was taken for b's store"); return
+        guard
+            case .invalid(let reason) = ColumnSnapshotFile.read(
+                path: ColumnSnapshotFile.path(forStore: a.path), expecting: bStamp)
+        else {
+            Issue.record("a's snapshot was taken for b's store")
+            return
         }
         #expect(reason.contains("stale"))
     }
@@ -215,7 +252,8 @@ struct ColumnSnapshotStoreTests {
         let keeper = ColumnSnapshotKeeper(store: store)
         try Self.ingest(first, into: store, keeper: keeper)
         let before = try #require(keeper.save())
-        var text = "{\"posts\": {\n\"\(rows.first { !$0.id.isEmpty }!.id)\": {\"latitude\": 1, \"longitude\": 1, \"timestamp\": 1},\n"
+        var text =
+            "{\"posts\": {\n\"\(rows.first { !$0.id.isEmpty }!.id)\": {\"latitude\": 1, \"longitude\": 1, \"timestamp\": 1},\n"
         text += "\"cut\": {\"latitude\": 53.7, \"longitude\": -1."
         let broken = try dir.file("broken.json", text)
         #expect(throws: InputError.self) { try Self.ingest(broken, into: store, keeper: keeper) }
@@ -235,7 +273,8 @@ struct ColumnSnapshotStoreTests {
         do {
             let store = try IncidentStore(path: path, create: true)
             try ingestFile(try dir.file("a.csv", csvText(generatedRows(count: 50, seed: 14))), into: store)
-            try store.db.execute("""
+            try store.db.execute(
+                """
                 DROP TRIGGER store_state_insert; DROP TRIGGER store_state_update; DROP TRIGGER store_state_delete;
                 DROP TABLE store_state
                 """)

@@ -1,7 +1,8 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// The GeoPackage writer read back through SQLite: the required tables and pragmas, each
@@ -24,18 +25,26 @@ struct GeoPackageFileTests {
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out += $0 } }
         func f64(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out += $0 } }
         out.append(1)
-        guard let e else { u32(6); u32(0); return }
-        u32(3); u32(1); u32(5)
+        guard let e else {
+            u32(6)
+            u32(0)
+            return
+        }
+        u32(3)
+        u32(1)
+        u32(5)
         for (x, y) in [(e.minX, e.minY), (e.maxX, e.minY), (e.maxX, e.maxY), (e.minX, e.maxY), (e.minX, e.minY)] {
-            f64(x); f64(y)
+            f64(x)
+            f64(y)
         }
     }
 
     static func write(_ shapes: [GeoPackageEnvelope?], to path: String) throws {
         let file = try GeoPackageFile(path: path, lastChange: "2024-03-01T00:00:00.000Z")
-        let layer = try file.addLayer("cells", geometry: .polygon,
-                                      columns: [.init("name", .text), .init("n", .integer), .init("v", .real)],
-                                      description: "test cells")
+        let layer = try file.addLayer(
+            "cells", geometry: .polygon,
+            columns: [.init("name", .text), .init("n", .integer), .init("v", .real)],
+            description: "test cells")
         for (k, e) in shapes.enumerated() {
             layer.add("cell \(k)")
             layer.add(k % 3 == 0 ? nil : k)
@@ -58,23 +67,34 @@ struct GeoPackageFileTests {
         #expect(try db.integer("PRAGMA page_size") == 4096)
         #expect(try db.integer("SELECT count(*) FROM gpkg_spatial_ref_sys WHERE srs_id IN (-1, 0, 4326)") == 3)
         let present = shapes.compactMap { $0 }
-        let contents = try db.prepare("SELECT data_type, last_change, min_x, min_y, max_x, max_y, srs_id "
-                                      + "FROM gpkg_contents WHERE table_name = 'cells'")
+        let contents = try db.prepare(
+            "SELECT data_type, last_change, min_x, min_y, max_x, max_y, srs_id "
+                + "FROM gpkg_contents WHERE table_name = 'cells'")
         #expect(try contents.step())
         #expect(contents.string(0) == "features" && contents.string(1) == "2024-03-01T00:00:00.000Z")
         #expect(contents.double(2) == present.map(\.minX).min() && contents.double(3) == present.map(\.minY).min())
         #expect(contents.double(4) == present.map(\.maxX).max() && contents.double(5) == present.map(\.maxY).max())
         #expect(contents.int64(6) == 4326)
-        #expect(try db.integer("SELECT count(*) FROM gpkg_contents WHERE table_name = 'nothing' "
-                               + "AND min_x IS NULL") == 1)
-        #expect(try db.integer("SELECT count(*) FROM gpkg_geometry_columns WHERE table_name = 'cells' "
-                               + "AND column_name = 'geom' AND geometry_type_name = 'POLYGON' AND srs_id = 4326") == 1)
-        #expect(try db.integer("SELECT count(*) FROM gpkg_extensions WHERE extension_name = 'gpkg_rtree_index' "
-                               + "AND scope = 'write-only'") == 2)
-        #expect(try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' "
-                               + "AND name LIKE 'rtree_cells_geom_%'") == 6)
-        #expect(try db.integer("SELECT count(*) FROM layer_styles WHERE f_table_name = 'cells' AND f_table_schema = '' "
-                               + "AND f_geometry_column = 'geom' AND useAsDefault = 1") == 1)
+        #expect(
+            try db.integer(
+                "SELECT count(*) FROM gpkg_contents WHERE table_name = 'nothing' "
+                    + "AND min_x IS NULL") == 1)
+        #expect(
+            try db.integer(
+                "SELECT count(*) FROM gpkg_geometry_columns WHERE table_name = 'cells' "
+                    + "AND column_name = 'geom' AND geometry_type_name = 'POLYGON' AND srs_id = 4326") == 1)
+        #expect(
+            try db.integer(
+                "SELECT count(*) FROM gpkg_extensions WHERE extension_name = 'gpkg_rtree_index' "
+                    + "AND scope = 'write-only'") == 2)
+        #expect(
+            try db.integer(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' "
+                    + "AND name LIKE 'rtree_cells_geom_%'") == 6)
+        #expect(
+            try db.integer(
+                "SELECT count(*) FROM layer_styles WHERE f_table_name = 'cells' AND f_table_schema = '' "
+                    + "AND f_geometry_column = 'geom' AND useAsDefault = 1") == 1)
         #expect(try db.integer("SELECT count(*) FROM cells WHERE n IS NULL") == Int64((shapes.count + 2) / 3))
     }
 
@@ -110,7 +130,10 @@ struct GeoPackageFileTests {
         while try index.step() {
             let id = index.int64(0)
             indexed.append(id)
-            guard let e = shapes[Int(id) - 1] else { Issue.record("row \(id) is empty and indexed"); continue }
+            guard let e = shapes[Int(id) - 1] else {
+                Issue.record("row \(id) is empty and indexed")
+                continue
+            }
             // The R-tree stores 32-bit floats rounded outwards.
             let (minx, maxx, miny, maxy) = (index.double(1), index.double(2), index.double(3), index.double(4))
             #expect(minx <= e.minX && maxx >= e.maxX && miny <= e.minY && maxy >= e.maxY, "row \(id)")

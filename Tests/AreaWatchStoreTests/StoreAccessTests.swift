@@ -1,9 +1,10 @@
+import AreaWatchCore
+import AreaWatchIngest
+import AreaWatchTestSupport
 import Foundation
 import Glibc
 import Testing
-import AreaWatchTestSupport
-import AreaWatchCore
-import AreaWatchIngest
+
 @testable import AreaWatchStore
 
 /// Store errors carry SQLite's result code and read as one line; a store can be read where it
@@ -18,7 +19,8 @@ struct StoreAccessTests {
         return path
     }
 
-    private func storeError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> StoreError? {
+    private func storeError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> StoreError?
+    {
         do {
             try body()
             Issue.record("expected a StoreError", sourceLocation: sourceLocation)
@@ -39,8 +41,9 @@ struct StoreAccessTests {
         #expect(!(primaryKey ~= ResultCode.constraint), "an extended pattern matches only itself")
         #expect(ResultCode.busy ~= ResultCode.busySnapshot)
         #expect(ResultCode.readonly ~= ResultCode.readonlyCantInit)
-        #expect(primaryKey.description.contains("constraint failed") && primaryKey.description.contains("1555"),
-                "\(primaryKey.description)")
+        #expect(
+            primaryKey.description.contains("constraint failed") && primaryKey.description.contains("1555"),
+            "\(primaryKey.description)")
     }
 
     @Test("a failing statement: its code, its SQL on one line, its arguments (text cut at 32 characters)")
@@ -48,26 +51,41 @@ struct StoreAccessTests {
         let dir = try TempDir()
         let store = try IncidentStore(path: try makeStore(dir, "e.db"), mode: .readWrite)
         let key = try #require(try rows(store, "SELECT key FROM incidents LIMIT 1").first?.first)
-        guard case .text(let existing) = key else { Issue.record("a text key"); return }
+        guard case .text(let existing) = key else {
+            Issue.record("a text key")
+            return
+        }
         let long = String(repeating: "private description ", count: 20)
-        let insert = try store.db.prepare("""
+        let insert = try store.db.prepare(
+            """
             INSERT INTO incidents(key, time, time_precision, lat, lon, geohash, description)
             VALUES (?, ?, 'second',
                     ?, ?, 'gcw', ?)
             """)
-        let error = storeError { try insert.bind([.text(existing), .integer(1_530_000_000), .real(53.5), .real(-1.5), .text(long)]); try insert.run() }
+        let error = storeError {
+            try insert.bind([.text(existing), .integer(1_530_000_000), .real(53.5), .real(-1.5), .text(long)])
+            try insert.run()
+        }
         let e = try #require(error)
         #expect(ResultCode.constraint ~= e.code && e.code == ResultCode.constraintPrimaryKey, "\(e.code)")
         let text = e.description
         #expect(!text.contains("\n") && !text.contains("  "), "one line, spaces collapsed: \(text)")
         #expect(text.contains("VALUES (?, ?, 'second', ?, ?, 'gcw', ?)"), "\(text)")
-        #expect(text.contains("with arguments ['\(existing)', 1530000000, 53.5, -1.5, 'private description private desc…']"), "\(text)")
+        #expect(
+            text.contains(
+                "with arguments ['\(existing)', 1530000000, 53.5, -1.5, 'private description private desc…']"),
+            "\(text)")
         #expect(!text.contains(long), "long text is cut")
         // SQL from `execute` (several statements over several lines), cut at 160 characters.
-        let many = storeError { try store.db.execute("CREATE TABLE ingests(\n    x INTEGER,\n    y TEXT);\n" + String(repeating: "SELECT 1;\n", count: 40)) }
+        let many = storeError {
+            try store.db.execute(
+                "CREATE TABLE ingests(\n    x INTEGER,\n    y TEXT);\n" + String(repeating: "SELECT 1;\n", count: 40))
+        }
         let m = try #require(many)
         #expect(ResultCode.error ~= m.code && !m.description.contains("\n"), "\(m.description)")
-        #expect(m.description.contains("(while executing: CREATE TABLE ingests( x INTEGER, y TEXT); SELECT 1;"), "\(m.description)")
+        #expect(
+            m.description.contains("(while executing: CREATE TABLE ingests( x INTEGER, y TEXT); SELECT 1;"),
+            "\(m.description)")
         #expect(m.description.count < m.path.count + m.message.count + 200, "\(m.description)")
     }
 
@@ -97,7 +115,8 @@ struct StoreAccessTests {
         let expected = try dump(try IncidentStore(path: path, mode: .readWrite))
         func blockSharedMemory(_ store: String) throws {
             try? FileManager.default.removeItem(atPath: store + "-shm")
-            try FileManager.default.createSymbolicLink(atPath: store + "-shm", withDestinationPath: dir.path + "/missing/shm")
+            try FileManager.default.createSymbolicLink(
+                atPath: store + "-shm", withDestinationPath: dir.path + "/missing/shm")
         }
         try blockSharedMemory(path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -107,7 +126,7 @@ struct StoreAccessTests {
         let plain = try SQLiteDatabase(path: path, create: false, readOnly: true)
         let plainRefused = try #require(storeError { _ = try plain.integer("SELECT count(*) FROM incidents") })
         #expect(ResultCode.cantopen ~= plainRefused.code || ResultCode.readonly ~= plainRefused.code, "\(plainRefused)")
-        try? FileManager.default.removeItem(atPath: path + "-wal")  // the read-write attempt made an empty one
+        try? FileManager.default.removeItem(atPath: path + "-wal") // the read-write attempt made an empty one
         let store = try IncidentStore(path: path, mode: .readOnly)
         #expect(try dump(store) == expected)
         #expect(try store.check() == [])
@@ -129,11 +148,14 @@ struct StoreAccessTests {
         try FileManager.default.copyItem(atPath: writer.path + "-wal", toPath: copy + "-wal")
         try blockSharedMemory(copy)
         let stale = try #require(storeError { _ = try IncidentStore(path: copy, mode: .readOnly) })
-        #expect(stale.path == copy && stale.description.contains("write-ahead log") && !stale.description.contains("\n"), "\(stale)")
+        #expect(
+            stale.path == copy && stale.description.contains("write-ahead log") && !stale.description.contains("\n"),
+            "\(stale)")
     }
 
-    @Test("a folder without write permission (as a non-root user)",
-          .enabled(if: getuid() != 0, "root passes permission bits; the -shm test above stands in"))
+    @Test(
+        "a folder without write permission (as a non-root user)",
+        .enabled(if: getuid() != 0, "root passes permission bits; the -shm test above stands in"))
     func readOnlyFolder() throws {
         let dir = try TempDir()
         let path = try makeStore(dir, "p.db")
@@ -141,14 +163,17 @@ struct StoreAccessTests {
         chmod(dir.path, 0o555)
         defer { chmod(dir.path, 0o755) }
         #expect(try dump(try IncidentStore(path: path, mode: .readOnly)) == expected)
-        #expect(throws: StoreError.self) { _ = try IncidentStore(path: path, mode: .readWrite).db.execute("DELETE FROM incidents") }
+        #expect(throws: StoreError.self) {
+            _ = try IncidentStore(path: path, mode: .readWrite).db.execute("DELETE FROM incidents")
+        }
     }
 
     @Test("check beside a running ingest: no wait for its lock, nothing written, the index checked")
     func checkBesideAWriter() throws {
         let dir = try TempDir()
         let path = try makeStore(dir, "c.db")
-        let history = try count(try IncidentStore(path: path, mode: .readWrite), "SELECT count(*) FROM spatialite_history")
+        let history = try count(
+            try IncidentStore(path: path, mode: .readWrite), "SELECT count(*) FROM spatialite_history")
         // Another connection holds the write lock, as an ingest does for a whole file.
         let writer = try SQLiteDatabase(path: path, create: false)
         try writer.execute("BEGIN IMMEDIATE; UPDATE ingests SET records = records")
@@ -160,7 +185,8 @@ struct StoreAccessTests {
             // Before: SpatiaLite's history insert waited the 5 s busy timeout, then printed
             // "database is locked" while the check passed.
             #expect(MonotonicClock.now() - start < 4, "\(mode): no wait for the writer's lock")
-            #expect(try count(store, "SELECT count(*) FROM main.spatialite_history") == history, "\(mode): nothing written")
+            #expect(
+                try count(store, "SELECT count(*) FROM main.spatialite_history") == history, "\(mode): nothing written")
         }
         // The check still finds a damaged index.
         try writer.execute("ROLLBACK; BEGIN")

@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// The fast paths of a bulk load (docs/PERFORMANCE.md): a new store built beside its path and put
@@ -12,13 +13,17 @@ import AreaWatchIngest
 struct StoreBulkLoadTests {
     /// Ingests `path` through one transaction with sorted chunks of `chunkSize` rows.
     @discardableResult
-    private func ingest(_ path: String, into store: IncidentStore, expectedRows: Int, chunkSize: Int) throws -> FileIngestReport {
+    private func ingest(_ path: String, into store: IncidentStore, expectedRows: Int, chunkSize: Int) throws
+        -> FileIngestReport
+    {
         let digest = try FileDigest.sha256(path: path)
-        let transaction = try FileTransaction(store: store, source: URL(fileURLWithPath: path).lastPathComponent,
-                                              expectedRows: expectedRows, chunkSize: chunkSize)
+        let transaction = try FileTransaction(
+            store: store, source: URL(fileURLWithPath: path).lastPathComponent,
+            expectedRows: expectedRows, chunkSize: chunkSize)
         var sink = transaction
-        let report = try FileIngester.ingest(path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
-                                             into: &sink, rejects: nil)
+        let report = try FileIngester.ingest(
+            path: path, sha256: digest.hex, bytes: digest.bytes, options: IngestOptions(),
+            into: &sink, rejects: nil)
         try transaction.commit(testLogEntry(path, digest, report))
         return report
     }
@@ -32,14 +37,18 @@ struct StoreBulkLoadTests {
         for _ in 0..<count / 10 {
             var row = rows[Int(rng.next() % UInt64(rows.count))]
             guard !row.id.isEmpty else { continue }
-            if rng.next() % 2 == 0 { row.description = "edited \(rng.next() % 1000)"; row.handled = "Y" }
+            if rng.next() % 2 == 0 {
+                row.description = "edited \(rng.next() % 1000)"
+                row.handled = "Y"
+            }
             rows.append(row)
         }
         return rows
     }
 
-    @Test("sorted chunks into an empty store: the counts and the store of row-by-row, repeated keys included",
-          arguments: [7, 64, 1 << 17])
+    @Test(
+        "sorted chunks into an empty store: the counts and the store of row-by-row, repeated keys included",
+        arguments: [7, 64, 1 << 17])
     func sortedChunksEqualRowByRow(chunkSize: Int) throws {
         let dir = try TempDir()
         let generated = rowsWithRepeats(count: 3000, seed: 61)
@@ -96,21 +105,31 @@ struct StoreBulkLoadTests {
         let dir = try TempDir()
         let store = try IncidentStore(path: dir.path + "/p.db", create: true)
         var rng = SplitMix64(seed: 11)
-        var points: [(lat: Double, lon: Double)] = [(0, 0), (-0.0, -0.0), (90, 180), (-90, -180), (53.810478, -1.585442),
-                                                    (1e-300, -1e-300), (45.000000000000007, 7.1)]
+        var points: [(lat: Double, lon: Double)] = [
+            (0, 0), (-0.0, -0.0), (90, 180), (-90, -180), (53.810478, -1.585442),
+            (1e-300, -1e-300), (45.000000000000007, 7.1)
+        ]
         for _ in 0..<500 {
-            points.append((Double(rng.next() % 1_800_000_001) / 1e7 - 90, Double(rng.next() % 3_600_000_001) / 1e7 - 180))
+            points.append(
+                (Double(rng.next() % 1_800_000_001) / 1e7 - 90, Double(rng.next() % 3_600_000_001) / 1e7 - 180))
         }
         let compare = try store.db.prepare("SELECT MakePoint(?, ?, 4326) = ?, hex(MakePoint(?, ?, 4326)), hex(?)")
         for p in points {
-            compare.bind(1, p.lon); compare.bind(2, p.lat); compare.bind(4, p.lon); compare.bind(5, p.lat)
-            PointBlob.with(lat: p.lat, lon: p.lon) { compare.bind(3, blob: $0); compare.bind(6, blob: $0) }
+            compare.bind(1, p.lon)
+            compare.bind(2, p.lat)
+            compare.bind(4, p.lon)
+            compare.bind(5, p.lat)
+            PointBlob.with(lat: p.lat, lon: p.lon) {
+                compare.bind(3, blob: $0)
+                compare.bind(6, blob: $0)
+            }
             #expect(try compare.step())
             #expect(compare.int64(0) == 1, "\(p): \(compare.string(1) ?? "") vs \(compare.string(2) ?? "")")
             compare.reset()
         }
         // And what an ingest stores.
-        try ingestFile(try dir.file("g.csv", csvText(generatedRows(count: 300, seed: 12))), into: store, expectedRows: 20_000)
+        try ingestFile(
+            try dir.file("g.csv", csvText(generatedRows(count: 300, seed: 12))), into: store, expectedRows: 20_000)
         #expect(try count(store, "SELECT count(*) FROM incidents WHERE geom IS NOT MakePoint(lon, lat, 4326)") == 0)
         #expect(try count(store, "SELECT count(*) FROM incidents") == 300)
     }

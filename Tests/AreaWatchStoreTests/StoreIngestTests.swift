@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// SPEC §4–§5 through the SQLite store: one transaction per file, duplicates and updates, the
@@ -30,7 +31,8 @@ struct StoreIngestTests {
         for i in 0..<5 {
             text += "\"new-\(i)\": {\"latitude\": 53.7, \"longitude\": -1.8, \"timestamp\": \(1_530_000_000 + i)},\n"
         }
-        text += "\"\(generated.first { !$0.id.isEmpty }!.id)\": {\"latitude\": 1, \"longitude\": 1, \"timestamp\": 1},\n"
+        text +=
+            "\"\(generated.first { !$0.id.isEmpty }!.id)\": {\"latitude\": 1, \"longitude\": 1, \"timestamp\": 1},\n"
         text += "\"cut\": {\"latitude\": 53.7, \"longitude\": -1."
         let broken = try dir.file("broken.json", text)
         var thrown: InputError?
@@ -106,16 +108,21 @@ struct StoreIngestTests {
         #expect(report.updated == edited.count)
         #expect(report.duplicates == generated.count - edited.count)
         for row in generated where edited.contains(row.id) {
-            let stored = try rows(store, "SELECT description, handled, attrs, source FROM incidents WHERE key = ?", [.text(row.id)], columns: 4)
+            let stored = try rows(
+                store, "SELECT description, handled, attrs, source FROM incidents WHERE key = ?", [.text(row.id)],
+                columns: 4)
             #expect(stored.first?[0] == .text("edited, \"later\""))
             #expect(stored.first?[1] == .integer(row.handled == "Y" ? 1 : 0))
             #expect(stored.first?[2] == .text(#"{"Outcome":"Charged"}"#))
             #expect(stored.first?[3] == .text("v2.csv"), "an update records the file that made it")
         }
-        #expect(try count(store, "SELECT count(*) FROM incidents WHERE source = 'v1.csv'") == Int64(generated.count - edited.count))
+        #expect(
+            try count(store, "SELECT count(*) FROM incidents WHERE source = 'v1.csv'")
+                == Int64(generated.count - edited.count))
 
         // Moving an incident moves its point in the spatial index.
-        let moved = try dir.file("v3.csv", "id,latitude,longitude,timestamp\n\(generated[0].id),10.5,20.5,\(generated[0].time)\n")
+        let moved = try dir.file(
+            "v3.csv", "id,latitude,longitude,timestamp\n\(generated[0].id),10.5,20.5,\(generated[0].time)\n")
         #expect(try ingestFile(moved, into: store).report.updated == 1)
         #expect(try spatialIndexCount(store, lon: 20.5, lat: 10.5, radius: 0.01) == 1)
         #expect(try store.check() == [])
@@ -141,7 +148,8 @@ struct StoreIngestTests {
         #expect(empty.incidents == 0 && empty.firstTime == nil && empty.bounds == nil)
         #expect(empty.categories.isEmpty && empty.ingests.isEmpty && empty.spatialIndexEntries == 0)
         let generated = generatedRows(count: 400, seed: 121)
-        let text = csvText(generated) + "bad-1,,-1.8,1530000000,,,,\nbad-2,0,0,1530000000,,,,\nbad-3,53.7,-1.8,never,,,,\n"
+        let text =
+            csvText(generated) + "bad-1,,-1.8,1530000000,,,,\nbad-2,0,0,1530000000,,,,\nbad-3,53.7,-1.8,never,,,,\n"
         let path = try dir.file("s.csv", text)
         let report = try ingestFile(path, into: store).report
         let stats = try store.stats()
@@ -255,13 +263,18 @@ struct StoreIngestTests {
         }
         let newIDs = try #require(editsEntry["new_post_ids"] as? [String])
         for id in newIDs {
-            #expect(try count(store, "SELECT count(*) FROM incidents WHERE key = ? AND source = ?",
-                              [.text(id), .text("watchme-export-2018-08-01-edits.json")]) == 1)
+            #expect(
+                try count(
+                    store, "SELECT count(*) FROM incidents WHERE key = ? AND source = ?",
+                    [.text(id), .text("watchme-export-2018-08-01-edits.json")]) == 1)
         }
         let stats = try store.stats()
         #expect(stats.ingests.map(\.format) == ["json/watchme-export", "json/watchme-export"])
         #expect(stats.ingests.map(\.rejected) == [14, 14])
-        #expect(stats.ingests.map(\.sha256) == [firstEntry["sha256"] as? String ?? "", editsEntry["sha256"] as? String ?? ""])
+        #expect(
+            stats.ingests.map(\.sha256) == [
+                firstEntry["sha256"] as? String ?? "", editsEntry["sha256"] as? String ?? ""
+            ])
         #expect(try store.check() == [])
     }
 
@@ -279,10 +292,14 @@ struct StoreIngestTests {
         }
         #expect(try count(store, "SELECT count(*) FROM incidents") == 7029)
         #expect(try count(store, "SELECT count(*) FROM incidents WHERE time_precision = 'month'") == 7029)
-        #expect(try count(store, "SELECT count(*) FROM incidents WHERE key LIKE 'h:%' AND key NOT LIKE '%:1'") == 119 + 147 + 93)
+        #expect(
+            try count(store, "SELECT count(*) FROM incidents WHERE key LIKE 'h:%' AND key NOT LIKE '%:1'") == 119 + 147
+                + 93)
         let before = try dump(store)
-        let again = try ingestFile(Self.datasets.appendingPathComponent("police-uk/2017-07-calderdale-street.csv").path,
-                                   into: store).report
+        let again = try ingestFile(
+            Self.datasets.appendingPathComponent("police-uk/2017-07-calderdale-street.csv").path,
+            into: store
+        ).report
         #expect(again.duplicates == 2345 && again.inserted == 0)
         #expect(try dump(store) == before)
         #expect(try store.check() == [])

@@ -1,7 +1,8 @@
-import Testing
-import AreaWatchTestSupport
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Testing
+
 @testable import AreaWatchStore
 
 /// A store written from a CSV parsed on 1, 2 or 8 threads is the same store: every row, in the
@@ -17,7 +18,7 @@ struct StoreParallelParseTests {
             var options = IngestOptions()
             options.pipelined = threads > 1
             options.parseThreads = threads
-            options.parallelBlockBytes = 8192  // ~100 blocks
+            options.parallelBlockBytes = 8192 // ~100 blocks
             let (report, _) = try ingestFile(path, into: store, options: options)
             #expect(report.accepted > 19_000)
             dumps.append(try rows(store, "SELECT rowid, key FROM incidents ORDER BY rowid", columns: 2) + dump(store))

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
-import AreaWatchTestSupport
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// docs/SCHEMA.md `rejects`: a file's rejects are committed in its transaction, replaced when
@@ -11,23 +12,27 @@ import AreaWatchIngest
 struct StoreRejectsTests {
     static func rejects(_ file: String, _ n: Int) -> [StoredReject] {
         (0..<n).map { k in
-            StoredReject(source: file, record: "\(k + 2)", id: k % 3 == 0 ? nil : "id-\(k)",
-                         reason: k % 2 == 0 ? "missing_coordinates" : "invalid_time",
-                         excerpt: "=cmd|' /C calc'!A0,\"quoted\"\nline \(k) é🚨")
+            StoredReject(
+                source: file, record: "\(k + 2)", id: k % 3 == 0 ? nil : "id-\(k)",
+                reason: k % 2 == 0 ? "missing_coordinates" : "invalid_time",
+                excerpt: "=cmd|' /C calc'!A0,\"quoted\"\nline \(k) é🚨")
         }
     }
 
-    static func commit(_ store: IncidentStore, sha256: String, file: String, rejects: [StoredReject],
-                       incidents: Int) throws {
+    static func commit(
+        _ store: IncidentStore, sha256: String, file: String, rejects: [StoredReject],
+        incidents: Int
+    ) throws {
         let transaction = try FileTransaction(store: store, source: file, expectedRows: 0)
         for k in 0..<incidents {
             let incident = Incident(key: "\(file)-\(k)", time: 1_500_000_000, precision: .second, lat: 53.7, lon: -1.8)
             _ = try transaction.write(incident)
         }
-        let entry = IngestLogEntry(file: file, sha256: sha256, bytes: 1, records: incidents + rejects.count,
-                                   accepted: incidents, updated: 0, duplicates: 0, rejected: rejects.count,
-                                   startedAt: 0, finishedAt: 0, inserted: incidents, format: "csv",
-                                   rejectsByReason: "{}")
+        let entry = IngestLogEntry(
+            file: file, sha256: sha256, bytes: 1, records: incidents + rejects.count,
+            accepted: incidents, updated: 0, duplicates: 0, rejected: rejects.count,
+            startedAt: 0, finishedAt: 0, inserted: incidents, format: "csv",
+            rejectsByReason: "{}")
         try transaction.commit(entry, rejects: { add in for reject in rejects { try add(reject) } })
     }
 
@@ -50,12 +55,15 @@ struct StoreRejectsTests {
         try Self.commit(store, sha256: "aaaa", file: "a-renamed.csv", rejects: again, incidents: 5)
         #expect(try Self.all(store) == b + again)
         let counts = try #require(try store.rejectCounts())
-        #expect(counts == [
-            StoredRejectCounts(source: "b.csv", sha256: "bbbb",
-                               byReason: ["missing_coordinates": 4, "invalid_time": 3]),
-            StoredRejectCounts(source: "a-renamed.csv", sha256: "aaaa",
-                               byReason: ["missing_coordinates": 1, "invalid_time": 1]),
-        ])
+        #expect(
+            counts == [
+                StoredRejectCounts(
+                    source: "b.csv", sha256: "bbbb",
+                    byReason: ["missing_coordinates": 4, "invalid_time": 3]),
+                StoredRejectCounts(
+                    source: "a-renamed.csv", sha256: "aaaa",
+                    byReason: ["missing_coordinates": 1, "invalid_time": 1])
+            ])
         try store.recordRejectsFilePath("s-rejects.csv")
         #expect(try store.rejectsFilePath() == "s-rejects.csv")
     }

@@ -1,8 +1,9 @@
-import Foundation
-import AreaWatchTestSupport
-import Testing
 import AreaWatchCore
 import AreaWatchIngest
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
 @testable import AreaWatchStore
 
 /// SPEC §5: the store is a real SpatiaLite database with a working spatial index, and bulk
@@ -13,22 +14,35 @@ struct StoreSchemaTests {
     func newStoreIsSpatiaLite() throws {
         let dir = try TempDir()
         let store = try IncidentStore(path: dir.path + "/new.db", create: true)
-        let registered = try rows(store, """
+        let registered = try rows(
+            store,
+            """
             SELECT f_table_name, f_geometry_column, srid, geometry_type, coord_dimension, spatial_index_enabled
             FROM geometry_columns
             """, columns: 6)
         // geometry_type 1 = POINT (XY), coord_dimension 2, spatial_index_enabled 1 = R*Tree.
-        #expect(registered == [[.text("incidents"), .text("geom"), .integer(4326), .integer(1), .integer(2), .integer(1)]])
+        #expect(
+            registered == [[.text("incidents"), .text("geom"), .integer(4326), .integer(1), .integer(2), .integer(1)]])
         #expect(try count(store, "SELECT count(*) FROM spatial_ref_sys WHERE srid = 4326") == 1)
         #expect(try count(store, "SELECT CheckSpatialIndex('incidents', 'geom')") == 1)
-        #expect(try count(store, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'idx_incidents_geom'") == 1)
+        #expect(
+            try count(store, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'idx_incidents_geom'")
+                == 1)
         // The columns of SPEC §5.
         let columns = try rows(store, "SELECT name FROM pragma_table_info('incidents') ORDER BY cid").map { $0[0] }
-        #expect(columns == ["key", "time", "time_precision", "lat", "lon", "geohash", "category", "handled", "description",
-                            "user", "attrs", "source", "geom"].map { SQLValue.text($0) })
+        #expect(
+            columns
+                == [
+                    "key", "time", "time_precision", "lat", "lon", "geohash", "category", "handled", "description",
+                    "user", "attrs", "source", "geom"
+                ].map { SQLValue.text($0) })
         let ingestColumns = try rows(store, "SELECT name FROM pragma_table_info('ingests') ORDER BY cid").map { $0[0] }
-        #expect(Array(ingestColumns.prefix(10)) == ["file", "sha256", "bytes", "records", "accepted", "updated", "duplicates",
-                                                     "rejected", "started_at", "finished_at"].map { SQLValue.text($0) })
+        #expect(
+            Array(ingestColumns.prefix(10))
+                == [
+                    "file", "sha256", "bytes", "records", "accepted", "updated", "duplicates",
+                    "rejected", "started_at", "finished_at"
+                ].map { SQLValue.text($0) })
         #expect(try schemaObjects(store, type: "index").contains("incidents_geohash"))
         #expect(try schemaObjects(store, type: "index").contains("incidents_time"))
         #expect(try store.check() == [])
@@ -42,10 +56,17 @@ struct StoreSchemaTests {
         try ingestFile(try dir.file("g.csv", csvText(generated)), into: store)
         #expect(try count(store, "SELECT count(*) FROM incidents") == 300)
         #expect(try count(store, "SELECT count(*) FROM incidents WHERE geom IS NULL") == 0)
-        #expect(try count(store, "SELECT count(*) FROM incidents WHERE ST_X(geom) = lon AND ST_Y(geom) = lat AND ST_SRID(geom) = 4326 AND GeometryType(geom) = 'POINT'") == 300)
+        #expect(
+            try count(
+                store,
+                "SELECT count(*) FROM incidents WHERE ST_X(geom) = lon AND ST_Y(geom) = lat AND ST_SRID(geom) = 4326 AND GeometryType(geom) = 'POINT'"
+            ) == 300)
         #expect(try count(store, "SELECT count(*) FROM incidents WHERE length(geohash) = 12") == 300)
         for row in try rows(store, "SELECT lat, lon, geohash FROM incidents LIMIT 20", columns: 3) {
-            guard case .real(let lat) = row[0], case .real(let lon) = row[1] else { Issue.record("\(row)"); continue }
+            guard case .real(let lat) = row[0], case .real(let lon) = row[1] else {
+                Issue.record("\(row)")
+                continue
+            }
             #expect(row[2] == .text(Geohash.encode(lat: lat, lon: lon, precision: 12)))
         }
         #expect(try count(store, "SELECT count(*) FROM idx_incidents_geom") == 300)
@@ -57,9 +78,11 @@ struct StoreSchemaTests {
     static func frames() -> [(lon: Double, lat: Double, radius: Double)] {
         var rng = SplitMix64(seed: 5)
         return (0..<25).map { _ in
-            (lon: -1.95 + (Double(rng.next() % 2000) + 0.5) * 1e-4,
-             lat: 53.60 + (Double(rng.next() % 2000) + 0.5) * 1e-4,
-             radius: Double(1 + rng.next() % 600) * 1e-4)
+            (
+                lon: -1.95 + (Double(rng.next() % 2000) + 0.5) * 1e-4,
+                lat: 53.60 + (Double(rng.next() % 2000) + 0.5) * 1e-4,
+                radius: Double(1 + rng.next() % 600) * 1e-4
+            )
         }
     }
 
@@ -78,9 +101,12 @@ struct StoreSchemaTests {
         var nonEmpty = 0
         for frame in Self.frames() {
             let indexed = try spatialIndexCount(store, lon: frame.lon, lat: frame.lat, radius: frame.radius)
-            let sql = try count(store, "SELECT count(*) FROM incidents WHERE lon BETWEEN ? AND ? AND lat BETWEEN ? AND ?",
-                                [.real(frame.lon - frame.radius), .real(frame.lon + frame.radius),
-                                 .real(frame.lat - frame.radius), .real(frame.lat + frame.radius)])
+            let sql = try count(
+                store, "SELECT count(*) FROM incidents WHERE lon BETWEEN ? AND ? AND lat BETWEEN ? AND ?",
+                [
+                    .real(frame.lon - frame.radius), .real(frame.lon + frame.radius),
+                    .real(frame.lat - frame.radius), .real(frame.lat + frame.radius)
+                ])
             #expect(indexed == sql, "\(frame)")
             #expect(indexed == Self.bruteForce(generated, frame), "\(frame)")
             if indexed > 0 { nonEmpty += 1 }
@@ -94,7 +120,10 @@ struct StoreSchemaTests {
         let first = generatedRows(count: 2500, seed: 31)
         // The second file: a third of the rows edited, the rest unchanged, and new rows.
         var second = first
-        for i in stride(from: 0, to: second.count, by: 3) { second[i].description = "edited \(i)"; second[i].handled = "Y" }
+        for i in stride(from: 0, to: second.count, by: 3) {
+            second[i].description = "edited \(i)"
+            second[i].handled = "Y"
+        }
         second += generatedRows(count: 800, seed: 32)
         let firstPath = try dir.file("first.csv", csvText(first))
         let secondPath = try dir.file("second.csv", csvText(second))
@@ -102,7 +131,8 @@ struct StoreSchemaTests {
         let rowStore = try IncidentStore(path: dir.path + "/row.db", create: true)
         let bulkStore = try IncidentStore(path: dir.path + "/bulk.db", create: true)
         let triggersBefore = try schemaObjects(bulkStore, type: "trigger")
-        let triggerSQL = try rows(bulkStore, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", columns: 2)
+        let triggerSQL = try rows(
+            bulkStore, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", columns: 2)
         let indexesBefore = try schemaObjects(bulkStore, type: "index")
         #expect(!triggersBefore.isEmpty, "SpatiaLite maintains the geometry and its index with triggers")
         #expect(triggersBefore.contains { $0.hasPrefix("gii_") || $0.contains("geom") })
@@ -119,7 +149,9 @@ struct StoreSchemaTests {
 
         #expect(try dump(rowStore) == (try dump(bulkStore)))
         #expect(try schemaObjects(bulkStore, type: "trigger") == triggersBefore)
-        #expect(try rows(bulkStore, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", columns: 2) == triggerSQL)
+        #expect(
+            try rows(bulkStore, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", columns: 2)
+                == triggerSQL)
         #expect(try schemaObjects(bulkStore, type: "index") == indexesBefore)
         #expect(try schemaObjects(rowStore, type: "trigger") == triggersBefore)
         #expect(try count(bulkStore, "SELECT count(*) FROM idx_incidents_geom") == 3300)
@@ -168,8 +200,13 @@ struct StoreSchemaTests {
         let dir = try TempDir()
         let store = try IncidentStore(path: dir.path + "/m.db", create: true)
         try ingestFile(try dir.file("m.csv", csvText(generatedRows(count: 50, seed: 52))), into: store)
-        try store.db.execute("UPDATE idx_incidents_geom SET xmin = xmin + 0.5, xmax = xmax + 0.5 WHERE pkid = (SELECT min(pkid) FROM idx_incidents_geom)")
-        #expect(try store.check() == ["spatial index: 1 incident(s) without an entry holding their point in idx_incidents_geom (run RecoverSpatialIndex)"])
+        try store.db.execute(
+            "UPDATE idx_incidents_geom SET xmin = xmin + 0.5, xmax = xmax + 0.5 WHERE pkid = (SELECT min(pkid) FROM idx_incidents_geom)"
+        )
+        #expect(
+            try store.check() == [
+                "spatial index: 1 incident(s) without an entry holding their point in idx_incidents_geom (run RecoverSpatialIndex)"
+            ])
     }
 
     @Test("a store reopens with everything it held")
@@ -191,13 +228,17 @@ struct StoreSchemaTests {
     /// The `spatialite` command-line tool (package spatialite-bin), when it is on PATH.
     static let spatialiteTool: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { $0 + "/spatialite" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { $0 + "/spatialite" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }()
 
     /// SPEC §5: "The database opens in the spatialite command-line tool". Runs only where the
     /// tool is installed; everything else here goes through the store's own connection.
-    @Test("the store opens in the spatialite command-line tool",
-          .enabled(if: StoreSchemaTests.spatialiteTool != nil, "skipped: the spatialite command-line tool is not installed"))
+    @Test(
+        "the store opens in the spatialite command-line tool",
+        .enabled(
+            if: StoreSchemaTests.spatialiteTool != nil, "skipped: the spatialite command-line tool is not installed"))
     func opensInSpatialiteTool() throws {
         let tool = try #require(Self.spatialiteTool)
         let dir = try TempDir()
@@ -208,12 +249,15 @@ struct StoreSchemaTests {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-bail", path, """
+        process.arguments = [
+            "-bail", path,
+            """
             SELECT count(*) FROM incidents;
             SELECT CheckSpatialIndex('incidents', 'geom');
             SELECT f_table_name || ',' || f_geometry_column || ',' || srid FROM geometry_columns;
             SELECT count(*) FROM incidents WHERE ST_X(geom) = lon AND ST_Y(geom) = lat;
-            """]
+            """
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = Pipe()
@@ -227,15 +271,19 @@ struct StoreSchemaTests {
 
     // MARK: Opening what is not a store
 
-    private func expectStoreError(_ path: String, create: Bool, mentioning words: [String] = [],
-                                  sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectStoreError(
+        _ path: String, create: Bool, mentioning words: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             _ = try IncidentStore(path: path, create: create)
             Issue.record("opened \(path) as a store", sourceLocation: sourceLocation)
         } catch let error as StoreError {
             #expect(error.path == path, sourceLocation: sourceLocation)
             for word in words {
-                #expect(error.description.lowercased().contains(word), "«\(error)» mentions \(word)", sourceLocation: sourceLocation)
+                #expect(
+                    error.description.lowercased().contains(word), "«\(error)» mentions \(word)",
+                    sourceLocation: sourceLocation)
             }
         } catch {
             Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)

@@ -46,9 +46,13 @@ public enum Civil {
     /// `YYYY-MM-DDTHH:MM:SSZ` only (the as-of and the manifest's times).
     public static func parseISO(_ s: String) -> Int64? {
         let b = Array(s.utf8)
-        guard b.count == 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 90 else { return nil }
+        guard b.count == 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 90 else {
+            return nil
+        }
         func n(_ r: Range<Int>) -> Int? { Int(String(decoding: b[r], as: UTF8.self)) }
-        guard let y = n(0..<4), let mo = n(5..<7), let d = n(8..<10), let h = n(11..<13), let mi = n(14..<16), let se = n(17..<19) else { return nil }
+        guard let y = n(0..<4), let mo = n(5..<7), let d = n(8..<10), let h = n(11..<13), let mi = n(14..<16),
+            let se = n(17..<19)
+        else { return nil }
         return epoch(y, mo, d, h, mi, se)
     }
 

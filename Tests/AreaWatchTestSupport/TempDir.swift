@@ -55,8 +55,9 @@ public final class TempDir: @unchecked Sendable {
     @discardableResult
     public func file(_ name: String, bytes: [UInt8]) throws -> String {
         let target = path + "/" + name
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (target as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: target))
         return target
     }

@@ -1,5 +1,5 @@
-import Glibc
 import Dispatch
+import Glibc
 
 /// The engine's threads (docs/DECISIONS.md, "Concurrency"): data-parallel parts on every core
 /// (`map`), one piece of work beside the caller's (`overlap`), a few dependent outputs
@@ -28,8 +28,10 @@ public enum Concurrency {
 
     /// `other` on another thread while `here` runs on this one; returns once both have ended
     /// (nothing outlives the call). `here`'s error is thrown first, then `other`'s.
-    public static func overlap<A: Sendable, B>(_ other: @Sendable () throws -> A,
-                                               with here: () throws -> B) throws -> (A, B) {
+    public static func overlap<A: Sendable, B>(
+        _ other: @Sendable () throws -> A,
+        with here: () throws -> B
+    ) throws -> (A, B) {
         try withoutActuallyEscaping(other) { other in
             let beside = Beside(other)
             let mine = Result { try here() }

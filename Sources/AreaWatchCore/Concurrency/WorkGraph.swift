@@ -47,21 +47,28 @@ public final class WorkGraph: Sendable {
 
     /// Adds a node that runs `body` after every node of `inputs` has ended.
     @discardableResult
-    public func add<Value: Sendable>(after inputs: [any WorkGraphInput] = [],
-                                     _ body: @escaping @Sendable () throws -> Value) -> Node<Value> {
+    public func add<Value: Sendable>(
+        after inputs: [any WorkGraphInput] = [],
+        _ body: @escaping @Sendable () throws -> Value
+    ) -> Node<Value> {
         nodes.withLock { nodes in
             let node = Node<Value>(index: nodes.count)
-            nodes.append(Work(inputs: inputs.map(\.index), body: {
-                let outcome = Result { try body() }
-                node.result.withLock { $0 = outcome }
-                if case .failure = outcome { return false }
-                return true
-            }, skip: {
-                node.result.withLock { $0 = .failure(InputFailed()) }
-            }, failure: {
-                guard case .failure(let error) = node.result.withLock({ $0 }) else { return nil }
-                return error
-            }))
+            nodes.append(
+                Work(
+                    inputs: inputs.map(\.index),
+                    body: {
+                        let outcome = Result { try body() }
+                        node.result.withLock { $0 = outcome }
+                        if case .failure = outcome { return false }
+                        return true
+                    },
+                    skip: {
+                        node.result.withLock { $0 = .failure(InputFailed()) }
+                    },
+                    failure: {
+                        guard case .failure(let error) = node.result.withLock({ $0 }) else { return nil }
+                        return error
+                    }))
             return node
         }
     }
@@ -106,8 +113,10 @@ public final class WorkGraph: Sendable {
                 }
             }
             let ready = work.indices.filter { work[$0].inputs.isEmpty }
-            state = Mutex(State(waitingOn: work.map(\.inputs.count), dependents: dependents,
-                                failed: [Bool](repeating: false, count: work.count), ready: ready))
+            state = Mutex(
+                State(
+                    waitingOn: work.map(\.inputs.count), dependents: dependents,
+                    failed: [Bool](repeating: false, count: work.count), ready: ready))
             for _ in ready { wake.signal() }
             if work.isEmpty { for _ in 0..<workers { wake.signal() } }
         }

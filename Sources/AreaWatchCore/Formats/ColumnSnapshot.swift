@@ -86,8 +86,11 @@ public struct ColumnSnapshot: Sendable, Equatable {
     }
 
     public mutating func reserveCapacity(_ n: Int) {
-        lat.reserveCapacity(n); lon.reserveCapacity(n); time.reserveCapacity(n)
-        handled.reserveCapacity(n); category.reserveCapacity(n)
+        lat.reserveCapacity(n)
+        lon.reserveCapacity(n)
+        time.reserveCapacity(n)
+        handled.reserveCapacity(n)
+        category.reserveCapacity(n)
     }
 
     /// Adds the next row (the store's next rowid).
@@ -103,10 +106,13 @@ public struct ColumnSnapshot: Sendable, Equatable {
     /// Adds rows given as whole columns (the store's next rowids, in order), their categories
     /// numbered into `texts` (distinct as bytes, numbered as first seen; -1 for none). An empty
     /// snapshot takes the arrays as they are.
-    public mutating func append(lat: [Double], lon: [Double], time: [Int64], handled: [Int8], category: [Int32],
-                                categoryTexts texts: [String]) {
-        precondition(lon.count == lat.count && time.count == lat.count && handled.count == lat.count
-                     && category.count == lat.count, "columns of unequal lengths")
+    public mutating func append(
+        lat: [Double], lon: [Double], time: [Int64], handled: [Int8], category: [Int32],
+        categoryTexts texts: [String]
+    ) {
+        precondition(
+            lon.count == lat.count && time.count == lat.count && handled.count == lat.count
+                && category.count == lat.count, "columns of unequal lengths")
         if count == 0 && categoryTexts.isEmpty {
             self.lat = lat
             self.lon = lon
@@ -140,7 +146,9 @@ public struct ColumnSnapshot: Sendable, Equatable {
         guard let text else { return -1 }
         if textIndex == nil {
             var index: [[UInt8]: Int32] = [:]
-            for (k, t) in categoryTexts.enumerated() where index[Array(t.utf8)] == nil { index[Array(t.utf8)] = Int32(k) }
+            for (k, t) in categoryTexts.enumerated() where index[Array(t.utf8)] == nil {
+                index[Array(t.utf8)] = Int32(k)
+            }
             textIndex = index
         }
         let bytes = Array(text.utf8)

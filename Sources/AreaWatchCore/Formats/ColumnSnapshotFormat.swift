@@ -55,11 +55,14 @@ public enum ColumnSnapshotFormat {
     /// Hands `body` the file's bytes in order as pieces: the header, then each column straight
     /// from its array (no copy of the columns on a little-endian host), the padding and the
     /// category table. The checksum is computed first, over the same pieces.
-    public static func withPieces<R>(_ snapshot: ColumnSnapshot, checksum: Checksum,
-                                     _ body: ([UnsafeRawBufferPointer]) throws -> R) rethrows -> R {
+    public static func withPieces<R>(
+        _ snapshot: ColumnSnapshot, checksum: Checksum,
+        _ body: ([UnsafeRawBufferPointer]) throws -> R
+    ) rethrows -> R {
         let n = snapshot.count
-        precondition(snapshot.lon.count == n && snapshot.time.count == n && snapshot.handled.count == n
-                     && snapshot.category.count == n && snapshot.stamp.token.count == StoreStamp.tokenBytes)
+        precondition(
+            snapshot.lon.count == n && snapshot.time.count == n && snapshot.handled.count == n
+                && snapshot.category.count == n && snapshot.stamp.token.count == StoreStamp.tokenBytes)
         var table: [UInt8] = []
         for text in snapshot.categoryTexts {
             let bytes = Array(text.utf8)
@@ -98,10 +101,17 @@ public enum ColumnSnapshotFormat {
                             try categoryPad.withUnsafeBytes { categoryPad in
                                 try handledPad.withUnsafeBytes { handledPad in
                                     try table.withUnsafeBytes { table in
-                                        let columns = [lat, lon, time, category, categoryPad, handled, handledPad, table]
-                                        var crc = header.withUnsafeBytes { checksum(0, UnsafeRawBufferPointer(rebasing: $0[0..<checksumOffset])) }
+                                        let columns = [
+                                            lat, lon, time, category, categoryPad, handled, handledPad, table
+                                        ]
+                                        var crc = header.withUnsafeBytes {
+                                            checksum(0, UnsafeRawBufferPointer(rebasing: $0[0..<checksumOffset]))
+                                        }
                                         for piece in columns { crc = checksum(crc, piece) }
-                                        header.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: checksumOffset, as: UInt32.self) }
+                                        header.withUnsafeMutableBytes {
+                                            $0.storeBytes(
+                                                of: crc.littleEndian, toByteOffset: checksumOffset, as: UInt32.self)
+                                        }
                                         return try header.withUnsafeBytes { try body([$0] + columns) }
                                     }
                                 }
@@ -121,22 +131,26 @@ public enum ColumnSnapshotFormat {
     }
 
     /// The array's bytes little-endian: the array itself on a little-endian host.
-    private static func littleEndian<T: FixedWidthInteger, R>(_ values: [T], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    private static func littleEndian<T: FixedWidthInteger, R>(
+        _ values: [T], _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
         #if _endian(little)
-        return try values.withUnsafeBytes(body)
+            return try values.withUnsafeBytes(body)
         #else
-        return try values.map(\.littleEndian).withUnsafeBytes(body)
+            return try values.map(\.littleEndian).withUnsafeBytes(body)
         #endif
     }
 
     /// A Double column's bytes: the array itself on a little-endian host (`bits` is then unused
     /// and, being lazy, never built).
-    private static func littleEndian<R>(_ bits: @autoclosure () -> [UInt64], bitPatternOf values: [Double],
-                                        _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    private static func littleEndian<R>(
+        _ bits: @autoclosure () -> [UInt64], bitPatternOf values: [Double],
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
         #if _endian(little)
-        return try values.withUnsafeBytes(body)
+            return try values.withUnsafeBytes(body)
         #else
-        return try littleEndian(bits(), body)
+            return try littleEndian(bits(), body)
         #endif
     }
 
@@ -155,28 +169,39 @@ public enum ColumnSnapshotFormat {
     /// Reads and checks the header (the first `headerSize` bytes of the file).
     public static func header(_ bytes: UnsafeRawBufferPointer) throws(Invalid) -> Header {
         guard bytes.count >= headerSize else { throw Invalid(reason: "shorter than its header (\(bytes.count) bytes)") }
-        guard magic.withUnsafeBytes({ $0.elementsEqual(bytes[0..<8]) }) else { throw Invalid(reason: "not a column snapshot (magic)") }
+        guard magic.withUnsafeBytes({ $0.elementsEqual(bytes[0..<8]) }) else {
+            throw Invalid(reason: "not a column snapshot (magic)")
+        }
         let r = Reader(bytes: bytes)
         let version = r.u32(8)
-        guard version == ColumnSnapshotFormat.version else { throw Invalid(reason: "format version \(version), this areawatch reads \(ColumnSnapshotFormat.version)") }
+        guard version == ColumnSnapshotFormat.version else {
+            throw Invalid(reason: "format version \(version), this areawatch reads \(ColumnSnapshotFormat.version)")
+        }
         guard r.u32(12) == UInt32(headerSize) else { throw Invalid(reason: "header size \(r.u32(12))") }
         let flags = r.u32(88)
         guard flags & ~flagDenseRowids == 0 else { throw Invalid(reason: "unknown flags \(flags)") }
-        guard bytes[92..<checksumOffset].allSatisfy({ $0 == 0 }) else { throw Invalid(reason: "reserved header bytes are not zero") }
+        guard bytes[92..<checksumOffset].allSatisfy({ $0 == 0 }) else {
+            throw Invalid(reason: "reserved header bytes are not zero")
+        }
         let rows = r.u64(16), categories = r.u64(24), textBytes = r.u64(32), length = r.u64(40)
         guard let layout = Layout(rows: rows, textBytes: textBytes), UInt64(layout.end) == length else {
-            throw Invalid(reason: "its lengths disagree (\(rows) rows, \(textBytes) category bytes, \(length) bytes in all)")
+            throw Invalid(
+                reason: "its lengths disagree (\(rows) rows, \(textBytes) category bytes, \(length) bytes in all)")
         }
         // Each category takes at least its 4-byte length.
-        guard categories <= textBytes / 4 else { throw Invalid(reason: "\(categories) categories in \(textBytes) bytes") }
-        let stamp = StoreStamp(generation: Int64(bitPattern: r.u64(48)), token: Array(bytes[56..<72]),
-                               lastIncidentRowid: Int64(bitPattern: r.u64(72)), lastIngestRowid: Int64(bitPattern: r.u64(80)))
+        guard categories <= textBytes / 4 else {
+            throw Invalid(reason: "\(categories) categories in \(textBytes) bytes")
+        }
+        let stamp = StoreStamp(
+            generation: Int64(bitPattern: r.u64(48)), token: Array(bytes[56..<72]),
+            lastIncidentRowid: Int64(bitPattern: r.u64(72)), lastIngestRowid: Int64(bitPattern: r.u64(80)))
         let dense = flags & flagDenseRowids != 0
         if dense && UInt64(bitPattern: stamp.lastIncidentRowid) != rows {
             throw Invalid(reason: "\(rows) rows with rowids 1…n but the last rowid is \(stamp.lastIncidentRowid)")
         }
-        return Header(rows: Int(rows), categoryCount: Int(categories), textBytes: Int(textBytes), fileLength: layout.end,
-                      stamp: stamp, rowidsAreDense: dense)
+        return Header(
+            rows: Int(rows), categoryCount: Int(categories), textBytes: Int(textBytes), fileLength: layout.end,
+            stamp: stamp, rowidsAreDense: dense)
     }
 
     /// Decodes a whole file held in memory; throws `Invalid` for anything but an intact snapshot.
@@ -191,8 +216,10 @@ public enum ColumnSnapshotFormat {
     /// Decodes a file of `size` bytes, `read(offset, buffer)` filling `buffer` from the file
     /// (false when it cannot): each column is read straight into its array, the checksum
     /// computed as it comes.
-    public static func decode(size: Int, checksum: Checksum,
-                              read: (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool) throws(Invalid) -> ColumnSnapshot {
+    public static func decode(
+        size: Int, checksum: Checksum,
+        read: (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool
+    ) throws(Invalid) -> ColumnSnapshot {
         var head = [UInt8](repeating: 0, count: headerSize)
         guard size >= headerSize, head.withUnsafeMutableBytes({ read(0, $0) }) else {
             throw Invalid(reason: "shorter than its header (\(size) bytes)")
@@ -236,17 +263,22 @@ public enum ColumnSnapshotFormat {
         padding(layout.handled + n, layout.texts - layout.handled - n)
         let table = column(layout.texts, layout.end - layout.texts, as: UInt8.self)
         guard !failed else { throw Invalid(reason: "could not be read whole") }
-        let stored = UInt32(littleEndian: head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self) })
+        let stored = UInt32(
+            littleEndian: head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self) })
         guard stored == crc else { throw Invalid(reason: "checksum mismatch (damaged)") }
-        guard !nonzeroPadding, table[header.textBytes...].allSatisfy({ $0 == 0 }) else { throw Invalid(reason: "padding is not zero") }
+        guard !nonzeroPadding, table[header.textBytes...].allSatisfy({ $0 == 0 }) else {
+            throw Invalid(reason: "padding is not zero")
+        }
         #if _endian(big)
-        snapshot.lat = snapshot.lat.map { Double(bitPattern: UInt64(littleEndian: $0.bitPattern)) }
-        snapshot.lon = snapshot.lon.map { Double(bitPattern: UInt64(littleEndian: $0.bitPattern)) }
-        snapshot.time = snapshot.time.map { Int64(littleEndian: $0) }
-        snapshot.category = snapshot.category.map { Int32(littleEndian: $0) }
+            snapshot.lat = snapshot.lat.map { Double(bitPattern: UInt64(littleEndian: $0.bitPattern)) }
+            snapshot.lon = snapshot.lon.map { Double(bitPattern: UInt64(littleEndian: $0.bitPattern)) }
+            snapshot.time = snapshot.time.map { Int64(littleEndian: $0) }
+            snapshot.category = snapshot.category.map { Int32(littleEndian: $0) }
         #endif
         snapshot.categoryTexts = try table.withUnsafeBytes { bytes in
-            Result { () throws(Invalid) in try texts(Reader(bytes: bytes), from: 0, bytes: header.textBytes, count: header.categoryCount) }
+            Result { () throws(Invalid) in
+                try texts(Reader(bytes: bytes), from: 0, bytes: header.textBytes, count: header.categoryCount)
+            }
         }.get()
         try check(snapshot)
         return snapshot
@@ -299,7 +331,11 @@ public enum ColumnSnapshotFormat {
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
 
-        func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
-        func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        func u32(_ offset: Int) -> UInt32 {
+            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        }
+        func u64(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
     }
 }

@@ -7,9 +7,15 @@ public struct BinaryWriter: Sendable {
 
     @inline(__always) public mutating func u8(_ v: UInt8) { bytes.append(v) }
     @inline(__always) public mutating func i8(_ v: Int8) { bytes.append(UInt8(bitPattern: v)) }
-    @inline(__always) public mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    @inline(__always) public mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    @inline(__always) public mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    @inline(__always) public mutating func u16(_ v: UInt16) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    @inline(__always) public mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    @inline(__always) public mutating func u64(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
     @inline(__always) public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
     @inline(__always) public mutating func f64(_ v: Double) { u64(v.bitPattern) }
 
@@ -112,8 +118,10 @@ public struct CanonicalRecord: Sendable, Equatable {
     public var handled: Int8
     public var category: String?
 
-    public init(keyHigh: UInt64, keyLow: UInt64, content: UInt64, lat: Double, lon: Double, time: Int64,
-                handled: Int8, category: String?) {
+    public init(
+        keyHigh: UInt64, keyLow: UInt64, content: UInt64, lat: Double, lon: Double, time: Int64,
+        handled: Int8, category: String?
+    ) {
         self.keyHigh = keyHigh
         self.keyLow = keyLow
         self.content = content
@@ -144,11 +152,14 @@ public struct CanonicalRecord: Sendable, Equatable {
         let keyHigh = try r.u64(), keyLow = try r.u64(), content = try r.u64()
         let lat = try r.f64(), lon = try r.f64(), time = try r.i64(), handled = try r.i8()
         let category = try r.optionalString()
-        guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon), (-1...1).contains(handled) else {
+        guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon),
+            (-1...1).contains(handled)
+        else {
             throw BinaryReader.Malformed(description: "\(r.name): invalid record before byte \(r.offset)")
         }
-        return CanonicalRecord(keyHigh: keyHigh, keyLow: keyLow, content: content, lat: lat, lon: lon, time: time,
-                               handled: handled, category: category)
+        return CanonicalRecord(
+            keyHigh: keyHigh, keyLow: keyLow, content: content, lat: lat, lon: lon, time: time,
+            handled: handled, category: category)
     }
 
     /// The header of an `AWREC` file.
@@ -160,7 +171,8 @@ public struct CanonicalRecord: Sendable, Equatable {
     }
 
     /// Reads a whole `AWREC` file: the file index and the records, in order.
-    public static func readAll(_ bytes: [UInt8], name: String) throws -> (fileIndex: UInt32, records: [CanonicalRecord]) {
+    public static func readAll(_ bytes: [UInt8], name: String) throws -> (fileIndex: UInt32, records: [CanonicalRecord])
+    {
         var r = BinaryReader(bytes, name: name)
         try r.expectMagic(magic)
         let fileIndex = try r.u32()

@@ -38,7 +38,10 @@ public struct AreaIndex: Sendable {
                     let a = ring[i], b = ring[j]
                     j = i
                     guard a.lat != b.lat else { continue }
-                    aLon.append(a.lon); aLat.append(a.lat); bLon.append(b.lon); bLat.append(b.lat)
+                    aLon.append(a.lon)
+                    aLat.append(a.lat)
+                    bLon.append(b.lon)
+                    bLat.append(b.lat)
                     edgeRing.append(ringIndex)
                     lo = min(lo, a.lat, b.lat)
                     hi = max(hi, a.lat, b.lat)
@@ -47,7 +50,10 @@ public struct AreaIndex: Sendable {
         }
         let n = aLat.count
         guard n > 0, hi > lo else {
-            minLat = 0; maxLat = 0; scale = 0; bucketCount = 0
+            minLat = 0
+            maxLat = 0
+            scale = 0
+            bucketCount = 0
             return
         }
         minLat = lo
@@ -138,7 +144,8 @@ extension NamedArea {
                 let name = r == 0 ? "exterior ring" : "hole \(r)"
                 for (i, point) in ring.enumerated() {
                     guard (-180...180).contains(point.lon), (-90...90).contains(point.lat) else {
-                        return "\(part)\(name), position \(i): [\(point.lon), \(point.lat)] is outside [-180, 180] × [-90, 90]"
+                        return
+                            "\(part)\(name), position \(i): [\(point.lon), \(point.lat)] is outside [-180, 180] × [-90, 90]"
                     }
                     // The closing edge too (from the last position back to the first).
                     let previous = i > 0 ? i - 1 : ring.count - 1

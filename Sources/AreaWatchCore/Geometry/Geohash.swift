@@ -124,7 +124,8 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
         let lonBits = GeohashCell.lonBitCount(precision)
         let latBits = GeohashCell.latBitCount(precision)
         // Align both to 32 bits, interleave, then keep the top 5p bits.
-        let code = (Geohash.spreadBits(lonIndex << UInt64(32 - lonBits)) << 1)
+        let code =
+            (Geohash.spreadBits(lonIndex << UInt64(32 - lonBits)) << 1)
             | Geohash.spreadBits(latIndex << UInt64(32 - latBits))
         self.init(code: code, precision: precision)
     }
@@ -158,8 +159,10 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// The midpoint of the cell's bounds (exact: all bounds are dyadic).
     public var centre: (lat: Double, lon: Double) {
-        (GeohashCell.centreLatitude(row: Int64(latIndex), precision: precision),
-         GeohashCell.centreLongitude(column: Int64(lonIndex), precision: precision))
+        (
+            GeohashCell.centreLatitude(row: Int64(latIndex), precision: precision),
+            GeohashCell.centreLongitude(column: Int64(lonIndex), precision: precision)
+        )
     }
 
     /// Centre latitude of the cells in lattice row `row` at a precision (exact).
@@ -188,7 +191,9 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
     public func appendCharacters(to out: inout [UInt8]) {
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: precision))
-        out.withUnsafeMutableBufferPointer { _ = writeCharacters(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+        out.withUnsafeMutableBufferPointer {
+            _ = writeCharacters(into: UnsafeMutableBufferPointer(rebasing: $0[start...]))
+        }
     }
 
     /// The characters into the first `precision` bytes of `buffer`; returns `precision`.

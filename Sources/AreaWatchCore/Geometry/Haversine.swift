@@ -29,8 +29,10 @@ public enum Haversine {
     /// The same term with cos φ1 and cos φ2 given (each `cos(lat * radiansPerDegree)`), evaluated
     /// in the same order, so it equals `halfChordSquared(lat1:lon1:lat2:lon2:)` bit for bit.
     @inline(__always)
-    public static func halfChordSquared(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double,
-                                        cosLat2: Double) -> Double {
+    public static func halfChordSquared(
+        lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double,
+        cosLat2: Double
+    ) -> Double {
         let sinHalfDLat = sin((lat2 - lat1) * radiansPerDegree / 2)
         let sinHalfDLon = sin((lon2 - lon1) * radiansPerDegree / 2)
         return sinHalfDLat * sinHalfDLat + cosLat1 * cosLat2 * sinHalfDLon * sinHalfDLon
@@ -55,8 +57,14 @@ public struct RadiusTest: Sendable {
 
     public init(radius: Double) {
         self.radius = radius
-        guard radius >= 0 else { threshold = -1; return }
-        if Haversine.distance(halfChordSquared: 1) <= radius { threshold = .infinity; return }
+        guard radius >= 0 else {
+            threshold = -1
+            return
+        }
+        if Haversine.distance(halfChordSquared: 1) <= radius {
+            threshold = .infinity
+            return
+        }
         // Invariant: distance(lo) ≤ radius < distance(hi). Bisect on the bit patterns, which
         // order non-negative Doubles like their values.
         var lo: UInt64 = 0, hi = Double(1).bitPattern

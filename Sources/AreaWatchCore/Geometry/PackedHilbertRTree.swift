@@ -36,8 +36,15 @@ public struct PackedHilbertRTree: Sendable {
         self.nodeSize = nodeSize
         let n = latitudes.count
         guard n > 0 else {
-            leafLat = []; leafLon = []; leafIndex = []; boxes = []; levelStart = []; levelCount = []
-            leafCos = []; boxCosMinLat = []; boxCosMaxLat = []
+            leafLat = []
+            leafLon = []
+            leafIndex = []
+            boxes = []
+            levelStart = []
+            levelCount = []
+            leafCos = []
+            boxCosMinLat = []
+            boxCosMaxLat = []
             return
         }
 
@@ -48,7 +55,9 @@ public struct PackedHilbertRTree: Sendable {
         var index = [UInt32](repeating: 0, count: n)
         for p in 0..<n {
             let i = Int(order[p])
-            lat[p] = latitudes[i]; lon[p] = longitudes[i]; index[p] = UInt32(i)
+            lat[p] = latitudes[i]
+            lon[p] = longitudes[i]
+            index[p] = UInt32(i)
         }
 
         var boxes: [GeoBox] = []
@@ -60,8 +69,10 @@ public struct PackedHilbertRTree: Sendable {
         for first in stride(from: 0, to: n, by: nodeSize) {
             var box = GeoBox(minLat: lat[first], minLon: lon[first], maxLat: lat[first], maxLon: lon[first])
             for p in first..<min(first + nodeSize, n) {
-                box.minLat = min(box.minLat, lat[p]); box.maxLat = max(box.maxLat, lat[p])
-                box.minLon = min(box.minLon, lon[p]); box.maxLon = max(box.maxLon, lon[p])
+                box.minLat = min(box.minLat, lat[p])
+                box.maxLat = max(box.maxLat, lat[p])
+                box.minLon = min(box.minLon, lon[p])
+                box.maxLon = max(box.maxLon, lon[p])
             }
             boxes.append(box)
         }
@@ -75,16 +86,22 @@ public struct PackedHilbertRTree: Sendable {
                 var box = boxes[childStart + first]
                 for c in first..<min(first + nodeSize, childCount) {
                     let b = boxes[childStart + c]
-                    box.minLat = min(box.minLat, b.minLat); box.maxLat = max(box.maxLat, b.maxLat)
-                    box.minLon = min(box.minLon, b.minLon); box.maxLon = max(box.maxLon, b.maxLon)
+                    box.minLat = min(box.minLat, b.minLat)
+                    box.maxLat = max(box.maxLat, b.maxLat)
+                    box.minLon = min(box.minLon, b.minLon)
+                    box.maxLon = max(box.maxLon, b.maxLon)
                 }
                 boxes.append(box)
             }
             counts.append(boxes.count - starts.last!)
             childCount = counts.last!
         }
-        leafLat = lat; leafLon = lon; leafIndex = index
-        self.boxes = boxes; levelStart = starts; levelCount = counts
+        leafLat = lat
+        leafLon = lon
+        leafIndex = index
+        self.boxes = boxes
+        levelStart = starts
+        levelCount = counts
         let rad = Haversine.radiansPerDegree
         leafCos = lat.map { Float(cos($0 * rad)) }
         boxCosMinLat = boxes.map { Float(cos($0.minLat * rad)) }
@@ -104,7 +121,8 @@ public struct PackedHilbertRTree: Sendable {
         while let (level, node) = stack.popLast() {
             let box = boxes[levelStart[level - 1] + node]
             guard box.maxLat >= query.minLat, box.minLat <= query.maxLat,
-                  box.maxLon >= query.minLon, box.minLon <= query.maxLon else { continue }
+                box.maxLon >= query.minLon, box.minLon <= query.maxLon
+            else { continue }
             if level == 1 {
                 for p in (node * nodeSize)..<min((node + 1) * nodeSize, count)
                 where query.contains(lat: leafLat[p], lon: leafLon[p]) {
@@ -128,8 +146,10 @@ public struct PackedHilbertRTree: Sendable {
     /// decide close calls. The absolute part matters for small terms: the rounded radian
     /// arguments put an absolute error of ~1e-16·√a into `a` (cos near the poles, sin near
     /// ±180° of longitude), which for radii under a few metres exceeds the relative margin.
-    public func forEachWithin(lat: Double, lon: Double, test: RadiusTest,
-                              range: (Range<Int>) -> Void, point: (Int) -> Void) {
+    public func forEachWithin(
+        lat: Double, lon: Double, test: RadiusTest,
+        range: (Range<Int>) -> Void, point: (Int) -> Void
+    ) {
         guard count > 0, test.threshold >= 0 else { return }
         let cosLat = cos(lat * Haversine.radiansPerDegree)
         let pruneAbove = test.threshold * (1 + 1e-9) + 1e-15
@@ -157,7 +177,8 @@ public struct PackedHilbertRTree: Sendable {
             }
             if SphericalBounds.minHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: box) > pruneAbove { return }
             if let aMax = SphericalBounds.maxHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: box),
-               aMax < acceptBelow {
+                aMax < acceptBelow
+            {
                 let span = leafSpan(level: level)
                 range((node * span)..<min((node + 1) * span, count))
                 return
@@ -188,8 +209,9 @@ public struct PackedHilbertRTree: Sendable {
     /// Leaf positions within the radius, in leaf order.
     public func positionsWithin(lat: Double, lon: Double, radius: Double) -> [Int] {
         var found: [Int] = []
-        forEachWithin(lat: lat, lon: lon, test: RadiusTest(radius: radius),
-                      range: { found.append(contentsOf: $0) }, point: { found.append($0) })
+        forEachWithin(
+            lat: lat, lon: lon, test: RadiusTest(radius: radius),
+            range: { found.append(contentsOf: $0) }, point: { found.append($0) })
         return found.sorted()
     }
 
@@ -208,8 +230,10 @@ public struct PackedHilbertRTree: Sendable {
         var minLat = Double.infinity, minLon = Double.infinity
         var maxLat = -Double.infinity, maxLon = -Double.infinity
         for i in 0..<n {
-            minLat = min(minLat, latitudes[i]); maxLat = max(maxLat, latitudes[i])
-            minLon = min(minLon, longitudes[i]); maxLon = max(maxLon, longitudes[i])
+            minLat = min(minLat, latitudes[i])
+            maxLat = max(maxLat, latitudes[i])
+            minLon = min(minLon, longitudes[i])
+            maxLon = max(maxLon, longitudes[i])
         }
         let scaleX = maxLon > minLon ? 65535 / (maxLon - minLon) : 0
         let scaleY = maxLat > minLat ? 65535 / (maxLat - minLat) : 0

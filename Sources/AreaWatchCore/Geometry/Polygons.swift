@@ -10,16 +10,19 @@ public struct GeoPolygon: Sendable, Equatable {
     }
 
     public static func == (a: GeoPolygon, b: GeoPolygon) -> Bool {
-        a.rings.count == b.rings.count && zip(a.rings, b.rings).allSatisfy { x, y in
-            x.count == y.count && zip(x, y).allSatisfy { $0.lon == $1.lon && $0.lat == $1.lat }
-        }
+        a.rings.count == b.rings.count
+            && zip(a.rings, b.rings).allSatisfy { x, y in
+                x.count == y.count && zip(x, y).allSatisfy { $0.lon == $1.lon && $0.lat == $1.lat }
+            }
     }
 
     public var bounds: GeoBox {
         var box = GeoBox(minLat: .infinity, minLon: .infinity, maxLat: -.infinity, maxLon: -.infinity)
         for p in rings.first ?? [] {
-            box.minLat = min(box.minLat, p.lat); box.maxLat = max(box.maxLat, p.lat)
-            box.minLon = min(box.minLon, p.lon); box.maxLon = max(box.maxLon, p.lon)
+            box.minLat = min(box.minLat, p.lat)
+            box.maxLat = max(box.maxLat, p.lat)
+            box.minLon = min(box.minLon, p.lon)
+            box.maxLon = max(box.maxLon, p.lon)
         }
         return box
     }
@@ -86,8 +89,10 @@ public struct NamedArea: Sendable, Equatable {
     public var bounds: GeoBox {
         var box = GeoBox(minLat: .infinity, minLon: .infinity, maxLat: -.infinity, maxLon: -.infinity)
         for b in polygons.map(\.bounds) {
-            box.minLat = min(box.minLat, b.minLat); box.maxLat = max(box.maxLat, b.maxLat)
-            box.minLon = min(box.minLon, b.minLon); box.maxLon = max(box.maxLon, b.maxLon)
+            box.minLat = min(box.minLat, b.minLat)
+            box.maxLat = max(box.maxLat, b.maxLat)
+            box.minLon = min(box.minLon, b.minLon)
+            box.maxLon = max(box.maxLon, b.maxLon)
         }
         return box
     }

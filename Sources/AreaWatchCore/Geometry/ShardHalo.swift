@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Which geohash-prefix shards an incident is copied to in a sharded run (SPEC §15): the shard
@@ -34,8 +34,9 @@ public struct ShardHalo: Sendable {
     ///   - precision: the shards' geohash precision, at most `gridPrecision`.
     ///   - gridPrecision: the grid cells' precision.
     public init(precision: Int, gridPrecision: Int, radius: Double) {
-        precondition((1...Geohash.maxPrecision).contains(precision) && precision <= gridPrecision
-                     && gridPrecision <= Geohash.maxPrecision)
+        precondition(
+            (1...Geohash.maxPrecision).contains(precision) && precision <= gridPrecision
+                && gridPrecision <= Geohash.maxPrecision)
         self.precision = precision
         self.gridPrecision = gridPrecision
         insetLat = GeohashCell.latSpan(gridPrecision) / 2
@@ -80,7 +81,9 @@ public struct ShardHalo: Sendable {
         // Most incidents lie well inside their shard: the circle's box inside the home box.
         if let reach {
             let b = home.bounds
-            if south > b.minLat && north < b.maxLat && lon - reach > b.minLon && lon + reach < b.maxLon { return [home] }
+            if south > b.minLat && north < b.maxLat && lon - reach > b.minLon && lon + reach < b.maxLon {
+                return [home]
+            }
         }
         var out = [home]
         let rad = Haversine.radiansPerDegree
@@ -102,8 +105,9 @@ public struct ShardHalo: Sendable {
                 let cell = GeohashCell(lonIndex: UInt64(column), latIndex: UInt64(row), precision: precision)
                 guard cell != home else { continue }
                 let b = cell.bounds
-                let centres = GeoBox(minLat: b.minLat + insetLat, minLon: b.minLon + insetLon,
-                                     maxLat: b.maxLat - insetLat, maxLon: b.maxLon - insetLon)
+                let centres = GeoBox(
+                    minLat: b.minLat + insetLat, minLon: b.minLon + insetLon,
+                    maxLat: b.maxLat - insetLat, maxLon: b.maxLon - insetLon)
                 if SphericalBounds.minHalfChord(lat: lat, lon: lon, cosLat: cosLat, box: centres) <= limit {
                     found.append(cell)
                 }

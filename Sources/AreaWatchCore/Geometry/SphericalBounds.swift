@@ -48,7 +48,8 @@ public enum SphericalBounds {
         let rad = Haversine.radiansPerDegree
         let s = max(hav((box.minLon - lon) * rad), hav((box.maxLon - lon) * rad))
         guard s <= 0.25, box.maxLon - box.minLon <= 120,
-              abs(box.minLat - lat) <= 60, abs(box.maxLat - lat) <= 60 else { return nil }
+            abs(box.minLat - lat) <= 60, abs(box.maxLat - lat) <= 60
+        else { return nil }
         let aMin = hav((box.minLat - lat) * rad) + cosLat * cos(box.minLat * rad) * s
         let aMax = hav((box.maxLat - lat) * rad) + cosLat * cos(box.maxLat * rad) * s
         return max(aMin, aMax)

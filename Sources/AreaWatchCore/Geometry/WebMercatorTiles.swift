@@ -26,8 +26,9 @@ public struct TileID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The tile's extent in degrees.
     public var bounds: GeoBox {
-        GeoBox(minLat: WebMercator.latitude(row: y + 1, zoom: z), minLon: WebMercator.longitude(column: x, zoom: z),
-               maxLat: WebMercator.latitude(row: y, zoom: z), maxLon: WebMercator.longitude(column: x + 1, zoom: z))
+        GeoBox(
+            minLat: WebMercator.latitude(row: y + 1, zoom: z), minLon: WebMercator.longitude(column: x, zoom: z),
+            maxLat: WebMercator.latitude(row: y, zoom: z), maxLon: WebMercator.longitude(column: x + 1, zoom: z))
     }
 
     public var description: String { "\(z)/\(x)/\(y)" }

@@ -16,8 +16,10 @@ public struct SipHash128: Sendable {
 
     /// The two output words (the reference's 16 output bytes are each little-endian, in order).
     @inline(__always)
-    public func hash(_ bytes: UnsafeRawBufferPointer, compressionRounds c: Int = 1,
-                     finalizationRounds d: Int = 3) -> (UInt64, UInt64) {
+    public func hash(
+        _ bytes: UnsafeRawBufferPointer, compressionRounds c: Int = 1,
+        finalizationRounds d: Int = 3
+    ) -> (UInt64, UInt64) {
         var v0: UInt64 = 0x736F_6D65_7073_6575 ^ k0
         var v1: UInt64 = 0x646F_7261_6E64_6F6D ^ k1 ^ 0xEE
         var v2: UInt64 = 0x6C79_6765_6E65_7261 ^ k0
@@ -26,10 +28,20 @@ public struct SipHash128: Sendable {
         @inline(__always)
         func rounds(_ n: Int) {
             for _ in 0..<n {
-                v0 &+= v1; v1 = v1.rotatedLeft(13); v1 ^= v0; v0 = v0.rotatedLeft(32)
-                v2 &+= v3; v3 = v3.rotatedLeft(16); v3 ^= v2
-                v0 &+= v3; v3 = v3.rotatedLeft(21); v3 ^= v0
-                v2 &+= v1; v1 = v1.rotatedLeft(17); v1 ^= v2; v2 = v2.rotatedLeft(32)
+                v0 &+= v1
+                v1 = v1.rotatedLeft(13)
+                v1 ^= v0
+                v0 = v0.rotatedLeft(32)
+                v2 &+= v3
+                v3 = v3.rotatedLeft(16)
+                v3 ^= v2
+                v0 &+= v3
+                v3 = v3.rotatedLeft(21)
+                v3 ^= v0
+                v2 &+= v1
+                v1 = v1.rotatedLeft(17)
+                v1 ^= v2
+                v2 = v2.rotatedLeft(32)
             }
         }
         @inline(__always)

@@ -69,8 +69,9 @@ public struct ProgressTrack: Sendable {
         let percent = Int(fraction * 100)
         let repeated = shown.map { $0.percent == percent && $0.detail == detail } ?? false
         if final { completed = true }
-        return Step(fraction: fraction, percent: percent, final: final, repeated: repeated, started: started,
-                    shownBefore: shown != nil)
+        return Step(
+            fraction: fraction, percent: percent, final: final, repeated: repeated, started: started,
+            shownBefore: shown != nil)
     }
 
     /// The step was drawn.

@@ -6,8 +6,9 @@ public enum CFunctionPointer {
     /// `symbol` as the C function type `type`; the caller vouches that the library declares the
     /// symbol with this signature (nothing at run time can check it).
     public static func function<F>(at symbol: UnsafeMutableRawPointer, as type: F.Type) -> F {
-        precondition(MemoryLayout<F>.size == MemoryLayout<UnsafeMutableRawPointer>.size,
-                     "not a C function pointer type")
+        precondition(
+            MemoryLayout<F>.size == MemoryLayout<UnsafeMutableRawPointer>.size,
+            "not a C function pointer type")
         return unsafeBitCast(symbol, to: F.self)
     }
 

@@ -23,8 +23,9 @@ public struct HugePageAllocation: ~Copyable {
         self.byteCount = byteCount
         let page = Self.hugePageBytes
         if byteCount >= page,
-           let raw = mmap(nil, byteCount + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-           raw != MAP_FAILED {
+            let raw = mmap(nil, byteCount + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            raw != MAP_FAILED
+        {
             mapping = raw
             mappedBytes = byteCount + page
             let aligned = (Int(bitPattern: raw) + page - 1) & ~(page - 1)

@@ -66,8 +66,9 @@ public struct OpenAddressingTable<Slot: OpenAddressingSlot>: ~Copyable {
 
     /// Every slot emptied.
     public func removeAll() {
-        UnsafeMutableRawPointer(slots).initializeMemory(as: UInt8.self, repeating: 0,
-                                                        count: capacity * MemoryLayout<Slot>.stride)
+        UnsafeMutableRawPointer(slots).initializeMemory(
+            as: UInt8.self, repeating: 0,
+            count: capacity * MemoryLayout<Slot>.stride)
     }
 
     /// A table of `capacity` slots holding this table's non-empty slots, each at the first empty

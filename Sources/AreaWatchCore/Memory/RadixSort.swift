@@ -58,7 +58,9 @@ public enum RadixSort {
                         valueScratch.withUnsafeMutableBufferPointer { dstValues in
                             slots.withUnsafeMutableBufferPointer { slot in
                                 let (srcKeys, srcValues) = (SendableBuffer(srcKeys), SendableBuffer(srcValues))
-                                let (dstKeys, dstValues) = (UnsafeMutableSendableBuffer(dstKeys), UnsafeMutableSendableBuffer(dstValues))
+                                let (dstKeys, dstValues) = (
+                                    UnsafeMutableSendableBuffer(dstKeys), UnsafeMutableSendableBuffer(dstValues)
+                                )
                                 let slot = UnsafeMutableSendableBuffer(slot)
                                 forEachPart(parts) { p in
                                     let base = p << 16

@@ -31,9 +31,10 @@ public struct Thresholds: Sendable, Hashable, CustomStringConvertible {
     public init?(parsing text: String) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2,
-              let a = DecimalParsing.parse(String(parts[0]).trimmingSpaces),
-              let b = DecimalParsing.parse(String(parts[1]).trimmingSpaces),
-              a.isFinite, b.isFinite, a >= 0, a <= b else { return nil }
+            let a = DecimalParsing.parse(String(parts[0]).trimmingSpaces),
+            let b = DecimalParsing.parse(String(parts[1]).trimmingSpaces),
+            a.isFinite, b.isFinite, a >= 0, a <= b
+        else { return nil }
         self.init(medium: a, dangerous: b)
     }
 

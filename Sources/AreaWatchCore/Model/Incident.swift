@@ -22,9 +22,11 @@ public struct Incident: Sendable, Hashable {
     public var attributes: String?
 
     @inlinable
-    public init(key: String, time: Int64, precision: TimePrecision, lat: Double, lon: Double,
-                category: String? = nil, handled: Bool? = nil, description: String? = nil,
-                user: String? = nil, attributes: String? = nil) {
+    public init(
+        key: String, time: Int64, precision: TimePrecision, lat: Double, lon: Double,
+        category: String? = nil, handled: Bool? = nil, description: String? = nil,
+        user: String? = nil, attributes: String? = nil
+    ) {
         self.key = key
         self.time = time
         self.precision = precision
@@ -71,19 +73,24 @@ public protocol IncidentSink {
     var identifiesKeysByHash: Bool { get }
     /// `write(contentsOf:outcome:)` with each incident's key given as `keyHashes[k]` (its `key`
     /// is not read); only called when `identifiesKeysByHash`.
-    mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
-                        outcome: (WriteOutcome) -> Void) throws
+    mutating func write(
+        contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+        outcome: (WriteOutcome) -> Void) throws
 }
 
 extension IncidentSink {
-    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void) throws {
+    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void)
+        throws
+    {
         for incident in incidents { outcome(try write(incident)) }
     }
 
     public var identifiesKeysByHash: Bool { false }
 
-    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
-                               outcome: (WriteOutcome) -> Void) throws {
+    public mutating func write(
+        contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+        outcome: (WriteOutcome) -> Void
+    ) throws {
         preconditionFailure("keys as hashes were handed to a sink that reads their text")
     }
 }

@@ -32,22 +32,29 @@ public struct IncidentColumns: Sendable {
     public var count: Int { lat.count }
 
     public mutating func reserveCapacity(_ n: Int) {
-        lat.reserveCapacity(n); lon.reserveCapacity(n); time.reserveCapacity(n)
-        handled.reserveCapacity(n); category.reserveCapacity(n)
+        lat.reserveCapacity(n)
+        lon.reserveCapacity(n)
+        time.reserveCapacity(n)
+        handled.reserveCapacity(n)
+        category.reserveCapacity(n)
         if keepsGroups { group.reserveCapacity(n) }
     }
 
     /// Appends one incident; `group` is the value of the group-by attribute, if one is loaded.
-    public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
-                                group: String? = nil, key: String? = nil) {
+    public mutating func append(
+        lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
+        group: String? = nil, key: String? = nil
+    ) {
         let id = internCategory(category)
         append(lat: lat, lon: lon, time: time, handled: handled, categoryID: id, group: group, key: key)
     }
 
     /// Appends one incident whose category is already interned (`internCategory`): the store's
     /// loader interns each distinct category once instead of hashing a String per row.
-    public mutating func append(lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32,
-                                group: String? = nil, key: String? = nil) {
+    public mutating func append(
+        lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32,
+        group: String? = nil, key: String? = nil
+    ) {
         if let key { keys.append(key) }
         self.lat.append(lat)
         self.lon.append(lon)
@@ -60,8 +67,9 @@ public struct IncidentColumns: Sendable {
     /// Takes whole columns at once (a column snapshot's, `category` already numbered by
     /// `internCategory`); no group attribute, no keys. The columns must have equal lengths.
     public mutating func adopt(lat: [Double], lon: [Double], time: [Int64], handled: [Int8], category: [Int32]) {
-        precondition(lon.count == lat.count && time.count == lat.count && handled.count == lat.count
-                     && category.count == lat.count && count == 0, "columns of unequal lengths")
+        precondition(
+            lon.count == lat.count && time.count == lat.count && handled.count == lat.count
+                && category.count == lat.count && count == 0, "columns of unequal lengths")
         self.lat = lat
         self.lon = lon
         self.time = time
@@ -88,14 +96,19 @@ public struct IncidentColumns: Sendable {
     }
 
     /// Replaces incident `i` (a later record with the same key won).
-    public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
-                                 group: String? = nil) {
-        replace(at: i, lat: lat, lon: lon, time: time, handled: handled, categoryID: internCategory(category), group: group)
+    public mutating func replace(
+        at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, category: String?,
+        group: String? = nil
+    ) {
+        replace(
+            at: i, lat: lat, lon: lon, time: time, handled: handled, categoryID: internCategory(category), group: group)
     }
 
     /// `replace` with the category already interned (`internCategory`).
-    public mutating func replace(at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32,
-                                 group: String? = nil) {
+    public mutating func replace(
+        at i: Int, lat: Double, lon: Double, time: Int64, handled: Bool?, categoryID: Int32,
+        group: String? = nil
+    ) {
         self.lat[i] = lat
         self.lon[i] = lon
         self.time[i] = time

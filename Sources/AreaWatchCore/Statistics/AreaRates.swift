@@ -26,8 +26,10 @@ public struct AreaRate: Sendable, Equatable {
     /// Why there is no rate; nil when the population is a positive number.
     public var note: PopulationNote?
 
-    public init(population: Double? = nil, rateCurrent: Double? = nil, ratePrevious: Double? = nil,
-                ebRateCurrent: Double? = nil, note: PopulationNote? = nil) {
+    public init(
+        population: Double? = nil, rateCurrent: Double? = nil, ratePrevious: Double? = nil,
+        ebRateCurrent: Double? = nil, note: PopulationNote? = nil
+    ) {
         self.population = population
         self.rateCurrent = rateCurrent
         self.ratePrevious = ratePrevious
@@ -44,8 +46,10 @@ public struct AreaRate: Sendable, Equatable {
 /// count is shown (`currentShown`, disclosure control, SPEC §10): a withheld count is not smoothed
 /// and does not reach the global rate or the prior variance that published numbers are made of.
 public enum AreaRates {
-    public static func compute(populations: [AreaPopulation], current: [Int], previous: [Int], ratePer: Double,
-                               currentShown: [Bool]? = nil, previousShown: [Bool]? = nil) -> [AreaRate] {
+    public static func compute(
+        populations: [AreaPopulation], current: [Int], previous: [Int], ratePer: Double,
+        currentShown: [Bool]? = nil, previousShown: [Bool]? = nil
+    ) -> [AreaRate] {
         precondition(populations.count == current.count && current.count == previous.count)
         var rates = populations.indices.map { k -> AreaRate in
             switch populations[k] {
@@ -54,14 +58,16 @@ public enum AreaRates {
             case .value(let b) where !(b > 0): return AreaRate(population: b, note: .notPositive)
             case .value(let b):
                 let showCurrent = currentShown?[k] ?? true, showPrevious = previousShown?[k] ?? true
-                return AreaRate(population: b,
-                                rateCurrent: showCurrent ? Double(current[k]) * ratePer / b : nil,
-                                ratePrevious: showPrevious ? Double(previous[k]) * ratePer / b : nil)
+                return AreaRate(
+                    population: b,
+                    rateCurrent: showCurrent ? Double(current[k]) * ratePer / b : nil,
+                    ratePrevious: showPrevious ? Double(previous[k]) * ratePer / b : nil)
             }
         }
         let smoothed = rates.indices.filter { rates[$0].rateCurrent != nil }
-        let estimate = EmpiricalBayes.smooth(events: smoothed.map { Double(current[$0]) },
-                                             populations: smoothed.map { rates[$0].population! })
+        let estimate = EmpiricalBayes.smooth(
+            events: smoothed.map { Double(current[$0]) },
+            populations: smoothed.map { rates[$0].population! })
         for (j, k) in smoothed.enumerated() { rates[k].ebRateCurrent = estimate.smoothed[j] * ratePer }
         return rates
     }

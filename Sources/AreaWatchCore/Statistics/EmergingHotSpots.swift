@@ -36,7 +36,10 @@ public struct HotSpotCube: Sendable {
             let cell = GeohashCell(prefix: cells[l], precision: precision)
             var slot = 0
             for neighbour in cell.neighbours {
-                if let k = location(of: neighbour.prefix) { result[l * 8 + slot] = Int32(k); slot += 1 }
+                if let k = location(of: neighbour.prefix) {
+                    result[l * 8 + slot] = Int32(k)
+                    slot += 1
+                }
             }
         }
         return result
@@ -76,7 +79,8 @@ public struct HotSpotSummary: Sendable, Hashable {
 /// before), Benjamini–Hochberg over all bins, Mann-Kendall on each location's z series, labels.
 public enum EmergingHotSpots {
     public static func analyse(_ cube: HotSpotCube, alpha: Double = 0.05)
-        -> (locations: [HotSpotLocation], summary: HotSpotSummary) {
+        -> (locations: [HotSpotLocation], summary: HotSpotSummary)
+    {
         let steps = cube.steps, count = cube.cells.count
         let bins = steps * count
         guard count > 0 else {
@@ -108,7 +112,10 @@ public enum EmergingHotSpots {
         // Merge equal p-values (e.g. z and −z) into one BH group.
         var groupP: [Double] = [], groupCount: [Int] = [], groupOf = [Int](repeating: 0, count: distinct.count)
         for (i, d) in distinct.enumerated() {
-            if groupP.last != d.p { groupP.append(d.p); groupCount.append(0) }
+            if groupP.last != d.p {
+                groupP.append(d.p)
+                groupCount.append(0)
+            }
             groupCount[groupCount.count - 1] += keyCounts[d.key]!
             groupOf[i] = groupP.count - 1
         }
@@ -137,13 +144,18 @@ public enum EmergingHotSpots {
             let coldSteps = cold.reduce(0) { $0 + ($1 ? 1 : 0) }
             hotBins += hotSteps
             coldBins += coldSteps
-            locations.append(HotSpotLocation(
-                cell: GeohashCell(prefix: cube.cells[l], precision: cube.precision),
-                label: HotSpotLabel.classify(hot: hot, cold: cold, trendZ: trend.z, trendP: trend.p),
-                trend: trend, hotSteps: hotSteps, coldSteps: coldSteps, z: z, q: q, incidents: incidents))
+            locations.append(
+                HotSpotLocation(
+                    cell: GeohashCell(prefix: cube.cells[l], precision: cube.precision),
+                    label: HotSpotLabel.classify(hot: hot, cold: cold, trendZ: trend.z, trendP: trend.p),
+                    trend: trend, hotSteps: hotSteps, coldSteps: coldSteps, z: z, q: q, incidents: incidents))
         }
-        return (locations, HotSpotSummary(bins: bins, mean: mean, standardDeviation: sd,
-                                          hotBins: hotBins, coldBins: coldBins))
+        return (
+            locations,
+            HotSpotSummary(
+                bins: bins, mean: mean, standardDeviation: sd,
+                hotBins: hotBins, coldBins: coldBins)
+        )
     }
 
     /// spatial[l·N + s] = x of l and its adjacent locations in step s; degree = their number;

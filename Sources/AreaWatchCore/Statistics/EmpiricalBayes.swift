@@ -32,7 +32,9 @@ public enum EmpiricalBayes {
             spread += populations[i] * deviation * deviation
         }
         let unclamped = spread / populationSum - m / (populationSum / Double(n))
-        guard m > 0 else { return Estimate(globalRate: 0, priorVarianceUnclamped: unclamped, smoothed: .init(repeating: 0, count: n)) }
+        guard m > 0 else {
+            return Estimate(globalRate: 0, priorVarianceUnclamped: unclamped, smoothed: .init(repeating: 0, count: n))
+        }
         let v = max(0, unclamped)
         let smoothed = (0..<n).map { i -> Double in
             let weight = v / (v + m / populations[i])

@@ -46,9 +46,13 @@ public enum ChangeDirection: String, Sendable, Hashable {
 
     /// `rise` / `fall` when q ≤ α and the counts differ that way, else `none`.
     public init(current: Int, previous: Int, q: Double, alpha: Double) {
-        if q <= alpha && current > previous { self = .rise }
-        else if q <= alpha && current < previous { self = .fall }
-        else { self = .none }
+        if q <= alpha && current > previous {
+            self = .rise
+        } else if q <= alpha && current < previous {
+            self = .fall
+        } else {
+            self = .none
+        }
     }
 }
 
@@ -72,8 +76,10 @@ public struct ChangeSignificance: Sendable, Hashable {
     /// pair (17.7k there) gets one E-test, the pairs of one total share their Poisson tables, the
     /// totals are spread over `threads` cores, and BH's ascending order comes from a radix sort of
     /// the p-values' bit patterns (non-negative doubles order as their bits do).
-    public static func of(current: [Int], previous: [Int], currentDays: Double, previousDays: Double,
-                          alpha: Double, threads: Int = 2) -> [ChangeSignificance] {
+    public static func of(
+        current: [Int], previous: [Int], currentDays: Double, previousDays: Double,
+        alpha: Double, threads: Int = 2
+    ) -> [ChangeSignificance] {
         precondition(current.count == previous.count)
         let m = current.count
         guard m > 0 else { return [] }
@@ -83,8 +89,12 @@ public struct ChangeSignificance: Sendable, Hashable {
         var wide: [Int] = []
         for i in 0..<m {
             let k1 = current[i], k2 = previous[i]
-            if k1 >= 0 && k2 >= 0 && k1 < 1 << 30 && k2 < 1 << 30 { keys[i] = UInt64(k1 + k2) << 32 | UInt64(k1) }
-            else { keys[i] = .max; wide.append(i) }
+            if k1 >= 0 && k2 >= 0 && k1 < 1 << 30 && k2 < 1 << 30 {
+                keys[i] = UInt64(k1 + k2) << 32 | UInt64(k1)
+            } else {
+                keys[i] = .max
+                wide.append(i)
+            }
         }
         RadixSort.sort(keys: &keys, values: &rows, threads: threads)
         // Per total: its distinct first counts, and where each one's rows start.
@@ -102,8 +112,9 @@ public struct ChangeSignificance: Sendable, Hashable {
             let work = max(1, min(threads, groups.count / 64))
             DispatchQueue.concurrentPerform(iterations: work) { part in
                 for g in stride(from: part, to: groups.count, by: work) {
-                    output[g] = PoissonETest.pValues(total: groups[g].total, firsts: groups[g].firsts,
-                                                     n1: currentDays, n2: previousDays)
+                    output[g] = PoissonETest.pValues(
+                        total: groups[g].total, firsts: groups[g].firsts,
+                        n1: currentDays, n2: previousDays)
                 }
             }
         }
@@ -111,15 +122,19 @@ public struct ChangeSignificance: Sendable, Hashable {
         for (g, group) in groups.enumerated() {
             for (d, start) in group.starts.enumerated() {
                 var i = start
-                while i < m && keys[i] == keys[start] { p[Int(rows[i])] = groupP[g][d]; i += 1 }
+                while i < m && keys[i] == keys[start] {
+                    p[Int(rows[i])] = groupP[g][d]
+                    i += 1
+                }
             }
         }
         for i in wide { p[i] = PoissonETest.pValue(k1: current[i], n1: currentDays, k2: previous[i], n2: previousDays) }
 
         let q = BenjaminiHochberg.adjustNonNegative(p, threads: threads)
         return (0..<m).map {
-            ChangeSignificance(p: p[$0], q: q[$0],
-                               change: ChangeDirection(current: current[$0], previous: previous[$0], q: q[$0], alpha: alpha))
+            ChangeSignificance(
+                p: p[$0], q: q[$0],
+                change: ChangeDirection(current: current[$0], previous: previous[$0], q: q[$0], alpha: alpha))
         }
     }
 }

@@ -72,7 +72,9 @@ struct KeptTails {
             let shifted = y + 0x1p52
             let offset = y - (shifted - 0x1p52)
             if abs(offset) > 1e-6 {
-                let nearest = Int(truncatingIfNeeded: shifted.bitPattern) &- Int(truncatingIfNeeded: (0x1p52 as Double).bitPattern)
+                let nearest =
+                    Int(truncatingIfNeeded: shifted.bitPattern)
+                    &- Int(truncatingIfNeeded: (0x1p52 as Double).bitPattern)
                 let floor = offset < 0 ? nearest &- 1 : nearest
                 return upper ? floor &+ 1 : floor
             }
@@ -85,7 +87,7 @@ struct KeptTails {
         // Beyond every range in play (x2 ≥ 0 and far below 2⁵³).
         if y < -0.5 { return upper ? 0 : -1 }
         if y > 1e15 { return upper ? Int.max / 2 : Int(1e15) }
-        let down = Int(y + 1) - 1  // floor: y + 1 > 0 truncates down
+        let down = Int(y + 1) - 1 // floor: y + 1 > 0 truncates down
         let fraction = y - Double(down)
         if abs(fraction - 0.5) < 0.5 - 1e-6 { return upper ? down + 1 : down }
         let m = fraction < 0.5 ? down : down + 1

@@ -23,16 +23,23 @@ public struct MannKendall: Sendable, Hashable {
         let sorted = x.sorted()
         var tieTerm = 0, run = 1
         for i in 1...n {
-            if i < n && sorted[i] == sorted[i - 1] { run += 1; continue }
+            if i < n && sorted[i] == sorted[i - 1] {
+                run += 1
+                continue
+            }
             tieTerm += run * (run - 1) * (2 * run + 5)
             run = 1
         }
         let variance = Double(n * (n - 1) * (2 * n + 5) - tieTerm) / 18
         self.s = s
         varianceS = variance
-        if s > 0 { z = Double(s - 1) / variance.squareRoot() }
-        else if s < 0 { z = Double(s + 1) / variance.squareRoot() }
-        else { z = 0 }
+        if s > 0 {
+            z = Double(s - 1) / variance.squareRoot()
+        } else if s < 0 {
+            z = Double(s + 1) / variance.squareRoot()
+        } else {
+            z = 0
+        }
         p = NormalDistribution.twoSidedP(z)
         tau = Double(s) / (0.5 * Double(n) * Double(n - 1))
     }

@@ -49,7 +49,9 @@ public enum PoissonETest {
         let mu1 = n1 * lambda, mu2 = n2 * lambda
         // Pairs of one total share p2, so its prefix and suffix sums too (the same bits as summed
         // per pair): built once when several pairs will read them.
-        func each(_ p1: UnsafeBufferPointer<Double>, _ lower1: Int, _ p2: UnsafeBufferPointer<Double>, _ lower2: Int) -> [Double] {
+        func each(_ p1: UnsafeBufferPointer<Double>, _ lower1: Int, _ p2: UnsafeBufferPointer<Double>, _ lower2: Int)
+            -> [Double]
+        {
             guard firsts.count > 1 else {
                 return firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails($0)) }
             }
@@ -73,12 +75,24 @@ public enum PoissonETest {
         if holds(start) {
             low = start
             while low + step <= range.upperBound {
-                if holds(low + step) { low += step; step *= 2 } else { high = low + step; break }
+                if holds(low + step) {
+                    low += step
+                    step *= 2
+                } else {
+                    high = low + step
+                    break
+                }
             }
         } else {
             high = start
             while high - step >= range.lowerBound {
-                if holds(high - step) { low = high - step; break } else { high -= step; step *= 2 }
+                if holds(high - step) {
+                    low = high - step
+                    break
+                } else {
+                    high -= step
+                    step *= 2
+                }
             }
         }
         while high - low > 1 {
@@ -91,9 +105,11 @@ public enum PoissonETest {
     /// Σ over x1 of P(x1)·(the mass of p2 over both kept tails of x2): prefix[low − lower2 + 1] +
     /// suffix[high − lower2] with prefix[i] = Σ p2[0..<i], suffix[i] = Σ p2[i...] (both tails
     /// summed without cancellation), or all of p2, prefix[count2], where the tails meet (c near 0).
-    private static func tailSums(p1: UnsafeBufferPointer<Double>, lower1: Int,
-                                 p2: UnsafeBufferPointer<Double>, lower2: Int,
-                                 tails: KeptTails, skipZeroTerms: Bool = true, shared: TailSums? = nil) -> Double {
+    private static func tailSums(
+        p1: UnsafeBufferPointer<Double>, lower1: Int,
+        p2: UnsafeBufferPointer<Double>, lower2: Int,
+        tails: KeptTails, skipZeroTerms: Bool = true, shared: TailSums? = nil
+    ) -> Double {
         let count2 = p2.count, count1 = p1.count
         var first = 0, firstHigh = 0
         if lower1 == 0 {
@@ -110,21 +126,26 @@ public enum PoissonETest {
         var upperEnd = last, lowerStart = first
         if skipZeroTerms && last - first > 16 {
             let upper2 = lower2 + count2 - 1
-            upperEnd = lastIndex(in: first...last, near: tails.x1WhereHighReaches(Double(upper2) + 1) - Double(lower1)) {
+            upperEnd = lastIndex(in: first...last, near: tails.x1WhereHighReaches(Double(upper2) + 1) - Double(lower1))
+            {
                 tails.high(lower1 + $0) <= upper2
             }
-            lowerStart = lastIndex(in: first...last, near: tails.x1WhereLowReaches(Double(lower2)) - Double(lower1) - 1) {
-                tails.low(lower1 + $0) < lower2
-            } + 1
+            lowerStart =
+                lastIndex(in: first...last, near: tails.x1WhereLowReaches(Double(lower2)) - Double(lower1) - 1) {
+                    tails.low(lower1 + $0) < lower2
+                } + 1
         }
-        if let total = sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
-                                 firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: shared) {
+        if let total = sumByRuns(
+            p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
+            firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: shared)
+        {
             return total
         }
         // A bound outside the sums prepared from the runs' ends: with the whole sums none is.
         return TailSums.with(p2) { sums in
-            sumByRuns(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
-                      firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: sums)!
+            sumByRuns(
+                p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
+                firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: sums)!
         }
     }
 
@@ -135,17 +156,21 @@ public enum PoissonETest {
     /// the sum in the same pass, over x1 in increasing order. nil when a bound falls outside the
     /// tail sums prepared from the runs' ends (the bounds are monotone in x1, so never in
     /// practice; never with `shared`, which holds the whole sums).
-    private static func sumByRuns(p1: UnsafeBufferPointer<Double>, lower1: Int,
-                                  p2: UnsafeBufferPointer<Double>, lower2: Int, tails: KeptTails,
-                                  first: Int, firstHigh: Int, upperEnd: Int, lowerStart: Int,
-                                  shared: TailSums?) -> Double? {
+    private static func sumByRuns(
+        p1: UnsafeBufferPointer<Double>, lower1: Int,
+        p2: UnsafeBufferPointer<Double>, lower2: Int, tails: KeptTails,
+        first: Int, firstHigh: Int, upperEnd: Int, lowerStart: Int,
+        shared: TailSums?
+    ) -> Double? {
         let count2 = p2.count, last = p1.count - 1
         let upperOnly = first..<min(upperEnd + 1, lowerStart)
-        let both = lowerStart..<max(lowerStart, upperEnd + 1)  // empty when there is a gap
+        let both = lowerStart..<max(lowerStart, upperEnd + 1) // empty when there is a gap
         let lowerOnly = max(upperEnd + 1, lowerStart)..<(last + 1)
         @inline(__always) func highAt(_ i: Int) -> Int { max(0, min(count2, tails.high(lower1 &+ i) &- lower2)) }
         @inline(__always) func lowAt(_ i: Int) -> Int { min(count2, max(0, tails.low(lower1 &+ i) &- lower2 &+ 1)) }
-        func sum(prefix: UnsafePointer<Double>, suffix: UnsafePointer<Double>, suffixStart: Int, prefixEnd: Int) -> Double? {
+        func sum(prefix: UnsafePointer<Double>, suffix: UnsafePointer<Double>, suffixStart: Int, prefixEnd: Int)
+            -> Double?
+        {
             var total = 0.0
             if first == 1 { total = p1[0] * (prefix[0] + suffix[firstHigh]) }
             // Where the tails meet (high ≤ low + 1) every x2 is kept: all of p2, prefix[count2].

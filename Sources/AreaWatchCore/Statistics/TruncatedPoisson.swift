@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// prefix[i] = Σ p[0..<i] and suffix[i] = Σ p[i...] of a Poisson table, summed in one order
@@ -21,8 +21,10 @@ struct TailSums {
 
     /// prefix[0...prefixEnd] and suffix[suffixStart...count].
     @inline(__always)
-    static func fill(prefix: UnsafeMutablePointer<Double>, upTo prefixEnd: Int, suffix: UnsafeMutablePointer<Double>,
-                     downTo suffixStart: Int, _ p: UnsafeBufferPointer<Double>) {
+    static func fill(
+        prefix: UnsafeMutablePointer<Double>, upTo prefixEnd: Int, suffix: UnsafeMutablePointer<Double>,
+        downTo suffixStart: Int, _ p: UnsafeBufferPointer<Double>
+    ) {
         // Running sums in registers (through memory, each step would wait on the last store),
         // the two chains of additions side by side while both have steps to go.
         var front = 0.0, back = 0.0
@@ -36,9 +38,17 @@ struct TailSums {
             i &+= 1
             j &-= 1
         }
-        while i < prefixEnd { prefix[i] = front; front += p[i]; i &+= 1 }
+        while i < prefixEnd {
+            prefix[i] = front
+            front += p[i]
+            i &+= 1
+        }
         prefix[prefixEnd] = front
-        while j >= suffixStart { back += p[j]; suffix[j] = back; j &-= 1 }
+        while j >= suffixStart {
+            back += p[j]
+            suffix[j] = back
+            j &-= 1
+        }
     }
 }
 
@@ -61,22 +71,30 @@ struct TruncatedPoisson {
         withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity(mean: mu)) { buffer in
             var table = TruncatedPoisson(mean: mu, buffer: buffer.baseAddress!)
             var down = table.canWalkDown, up = table.canWalkUp
-            while down && up && table.hasRoomForFourSteps { down = table.stepDown4(); up = table.stepUp4() }
+            while down && up && table.hasRoomForFourSteps {
+                down = table.stepDown4()
+                up = table.stepUp4()
+            }
             table.finish(walkingDown: down, walkingUp: up)
             return body(table.lower, table.probabilities)
         }
     }
 
     /// The tables of two means, built side by side.
-    static func with<R>(means mu1: Double, _ mu2: Double,
-                        _ body: (Int, UnsafeBufferPointer<Double>, Int, UnsafeBufferPointer<Double>) -> R) -> R {
+    static func with<R>(
+        means mu1: Double, _ mu2: Double,
+        _ body: (Int, UnsafeBufferPointer<Double>, Int, UnsafeBufferPointer<Double>) -> R
+    ) -> R {
         let capacity1 = capacity(mean: mu1)
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity1 + capacity(mean: mu2)) { buffer in
             var first = TruncatedPoisson(mean: mu1, buffer: buffer.baseAddress!)
             var second = TruncatedPoisson(mean: mu2, buffer: buffer.baseAddress! + capacity1)
             var down1 = first.canWalkDown, up1 = first.canWalkUp, down2 = second.canWalkDown, up2 = second.canWalkUp
             while down1 && up1 && down2 && up2 && first.hasRoomForFourSteps && second.hasRoomForFourSteps {
-                down1 = first.stepDown4(); up1 = first.stepUp4(); down2 = second.stepDown4(); up2 = second.stepUp4()
+                down1 = first.stepDown4()
+                up1 = first.stepUp4()
+                down2 = second.stepDown4()
+                up2 = second.stepUp4()
             }
             first.finish(walkingDown: down1, walkingUp: up1)
             second.finish(walkingDown: down2, walkingUp: up2)
@@ -89,12 +107,18 @@ struct TruncatedPoisson {
     @inline(__always)
     private mutating func finish(walkingDown: Bool, walkingUp: Bool) {
         var down = walkingDown, up = walkingUp
-        while down && up { down = stepDown(); up = stepUp() }
+        while down && up {
+            down = stepDown()
+            up = stepUp()
+        }
         while down { down = stepDown() }
         while up { up = stepUp() }
         beginSums()
         var lower = canSumLower, upper = canSumUpper
-        while lower && upper { lower = stepLower(); upper = stepUpper() }
+        while lower && upper {
+            lower = stepLower()
+            upper = stepUpper()
+        }
         while lower { lower = stepLower() }
         while upper { upper = stepUpper() }
     }
@@ -124,15 +148,19 @@ struct TruncatedPoisson {
     private init(mean mu: Double, buffer: UnsafeMutablePointer<Double>) {
         self.mu = mu
         inverseMu = 1 / mu
-        mode = Int(mu)  // floor: μ > 0
+        mode = Int(mu) // floor: μ > 0
         let (below, above) = Self.reach(mean: mu)
         base = mode - below
         top = mode + above
         p = buffer
         let logMode = mode == 0 ? -mu : Double(mode) * log(mu) - lgamma(Double(mode + 1)) - mu
         p[below] = exp(logMode)
-        down = mode; downX = Double(mode); downTerm = p[below]
-        up = mode; upNextX = Double(mode + 1); upTerm = p[below]
+        down = mode
+        downX = Double(mode)
+        downTerm = p[below]
+        up = mode
+        upNextX = Double(mode + 1)
+        upTerm = p[below]
     }
 
     private var canWalkDown: Bool { down > base }
@@ -160,10 +188,14 @@ struct TruncatedPoisson {
     /// test clears all four; only a block where it holds is looked at step by step.
     @inline(__always)
     private mutating func stepDown4() -> Bool {
-        let r0 = downX * inverseMu, r1 = (downX - 1) * inverseMu, r2 = (downX - 2) * inverseMu, r3 = (downX - 3) * inverseMu
+        let r0 = downX * inverseMu, r1 = (downX - 1) * inverseMu, r2 = (downX - 2) * inverseMu,
+            r3 = (downX - 3) * inverseMu
         let t0 = downTerm * r0, t1 = t0 * r1, t2 = t1 * r2, t3 = t2 * r3
         let at = p + (down &- base)
-        at[-1] = t0; at[-2] = t1; at[-3] = t2; at[-4] = t3
+        at[-1] = t0
+        at[-2] = t1
+        at[-3] = t2
+        at[-4] = t3
         if !(t3 * r3 < 1e-18 * (1 - r3)) {
             downTerm = t3
             downX -= 4
@@ -192,7 +224,10 @@ struct TruncatedPoisson {
         let x0 = upNextX, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3
         let t0 = upTerm * (mu / x0), t1 = t0 * (mu / x1), t2 = t1 * (mu / x2), t3 = t2 * (mu / x3)
         let at = p + (up &- base)
-        at[1] = t0; at[2] = t1; at[3] = t2; at[4] = t3
+        at[1] = t0
+        at[2] = t1
+        at[3] = t2
+        at[4] = t3
         if !(x3 > mu && t3 * x3 < 1e-22 * (x3 - mu)) {
             upTerm = t3
             upNextX += 4
@@ -255,7 +290,7 @@ struct TruncatedPoisson {
     /// One step of the survival function, false when it has found `upper`.
     @inline(__always)
     private mutating func stepUpper() -> Bool {
-        survival += p[upper &- base]  // now SF(upper − 1)
+        survival += p[upper &- base] // now SF(upper − 1)
         if survival > Self.upperSurvival { return false }
         upper &-= 1
         return upper > mode

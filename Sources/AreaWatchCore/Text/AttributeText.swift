@@ -25,7 +25,8 @@ public enum AttributeText {
                 case UInt8(ascii: "r"): out.append(ASCII.cr)
                 case UInt8(ascii: "t"): out.append(ASCII.tab)
                 case UInt8(ascii: "u"):
-                    guard bytes.count >= 4, let v = UInt32(String(decoding: bytes.prefix(4), as: UTF8.self), radix: 16) else { return nil }
+                    guard bytes.count >= 4, let v = UInt32(String(decoding: bytes.prefix(4), as: UTF8.self), radix: 16)
+                    else { return nil }
                     bytes = bytes.dropFirst(4)
                     out.append(contentsOf: Array(String(Character(Unicode.Scalar(v) ?? "\u{FFFD}")).utf8))
                 default: out.append(e)

@@ -10,7 +10,7 @@ public enum DecimalParsing {
     /// 10^0 … 10^22, every one exact in a Double (a literal, so no lazy initialisation per use).
     private static let exactPowersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
     ]
 
     public static func parse(_ text: String) -> Double? {
@@ -57,7 +57,9 @@ public enum DecimalParsing {
         guard i == n, digits > 0, digits <= 19 else { return nil }
         // A mantissa up to 2^53 is exact in a Double (every 15-digit one, and 16-digit ones up
         // to 9007199254740992): one correctly rounded division (Clinger).
-        let value = mantissa <= 1 << 53 ? Double(mantissa) / exactPowersOfTen[fractionDigits]
+        let value =
+            mantissa <= 1 << 53
+            ? Double(mantissa) / exactPowersOfTen[fractionDigits]
             : exactQuotient(mantissa, fractionDigits)
         return negative ? -value : value
     }
@@ -73,13 +75,13 @@ public enum DecimalParsing {
         let d = powersOfFive[k]
         let wBits = 64 - w.leadingZeroBitCount
         let dBits = 64 - d.leadingZeroBitCount
-        let s = 63 + dBits - wBits  // 0 ... 114
+        let s = 63 + dBits - wBits // 0 ... 114
         let high: UInt64 = s >= 64 ? w << UInt64(s - 64) : (s == 0 ? 0 : w >> UInt64(64 - s))
         let low: UInt64 = s >= 64 ? 0 : w << UInt64(s)
         // The numerator is below 2^(63 + dBits) ≤ d · 2^64, so the quotient fits 64 bits.
         let (q, r) = d.dividingFullWidth((high, low))
         let qBits = 64 - q.leadingZeroBitCount
-        let drop = qBits - 53  // 10 or 11
+        let drop = qBits - 53 // 10 or 11
         var m = q >> UInt64(drop)
         let rest = q & ((1 << UInt64(drop)) - 1)
         let half: UInt64 = 1 << UInt64(drop - 1)
@@ -91,7 +93,7 @@ public enum DecimalParsing {
     private static let powersOfFive: [UInt64] = [
         1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125, 9765625, 48828125, 244140625,
         1220703125, 6103515625, 30517578125, 152587890625, 762939453125, 3814697265625,
-        19073486328125, 95367431640625, 476837158203125, 2384185791015625,
+        19073486328125, 95367431640625, 476837158203125, 2384185791015625
     ]
 
     private static func parseGeneral(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
@@ -109,14 +111,18 @@ public enum DecimalParsing {
         var digitsSeen = 0
         var seenNonZero = false
         while i < n, bytes[i] &- 48 < 10 {
-            accumulate(bytes[i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits, &decimalExponent, afterPoint: false)
+            accumulate(
+                bytes[i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits, &decimalExponent,
+                afterPoint: false)
             digitsSeen += 1
             i += 1
         }
         if i < n && bytes[i] == UInt8(ascii: ".") {
             i += 1
             while i < n, bytes[i] &- 48 < 10 {
-                accumulate(bytes[i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits, &decimalExponent, afterPoint: true)
+                accumulate(
+                    bytes[i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits, &decimalExponent,
+                    afterPoint: true)
                 digitsSeen += 1
                 i += 1
             }
@@ -162,9 +168,11 @@ public enum DecimalParsing {
     }
 
     @inline(__always)
-    private static func accumulate(_ digit: UInt8, _ mantissa: inout UInt64, _ significant: inout Int,
-                                   _ seenNonZero: inout Bool, _ dropped: inout Bool,
-                                   _ exponent: inout Int, afterPoint: Bool) {
+    private static func accumulate(
+        _ digit: UInt8, _ mantissa: inout UInt64, _ significant: inout Int,
+        _ seenNonZero: inout Bool, _ dropped: inout Bool,
+        _ exponent: inout Int, afterPoint: Bool
+    ) {
         if digit != 0 { seenNonZero = true }
         if !seenNonZero {
             if afterPoint { exponent -= 1 }

@@ -19,13 +19,26 @@ public enum JSONText {
         var needsRepair = false
         for b in s {
             switch b {
-            case ASCII.quote: out.append(ASCII.backslash); out.append(b)
-            case ASCII.backslash: out.append(ASCII.backslash); out.append(b)
-            case ASCII.lf: out.append(ASCII.backslash); out.append(UInt8(ascii: "n"))
-            case ASCII.cr: out.append(ASCII.backslash); out.append(UInt8(ascii: "r"))
-            case ASCII.tab: out.append(ASCII.backslash); out.append(UInt8(ascii: "t"))
+            case ASCII.quote:
+                out.append(ASCII.backslash)
+                out.append(b)
+            case ASCII.backslash:
+                out.append(ASCII.backslash)
+                out.append(b)
+            case ASCII.lf:
+                out.append(ASCII.backslash)
+                out.append(UInt8(ascii: "n"))
+            case ASCII.cr:
+                out.append(ASCII.backslash)
+                out.append(UInt8(ascii: "r"))
+            case ASCII.tab:
+                out.append(ASCII.backslash)
+                out.append(UInt8(ascii: "t"))
             case 0..<32, 127:
-                out.append(contentsOf: [ASCII.backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 15)]])
+                out.append(contentsOf: [
+                    ASCII.backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)],
+                    hex[Int(b & 15)]
+                ])
             default:
                 if b >= 0x80 { needsRepair = true }
                 out.append(b)

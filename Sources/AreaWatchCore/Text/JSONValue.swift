@@ -52,7 +52,10 @@ public indirect enum JSONValue: Sendable, Equatable {
             out.append(ASCII.openBracket)
             let flat = items.allSatisfy { !$0.isContainer }
             for (k, item) in items.enumerated() {
-                if k > 0 { out.append(ASCII.comma); if pretty && flat { out.append(ASCII.space) } }
+                if k > 0 {
+                    out.append(ASCII.comma)
+                    if pretty && flat { out.append(ASCII.space) }
+                }
                 if !flat { newline(depth + 1) }
                 item.append(to: &out, pretty: pretty, depth: depth + 1)
             }
@@ -65,7 +68,11 @@ public indirect enum JSONValue: Sendable, Equatable {
         case .int(let v):
             NumberFormat.appendInteger(v, to: &out)
         case .fixed(let v, let decimals):
-            if v.isFinite { NumberFormat.appendFixed(v, decimals: decimals, to: &out) } else { out.append(contentsOf: Array("null".utf8)) }
+            if v.isFinite {
+                NumberFormat.appendFixed(v, decimals: decimals, to: &out)
+            } else {
+                out.append(contentsOf: Array("null".utf8))
+            }
         case .number(let v):
             out.append(contentsOf: Array((v.isFinite ? NumberFormat.compact(v) : "null").utf8))
         case .bool(let b):

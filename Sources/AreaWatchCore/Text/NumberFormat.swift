@@ -9,7 +9,7 @@ import Glibc
 public enum NumberFormat {
     /// 10^0 … 10^15, exact (a literal, so no lazy initialisation per use).
     private static let powersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15
     ]
 
     /// `v` with exactly `decimals` (0…9) digits after the point.
@@ -59,19 +59,27 @@ public enum NumberFormat {
     /// Writes the text `appendDigits` appends so that it ends at the end of `buf` (32 bytes);
     /// returns where it starts.
     @inline(__always)
-    fileprivate static func writeDigits(_ magnitude: UInt64, negative: Bool, decimals: Int,
-                                        endingAt buf: UnsafeMutableRawBufferPointer) -> Int {
+    fileprivate static func writeDigits(
+        _ magnitude: UInt64, negative: Bool, decimals: Int,
+        endingAt buf: UnsafeMutableRawBufferPointer
+    ) -> Int {
         var rest = magnitude
         var at = buf.count
         var written = 0
         repeat {
-            if written == decimals && decimals > 0 { at -= 1; buf[at] = UInt8(ascii: ".") }
+            if written == decimals && decimals > 0 {
+                at -= 1
+                buf[at] = UInt8(ascii: ".")
+            }
             at -= 1
             buf[at] = 48 + UInt8(rest % 10)
             rest /= 10
             written += 1
         } while rest > 0 || written <= decimals
-        if negative { at -= 1; buf[at] = UInt8(ascii: "-") }
+        if negative {
+            at -= 1
+            buf[at] = UInt8(ascii: "-")
+        }
         return at
     }
 
@@ -111,7 +119,7 @@ public enum NumberFormat {
                     decimals -= 1
                 }
                 appendDigits(m, negative: v < 0, decimals: decimals, to: &out)
-                if decimals == 0 {  // Swift's and Python's integral form: "100.0"
+                if decimals == 0 { // Swift's and Python's integral form: "100.0"
                     out.append(UInt8(ascii: "."))
                     out.append(UInt8(ascii: "0"))
                 }

@@ -50,13 +50,17 @@ public struct NumberTextMemo {
                     bits[slot] = key
                     starts[slot] = Int32(texts.count)
                     lengths[slot] = UInt8(length)
-                    out.withUnsafeBufferPointer { texts.append(contentsOf: UnsafeBufferPointer(rebasing: $0[before...])) }
+                    out.withUnsafeBufferPointer {
+                        texts.append(contentsOf: UnsafeBufferPointer(rebasing: $0[before...]))
+                    }
                 }
                 return
             }
             if bits[slot] == key {
                 let length = Int(lengths[slot])
-                texts.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<(start + length)])) }
+                texts.withUnsafeBufferPointer {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<(start + length)]))
+                }
                 return
             }
             slot = (slot + 1) & mask

@@ -3,7 +3,9 @@
 /// CSI) — are shown as `\u{1B}`-style escapes instead of being interpreted.
 public enum TerminalText {
     public static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0) && !(keepingNewlines && $0 == "\n") }) else { return text }
+        guard text.unicodeScalars.contains(where: { isControl($0) && !(keepingNewlines && $0 == "\n") }) else {
+            return text
+        }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)
         for scalar in text.unicodeScalars {

@@ -46,9 +46,13 @@ struct TextNumberCache {
         var slot = home(text)
         while slots[slot] != 0 {
             let k = Int(slots[slot]) - 1
-            if starts[k + 1] - starts[k] == text.count && bytes.withUnsafeBufferPointer({
-                Bytes.equal(UnsafeBufferPointer(rebasing: $0[starts[k]..<starts[k + 1]]), text)
-            }) { break }
+            if starts[k + 1] - starts[k] == text.count
+                && bytes.withUnsafeBufferPointer({
+                    Bytes.equal(UnsafeBufferPointer(rebasing: $0[starts[k]..<starts[k + 1]]), text)
+                })
+            {
+                break
+            }
             slot = (slot + 1) & mask
         }
         return slot

@@ -93,7 +93,7 @@ extension UTCTime {
         }
         var day = Int((t - days(year: year, month: 1, day: 1) * 86_400) / 86_400)
         if isLeapYear(year) && day >= 59 {
-            if day == 59 { return (year, 2) }  // 29 February
+            if day == 59 { return (year, 2) } // 29 February
             day -= 1
         }
         return (year, Int(monthOfDay[day]))

@@ -47,7 +47,7 @@ public struct TimeFormat: Sendable, Equatable {
             throw TimeFormatError(message: "--time-format is \(bytes.count) bytes long; at most \(maxPatternBytes)")
         }
         var steps: [Step] = []
-        var seen: [String: Character] = [:]  // kind of field → the directive that gave it
+        var seen: [String: Character] = [:] // kind of field → the directive that gave it
         func claim(_ kind: String, _ directive: Character) throws(TimeFormatError) {
             if let earlier = seen[kind] {
                 throw TimeFormatError(message: "--time-format gives the \(kind) twice (%\(earlier) and %\(directive))")
@@ -73,24 +73,49 @@ public struct TimeFormat: Sendable, Equatable {
             i += 1
             let directive = Character(Unicode.Scalar(d))
             switch d {
-            case UInt8(ascii: "Y"): try claim("year", directive); steps.append(.number(.year4, maxDigits: 4))
-            case UInt8(ascii: "y"): try claim("year", directive); steps.append(.number(.year2, maxDigits: 2))
-            case UInt8(ascii: "m"): try claim("month", directive); steps.append(.number(.month, maxDigits: 2))
-            case UInt8(ascii: "b"), UInt8(ascii: "B"): try claim("month", directive); steps.append(.monthName)
-            case UInt8(ascii: "d"), UInt8(ascii: "e"): try claim("day", directive); steps.append(.number(.day, maxDigits: 2))
-            case UInt8(ascii: "j"): try claim("day of the year", directive); steps.append(.number(.dayOfYear, maxDigits: 3))
-            case UInt8(ascii: "H"): try claim("hour", directive); steps.append(.number(.hour24, maxDigits: 2))
-            case UInt8(ascii: "I"): try claim("hour", directive); steps.append(.number(.hour12, maxDigits: 2))
-            case UInt8(ascii: "M"): try claim("minute", directive); steps.append(.number(.minute, maxDigits: 2))
-            case UInt8(ascii: "S"): try claim("second", directive); steps.append(.number(.second, maxDigits: 2))
-            case UInt8(ascii: "p"): try claim("AM/PM", directive); steps.append(.meridiem)
+            case UInt8(ascii: "Y"):
+                try claim("year", directive)
+                steps.append(.number(.year4, maxDigits: 4))
+            case UInt8(ascii: "y"):
+                try claim("year", directive)
+                steps.append(.number(.year2, maxDigits: 2))
+            case UInt8(ascii: "m"):
+                try claim("month", directive)
+                steps.append(.number(.month, maxDigits: 2))
+            case UInt8(ascii: "b"), UInt8(ascii: "B"):
+                try claim("month", directive)
+                steps.append(.monthName)
+            case UInt8(ascii: "d"), UInt8(ascii: "e"):
+                try claim("day", directive)
+                steps.append(.number(.day, maxDigits: 2))
+            case UInt8(ascii: "j"):
+                try claim("day of the year", directive)
+                steps.append(.number(.dayOfYear, maxDigits: 3))
+            case UInt8(ascii: "H"):
+                try claim("hour", directive)
+                steps.append(.number(.hour24, maxDigits: 2))
+            case UInt8(ascii: "I"):
+                try claim("hour", directive)
+                steps.append(.number(.hour12, maxDigits: 2))
+            case UInt8(ascii: "M"):
+                try claim("minute", directive)
+                steps.append(.number(.minute, maxDigits: 2))
+            case UInt8(ascii: "S"):
+                try claim("second", directive)
+                steps.append(.number(.second, maxDigits: 2))
+            case UInt8(ascii: "p"):
+                try claim("AM/PM", directive)
+                steps.append(.meridiem)
             case UInt8(ascii: "z"), UInt8(ascii: "Z"):
                 try claim("zone", directive)
                 steps.append(d == UInt8(ascii: "z") ? .offset : .zoneName)
             case UInt8(ascii: "%"): steps.append(.literal(d))
             default:
                 let shown = d < 0x80 && d >= 0x20 ? "%\(directive)" : "'%' followed by byte \(d)"
-                throw TimeFormatError(message: "--time-format has an unknown directive \(shown); known: %Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%")
+                throw TimeFormatError(
+                    message:
+                        "--time-format has an unknown directive \(shown); known: %Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%"
+                )
             }
         }
         let has = { (kind: String) in seen[kind] != nil }
@@ -98,18 +123,30 @@ public struct TimeFormat: Sendable, Equatable {
         if has("day of the year") && (has("month") || has("day")) {
             throw TimeFormatError(message: "--time-format gives both %j and a month or day; give one")
         }
-        if has("day") && !has("month") { throw TimeFormatError(message: "--time-format has a day but no month (%m, %b or %B)") }
+        if has("day") && !has("month") {
+            throw TimeFormatError(message: "--time-format has a day but no month (%m, %b or %B)")
+        }
         // A year alone (`%Y`, the suggestion for year columns, SPEC §2.4) is 1 January 00:00 with
         // precision month, the coarsest the incident model has.
         if !has("month") && !has("day of the year") && seen.count > 1 {
             throw TimeFormatError(message: "--time-format has no month (%m, %b or %B) or day of the year (%j)")
         }
         let hasDay = has("day") || has("day of the year")
-        if has("hour") && !hasDay { throw TimeFormatError(message: "--time-format has a time of day but no day (%d, %e or %j)") }
-        if has("minute") && !has("hour") { throw TimeFormatError(message: "--time-format has minutes but no hour (%H or %I)") }
-        if has("second") && !has("minute") { throw TimeFormatError(message: "--time-format has seconds but no minutes (%M)") }
-        if seen["hour"] == "I" && !has("AM/PM") { throw TimeFormatError(message: "--time-format has a 12-hour %I but no %p (AM/PM)") }
-        if has("AM/PM") && seen["hour"] != "I" { throw TimeFormatError(message: "--time-format has %p but no 12-hour %I") }
+        if has("hour") && !hasDay {
+            throw TimeFormatError(message: "--time-format has a time of day but no day (%d, %e or %j)")
+        }
+        if has("minute") && !has("hour") {
+            throw TimeFormatError(message: "--time-format has minutes but no hour (%H or %I)")
+        }
+        if has("second") && !has("minute") {
+            throw TimeFormatError(message: "--time-format has seconds but no minutes (%M)")
+        }
+        if seen["hour"] == "I" && !has("AM/PM") {
+            throw TimeFormatError(message: "--time-format has a 12-hour %I but no %p (AM/PM)")
+        }
+        if has("AM/PM") && seen["hour"] != "I" {
+            throw TimeFormatError(message: "--time-format has %p but no 12-hour %I")
+        }
         if has("zone") && !has("hour") { throw TimeFormatError(message: "--time-format has a zone but no time of day") }
         let precision: TimePrecision = has("hour") ? .second : (hasDay ? .day : .month)
         return TimeFormat(steps: steps, pattern: pattern, precision: precision)
@@ -181,14 +218,17 @@ public struct TimeFormat: Sendable, Equatable {
             }
         }
         guard i == hi else { return nil }
-        return Self.wallTime(year: year, month: month, day: day, dayOfYear: dayOfYear,
-                             clock: (hour, minute, second), pm: pm, offset: offset, precision: precision)
+        return Self.wallTime(
+            year: year, month: month, day: day, dayOfYear: dayOfYear,
+            clock: (hour, minute, second), pm: pm, offset: offset, precision: precision)
     }
 
     /// The fields a pattern read as one wall time; nil when they name an impossible date or time.
     @inline(__always)
-    static func wallTime(year: Int, month: Int, day: Int, dayOfYear: Int, clock: (hour: Int, minute: Int, second: Int),
-                         pm: Bool?, offset: Int32?, precision: TimePrecision) -> WallTime? {
+    static func wallTime(
+        year: Int, month: Int, day: Int, dayOfYear: Int, clock: (hour: Int, minute: Int, second: Int),
+        pm: Bool?, offset: Int32?, precision: TimePrecision
+    ) -> WallTime? {
         guard year >= 1, year <= 9999 else { return nil }
         var (month, day, hour) = (month, day, clock.hour)
         let (minute, second) = (clock.minute, clock.second)
@@ -196,9 +236,11 @@ public struct TimeFormat: Sendable, Equatable {
             let length = UTCTime.isLeapYear(year) ? 366 : 365
             guard dayOfYear >= 1, dayOfYear <= length else { return nil }
             day = dayOfYear
-            month = 1  // day N of January counts on past the month: days() is linear in the day
+            month = 1 // day N of January counts on past the month: days() is linear in the day
         } else {
-            guard month >= 1, month <= 12, day >= 1, day <= UTCTime.daysInMonth(year: year, month: month) else { return nil }
+            guard month >= 1, month <= 12, day >= 1, day <= UTCTime.daysInMonth(year: year, month: month) else {
+                return nil
+            }
         }
         if let pm {
             guard hour >= 1, hour <= 12 else { return nil }
@@ -219,12 +261,14 @@ public struct TimeFormat: Sendable, Equatable {
         if i < hi, raw[i] | 0x20 == UInt8(ascii: "z") { return i + 1 }
         guard i + 3 <= hi else { return nil }
         let word = (UInt32(raw[i] | 0x20) << 16) | (UInt32(raw[i + 1] | 0x20) << 8) | UInt32(raw[i + 2] | 0x20)
-        guard word == 0x75_74_63 || word == 0x67_6D_74 else { return nil }  // utc gmt
+        guard word == 0x75_74_63 || word == 0x67_6D_74 else { return nil } // utc gmt
         return i + 3
     }
 
-    private static let months: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july",
-                                            "august", "september", "october", "november", "december"].map { Array($0.utf8) }
+    private static let months: [[UInt8]] = [
+        "january", "february", "march", "april", "may", "june", "july",
+        "august", "september", "october", "november", "december"
+    ].map { Array($0.utf8) }
 
     /// An English month name or its first three letters, any case (the full name when it fits).
     private static func monthName(_ raw: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (Int, Int)? {

@@ -130,16 +130,20 @@ public enum TimeParser {
         cursor.index = 5
         guard let month = cursor.digits(2), (1...12).contains(month) else { return nil }
         if cursor.atEnd {
-            return WallTime(wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: 1)), precision: .month, offset: nil)
+            return WallTime(
+                wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: 1)), precision: .month, offset: nil)
         }
         guard cursor.take(separator), let day = cursor.digits(2),
-              day >= 1, day <= UTCTime.daysInMonth(year: year, month: month) else { return nil }
+            day >= 1, day <= UTCTime.daysInMonth(year: year, month: month)
+        else { return nil }
         if cursor.atEnd {
-            return WallTime(wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), precision: .day, offset: nil)
+            return WallTime(
+                wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), precision: .day, offset: nil)
         }
         guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(ASCII.space),
-              let hour = cursor.digits(2), cursor.take(ASCII.colon),
-              let minute = cursor.digits(2), minute < 60 else { return nil }
+            let hour = cursor.digits(2), cursor.take(ASCII.colon),
+            let minute = cursor.digits(2), minute < 60
+        else { return nil }
         var second = 0
         if cursor.take(ASCII.colon) {
             guard let s = cursor.digits(2), s <= 60 else { return nil }
@@ -150,7 +154,8 @@ public enum TimeParser {
         }
         guard hour < 24 || (hour == 24 && minute == 0 && second == 0) else { return nil }
         guard let offset = parseZone(&cursor), cursor.atEnd else { return nil }
-        let local = UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day))
+        let local =
+            UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day))
             + Int64(hour * 3600 + minute * 60 + second)
         return WallTime(wall: local, precision: .second, offset: offset.given ? Int32(offset.seconds) : nil)
     }

@@ -29,12 +29,15 @@ public final class GeoParquetTable {
     private var hasMultiPolygon = false
 
     /// `attributes`: the columns before the geometry; none may be named `geometry` or `bbox`.
-    public init(attributes: [ParquetSchema.Leaf], createdBy: String,
-                compression: ParquetWriter.Compression = .gzip(level: 1),
-                rowGroupRows: Int = GeoParquetTable.rowGroupRows,
-                output: @escaping ([UInt8]) throws -> Void) throws {
-        precondition(!attributes.contains { [Self.geometryColumn, Self.coveringColumn].contains($0.name) },
-                     "an attribute named as the geometry or its covering")
+    public init(
+        attributes: [ParquetSchema.Leaf], createdBy: String,
+        compression: ParquetWriter.Compression = .gzip(level: 1),
+        rowGroupRows: Int = GeoParquetTable.rowGroupRows,
+        output: @escaping ([UInt8]) throws -> Void
+    ) throws {
+        precondition(
+            !attributes.contains { [Self.geometryColumn, Self.coveringColumn].contains($0.name) },
+            "an attribute named as the geometry or its covering")
         let geometry = ParquetSchema.Leaf(Self.geometryColumn, .byteArray, allowsDictionary: false, hasMinMax: false)
         let covering = ["xmin", "ymin", "xmax", "ymax"].map { ParquetSchema.Leaf.double($0) }
         let fields = attributes.map { ParquetSchema.Field.leaf($0) }
@@ -82,8 +85,9 @@ public final class GeoParquetTable {
             hasMultiPolygon = true
         }
         let points = polygons.joined().joined()
-        try endRow(points.map(\.x).min() ?? .nan, points.map(\.y).min() ?? .nan,
-                   points.map(\.x).max() ?? .nan, points.map(\.y).max() ?? .nan)
+        try endRow(
+            points.map(\.x).min() ?? .nan, points.map(\.y).min() ?? .nan,
+            points.map(\.x).max() ?? .nan, points.map(\.y).max() ?? .nan)
     }
 
     private func endRow(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
@@ -93,7 +97,7 @@ public final class GeoParquetTable {
         columns[attributeCount + 2].append(minY)
         columns[attributeCount + 3].append(maxX)
         columns[attributeCount + 4].append(maxY)
-        if !minX.isNaN {  // NaN: an empty geometry, which has no extent
+        if !minX.isNaN { // NaN: an empty geometry, which has no extent
             let e = extent ?? (minX, minY, maxX, maxY)
             extent = (min(e.minX, minX), min(e.minY, minY), max(e.maxX, maxX), max(e.maxY, maxY))
         }
@@ -132,7 +136,7 @@ public final class GeoParquetTable {
         return .object([
             ("version", .string("1.1.0")),
             ("primary_column", .string(Self.geometryColumn)),
-            ("columns", .object([(Self.geometryColumn, .object(geometry))])),
+            ("columns", .object([(Self.geometryColumn, .object(geometry))]))
         ])
     }
 

@@ -49,8 +49,8 @@ enum ParquetThrift {
                 w.structure(5) { d in
                     d.i32(1, valueCount)
                     d.i32(2, encoding.rawValue)
-                    d.i32(3, Encoding.rle.rawValue)  // definition levels
-                    d.i32(4, Encoding.rle.rawValue)  // repetition levels (none are written)
+                    d.i32(3, Encoding.rle.rawValue) // definition levels
+                    d.i32(4, Encoding.rle.rawValue) // repetition levels (none are written)
                 }
             case .dictionaryPage:
                 w.structure(7) { d in

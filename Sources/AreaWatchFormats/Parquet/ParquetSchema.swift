@@ -20,8 +20,10 @@ public struct ParquetSchema: Sendable {
         /// Whether chunks carry min/max statistics (null counts are always written).
         public var hasMinMax: Bool
 
-        public init(_ name: String, _ type: PhysicalType, isString: Bool = false, isOptional: Bool = false,
-                    allowsDictionary: Bool = true, hasMinMax: Bool = true) {
+        public init(
+            _ name: String, _ type: PhysicalType, isString: Bool = false, isOptional: Bool = false,
+            allowsDictionary: Bool = true, hasMinMax: Bool = true
+        ) {
             precondition(!isString || type == .byteArray, "only a byte array holds text")
             self.name = name
             self.type = type
@@ -74,8 +76,9 @@ public struct ParquetSchema: Sendable {
     var elements: [ParquetThrift.SchemaElement] {
         var out = [ParquetThrift.SchemaElement(name: "schema", childCount: Int32(fields.count))]
         func leafElement(_ leaf: Leaf) -> ParquetThrift.SchemaElement {
-            ParquetThrift.SchemaElement(name: leaf.name, type: leaf.type.rawValue, repetition: leaf.isOptional ? 1 : 0,
-                                        isString: leaf.isString)
+            ParquetThrift.SchemaElement(
+                name: leaf.name, type: leaf.type.rawValue, repetition: leaf.isOptional ? 1 : 0,
+                isString: leaf.isString)
         }
         for field in fields {
             switch field {

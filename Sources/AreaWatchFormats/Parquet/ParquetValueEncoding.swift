@@ -12,7 +12,10 @@ enum ParquetValueEncoding {
             var byte: UInt8 = 0
             for (k, v) in column.booleans.enumerated() {
                 if v { byte |= 1 << UInt8(k % 8) }
-                if k % 8 == 7 { out.append(byte); byte = 0 }
+                if k % 8 == 7 {
+                    out.append(byte)
+                    byte = 0
+                }
             }
             if column.booleans.count % 8 != 0 { out.append(byte) }
         case .int32: appendLittleEndian(column.int32s, to: &out)
@@ -36,9 +39,9 @@ enum ParquetValueEncoding {
     /// Integers little-endian: on a little-endian machine the array's memory as it is.
     static func appendLittleEndian<T: FixedWidthInteger>(_ values: [T], to out: inout [UInt8]) {
         #if _endian(little)
-        values.withUnsafeBytes { out.append(contentsOf: $0) }
+            values.withUnsafeBytes { out.append(contentsOf: $0) }
         #else
-        for v in values { appendLittleEndian(v, to: &out) }
+            for v in values { appendLittleEndian(v, to: &out) }
         #endif
     }
 
@@ -60,19 +63,22 @@ enum ParquetValueEncoding {
         case .boolean: return nil
         case .int32:
             return column.int32s.withUnsafeBufferPointer { v in
-                fixedWidthDictionary(count: v.count, limit: limit, bits: { UInt64(UInt32(bitPattern: v[$0])) },
-                                     plain: { appendLittleEndian(v[$0], to: &$1) })
+                fixedWidthDictionary(
+                    count: v.count, limit: limit, bits: { UInt64(UInt32(bitPattern: v[$0])) },
+                    plain: { appendLittleEndian(v[$0], to: &$1) })
             }
         case .int64:
             return column.int64s.withUnsafeBufferPointer { v in
-                fixedWidthDictionary(count: v.count, limit: limit, bits: { UInt64(bitPattern: v[$0]) },
-                                     plain: { appendLittleEndian(v[$0], to: &$1) })
+                fixedWidthDictionary(
+                    count: v.count, limit: limit, bits: { UInt64(bitPattern: v[$0]) },
+                    plain: { appendLittleEndian(v[$0], to: &$1) })
             }
         case .double:
             // Bit patterns: -0 and +0 are distinct values, NaNs equal when their bits are.
             return column.doubles.withUnsafeBufferPointer { v in
-                fixedWidthDictionary(count: v.count, limit: limit, bits: { v[$0].bitPattern },
-                                     plain: { appendLittleEndian(v[$0].bitPattern, to: &$1) })
+                fixedWidthDictionary(
+                    count: v.count, limit: limit, bits: { v[$0].bitPattern },
+                    plain: { appendLittleEndian(v[$0].bitPattern, to: &$1) })
             }
         case .byteArray:
             return byteArrayDictionary(column, limit: limit)
@@ -80,8 +86,10 @@ enum ParquetValueEncoding {
     }
 
     /// Values of up to eight bytes, compared and hashed by their bits.
-    private static func fixedWidthDictionary(count: Int, limit: Int, bits: (Int) -> UInt64,
-                                             plain: (Int, inout [UInt8]) -> Void) -> Dictionary? {
+    private static func fixedWidthDictionary(
+        count: Int, limit: Int, bits: (Int) -> UInt64,
+        plain: (Int, inout [UInt8]) -> Void
+    ) -> Dictionary? {
         dictionary(count: count, limit: limit, hash: bits, same: { bits($0) == bits($1) }, plain: plain)
     }
 
@@ -93,9 +101,10 @@ enum ParquetValueEncoding {
                     let start = k == 0 ? 0 : ends[k - 1]
                     return UnsafeBufferPointer(rebasing: bytes[start..<ends[k]])
                 }
-                return dictionary(count: ends.count, limit: limit, hash: { FNV1a.hash(value($0)) },
-                                  same: { value($0).elementsEqual(value($1)) },
-                                  plain: { appendByteArray(value($0), to: &$1) })
+                return dictionary(
+                    count: ends.count, limit: limit, hash: { FNV1a.hash(value($0)) },
+                    same: { value($0).elementsEqual(value($1)) },
+                    plain: { appendByteArray(value($0), to: &$1) })
             }
         }
     }
@@ -105,12 +114,14 @@ enum ParquetValueEncoding {
     /// `Swift.Dictionary`: its per-process seeded SipHash of every value of every chunk was a
     /// large part of the writer's time; these hashes need no seed, since a collision only costs a
     /// longer probe and the file's bytes never depend on the table.
-    private static func dictionary(count: Int, limit: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool,
-                                   plain: (Int, inout [UInt8]) -> Void) -> Dictionary? {
+    private static func dictionary(
+        count: Int, limit: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool,
+        plain: (Int, inout [UInt8]) -> Void
+    ) -> Dictionary? {
         var bits = 4
         while 1 << bits < 2 * (limit + 1) { bits += 1 }
         let table = OpenAddressingTable<UInt32>(capacity: 1 << bits)
-        var firstRow: [Int] = []  // per entry, the value that made it
+        var firstRow: [Int] = [] // per entry, the value that made it
         var out = Dictionary(plain: [], count: 0, indices: [])
         out.indices.reserveCapacity(count)
         for i in 0..<count {

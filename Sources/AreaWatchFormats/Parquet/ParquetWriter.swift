@@ -27,8 +27,10 @@ public final class ParquetWriter {
     public private(set) var bytesWritten: Int64 = 0
 
     /// Starts the file; `output` receives its bytes in order.
-    public init(schema: ParquetSchema, compression: Compression, createdBy: String,
-                output: @escaping ([UInt8]) throws -> Void) throws {
+    public init(
+        schema: ParquetSchema, compression: Compression, createdBy: String,
+        output: @escaping ([UInt8]) throws -> Void
+    ) throws {
         self.schema = schema
         leaves = schema.leaves
         switch compression {
@@ -61,9 +63,11 @@ public final class ParquetWriter {
 
     /// Ends the file with its footer; `keyValues` become its key-value metadata in this order.
     public func finish(keyValues: [(key: String, value: String)]) throws {
-        let footer = ParquetThrift.FileMetaData(schema: schema.elements, rowCount: rowCount, rowGroups: rowGroups,
-                                                keyValues: keyValues, createdBy: createdBy,
-                                                leafCount: leaves.count).encoded()
+        let footer = ParquetThrift.FileMetaData(
+            schema: schema.elements, rowCount: rowCount, rowGroups: rowGroups,
+            keyValues: keyValues, createdBy: createdBy,
+            leafCount: leaves.count
+        ).encoded()
         var tail = footer
         ParquetValueEncoding.appendLittleEndian(UInt32(footer.count), to: &tail)
         try emit(tail + Self.magic)
@@ -76,8 +80,10 @@ public final class ParquetWriter {
 
     // MARK: Column chunks
 
-    private func encodeChunk(_ column: ParquetColumnData, leaf: ParquetSchema.Leaf, path: [String],
-                             at start: Int64) -> ([UInt8], ParquetThrift.ColumnChunk) {
+    private func encodeChunk(
+        _ column: ParquetColumnData, leaf: ParquetSchema.Leaf, path: [String],
+        at start: Int64
+    ) -> ([UInt8], ParquetThrift.ColumnChunk) {
         var body: [UInt8] = []
         if column.isOptional {
             var levels: [UInt8] = []
@@ -90,10 +96,12 @@ public final class ParquetWriter {
         var dictionaryOffset: Int64?
         var encoding = ParquetThrift.Encoding.plain
         if leaf.allowsDictionary, let dictionary = ParquetValueEncoding.dictionary(column),
-           Self.dictionaryPays(dictionary, column: column) {
+            Self.dictionaryPays(dictionary, column: column)
+        {
             dictionaryOffset = start
-            uncompressed += appendPage(.dictionaryPage, body: dictionary.plain, valueCount: dictionary.count,
-                                       encoding: .plain, to: &out)
+            uncompressed += appendPage(
+                .dictionaryPage, body: dictionary.plain, valueCount: dictionary.count,
+                encoding: .plain, to: &out)
             let width = RLEHybrid.bitWidth(forValuesBelow: dictionary.count)
             body.append(UInt8(width))
             RLEHybrid.encode(dictionary.indices, bitWidth: width, to: &body)
@@ -126,13 +134,17 @@ public final class ParquetWriter {
     }
 
     /// Appends a page (header, then the body compressed); returns its size uncompressed.
-    private func appendPage(_ type: ParquetThrift.PageType, body: [UInt8], valueCount: Int,
-                            encoding: ParquetThrift.Encoding, to out: inout [UInt8]) -> Int {
+    private func appendPage(
+        _ type: ParquetThrift.PageType, body: [UInt8], valueCount: Int,
+        encoding: ParquetThrift.Encoding, to out: inout [UInt8]
+    ) -> Int {
         let stored = compressor?.compress(body) ?? body
         precondition(stored.count < Int(Int32.max) && body.count < Int(Int32.max), "a page of 2 GiB")
-        let header = ParquetThrift.PageHeader(type: type, uncompressedSize: Int32(body.count),
-                                              compressedSize: Int32(stored.count), valueCount: Int32(valueCount),
-                                              encoding: encoding).encoded()
+        let header = ParquetThrift.PageHeader(
+            type: type, uncompressedSize: Int32(body.count),
+            compressedSize: Int32(stored.count), valueCount: Int32(valueCount),
+            encoding: encoding
+        ).encoded()
         out += header
         out += stored
         return header.count + body.count

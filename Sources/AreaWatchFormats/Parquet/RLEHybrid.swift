@@ -44,8 +44,10 @@ enum RLEHybrid {
     }
 
     /// `values[start..<end]` bit-packed as `groups` groups of 8, zero-padded past `end`.
-    private static func appendBitPacked(_ values: [UInt32], from start: Int, to end: Int, groups: Int,
-                                        bitWidth: Int, out: inout [UInt8]) {
+    private static func appendBitPacked(
+        _ values: [UInt32], from start: Int, to end: Int, groups: Int,
+        bitWidth: Int, out: inout [UInt8]
+    ) {
         ThriftCompactWriter.appendVarint(UInt64(groups) << 1 | 1, to: &out)
         var accumulator: UInt64 = 0
         var bits = 0

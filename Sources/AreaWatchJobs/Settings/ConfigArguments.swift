@@ -11,8 +11,10 @@ import TOMLKit
 /// strings joined by commas (`thresholds = [5, 10]` is `--thresholds 5,10`).
 enum ConfigArguments {
     /// Parses `table` as the options of `T`; `context` names the file and table in errors.
-    static func parse<T: ParsableArguments>(_ table: TOMLTable?, as type: T.Type, context: String,
-                                            skipping skipped: Set<String> = []) throws -> T {
+    static func parse<T: ParsableArguments>(
+        _ table: TOMLTable?, as type: T.Type, context: String,
+        skipping skipped: Set<String> = []
+    ) throws -> T {
         try parse(arguments(table, as: type, context: context, skipping: skipped), as: type, context: context)
     }
 
@@ -27,12 +29,16 @@ enum ConfigArguments {
 
     /// The command-line arguments of `table`'s keys, each checked alone first so that a bad value
     /// is reported with its key.
-    static func arguments<T: ParsableArguments>(_ table: TOMLTable?, as type: T.Type, context: String,
-                                                skipping skipped: Set<String> = []) throws -> [String] {
+    static func arguments<T: ParsableArguments>(
+        _ table: TOMLTable?, as type: T.Type, context: String,
+        skipping skipped: Set<String> = []
+    ) throws -> [String] {
         let kinds = optionKinds(of: type)
         var arguments: [String] = []
         for key in (table?.keys ?? []).sorted() where !skipped.contains(key) {
-            guard let kind = kinds[normalized(key)] else { throw JobError(.usage, "\(context): unknown key \"\(key)\"") }
+            guard let kind = kinds[normalized(key)] else {
+                throw JobError(.usage, "\(context): unknown key \"\(key)\"")
+            }
             let keyArguments = try optionArguments(for: table![key]!, key: key, kind: kind, context: context)
             // Each key alone first, so that a bad value is reported with its key.
             do {
@@ -73,7 +79,9 @@ enum ConfigArguments {
         String(name.lowercased().filter { $0 != "_" && $0 != "-" })
     }
 
-    private static func optionArguments(for value: any TOMLValueConvertible, key: String, kind: Kind, context: String) throws -> [String] {
+    private static func optionArguments(for value: any TOMLValueConvertible, key: String, kind: Kind, context: String)
+        throws -> [String]
+    {
         let option = "--" + key.replacingOccurrences(of: "_", with: "-")
         func fail(_ expected: String) -> JobError { JobError(.usage, "\(context): \(key) must be \(expected)") }
         switch kind {
@@ -92,7 +100,9 @@ enum ConfigArguments {
         case .single:
             if let array = value.array {
                 let parts = array.compactMap(scalarText)
-                guard parts.count == array.count else { throw fail("a string, a number, a boolean or an array of numbers") }
+                guard parts.count == array.count else {
+                    throw fail("a string, a number, a boolean or an array of numbers")
+                }
                 return [option, parts.joined(separator: ",")]
             }
             guard let text = scalarText(value) else { throw fail("a string, a number or a boolean") }

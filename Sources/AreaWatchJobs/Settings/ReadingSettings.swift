@@ -1,15 +1,16 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchIngest
+import ArgumentParser
 
 /// How input files are read (SPEC §2–§4): `ingest`, `--input` and the nightly `[ingest]` table.
 public struct ReadingSettings: ParsableArguments, Sendable {
     @Option(help: "Force the input format instead of detecting it (json or csv).")
     public var format: InputFormat?
 
-    @Option(name: [.customLong("column"), .customLong("columns")],
-            help: ArgumentHelp("Map a field to a column or member name (repeatable).", valueName: "field=Header"),
-            transform: ColumnMapping.parse)
+    @Option(
+        name: [.customLong("column"), .customLong("columns")],
+        help: ArgumentHelp("Map a field to a column or member name (repeatable).", valueName: "field=Header"),
+        transform: ColumnMapping.parse)
     public var columns: [ColumnMapping] = []
 
     @Option(help: "CSV delimiter (',', ';' or 'tab'); detected from the header by default.")
@@ -27,24 +28,31 @@ public struct ReadingSettings: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "Nesting deeper than this inside one JSON record makes it malformed_record.")
     public var maxJSONDepth = 64
 
-    @Option(help: ArgumentHelp("Read times in this strftime-style pattern first (%Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%), e.g. '%m/%d/%Y %I:%M:%S %p' (SPEC §2.5).",
-                               valueName: "pattern"))
+    @Option(
+        help: ArgumentHelp(
+            "Read times in this strftime-style pattern first (%Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%), e.g. '%m/%d/%Y %I:%M:%S %p' (SPEC §2.5).",
+            valueName: "pattern"))
     public var timeFormat: String?
 
-    @Option(name: .customLong("timezone"),
-            help: ArgumentHelp("Times without an offset are local time in this IANA zone (default UTC), e.g. America/Chicago.", valueName: "zone"))
+    @Option(
+        name: .customLong("timezone"),
+        help: ArgumentHelp(
+            "Times without an offset are local time in this IANA zone (default UTC), e.g. America/Chicago.",
+            valueName: "zone"))
     public var timezone: String?
 
     public init() {}
 
     public func validate() throws {
-        guard maxRecordBytes > 0, maxJSONDepth > 0 else { throw ValidationError("--max-record-bytes and --max-json-depth must be positive") }
+        guard maxRecordBytes > 0, maxJSONDepth > 0 else {
+            throw ValidationError("--max-record-bytes and --max-json-depth must be positive")
+        }
         if let problem = columnOverrides.problem { throw ValidationError(problem) }
         do {
             if let timeFormat { _ = try TimeFormat.compile(timeFormat) }
             if let timezone { _ = try LocalTimeZone(named: timezone) }
         } catch {
-            throw ValidationError(error.message)  // both throw TimeFormatError (typed throws)
+            throw ValidationError(error.message) // both throw TimeFormatError (typed throws)
         }
     }
 
@@ -56,10 +64,11 @@ public struct ReadingSettings: ParsableArguments, Sendable {
 
     /// The readers' options (the pattern and the zone were checked by `validate`).
     public var ingestOptions: IngestOptions {
-        let reader = ReaderOptions(format: format, delimiter: delimiter?.byte, columns: columnOverrides,
-                                   maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth,
-                                   timeFormat: timeFormat.flatMap { try? TimeFormat.compile($0) },
-                                   timeZone: timezone.flatMap { try? LocalTimeZone(named: $0) })
+        let reader = ReaderOptions(
+            format: format, delimiter: delimiter?.byte, columns: columnOverrides,
+            maxRecordBytes: maxRecordBytes, maxJSONDepth: maxJSONDepth,
+            timeFormat: timeFormat.flatMap { try? TimeFormat.compile($0) },
+            timeZone: timezone.flatMap { try? LocalTimeZone(named: $0) })
         return IngestOptions(reader: reader, source: source, idless: idless)
     }
 }
@@ -78,7 +87,9 @@ public struct IngestPolicy: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        guard (0...1).contains(maxRejectRate.value) else { throw ValidationError("--max-reject-rate must be within 0…1") }
+        guard (0...1).contains(maxRejectRate.value) else {
+            throw ValidationError("--max-reject-rate must be within 0…1")
+        }
     }
 
     /// The rejects file for a store: `--rejects`, or `NAME-rejects.csv` beside the store.

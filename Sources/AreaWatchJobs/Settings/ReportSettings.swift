@@ -1,7 +1,7 @@
-import ArgumentParser
 import AreaWatchCore
 import AreaWatchQuery
 import AreaWatchReport
+import ArgumentParser
 
 /// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10, §13): each option
 /// is declared once, here, with its default, help and validation. The command line parses it
@@ -20,8 +20,10 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(help: "The property that names each area.")
     public var areaId = "name"
 
-    @Option(help: ArgumentHelp("With --areas: the numeric property holding each area's population; adds its "
-                               + "population and rates per resident to the areas' outputs (SPEC §17)."))
+    @Option(
+        help: ArgumentHelp(
+            "With --areas: the numeric property holding each area's population; adds its "
+                + "population and rates per resident to the areas' outputs (SPEC §17)."))
     public var areaPopulation: String?
 
     @Option(parsing: .unconditional, help: "Residents per rate with --area-population, in (0, 1000000000].")
@@ -36,27 +38,34 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "Zooms of the widget tiles, e.g. 10-14; 'none' writes no tiles.")
     public var tileZooms = TileZooms.standard
 
-    @Option(help: ArgumentHelp("The kinds of file to write, comma-separated (SPEC §19): "
-                               + OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                               + " (default: all); summary.json is always written."),
-            transform: OutputFormats.checked)
+    @Option(
+        help: ArgumentHelp(
+            "The kinds of file to write, comma-separated (SPEC §19): "
+                + OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                + " (default: all); summary.json is always written."),
+        transform: OutputFormats.checked)
     public var formats = OutputFormats.standard
 
-    @Option(help: ArgumentHelp("The URL the report folder is published at (SPEC §19): tiles/tilejson.json's tile "
-                               + "URLs are absolute under it. Default: relative URLs."),
-            transform: PublicURL.checked)
+    @Option(
+        help: ArgumentHelp(
+            "The URL the report folder is published at (SPEC §19): tiles/tilejson.json's tile "
+                + "URLs are absolute under it. Default: relative URLs."),
+        transform: PublicURL.checked)
     public var publicURL: String?
 
     @Option(parsing: .unconditional, help: "Withhold counts below this from public outputs (SPEC §10).")
     public var minCellCount = 1
 
-    @Option(parsing: .unconditional,
-            help: "Refuse a grid estimated to have more cells than this (bounded work, SPEC §8).")
+    @Option(
+        parsing: .unconditional,
+        help: "Refuse a grid estimated to have more cells than this (bounded work, SPEC §8).")
     public var maxCells = 5_000_000
 
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("False discovery rate α: a change is a rise or fall when its Benjamini–Hochberg q "
-                               + "is at most this (SPEC §12)."))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "False discovery rate α: a change is a rise or fall when its Benjamini–Hochberg q "
+                + "is at most this (SPEC §12)."))
     public var fdr = Decimal(0.05)
 
     @Option(help: "Attribution written into the TileJSON and the HTML footer.")
@@ -77,48 +86,65 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "Monthly steps of the emerging-hot-spot cube (10…1200).")
     public var ehsaSteps = 24
 
-    @Option(parsing: .unconditional,
-            help: "Benjamini–Hochberg level at which a bin is a hot or cold spot, in (0, 1).")
+    @Option(
+        parsing: .unconditional,
+        help: "Benjamini–Hochberg level at which a bin is a hot or cold spot, in (0, 1).")
     public var ehsaAlpha = Decimal(0.05)
 
-    @Option(name: .customLong("max-ehsa-bins"),
-            help: "Refuse an emerging-hot-spot cube of more bins (locations × steps) than this (SPEC §8).")
+    @Option(
+        name: .customLong("max-ehsa-bins"),
+        help: "Refuse an emerging-hot-spot cube of more bins (locations × steps) than this (SPEC §8).")
     public var maxEHSABins = 20_000_000
 
-    @Flag(help: "Near-repeat analysis (SPEC §16): nearrepeat.csv, a Knox table in report.html, near_repeat in summary.json.")
+    @Flag(
+        help:
+            "Near-repeat analysis (SPEC §16): nearrepeat.csv, a Knox table in report.html, near_repeat in summary.json."
+    )
     public var nearRepeat = false
 
-    @Option(name: .customLong("nr-distances"), parsing: .unconditional,
-            help: "Upper edges of the near-repeat distance bands in metres: strictly increasing, each in (0, 5000], at most 20.")
+    @Option(
+        name: .customLong("nr-distances"), parsing: .unconditional,
+        help:
+            "Upper edges of the near-repeat distance bands in metres: strictly increasing, each in (0, 5000], at most 20."
+    )
     public var nrDistances = BandEdges(NearRepeatParameters.defaultEdges)
 
-    @Option(name: .customLong("nr-days"), parsing: .unconditional, help: "Width of a near-repeat time band in days (1…365).")
+    @Option(
+        name: .customLong("nr-days"), parsing: .unconditional, help: "Width of a near-repeat time band in days (1…365)."
+    )
     public var nrDays = 14
 
-    @Option(name: .customLong("nr-time-bands"), parsing: .unconditional,
-            help: "Number of near-repeat time bands (1…52; days × bands at most 730).")
+    @Option(
+        name: .customLong("nr-time-bands"), parsing: .unconditional,
+        help: "Number of near-repeat time bands (1…52; days × bands at most 730).")
     public var nrTimeBands = 4
 
-    @Option(name: .customLong("nr-permutations"), parsing: .unconditional,
-            help: "Permutations of the near-repeat test (9…9999).")
+    @Option(
+        name: .customLong("nr-permutations"), parsing: .unconditional,
+        help: "Permutations of the near-repeat test (9…9999).")
     public var nrPermutations = 99
 
-    @Option(name: .customLong("nr-seed"), parsing: .unconditional,
-            help: "Seed of the near-repeat permutations (0…2^64−1): the same seed gives the same p-values.")
+    @Option(
+        name: .customLong("nr-seed"), parsing: .unconditional,
+        help: "Seed of the near-repeat permutations (0…2^64−1): the same seed gives the same p-values.")
     public var nrSeed: UInt64 = 1
 
-    @Option(name: .customLong("nr-alpha"), parsing: .unconditional,
-            help: "p-value at or below which a near-repeat cell with a ratio above 1 is significant, in (0, 1).")
+    @Option(
+        name: .customLong("nr-alpha"), parsing: .unconditional,
+        help: "p-value at or below which a near-repeat cell with a ratio above 1 is significant, in (0, 1).")
     public var nrAlpha = Decimal(0.05)
 
-    @Option(name: .customLong("nr-max-pairs"), parsing: .unconditional,
-            help: "Refuse a near-repeat run with more spatial pairs than this (bounded work, SPEC §8).")
+    @Option(
+        name: .customLong("nr-max-pairs"), parsing: .unconditional,
+        help: "Refuse a near-repeat run with more spatial pairs than this (bounded work, SPEC §8).")
     public var nrMaxPairs = 300_000_000
 
     public init() {}
 
     public func validate() throws {
-        guard (1...Geohash.maxPrecision).contains(precision) else { throw ValidationError("--precision must be within 1…12") }
+        guard (1...Geohash.maxPrecision).contains(precision) else {
+            throw ValidationError("--precision must be within 1…12")
+        }
         if let zooms = tileZooms.zooms, zooms.lowerBound < 0 || zooms.upperBound > 24 {
             throw ValidationError("--tile-zooms must lie within 0…24")
         }
@@ -142,8 +168,9 @@ public struct ReportSettings: ParsableArguments, Sendable {
 
     /// The `--nr-*` options (checked even without `--near-repeat`, as the hot-spot ones are).
     public var nearRepeatParameters: NearRepeatParameters {
-        NearRepeatParameters(bands: NearRepeatBands(distanceEdges: nrDistances.edges, days: nrDays, timeBands: nrTimeBands),
-                             permutations: nrPermutations, seed: nrSeed, alpha: nrAlpha.value, maxPairs: nrMaxPairs)
+        NearRepeatParameters(
+            bands: NearRepeatBands(distanceEdges: nrDistances.edges, days: nrDays, timeBands: nrTimeBands),
+            permutations: nrPermutations, seed: nrSeed, alpha: nrAlpha.value, maxPairs: nrMaxPairs)
     }
 
     /// The largest `--rate-per`: a billion residents, beyond any population a rate is given for.
@@ -152,7 +179,8 @@ public struct ReportSettings: ParsableArguments, Sendable {
     /// SPEC §17: populations are of named areas. Checked by the job, not by `validate()`: the
     /// nightly config checks each key alone before the table together.
     public var areaPopulationProblem: String? {
-        areaPopulation != nil && areas == nil ? "--area-population needs --areas (the areas whose populations it names)"
+        areaPopulation != nil && areas == nil
+            ? "--area-population needs --areas (the areas whose populations it names)"
             : nil
     }
 

@@ -1,9 +1,9 @@
-import ArgumentParser
-import Foundation
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
 import AreaWatchReport
+import ArgumentParser
+import Foundation
 
 // Typed values of the settings (docs/CONFIG.md): each parses its text once, at the edge, for the
 // command line and the TOML config alike (the config is turned into the same arguments).
@@ -52,8 +52,12 @@ public enum TileZooms: Sendable, Hashable, ExpressibleByArgument, CustomStringCo
             self = .none
             return
         }
-        let parts = argument.filter { $0 != " " }.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard (1...2).contains(parts.count), let lo = parts[0], let hi = parts[parts.count - 1], lo <= hi else { return nil }
+        let parts = argument.filter { $0 != " " }.split(separator: "-", omittingEmptySubsequences: false).map {
+            Int($0)
+        }
+        guard (1...2).contains(parts.count), let lo = parts[0], let hi = parts[parts.count - 1], lo <= hi else {
+            return nil
+        }
         self = .range(lo...hi)
     }
 

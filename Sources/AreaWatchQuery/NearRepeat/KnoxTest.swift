@@ -77,8 +77,10 @@ public enum KnoxTest {
     /// incidents): the observed table, then `permutations` shuffles of the times drawn from
     /// xoshiro256** seeded with `seed`, counted on up to `threads` cores. The result does not
     /// depend on `threads`.
-    public static func run(times: [Int64], pairs: NearRepeatPairs, bands: NearRepeatBands, permutations: Int,
-                           seed: UInt64, threads: Int) -> KnoxTable {
+    public static func run(
+        times: [Int64], pairs: NearRepeatPairs, bands: NearRepeatBands, permutations: Int,
+        seed: UInt64, threads: Int
+    ) -> KnoxTable {
         precondition(times.count == pairs.incidentCount)
         let earliest = times.min() ?? 0
         let span = (times.max() ?? 0) - earliest
@@ -103,22 +105,26 @@ public enum KnoxTest {
         for s in 0..<bands.distanceBandCount {
             for k in 1...bands.timeBands {
                 let i = s * bands.timeBands + (k - 1)
-                cells.append(KnoxCell(distanceBand: s, timeBand: k, observed: observed[i], permutedSum: sums[i],
-                                      atLeastObserved: atLeast[i]))
+                cells.append(
+                    KnoxCell(
+                        distanceBand: s, timeBand: k, observed: observed[i], permutedSum: sums[i],
+                        atLeastObserved: atLeast[i]))
             }
         }
-        return KnoxTable(bands: bands, permutations: permutations, incidents: times.count, pairs: pairs.count,
-                         cells: cells, timesAreMonthStarts: Self.areMonthStarts(times))
+        return KnoxTable(
+            bands: bands, permutations: permutations, incidents: times.count, pairs: pairs.count,
+            cells: cells, timesAreMonthStarts: Self.areMonthStarts(times))
     }
 }
 
 extension KnoxTest {
     /// True when every time is 00:00:00 UTC on the first day of a month (and there is one).
     static func areMonthStarts(_ times: [Int64]) -> Bool {
-        !times.isEmpty && times.allSatisfy { t in
-            let c = UTCTime.civil(t)
-            return c.day == 1 && c.hour == 0 && c.minute == 0 && c.second == 0
-        }
+        !times.isEmpty
+            && times.allSatisfy { t in
+                let c = UTCTime.civil(t)
+                return c.day == 1 && c.hour == 0 && c.minute == 0 && c.second == 0
+            }
     }
 }
 
@@ -210,8 +216,10 @@ struct PairCounter: Sendable {
     /// The sums and the at-least-observed counts of the permutations in `range`: the generator is
     /// run from the seed through every earlier permutation's draws, so each worker shuffles
     /// exactly what one sequential run would.
-    func permuted(_ canonical: [UInt32], seed: UInt64, permutations range: Range<Int>,
-                  observed: [Int]) -> (sums: [Int], atLeast: [Int]) {
+    func permuted(
+        _ canonical: [UInt32], seed: UInt64, permutations range: Range<Int>,
+        observed: [Int]
+    ) -> (sums: [Int], atLeast: [Int]) {
         var generator = Xoshiro256StarStar(seed: seed)
         let n = canonical.count
         if n > 1 {

@@ -22,7 +22,9 @@ public struct NearRepeatParameters: Sendable, Equatable {
     public var problem: String? {
         let edges = bands.distanceEdges
         if edges.isEmpty || edges.count > 20 { return "--nr-distances must list 1 to 20 band edges" }
-        if edges.contains(where: { !($0 > 0 && $0 <= 5000) }) { return "--nr-distances: each edge must be within (0, 5000] m" }
+        if edges.contains(where: { !($0 > 0 && $0 <= 5000) }) {
+            return "--nr-distances: each edge must be within (0, 5000] m"
+        }
         if zip(edges, edges.dropFirst()).contains(where: { $0 >= $1 }) {
             return "--nr-distances must be strictly increasing"
         }
@@ -46,8 +48,10 @@ public enum NearRepeatAnalysis {
     /// The test over the index's current-window incidents (those passing the filters, each stored
     /// key once), in the canonical order: ascending (time, lat, lon). `time` is the column the
     /// index was built from (its `sourceIndex` points into it).
-    public static func run(_ index: IncidentIndex, time: [Int64], parameters: NearRepeatParameters,
-                           threads: Int) -> Outcome {
+    public static func run(
+        _ index: IncidentIndex, time: [Int64], parameters: NearRepeatParameters,
+        threads: Int
+    ) -> Outcome {
         var rows: [(time: Int64, lat: Double, lon: Double)] = []
         let current = WindowMembership.current.rawValue
         for i in 0..<index.count where index.membership[i] == current {
@@ -56,12 +60,17 @@ public enum NearRepeatAnalysis {
         // Ties (equal time and place) are interchangeable: no number depends on their order.
         rows.sort { ($0.time, $0.lat, $0.lon) < ($1.time, $1.lat, $1.lon) }
         var counted = 0
-        guard let pairs = NearRepeatPairs.build(latitudes: rows.map(\.lat), longitudes: rows.map(\.lon),
-                                                edges: parameters.bands.distanceEdges, maxPairs: parameters.maxPairs,
-                                                threads: threads, counted: { counted = $0 }) else {
+        guard
+            let pairs = NearRepeatPairs.build(
+                latitudes: rows.map(\.lat), longitudes: rows.map(\.lon),
+                edges: parameters.bands.distanceEdges, maxPairs: parameters.maxPairs,
+                threads: threads, counted: { counted = $0 })
+        else {
             return .tooManyPairs(counted)
         }
-        return .table(KnoxTest.run(times: rows.map(\.time), pairs: pairs, bands: parameters.bands,
-                                   permutations: parameters.permutations, seed: parameters.seed, threads: threads))
+        return .table(
+            KnoxTest.run(
+                times: rows.map(\.time), pairs: pairs, bands: parameters.bands,
+                permutations: parameters.permutations, seed: parameters.seed, threads: threads))
     }
 }

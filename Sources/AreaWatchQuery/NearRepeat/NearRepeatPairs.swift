@@ -1,5 +1,5 @@
-import Glibc
 import AreaWatchCore
+import Glibc
 
 /// The spatial pairs of the near-repeat test (SPEC §16): every unordered pair of incidents at a
 /// haversine distance of at most the last band edge, with its distance band. The permutations move
@@ -23,8 +23,10 @@ public struct NearRepeatPairs: Sendable {
     /// The pairs of the incidents at `latitudes`/`longitudes` (canonical order) for `edges`
     /// (metres, strictly increasing), or `nil` when there are more than `maxPairs`: they are
     /// counted, in parallel, before any is stored. `counted` receives the number either way.
-    public static func build(latitudes: [Double], longitudes: [Double], edges: [Double], maxPairs: Int,
-                             threads: Int, counted: (Int) -> Void = { _ in }) -> NearRepeatPairs? {
+    public static func build(
+        latitudes: [Double], longitudes: [Double], edges: [Double], maxPairs: Int,
+        threads: Int, counted: (Int) -> Void = { _ in }
+    ) -> NearRepeatPairs? {
         let finder = PairFinder(latitudes: latitudes, longitudes: longitudes, edges: edges)
         let n = latitudes.count
         let parts = Self.parts(n, threads: threads)
@@ -100,9 +102,10 @@ struct PairFinder: Sendable {
     @discardableResult
     func partners(of p: Int, _ found: (Int, UInt8) -> Void) -> Int {
         var list: [Int] = []
-        tree.forEachWithin(lat: tree.leafLat[p], lon: tree.leafLon[p], test: candidates,
-                           range: { r in list.append(contentsOf: r.lowerBound < p + 1 ? (p + 1)..<max(p + 1, r.upperBound) : r) },
-                           point: { q in if q > p { list.append(q) } })
+        tree.forEachWithin(
+            lat: tree.leafLat[p], lon: tree.leafLon[p], test: candidates,
+            range: { r in list.append(contentsOf: r.lowerBound < p + 1 ? (p + 1)..<max(p + 1, r.upperBound) : r) },
+            point: { q in if q > p { list.append(q) } })
         list.sort()
         var count = 0
         for q in list {
@@ -118,9 +121,10 @@ struct PairFinder: Sendable {
     @inline(__always)
     func band(_ p: Int, _ q: Int) -> UInt8? {
         let (first, second) = tree.leafIndex[p] < tree.leafIndex[q] ? (p, q) : (q, p)
-        let a = Haversine.halfChordSquared(lat1: tree.leafLat[first], lon1: tree.leafLon[first],
-                                           cosLat1: leafCosLat[first], lat2: tree.leafLat[second],
-                                           lon2: tree.leafLon[second], cosLat2: leafCosLat[second])
+        let a = Haversine.halfChordSquared(
+            lat1: tree.leafLat[first], lon1: tree.leafLon[first],
+            cosLat1: leafCosLat[first], lat2: tree.leafLat[second],
+            lon2: tree.leafLon[second], cosLat2: leafCosLat[second])
         if a == 0 { return 0 }
         for (k, threshold) in thresholds.enumerated() where a <= threshold { return UInt8(k + 1) }
         return nil
