@@ -255,86 +255,17 @@ enum Summary {
         _ c: ReportContent, published: GridResult, files: [(String, Int64)], tiles: Int,
         timings: [(String, Double)]
     ) -> JSONValue {
-        let p = c.parameters
-        let w = p.windows
-        let classes = published.classCounts
         var members: [(String, JSONValue)] = [
             ("engine", .object([("name", .string("areawatch")), ("version", .string(c.engineVersion))])),
-            ("as_of", .string(UTCTime.iso8601(p.asOf))),
-            (
-                "parameters",
-                .object([
-                    ("radius_m", .number(p.radius)),
-                    ("precision", .int(c.grid.precision)),
-                    ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
-                    ("categories", .array(p.categories.sorted().map { .string($0) })),
-                    ("handled", p.handled.map { .bool($0) } ?? .null),
-                    ("tile_zooms", c.tileZooms.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null),
-                    ("min_cell_count", .int(c.disclosure.minCellCount)),
-                    (
-                        "windows",
-                        .object([
-                            (
-                                "current",
-                                .array([.string(UTCTime.iso8601(w.currentStart)), .string(UTCTime.iso8601(w.asOf))])
-                            ),
-                            (
-                                "previous",
-                                .array([
-                                    .string(UTCTime.iso8601(w.previousStart)), .string(UTCTime.iso8601(w.currentStart))
-                                ])
-                            ),
-                            ("bounds", .string("start exclusive, end inclusive"))
-                        ])
-                    )
-                ])
-            ),
+            ("as_of", .string(UTCTime.iso8601(c.parameters.asOf))),
+            ("parameters", parameters(c)),
             ("source", .object([("kind", .string(c.sourceKind)), ("path", .optional(c.sourcePath))])),
-            (
-                "inputs",
-                .array(
-                    c.inputs.map { input in
-                        .object([
-                            ("path", .string(input.path)), ("sha256", .string(input.sha256)),
-                            ("format", .string(input.format)),
-                            ("skipped", .bool(input.skipped)), ("records", .int(input.records)),
-                            ("accepted", .int(input.accepted)),
-                            ("inserted", .int(input.inserted)), ("updated", .int(input.updated)),
-                            ("duplicates", .int(input.duplicates)),
-                            ("rejected", .int(input.rejected)),
-                            (
-                                "rejects_by_reason",
-                                .object(
-                                    input.rejectsByReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
-                            )
-                        ])
-                    })
-            ),
-            (
-                "totals",
-                .object([
-                    ("incidents", .int(c.totals.yearCounts.reduce(0, +))),
-                    ("current", .int(c.totals.current)),
-                    ("previous", .int(c.totals.previous)),
-                    ("older", .int(c.totals.older)),
-                    ("years", .object(zip(c.totals.years, c.totals.yearCounts).map { (String($0), .int($1)) }))
-                ])
-            ),
+            ("inputs", .array(c.inputs.map(input))),
+            ("totals", totals(c.totals)),
             ("rejects_by_reason", .object(c.rejectsByReason.map { ($0.0, .int($0.1)) })),
             ("rejects", rejects(c.rejects)),
             ("excluded_future", .int(c.totals.excludedFuture)),
-            (
-                "grid",
-                .object(
-                    [
-                        ("cells", .int(published.cells.count)),
-                        ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(classes[$0] ?? 0)) })),
-                        ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
-                        ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious }))
-                    ]
-                        + (c.disclosure.isActive
-                            ? [("withheld_cells", .int(c.grid.cells.count - published.cells.count))] : []))
-            )
+            ("grid", grid(c, published: published))
         ]
         let warnings = [c.emptyWindowsWarning, ReportContent.saturationWarning(published)].compactMap { $0 }
         if !warnings.isEmpty {
@@ -342,24 +273,7 @@ enum Summary {
             let grid = members.firstIndex { $0.0 == "grid" } ?? members.count
             members.insert(("warnings", .array(warnings.map { .string($0) })), at: grid)
         }
-        if let areas = c.areas {
-            members.append(
-                (
-                    "areas",
-                    .object([
-                        ("count", .int(areas.areas.count)),
-                        ("id_property", .string(areas.idProperty)),
-                        (
-                            "unassigned",
-                            .object([
-                                ("current", .int(areas.result.unassignedCurrent)),
-                                ("previous", .int(areas.result.unassignedPrevious)),
-                                ("all", .int(areas.result.unassignedAll))
-                            ])
-                        )
-                    ])
-                ))
-        }
+        if let areas = c.areas { members.append(("areas", Self.areas(areas))) }
         if let poi = c.pointsOfInterest { members.append(("points_of_interest", .int(poi.count))) }
         if let ehsa = c.ehsa { members.append(("ehsa", EHSAFiles.summary(ehsa, disclosure: c.disclosure))) }
         if let nearRepeat = c.nearRepeat { members.append(("near_repeat", NearRepeatFiles.summary(nearRepeat))) }
@@ -371,6 +285,89 @@ enum Summary {
         members.append(("files", .object(files.map { ($0.0, .int(Int($0.1))) })))
         members.append(("timings_s", .object(timings.map { ($0.0, .fixed($0.1, decimals: 3)) })))
         return .object(members)
+    }
+
+    /// `parameters`: the query's settings, with the two windows' bounds.
+    private static func parameters(_ c: ReportContent) -> JSONValue {
+        let p = c.parameters
+        let w = p.windows
+        func span(_ from: Int64, _ to: Int64) -> JSONValue {
+            .array([.string(UTCTime.iso8601(from)), .string(UTCTime.iso8601(to))])
+        }
+        return .object([
+            ("radius_m", .number(p.radius)),
+            ("precision", .int(c.grid.precision)),
+            ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
+            ("categories", .array(p.categories.sorted().map { .string($0) })),
+            ("handled", p.handled.map { .bool($0) } ?? .null),
+            ("tile_zooms", c.tileZooms.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null),
+            ("min_cell_count", .int(c.disclosure.minCellCount)),
+            (
+                "windows",
+                .object([
+                    ("current", span(w.currentStart, w.asOf)),
+                    ("previous", span(w.previousStart, w.currentStart)),
+                    ("bounds", .string("start exclusive, end inclusive"))
+                ])
+            )
+        ])
+    }
+
+    /// One input file's entry of `inputs`.
+    private static func input(_ input: InputSummary) -> JSONValue {
+        .object([
+            ("path", .string(input.path)), ("sha256", .string(input.sha256)),
+            ("format", .string(input.format)),
+            ("skipped", .bool(input.skipped)), ("records", .int(input.records)),
+            ("accepted", .int(input.accepted)),
+            ("inserted", .int(input.inserted)), ("updated", .int(input.updated)),
+            ("duplicates", .int(input.duplicates)),
+            ("rejected", .int(input.rejected)),
+            (
+                "rejects_by_reason",
+                .object(input.rejectsByReason.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
+            )
+        ])
+    }
+
+    private static func totals(_ t: Totals) -> JSONValue {
+        .object([
+            ("incidents", .int(t.yearCounts.reduce(0, +))),
+            ("current", .int(t.current)),
+            ("previous", .int(t.previous)),
+            ("older", .int(t.older)),
+            ("years", .object(zip(t.years, t.yearCounts).map { (String($0), .int($1)) }))
+        ])
+    }
+
+    /// `grid`: the published grid's cells and classes, the full grid's sums.
+    private static func grid(_ c: ReportContent, published: GridResult) -> JSONValue {
+        let classes = published.classCounts
+        var members: [(String, JSONValue)] = [
+            ("cells", .int(published.cells.count)),
+            ("classes", .object(SafetyClass.allCases.map { ($0.rawValue, .int(classes[$0] ?? 0)) })),
+            ("n_current_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nCurrent })),
+            ("n_previous_sum", .int(c.grid.cells.reduce(0) { $0 + $1.nPrevious }))
+        ]
+        if c.disclosure.isActive {
+            members.append(("withheld_cells", .int(c.grid.cells.count - published.cells.count)))
+        }
+        return .object(members)
+    }
+
+    private static func areas(_ areas: AreaReport) -> JSONValue {
+        .object([
+            ("count", .int(areas.areas.count)),
+            ("id_property", .string(areas.idProperty)),
+            (
+                "unassigned",
+                .object([
+                    ("current", .int(areas.result.unassignedCurrent)),
+                    ("previous", .int(areas.result.unassignedPrevious)),
+                    ("all", .int(areas.result.unassignedAll))
+                ])
+            )
+        ])
     }
 }
 
