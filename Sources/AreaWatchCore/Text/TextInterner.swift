@@ -62,13 +62,7 @@ public final class TextInterner {
     @inline(__always)
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         let n = bytes.count
-        var head: UInt64 = 0, tail: UInt64 = 0
-        if n >= 8, let base = bytes.baseAddress {
-            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            tail = UnsafeRawPointer(base + n - 8).loadUnaligned(as: UInt64.self)
-        } else {
-            for b in bytes { head = head << 8 | UInt64(b) }
-        }
+        let (head, tail) = Bytes.headAndTail(bytes)
         let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(n)) &* 0xD6E8_FEB8_6659_FD93
         return Int(truncatingIfNeeded: mixed >> 32)
     }

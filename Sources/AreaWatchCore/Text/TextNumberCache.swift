@@ -28,13 +28,7 @@ struct TextNumberCache {
     @inline(__always)
     private func home(_ text: UnsafeBufferPointer<UInt8>) -> Int {
         let n = text.count
-        var head: UInt64 = 0, tail: UInt64 = 0
-        if n >= 8, let base = text.baseAddress {
-            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            tail = UnsafeRawPointer(base + n - 8).loadUnaligned(as: UInt64.self)
-        } else {
-            for b in text { head = head << 8 | UInt64(b) }
-        }
+        let (head, tail) = Bytes.headAndTail(text)
         let mixed = (head ^ UInt64(n)) &* factors.0 &+ tail &* factors.1
         return Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.slotBits))
     }
