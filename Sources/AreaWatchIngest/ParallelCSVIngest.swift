@@ -96,8 +96,22 @@ enum ParallelCSVIngest {
         }
         // Streamed from the first block not accepted (or where no cut was found) to the end.
         guard head < inFlight.count || cutter.gaveUp else { return }
+        try streamRest(
+            of: inFlight[head...], cutter: cutter, byteSource: byteSource, layout: layout, firstLine: line,
+            options: options, accounting: &accounting, report: &report, emit: emit)
+    }
+
+    /// The blocks from `blocks` on and the bytes the cutter has not cut, read by the one-thread
+    /// reader from `firstLine` (after a block that did not end on a record boundary, or when no cut
+    /// was found).
+    private static func streamRest(
+        of blocks: ArraySlice<ParsedBlock>, cutter: BlockCutter, byteSource: ByteSource, layout: CSVLayout,
+        firstLine line: Int, options: IngestOptions, accounting: inout RecordAccounting,
+        report: inout FileIngestReport,
+        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
+    ) throws {
         var prefix: [UInt8] = []
-        for block in inFlight[head...] {
+        for block in blocks {
             block.waitUntilParsed()
             prefix.append(contentsOf: block.unsafeBytes)
             block.release()
