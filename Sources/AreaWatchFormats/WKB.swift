@@ -11,6 +11,19 @@ public enum WKB {
     static let multiPolygonType: UInt32 = 6
 
     /// A Point.
+    /// The bounds of every vertex of the polygons, or nil when they have none (an empty
+    /// MultiPolygon).
+    public static func bounds(_ polygons: [[Ring]]) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        var b: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+        for p in polygons.joined().joined() {
+            b =
+                b.map { (min($0.minX, p.x), min($0.minY, p.y), max($0.maxX, p.x), max($0.maxY, p.y)) } ?? (
+                    p.x, p.y, p.x, p.y
+                )
+        }
+        return b
+    }
+
     public static func appendPoint(x: Double, y: Double, to out: inout [UInt8]) {
         out.append(1)
         append(pointType, &out)

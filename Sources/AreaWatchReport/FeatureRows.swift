@@ -36,14 +36,8 @@ final class GeoPackageRows: FeatureRows {
     /// A Polygon when the layer is declared POLYGON, else a MultiPolygon (of one member for a
     /// single polygon: a layer holds one geometry type); no member is an empty MultiPolygon.
     func endRow(polygons: [[WKB.Ring]]) throws {
-        let points = polygons.joined().joined()
-        var envelope: GeoPackageEnvelope?
-        if let first = points.first {
-            envelope = points.reduce(GeoPackageEnvelope(minX: first.x, maxX: first.x, minY: first.y, maxY: first.y)) {
-                GeoPackageEnvelope(
-                    minX: min($0.minX, $1.x), maxX: max($0.maxX, $1.x),
-                    minY: min($0.minY, $1.y), maxY: max($0.maxY, $1.y))
-            }
+        let envelope = WKB.bounds(polygons).map {
+            GeoPackageEnvelope(minX: $0.minX, maxX: $0.maxX, minY: $0.minY, maxY: $0.maxY)
         }
         let single = layer.geometry == .polygon && polygons.count == 1
         try layer.endRow(envelope: envelope) { out in

@@ -56,20 +56,20 @@ struct TextNumberCache {
     @inline(__always)
     func number(of text: String) -> Int32? {
         guard !slots.isEmpty else { return nil }
-        return text.utf8.withContiguousStorageIfAvailable { utf8 -> Int32? in
-            let k = Int(slots[slot(of: utf8)]) - 1
-            return k >= 0 ? numbers[k] : nil
-        } ?? nil
+        return text.utf8.withContiguousStorageIfAvailable { number(ofUTF8: $0) } ?? nil
     }
 
     /// `number(of:)` for an optional text read where it is stored (nil for a nil text).
     @inline(__always)
     func number(ofTextAt text: UnsafePointer<String?>) -> Int32? {
         guard !slots.isEmpty else { return nil }
-        return text.pointee?.utf8.withContiguousStorageIfAvailable { utf8 -> Int32? in
-            let k = Int(slots[slot(of: utf8)]) - 1
-            return k >= 0 ? numbers[k] : nil
-        } ?? nil
+        return text.pointee?.utf8.withContiguousStorageIfAvailable { number(ofUTF8: $0) } ?? nil
+    }
+
+    @inline(__always)
+    private func number(ofUTF8 utf8: UnsafeBufferPointer<UInt8>) -> Int32? {
+        let k = Int(slots[slot(of: utf8)]) - 1
+        return k >= 0 ? numbers[k] : nil
     }
 
     mutating func remember(_ text: String, as number: Int32) {

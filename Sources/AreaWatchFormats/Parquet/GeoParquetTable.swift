@@ -84,10 +84,8 @@ public final class GeoParquetTable {
             WKB.appendMultiPolygon(polygons, to: &scratch)
             hasMultiPolygon = true
         }
-        let points = polygons.joined().joined()
-        try endRow(
-            points.map(\.x).min() ?? .nan, points.map(\.y).min() ?? .nan,
-            points.map(\.x).max() ?? .nan, points.map(\.y).max() ?? .nan)
+        let b = WKB.bounds(polygons)
+        try endRow(b?.minX ?? .nan, b?.minY ?? .nan, b?.maxX ?? .nan, b?.maxY ?? .nan)
     }
 
     private func endRow(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
