@@ -6,10 +6,10 @@ SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
 # tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
 RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
-TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin
+TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build install uninstall run serve web test bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
+.PHONY: all build install uninstall run serve web test test-asan format lint bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
 
 all: build
 
@@ -26,11 +26,16 @@ deps:
 	$(call ensure_packages,$(RUNTIME_PKGS))
 
 # The PMTiles reader's tests build archives with the reference writer (PyPI pmtiles); the map
-# check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles. Chromium
-# (for that check) is not installed here: it is large; `make screenshot` installs it.
+# check builds vector tiles with mapbox-vector-tile for a report without grid.pmtiles; every
+# TileJSON is validated with jsonschema; pyarrow, GeoPandas and DuckDB read the GeoParquet outputs
+# (SPEC §19) in the end-to-end tests, and GDAL (ogrinfo, ogr2ogr, python3-gdal's GeoPackage
+# validator) reads grid.gpkg. Chromium and MapLibre (`web`) are for the map check in the tests
+# (ServeMapTests: the fit, no seam at tile edges, a probe equal to `lookup`).
 test-deps:
 	$(call ensure_packages,$(TEST_PKGS))
-	@python3 -c "import pmtiles.writer, mapbox_vector_tile" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile
+	@python3 -c "import pmtiles.writer, mapbox_vector_tile, jsonschema" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pmtiles mapbox-vector-tile jsonschema
+	@python3 -c "import pyarrow, geopandas, shapely, duckdb" 2>/dev/null || \
+	  python3 -m pip install -q --root-user-action=ignore pyarrow geopandas shapely pyogrio duckdb
 
 # MapLibre GL JS (BSD-3) for `areawatch serve`'s map, from the PyPI wheel of py-maplibregl (MIT),
 # which ships maplibre-gl.js/.css 5.3.0; copied into .build-web/maplibre (not committed), the
@@ -88,11 +93,25 @@ run: build
 # the whole test output is in .build/test-output.log.
 # Then the scale-out tests (SPEC §15): pyspark in local mode against the same binary (pytest's
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
-test: test-deps spark-deps
+# First the code-shape checks: the Swift sources as swift-format writes them (`make lint`), raw
+# memory (allocate, mmap, posix_memalign, unsafeBitCast) only in Sources/AreaWatchCore/Memory, and
+# no function over 80 lines but the byte loops kept whole (Tools/code_metrics.py;
+# docs/DECISIONS.md, "Memory" and "Style").
+test: test-deps spark-deps web lint
+	python3 Tools/code_metrics.py --check
 	$(SWIFT) build --product areawatch
 	$(SWIFT) build --build-tests
 	python3 Tools/test_summary.py --log .build/test-output.log -- $(SWIFT) test --skip-build
 	python3 -m pytest spark/tests -q -p no:cacheprovider; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
+
+# The owned memory types (Sources/AreaWatchCore/Memory) and the buffers and tables built on them,
+# tested under AddressSanitizer (out-of-bounds access, use after free, double free, leaks) in a
+# build of their own in .build-asan/ (the whole test build: SwiftPM links every test target).
+ASAN_TESTS ?= GrowableBufferTests|OpenAddressingTableTests|HugePageAllocationTests|TextNumberCacheTests|TextInternerTests|OwnedBuffersTests|KeyTableTests|ScannerPropertyTests|JSONFastPathPropertyTests|ParallelParseTests
+
+test-asan: test-deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter '$(ASAN_TESTS)'
 
 # The scale-out job's runtime: a Java runtime from Debian (when there is no `java`), pyspark and
 # pytest from PyPI.
@@ -179,6 +198,18 @@ screenshot: run web
 	chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1400,2400 \
 	  --screenshot=docs/images/report.png file://$(CURDIR)/reports/calderdale/report.html
 	python3 Benchmarks/map_check.py --out docs/images/map.png
+
+# swift-format (part of the Swift toolchain) with the project's .swift-format: `make format`
+# rewrites the sources in place, `make lint` fails on any line it would change.
+SWIFT_FORMAT ?= swift-format
+FORMATTED    := Sources Tests Package.swift
+
+format:
+	$(SWIFT_FORMAT) format --in-place --parallel --recursive $(FORMATTED)
+
+lint:
+	@command -v $(SWIFT_FORMAT) >/dev/null || { echo "swift-format is missing: it comes with the Swift toolchain (6.0 or later)"; exit 1; }
+	$(SWIFT_FORMAT) lint --strict --parallel --recursive $(FORMATTED)
 
 clean:
 	rm -rf .build

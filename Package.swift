@@ -49,6 +49,8 @@ let package = Package(
             name: "AreaWatchReport",
             dependencies: [
                 "AreaWatchCore", "AreaWatchQuery", "AreaWatchFormats", "CAreaWatchSystem",
+                // grid.gpkg is written through the store's SQLite wrapper (a lower stage).
+                "AreaWatchStore",
                 // Partial sorts: the HTML report's top cells among every cell of a grid.
                 .product(name: "Algorithms", package: "swift-algorithms")
             ]),
@@ -87,11 +89,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
 
-        // Helpers shared by the test targets (scratch folders).
-        .target(name: "AreaWatchTestSupport", path: "Tests/AreaWatchTestSupport"),
+        // Helpers shared by the test targets (scratch folders, a reader of Parquet files).
+        .target(name: "AreaWatchTestSupport", dependencies: ["AreaWatchFormats"], path: "Tests/AreaWatchTestSupport"),
         // Fixtures: h3-py's golden H3 values (Tools/h3_golden.py).
         .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "AreaWatchFormatsTests", dependencies: ["AreaWatchFormats", "AreaWatchCore"]),
+        .testTarget(
+            name: "AreaWatchFormatsTests",
+            dependencies: ["AreaWatchFormats", "AreaWatchCore", "AreaWatchTestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "AreaWatchIngestTests",
             dependencies: [

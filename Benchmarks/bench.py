@@ -9,7 +9,9 @@ tools, on one machine in one run, medians of alternating runs.
   query    1M and 5M incidents: index build, point queries/s, grid p7 r1000 (both strategies),
            memory per incident; the same grid by the DuckDB and GeoPandas scripts, checked to be
            identical cell for cell.
-  report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s.
+  report   report stage time and output sizes at 1M (p7, tile zooms 10-14), grid.geojson MB/s,
+           grid.parquet's time, share and size, and GeoPandas converting grid.geojson to GeoParquet;
+           the same for grid.gpkg (GeoPandas to_file(driver="GPKG")).
   areas    named areas of 10k, 100k and 1M vertices (and a spiky 1M, the worst case) against the
            1M incidents: `report --areas` minus the same report without areas (p5, no tiles).
 
@@ -233,11 +235,99 @@ def report_section(results):
     print(f"grid.pmtiles alone {stages['grid_pmtiles_s']} s ({stages['grid_pmtiles_cpu_s']} s CPU, on its own thread "
           f"in the report; report CPU {stages['report_write_cpu_s']} s), {stages['grid_pmtiles_bytes'] / 1e6:.1f} MB")
     print(b.table([[k, f"{v / 1e6:.1f}"] for k, v in stages["report_files"].items()], ["file", "MB"]))
+    parquet_section(folder, stages)
+    gpkg_section(folder, stages)
+    formats_cost_section(csv, stages)
     FIGURES.append(b.figure("report-write-1M", "report", "report written, 1M incidents (p7, tiles 10-14)", "areawatch",
                             stages["report_write_s"], "s"))
     FIGURES.append(b.figure("grid-geojson-1M", "report", "grid.geojson alone", "areawatch",
                             stages["grid_geojson_mb_per_s"], "MB/s"))
     results["report"] = stages
+
+
+def parquet_section(folder, stages):
+    """grid.parquet at the 1M job's grid (SPEC §19): its writer's time against the report stage,
+    its size against grid.geojson's, and GeoPandas converting grid.geojson to GeoParquet."""
+    files = stages["report_files"]
+    alone, report = stages["grid_parquet_s"], stages["report_write_s"]
+    # grid.parquet is one node of the report's graph: without it the stage takes at least
+    # report - alone, so alone / (report - alone) bounds what it adds from above.
+    added = alone / max(report - alone, 1e-9)
+    size = files["grid.parquet"] / files["grid.geojson"]
+    print(f"grid.parquet ({stages['grid_cells']:,} cells): written alone in {alone} s; adds at most "
+          f"{100 * added:.0f} % to the report stage (goal <= 25 %); {files['grid.parquet'] / 1e6:.1f} MB = "
+          f"{size:.3f} of grid.geojson's {files['grid.geojson'] / 1e6:.1f} MB (goal <= 0.25)")
+    peer, spent = geopandas_peer(folder, "parquet", "GeoParquet", alone)
+    stages["grid_parquet_added_share"] = round(added, 3)
+    stages["grid_parquet_geojson_size_ratio"] = round(size, 4)
+    stages["peer_geopandas_parquet"] = peer
+    FIGURES.append(b.figure("grid-parquet-1M", "report", "grid.parquet alone, 1M-incident grid", "areawatch",
+                            alone, "s"))
+    FIGURES.append(b.figure("grid-parquet-1M-geopandas", "report", "grid.parquet alone, 1M-incident grid",
+                            "GeoPandas (read_file + to_parquet)", round(spent, 3), "s", peer_of="grid-parquet-1M"))
+
+
+def formats_cost_section(csv, stages, runs=5):
+    """The goal itself (SPEC §19): the 1M job's report stage with every format against the same job
+    without grid.gpkg and grid.parquet, alternating runs, medians of summary.json's report time."""
+    every = "csv,geojson,tiles,pmtiles,html,gpkg,parquet"
+    without = "csv,geojson,tiles,pmtiles,html"
+    jobs = [(name, os.path.join(b.WORK, f"report-{name}"), formats)
+            for name, formats in [("every-format", every), ("without-gpkg-parquet", without)]]
+    report_s = {name: [] for name, _, _ in jobs}
+    for r in range(runs):
+        for name, folder, formats in jobs:
+            b.remove(folder)
+            b.log(f"run {r + 1}/{runs}: report stage, {name}")
+            b.timed([b.BIN, "report", "--input", csv, "--out", folder, "--as-of", b.AS_OF, "--precision", "7",
+                     "--formats", formats, "--quiet"])
+            with open(os.path.join(folder, "summary.json")) as f:
+                report_s[name].append(json.load(f)["timings_s"]["report"])
+    with_both, without_both = (b.median(report_s[name]) for name, _, _ in jobs)
+    added = with_both / without_both - 1
+    print(f"report stage, median of {runs} alternating runs: {with_both:.3f} s with grid.gpkg and grid.parquet, "
+          f"{without_both:.3f} s without: they add {100 * added:.0f} % (goal <= 25 %)")
+    stages["gpkg_parquet_report_stage_s"] = {"with": with_both, "without": without_both, "added_share": round(added, 3)}
+    FIGURES.append(b.figure("report-stage-1M-every-format", "report", "report stage, 1M incidents, every format",
+                            "areawatch", round(with_both, 3), "s"))
+    FIGURES.append(b.figure("report-stage-1M-without-gpkg-parquet", "report",
+                            "report stage, 1M incidents, without grid.gpkg and grid.parquet", "areawatch",
+                            round(without_both, 3), "s"))
+
+
+def geopandas_peer(folder, kind, name, alone):
+    """GeoPandas converting the report's grid.geojson to `kind` (Benchmarks/peers/geojson_convert.py),
+    printed beside areawatch's writer alone; the peer's JSON and its read + write seconds."""
+    out = os.path.join(b.WORK, f"peer-grid.{kind}")
+    b.remove(out)
+    peer = b.timed(["python3", os.path.join(b.ROOT, "Benchmarks", "peers", "geojson_convert.py"), kind,
+                    os.path.join(folder, "grid.geojson"), out]).json()
+    b.remove(out)
+    spent = peer["read_s"] + peer["write_s"]
+    print(f"GeoPandas grid.geojson -> {name}: read {peer['read_s']} s + write {peer['write_s']} s = "
+          f"{spent:.2f} s, {peer['bytes'] / 1e6:.1f} MB; areawatch's writer alone {alone} s "
+          f"(peer / areawatch: {b.ratio(spent, alone)})")
+    return peer, spent
+
+
+def gpkg_section(folder, stages):
+    """grid.gpkg at the 1M job's grid (SPEC §19): its grid layer's writer against the report stage,
+    grid.gpkg and grid.parquet together against the goal, and GeoPandas writing the same GeoPackage."""
+    files = stages["report_files"]
+    alone, report = stages["grid_gpkg_s"], stages["report_write_s"]
+    both = alone + stages["grid_parquet_s"]
+    # Both are nodes of the report's graph: without them the stage takes at least report - both.
+    # When the two alone take longer than that rest, the bound says nothing (the share is > 100 %).
+    added = both / max(report - both, 1e-9)
+    bound = f"add at most {100 * added:.0f} %" if report > both else "may more than double the stage: no bound"
+    print(f"grid.gpkg: written alone in {alone} s, {files['grid.gpkg'] / 1e6:.1f} MB; grid.gpkg and grid.parquet "
+          f"{bound} (goal <= 25 % of the report stage)")
+    peer, spent = geopandas_peer(folder, "gpkg", "GeoPackage", alone)
+    stages["grid_gpkg_parquet_added_share"] = round(added, 3)
+    stages["peer_geopandas_gpkg"] = peer
+    FIGURES.append(b.figure("grid-gpkg-1M", "report", "grid.gpkg alone, 1M-incident grid", "areawatch", alone, "s"))
+    FIGURES.append(b.figure("grid-gpkg-1M-geopandas", "report", "grid.gpkg alone, 1M-incident grid",
+                            "GeoPandas (read_file + to_file GPKG)", round(spent, 3), "s", peer_of="grid-gpkg-1M"))
 
 
 def area_file(vertices, spiky=False):

@@ -16,8 +16,11 @@ Prints the tables; records the figures in .build-bench/results/bench_e2e.json an
 --no-doc) runs Tools/perf_table.py, which rewrites the results table of docs/PERFORMANCE.md and
 the README's figures. The raw walls of every run go to Benchmarks/work/bench-e2e-results.json.
 
+The ad-hoc job runs its first size a second time on another data shape (`--shapes`): the same
+city with mixed time forms (offsets, spaces, epoch seconds and milliseconds).
+
 Usage: bench_e2e.py [--runs 3] [--sizes 1000000,5000000,10000000] [--peers-max 1000000]
-                    [--only adhoc,load,nightly] [--no-doc]
+                    [--only adhoc,load,nightly] [--shapes iso,mixed] [--no-doc]
 """
 
 import argparse
@@ -34,15 +37,18 @@ import benchlib as b  # noqa: E402
 FIGURES = []  # for Tools/perf_table.py (benchlib.record_results)
 
 
-def adhoc(sizes, runs, peers_max, lines, results):
+def adhoc(sizes, runs, peers_max, lines, results, shapes):
     lines.append("### 1. Ad-hoc analyst job (no store): grid p7 r1000, grid.geojson + grid.csv\n")
     rows = []
     parse_share = []
-    for n in sizes:
-        csv = b.dataset(n)
-        aw_dir = os.path.join(b.WORK, f"e2e-aw-{n}")
-        duck = os.path.join(b.WORK, f"e2e-duckdb-{n}")
-        geo = os.path.join(b.WORK, f"e2e-geopandas-{n}")
+    # Every size in the generator's shape; the first size in each other shape too.
+    for n, shape in [(n, "iso") for n in sizes] + [(sizes[0], s) for s in shapes if s != "iso"]:
+        csv = b.dataset(n, shape=shape)
+        tag = f"{n}" if shape == "iso" else f"{n}-{shape}"
+        label = f"{n:,}" if shape == "iso" else f"{n:,} ({shape} times)"
+        aw_dir = os.path.join(b.WORK, f"e2e-aw-{tag}")
+        duck = os.path.join(b.WORK, f"e2e-duckdb-{tag}")
+        geo = os.path.join(b.WORK, f"e2e-geopandas-{tag}")
         # Not --quiet: the stage lines carry each stage's peak memory (stderr, parsed below).
         jobs = [("areawatch", None, [b.BIN, "report", "--input", csv, "--out", aw_dir, "--as-of", b.AS_OF,
                                       "--precision", "7", "--radius", "1000", "--tile-zooms", "10-14"])]
@@ -61,14 +67,14 @@ def adhoc(sizes, runs, peers_max, lines, results):
                          "GeoPandas": b.same_grid(os.path.join(aw_dir, "grid.csv"), geo + ".csv")}
         for name, rs in timed.items():
             wall = b.median([r.wall for r in rs])
-            rows.append([f"{n:,}", name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
+            rows.append([label, name, f"{wall:.2f}", f"{b.median([r.rss_mb for r in rs]):.0f}",
                          "1.0x" if name == "areawatch" else b.ratio(wall, aw),
                          "" if name == "areawatch" else ("identical" if identical.get(name) else "DIFFERENT")])
             same = "" if name == "areawatch" else (", same grid" if identical.get(name) else ", DIFFERENT grid")
-            FIGURES.append(b.figure(f"adhoc-{n}-{name}", "whole job", f"ad-hoc job, {n:,} incidents{same}", name,
+            FIGURES.append(b.figure(f"adhoc-{tag}-{name}", "whole job", f"ad-hoc job, {label} incidents{same}", name,
                                     round(wall, 2), "s", b.median([r.rss_mb for r in rs]),
-                                    peer_of=None if name == "areawatch" else f"adhoc-{n}-areawatch",
-                                    headline=f"ad-hoc job, {n:,} incidents" if name == "areawatch" else None))
+                                    peer_of=None if name == "areawatch" else f"adhoc-{tag}-areawatch",
+                                    headline=f"ad-hoc job, {label} incidents" if name == "areawatch" else None))
         # The parse share: the same file read, validated and keyed on one core (and on all), nothing else.
         parsed = b.timed([b.BIN, "benchmark", "parse", "--input", csv]).json()
         parse = parsed["seconds"]
@@ -78,14 +84,14 @@ def adhoc(sizes, runs, peers_max, lines, results):
         # Peak memory per incident after each stage, from the last run's stage lines.
         per_incident = dict(re.findall(r"areawatch: (\w+): [\d.]+ s, peak memory \d+ MB \((\d+) bytes per incident\)",
                                        timed["areawatch"][-1].stderr))
-        parse_share.append([f"{n:,}", f"{parse:.2f}", f"{parsed['all_cores_seconds']:.2f}", f"{t.get('ingest', 0):.2f}",
+        parse_share.append([label, f"{parse:.2f}", f"{parsed['all_cores_seconds']:.2f}", f"{t.get('ingest', 0):.2f}",
                             f"{t.get('index', 0):.2f}", f"{t.get('grid', 0):.2f}", f"{t.get('report', 0):.2f}",
                             f"{after / parse:.2f}",
                             " / ".join(per_incident.get(k, "-") for k in ("ingest", "index", "grid"))])
-        FIGURES.append(b.figure(f"adhoc-{n}-stages", "whole job", f"ad-hoc job, {n:,} incidents: stages (last run)",
+        FIGURES.append(b.figure(f"adhoc-{tag}-stages", "whole job", f"ad-hoc job, {label} incidents: stages (last run)",
                                 "areawatch", " / ".join(f"{k} {t.get(k, 0):.2f}" for k in ("ingest", "index", "grid", "report")),
                                 "s"))
-        results[f"adhoc_{n}"] = {k: [r.wall for r in v] for k, v in timed.items()}
+        results[f"adhoc_{tag}"] = {k: [r.wall for r in v] for k, v in timed.items()}
     lines.append(md_table(rows, ["incidents", "tool", "wall s (median)", "peak RSS MB", "tool / areawatch", "grid"]))
     lines.append("\nareawatch stages (last run, from summary.json; `parse` is `areawatch benchmark parse`, on one core "
                  "and on all; peak memory is the process's peak RSS after the stage over the incidents):\n")
@@ -182,6 +188,8 @@ def main():
     p.add_argument("--peers-max", type=int, default=1_000_000, help="largest size the peer scripts run at")
     p.add_argument("--load-peers-max", type=int, default=5_000_000, help="largest size the spatialite CLI loads")
     p.add_argument("--only", default="adhoc,load,nightly")
+    p.add_argument("--shapes", default="iso,mixed",
+                   help="data shapes of the ad-hoc job (benchlib.SHAPES); the first size runs in each")
     p.add_argument("--no-doc", action="store_true", help="record the figures, leave docs/PERFORMANCE.md and README.md alone")
     a = p.parse_args()
     if not os.path.exists(b.BIN):
@@ -190,7 +198,7 @@ def main():
     only = set(a.only.split(","))
     lines, results = [], {"machine": b.machine()}
     if "adhoc" in only:
-        adhoc(sizes, a.runs, a.peers_max, lines, results)
+        adhoc(sizes, a.runs, a.peers_max, lines, results, a.shapes.split(","))
     if "load" in only:
         bulk_load([s for s in sizes if s <= 5_000_000], a.runs, a.load_peers_max, lines, results)
     if "nightly" in only:

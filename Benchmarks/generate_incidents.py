@@ -12,7 +12,8 @@ The same arguments always give byte-identical files. The model:
 
 Outputs (one or both):
   --csv PATH      header incident_id,occurred_at,latitude,longitude,category,handled;
-                  occurred_at like 2017-03-04T21:15:09Z; --idless-rate (20 %) rows without id.
+                  occurred_at like 2017-03-04T21:15:09Z (--time-forms mixed: six forms of the
+                  same instant); --idless-rate (20 %) rows without id.
   --watchme PATH  a WatchMe Firebase export: {"posts": {pushId: {user, timestamp, latitude,
                   longitude, description, policeArrived}}, "timeline": {friendUid: {pushId: copy}},
                   "users": {uid: {name, email, profileImageUrl}}}. The same incidents as the CSV
@@ -236,10 +237,30 @@ def rows_of(c, a, b):
     return {k: (v[a:b] if isinstance(v, np.ndarray) else v) for k, v in c.items()}
 
 
+def time_texts(secs, gidx, forms):
+    """occurred_at texts: ISO 8601 UTC (`2017-03-04T21:15:09Z`), or with --time-forms mixed the
+    same instant in one of six SPEC §2.4 forms chosen by the row's index: Z, a +01:00 offset,
+    a space and no offset, a slash date with +00, epoch seconds, epoch milliseconds."""
+    def iso(s):
+        return np.datetime_as_string(s.astype("datetime64[s]"), unit="s").astype(object)
+    when = iso(secs) + "Z"
+    if forms == "iso":
+        return when
+    form = gidx.astype(np.int64) % 6
+    plus1 = iso(secs + 3600) + "+01:00"
+    spaced = np.char.replace(iso(secs).astype(str), "T", " ").astype(object)
+    slashed = np.char.replace(spaced.astype(str), "-", "/").astype(object) + "+00"
+    epoch = secs.astype(np.int64).astype(str).astype(object)
+    millis = (secs.astype(np.int64) * 1000 + (gidx % 1000).astype(np.int64)).astype(str).astype(object)
+    for k, texts in ((1, plus1), (2, spaced), (3, slashed), (4, epoch), (5, millis)):
+        when = np.where(form == k, texts, when)
+    return when
+
+
 def csv_lines(model, c):
     args = model.args
     ids = np.where(c["has_id"], incident_ids(args.seed, c["gidx"]), "")
-    when = np.datetime_as_string(c["secs"].astype("datetime64[s]"), unit="s").astype(object) + "Z"
+    when = time_texts(c["secs"], c["gidx"], args.time_forms)
     lat = [f"{x:.6f}" for x in c["lat"]]
     lon = [f"{x:.6f}" for x in c["lon"]]
     cat = model.cat_names[c["cat"]]
@@ -407,6 +428,8 @@ def main():
     p.add_argument("--end", default="2018-07-31", help="last day (UTC, inclusive)")
     p.add_argument("--bad-rate", type=float, default=0.005)
     p.add_argument("--idless-rate", type=float, default=0.20)
+    p.add_argument("--time-forms", choices=["iso", "mixed"], default="iso",
+                   help="CSV occurred_at: ISO 8601 UTC only, or six SPEC §2.4 forms mixed by row")
     p.add_argument("--users", type=int, default=0, help="WatchMe users (default rows/40)")
     p.add_argument("--max-friends", type=int, default=3)
     args = p.parse_args()

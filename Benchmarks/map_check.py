@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """The map page of `areawatch serve` in headless Chromium (`make screenshot`, and the test
 ServeMapTests): WebGL by SwiftShader, a screenshot whose map area must hold pixels other than the
-background, and `/?probe=LAT,LON` (the click's code path) whose answer in `#answer` must equal
-`areawatch lookup --json` for the same location.
+background, `/?probe=LAT,LON` (the click's code path) whose answer in `#answer` must equal
+`areawatch lookup --json` for the same location, the opening view fitted to the data's bounds,
+and no seam at tile edges: at the highest zoom, with a tile corner in the middle of the window,
+the pixels on the two sides of each tile edge are compared, and a cell drawn on one side with the
+background on the other is a seam (SPEC §14: a cell crossing a tile edge is in both tiles).
 
   map_check.py [--report DIR] [--out PNG] [--bin AREAWATCH] [--web-dir DIR]
 
@@ -135,7 +138,9 @@ class Browser:
     waits for the page's own signals (the map's `idle` event) instead of a fixed time budget, which
     a loaded machine can outrun."""
 
-    def __init__(self, width=1200, height=800):
+    size = (1200, 800)
+
+    def __init__(self, width=size[0], height=size[1]):
         to_child_r, self.to_child = os.pipe()
         self.from_child, from_child_w = os.pipe()
 
@@ -206,6 +211,86 @@ class Browser:
             self.process.kill()
 
 
+def is_background(px):
+    return all(abs(a - b) <= 4 for a, b in zip(px, BACKGROUND))
+
+
+def is_cell(px):
+    return max(px) - min(px) > 40
+
+
+def edge_pairs(page, clip):
+    """The two pixel rows (or columns) on either side of the middle of a 4-pixel-thick strip."""
+    shot = page.call("Page.captureScreenshot", {"format": "png", "clip": dict(clip, scale=1)}, session=True)
+    path = os.path.join(tempfile.mkdtemp(prefix="map-check-strip-"), "strip.png")
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+    width, height, rows = read_png(path)
+    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    if height == 4:
+        return list(zip(rows[1], rows[2]))
+    return [(row[1], row[2]) for row in rows]
+
+
+def check_fit(page):
+    """The opening view holds the data's box, and the box fills most of the view along one axis
+    (the fit's limiting one), unless the tiles' minzoom stops the view from zooming out so far."""
+    fit = json.loads(page.evaluate("document.body.dataset.fit"))
+    view = json.loads(page.evaluate("document.body.dataset.view"))
+    zoom = float(page.evaluate("document.body.dataset.zoom"))
+    minzoom = page.evaluate("areawatchMap.getMinZoom()")
+
+    def my(lat):
+        return math.log(math.tan(math.radians(45 + lat / 2)))
+
+    share_x = (fit[2] - fit[0]) / (view[2] - view[0])
+    share_y = (my(fit[3]) - my(fit[1])) / (my(view[3]) - my(view[1]))
+    slack = 1e-6
+    inside = view[0] <= fit[0] + slack and view[1] <= fit[1] + slack and fit[2] <= view[2] + slack and fit[3] <= view[3] + slack
+    print(f"map check: fit: data box {fit} in view {[round(v, 6) for v in view]} at zoom {zoom:.2f}: "
+          f"{share_x:.0%} of the width, {share_y:.0%} of the height")
+    if abs(zoom - minzoom) < 1e-6 and not inside:
+        cx, cy = (view[0] + view[2]) / 2, (view[1] + view[3]) / 2
+        if not (fit[0] <= cx <= fit[2] and fit[1] <= cy <= fit[3]):
+            raise SystemExit("map check: at the tiles' minzoom the view is not centred on the data")
+        return
+    if not inside:
+        raise SystemExit("map check: the opening view does not hold the data's bounds")
+    if max(share_x, share_y) < 0.5:
+        raise SystemExit("map check: the data's bounds fill less than half the view along either axis")
+
+
+def check_seams(page, tilejson, width, height):
+    """Tile corners near the data's centre, at the highest zoom (+0.3, so the tiles of that zoom
+    are drawn a little enlarged), put in the middle of the window: the rows (columns) either side
+    of the horizontal (vertical) tile edge. Returns (edge pixels with a cell on both sides, seams)."""
+    z = tilejson["maxzoom"]
+    b = tilejson["areawatch"].get("data_bounds") or tilejson["bounds"]
+    lat, lon = (b[1] + b[3]) / 2, (b[0] + b[2]) / 2
+    n = 2 ** z
+    fx = (lon + 180) / 360 * n
+    fy = (1 - math.log(math.tan(math.radians(lat)) + 1 / math.cos(math.radians(lat))) / math.pi) / 2 * n
+    page.evaluate("document.querySelectorAll('.maplibregl-popup').forEach((p) => p.remove())")
+    panel = page.evaluate("JSON.stringify(document.querySelector('.panel').getBoundingClientRect())")
+    panel_right = math.ceil(json.loads(panel)["right"]) + 10
+    both = seams = 0
+    for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1), (-1, 0), (0, -1)):
+        cx, cy = round(fx) + dx, round(fy) + dy
+        corner_lon = cx / n * 360 - 180
+        corner_lat = math.degrees(math.atan(math.sinh(math.pi * (1 - 2 * cy / n))))
+        page.evaluate("document.body.dataset.idle = ''; "
+                      f"areawatchMap.jumpTo({{center: [{corner_lon!r}, {corner_lat!r}], zoom: {z + 0.3}}}); true")
+        page.wait_for("document.body.dataset.idle === '1'", "the map never became idle at a tile corner")
+        across = edge_pairs(page, {"x": 0, "y": height // 2 - 2, "width": width, "height": 4})[panel_right:width - 60]
+        down = edge_pairs(page, {"x": width // 2 - 2, "y": 0, "width": 4, "height": height})[60:height - 40]
+        for a, c in across + down:
+            if is_cell(a) and is_cell(c):
+                both += 1
+            elif (is_cell(a) and is_background(c)) or (is_background(a) and is_cell(c)):
+                seams += 1
+    return both, seams
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--report", default=os.path.join(ROOT, "reports", "calderdale"))
@@ -224,16 +309,8 @@ def main():
             shutil.copytree(report, copy)
             build_pmtiles(copy, os.path.join(copy, "grid.pmtiles"))
             report = copy
-        server = subprocess.Popen([a.bin, "serve", report, "--port", "0", "--web-dir", a.web_dir],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        server, base = start_serve(a, report)
         try:
-            base = None
-            while base is None:
-                line = server.stderr.readline()
-                if not line:
-                    raise SystemExit("map check: serve ended before listening")
-                m = re.search(r"listening on (http://[\d.]+:\d+)", line)
-                base = m.group(1) if m else None
             with open(os.path.join(report, "tiles", "tilejson.json")) as f:
                 b = json.load(f)["bounds"]
             lat, lon = f"{(b[1] + b[3]) / 2:.6f}", f"{(b[0] + b[2]) / 2:.6f}"
@@ -249,6 +326,16 @@ def main():
                 shot = page.call("Page.captureScreenshot", {"format": "png"}, session=True)
                 with open(png, "wb") as f:
                     f.write(base64.b64decode(shot["data"]))
+                check_fit(page)
+                with open(os.path.join(report, "tiles", "tilejson.json")) as f:
+                    tilejson = json.load(f)
+                both, seams = check_seams(page, tilejson, *Browser.size)
+                print(f"map check: tile edges: {both} edge pixels with a cell on both sides, {seams} with a cell on "
+                      "one side and the background on the other")
+                if both < 50:
+                    raise SystemExit("map check: too few cells across the tile edges to tell whether there are seams")
+                if seams > 0:
+                    raise SystemExit(f"map check: {seams} seam pixels at tile edges")
             finally:
                 page.close()
             lookup = subprocess.run([a.bin, "lookup", "--tiles", os.path.join(report, "tiles"), "--lat", lat, "--lon", lon, "--json"],
@@ -265,9 +352,83 @@ def main():
         finally:
             server.terminate()
             server.wait(timeout=30)
+        check_basemap(a, report)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def start_serve(a, report, *extra):
+    """`areawatch serve` on a free port (no access log: nobody reads its pipe); returns it and its base URL."""
+    server = subprocess.Popen([a.bin, "serve", report, "--port", "0", "--web-dir", a.web_dir, "--no-access-log", *extra],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    while True:
+        line = server.stderr.readline()
+        if not line:
+            raise SystemExit("map check: serve ended before listening")
+        m = re.search(r"listening on (http://[\d.]+:\d+)", line)
+        if m:
+            return server, m.group(1)
+
+
+BASEMAP_COLOUR = (0x20, 0x30, 0x40)
+
+
+def check_basemap(a, report):
+    """`--basemap STYLE_URL`: a MapLibre style served here (one background layer of a colour the
+    grid never has) is the map's base, the grid's layers are drawn over it at opacity 0.6, and
+    the basemap's colour shows in the map area between cells."""
+    import http.server
+    import threading
+
+    style = json.dumps({"version": 8, "sources": {}, "layers": [
+        {"id": "basemap-background", "type": "background", "paint": {"background-color": "#203040"}}]}).encode()
+
+    class Style(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Content-Length", str(len(style)))
+            self.end_headers()
+            self.wfile.write(style)
+
+        def log_message(self, *args):
+            pass
+
+    host = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Style)
+    threading.Thread(target=host.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{host.server_address[1]}/style.json?key=test"
+    server, base = start_serve(a, report, "--basemap", url)
+    try:
+        page = Browser()
+        try:
+            page.call("Page.navigate", {"url": base + "/"}, session=True)
+            page.wait_for("document.body.dataset.idle === '1'", "the map with a basemap never became idle")
+            layers = page.evaluate("JSON.stringify(areawatchMap.getStyle().layers.map((l) => l.id))")
+            opacity = page.evaluate("areawatchMap.getPaintProperty('cells-class', 'fill-opacity')")
+            shot = page.call("Page.captureScreenshot", {"format": "png"}, session=True)
+            path = os.path.join(tempfile.mkdtemp(prefix="map-check-basemap-"), "map.png")
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+        finally:
+            page.close()
+        width, height, rows = read_png(path)
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+        area = [px for row in rows[height // 4: 3 * height // 4] for px in row[width // 3:]]
+        basemap = sum(1 for px in area if all(abs(p - q) <= 3 for p, q in zip(px, BASEMAP_COLOUR)))
+        coloured = sum(1 for px in area if is_cell(px))
+        print(f"map check: basemap: layers {layers}, grid opacity {opacity}, {basemap} basemap pixels and "
+              f"{coloured} cell pixels in the map area")
+        ids = json.loads(layers)
+        if not ids or ids[0] != "basemap-background" or "cells-class" not in ids:
+            raise SystemExit("map check: the basemap style is not the base with the grid over it")
+        if opacity != 0.6 or basemap < 500 or coloured < 500:
+            raise SystemExit("map check: the grid is not drawn over the basemap")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        host.shutdown()
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@
 
     python3 Tools/code_metrics.py            # the table: files and lines per module, raw pointers,
                                              # allocations, long functions, long lines
-    python3 Tools/code_metrics.py --check    # exit 1 when a rule below is broken
+    python3 Tools/code_metrics.py --check    # exit 1 when a rule below is broken (`make test`)
+    python3 Tools/code_metrics.py --check-memory   # the first rule only
 
 Rules (docs/DECISIONS.md, "Code shape"):
 - `allocate(`, `deallocate(`, `posix_memalign`, `mmap(` and `unsafeBitCast` appear only under
   Sources/AreaWatchCore/Memory/ (the owned memory types) and in C targets.
-- no function, initializer or subscript body is longer than 80 lines.
+- no function, initializer or subscript body is longer than 80 lines, but for the byte loops and
+  the grid's run kernel named in WHOLE_LOOPS (docs/DECISIONS.md, "Style": their locals stay in
+  registers across the loop; they are counted and listed, not failed).
 
 Comments and string literals are blanked before anything is counted, so a rule named in a comment
 or a message does not trip the check.
@@ -24,6 +27,14 @@ MAX_FUNCTION_LINES = 80
 RAW_MEMORY = re.compile(r"\ballocate\(|\bdeallocate\(|\bposix_memalign\b|\bmmap\(|\bunsafeBitCast\b")
 RAW_POINTER = re.compile(r"\bUnsafe(Mutable)?(Raw)?(Buffer)?Pointer\b")
 ALLOCATE = re.compile(r"\ballocate\(")
+# (file, declaration as the source starts it): loops kept whole on purpose.
+WHOLE_LOOPS = {
+    ("Sources/AreaWatchIngest/CSVScanner.swift", "func scanRecord"),
+    ("Sources/AreaWatchIngest/JSONTape.swift", "func parse"),
+    ("Sources/AreaWatchIngest/JSONTape.swift", "func parseValid"),
+    ("Sources/AreaWatchIngest/JSONStream.swift", "func skipContainer"),
+    ("Sources/AreaWatchQuery/Lattice.swift", "func run"),
+}
 DECLARATION = re.compile(r"\b(func\s+[^\s(<]+|init[?!]?\s*[(<]|deinit\b|subscript\s*[(<])")
 
 
@@ -71,7 +82,7 @@ def strip_comments_and_strings(text):
 
 
 def long_functions(code):
-    """(first line, length in lines) of every function body longer than the limit."""
+    """(first line, length in lines, declaration) of every function body longer than the limit."""
     found = []
     for match in DECLARATION.finditer(code):
         brace = code.find("{", match.end())
@@ -93,7 +104,7 @@ def long_functions(code):
         first = code.count("\n", 0, match.start()) + 1
         last = code.count("\n", 0, j) + 1
         if last - first + 1 > MAX_FUNCTION_LINES:
-            found.append((first, last - first + 1))
+            found.append((first, last - first + 1, " ".join(match.group(0).split()).rstrip("(<")))
     return found
 
 
@@ -109,11 +120,12 @@ def module_of(path):
 
 
 def main():
-    check = "--check" in sys.argv
+    check = "--check" in sys.argv or "--check-memory" in sys.argv
+    memory_only = "--check-memory" in sys.argv
     modules = {}
     pointer_files, allocate_files, long_lines = set(), set(), 0
     broken = []
-    functions_over = []
+    functions_over, whole_loops = [], []
     for path in sorted(swift_files(SOURCES)):
         rel = os.path.relpath(path, ROOT)
         with open(path, encoding="utf-8") as f:
@@ -132,8 +144,9 @@ def main():
             for m in RAW_MEMORY.finditer(code):
                 line = code.count("\n", 0, m.start()) + 1
                 broken.append(f"{rel}:{line}: raw memory ({m.group(0).rstrip('(')}) outside {MEMORY_HOME}")
-        for first, length in long_functions(code):
-            functions_over.append(f"{rel}:{first}: function body of {length} lines (limit {MAX_FUNCTION_LINES})")
+        for first, length, declaration in long_functions(code):
+            line = f"{rel}:{first}: function body of {length} lines (limit {MAX_FUNCTION_LINES})"
+            (whole_loops if (rel, declaration) in WHOLE_LOOPS else functions_over).append(line)
 
     total_files = sum(v[0] for v in modules.values())
     print(f"{'module':<24} {'files':>6} {'lines':>7}")
@@ -142,10 +155,11 @@ def main():
     print(f"{'total':<24} {total_files:>6} {sum(v[1] for v in modules.values()):>7}")
     print(f"files naming raw pointer types: {len(pointer_files)} of {total_files}")
     print(f"files calling allocate(: {len(allocate_files)}")
-    print(f"functions over {MAX_FUNCTION_LINES} lines: {len(functions_over)}")
+    print(f"functions over {MAX_FUNCTION_LINES} lines: {len(functions_over) + len(whole_loops)} "
+          f"({len(whole_loops)} of them loops kept whole)")
     print(f"lines over 120 characters: {long_lines}")
     if check:
-        problems = broken + functions_over
+        problems = broken + ([] if memory_only else functions_over)
         for p in problems:
             print(p, file=sys.stderr)
         if problems:

@@ -32,80 +32,95 @@ struct CSVModel {
         let delimiter = given ?? CSVModel.detectDelimiter(input, from: i)
         self.delimiter = delimiter
         let n = input.count
-        enum State { case fieldStart, unquoted, quoted, quoteInQuoted, afterClose }
         while i < n {
             let start = i
             let startLine = line
-            var state = State.fieldStart
-            var fields = 0
-            var firstQuoted = false
-            var quotingError = false
-            var hasNUL = false
-            var ended = false
-            while i < n && !ended {
-                let b = input[i]
-                if b == 0 { hasNUL = true }
-                switch state {
-                case .fieldStart:
-                    fields += 1
-                    if b == 34 {
-                        if fields == 1 { firstQuoted = true }
-                        state = .quoted
-                    } else {
-                        state = .unquoted
-                        continue // the byte belongs to the field
-                    }
-                case .unquoted:
-                    if b == 34 {
-                        quotingError = true
-                    } else if b == delimiter {
-                        state = .fieldStart
-                    } else if b == 10 {
-                        ended = true
-                    }
-                case .quoted:
-                    if b == 34 { state = .quoteInQuoted } else if b == 10 { line += 1 }
-                case .quoteInQuoted:
-                    if b == 34 {
-                        state = .quoted
-                    } else if b == delimiter {
-                        state = .fieldStart
-                    } else if b == 10 {
-                        ended = true
-                    } else if b == 13 {
-                        state = .afterClose
-                    } else {
-                        quotingError = true
-                        state = .afterClose
-                    }
-                case .afterClose:
-                    if b == delimiter {
-                        state = .fieldStart
-                    } else if b == 10 {
-                        ended = true
-                    } else if b != 13 {
-                        quotingError = true
-                    }
-                }
-                i += 1
-            }
+            let scanned = CSVModel.scanRecord(input, from: &i, line: &line, delimiter: delimiter)
+            var fields = scanned.fields
+            let ended = scanned.ended
             if ended {
                 line += 1
             } else {
-                if state == .quoted {
+                if scanned.state == .quoted {
                     endsInsideQuotes = true
                     return
                 }
-                if state == .fieldStart { fields += 1 } // the input ends right after a delimiter
+                if scanned.state == .fieldStart { fields += 1 } // the input ends right after a delimiter
             }
             let length = (ended ? i - 1 : i) - start
             let content = input[start..<(start + length)]
-            let blank = fields == 1 && !firstQuoted && (content.isEmpty || content.elementsEqual([13]))
+            let blank = fields == 1 && !scanned.firstQuoted && (content.isEmpty || content.elementsEqual([13]))
             if !blank {
                 records.append(
-                    Record(line: startLine, fields: fields, quotingError: quotingError, length: length, hasNUL: hasNUL))
+                    Record(
+                        line: startLine, fields: fields, quotingError: scanned.quotingError, length: length,
+                        hasNUL: scanned.hasNUL))
             }
         }
+    }
+
+    enum State { case fieldStart, unquoted, quoted, quoteInQuoted, afterClose }
+
+    /// One record's bytes from `i`, byte by byte: to the line feed that ends it (consumed, `ended`)
+    /// or the input's end; `line` counts the line feeds inside quoted fields.
+    static func scanRecord(_ input: [UInt8], from i: inout Int, line: inout Int, delimiter: UInt8) -> (
+        state: State, fields: Int, firstQuoted: Bool, quotingError: Bool, hasNUL: Bool, ended: Bool
+    ) {
+        let n = input.count
+        var state = State.fieldStart
+        var fields = 0
+        var firstQuoted = false
+        var quotingError = false
+        var hasNUL = false
+        var ended = false
+        while i < n && !ended {
+            let b = input[i]
+            if b == 0 { hasNUL = true }
+            switch state {
+            case .fieldStart:
+                fields += 1
+                if b == 34 {
+                    if fields == 1 { firstQuoted = true }
+                    state = .quoted
+                } else {
+                    state = .unquoted
+                    continue // the byte belongs to the field
+                }
+            case .unquoted:
+                if b == 34 {
+                    quotingError = true
+                } else if b == delimiter {
+                    state = .fieldStart
+                } else if b == 10 {
+                    ended = true
+                }
+            case .quoted:
+                if b == 34 { state = .quoteInQuoted } else if b == 10 { line += 1 }
+            case .quoteInQuoted:
+                if b == 34 {
+                    state = .quoted
+                } else if b == delimiter {
+                    state = .fieldStart
+                } else if b == 10 {
+                    ended = true
+                } else if b == 13 {
+                    state = .afterClose
+                } else {
+                    quotingError = true
+                    state = .afterClose
+                }
+            case .afterClose:
+                if b == delimiter {
+                    state = .fieldStart
+                } else if b == 10 {
+                    ended = true
+                } else if b != 13 {
+                    quotingError = true
+                }
+            }
+            i += 1
+        }
+        return (state, fields, firstQuoted, quotingError, hasNUL, ended)
     }
 
     /// The 1-based number and start of the first line holding a byte other than space, tab, CR.

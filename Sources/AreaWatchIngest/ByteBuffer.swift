@@ -1,52 +1,39 @@
-/// A growable byte buffer whose storage is handed out as `UnsafeBufferPointer` views; a view
-/// stays valid until the next mutation (unlike a pointer escaped from an Array's closure).
+import AreaWatchCore
+
+/// Bytes captured by one reader and read by another (a JSON value captured by the stream, parsed
+/// by the record source; a file read whole, then walked through its tape): one owned
+/// `GrowableBuffer` shared by reference. `bytes` stays valid until the next mutation.
 final class ByteBuffer {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+    // Unchecked exclusivity: one reader at a time holds the buffer; a class's stored property is
+    // otherwise checked at run time on every access.
+    @exclusivity(unchecked) private var storage: GrowableBuffer<UInt8>
 
     init(capacity: Int = 4096) {
-        self.capacity = max(16, capacity)
-        base = .allocate(capacity: self.capacity)
+        storage = GrowableBuffer(capacity: max(16, capacity))
     }
 
-    deinit {
-        base.deallocate()
-    }
+    var bytes: UnsafeBufferPointer<UInt8> { storage.unsafeElements }
+    var count: Int { storage.count }
+    var isEmpty: Bool { storage.isEmpty }
 
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
-    var isEmpty: Bool { count == 0 }
+    func removeAll() { storage.removeAll() }
 
-    func removeAll() {
-        count = 0
-    }
-
-    func append(_ data: UnsafeBufferPointer<UInt8>) {
-        guard !data.isEmpty else { return }
-        reserve(count + data.count)
-        (base + count).update(from: data.baseAddress!, count: data.count)
-        count += data.count
-    }
+    func append(_ data: UnsafeBufferPointer<UInt8>) { storage.append(contentsOf: data) }
 
     func append(_ array: [UInt8]) {
-        array.withUnsafeBufferPointer { append($0) }
+        array.withUnsafeBufferPointer { storage.append(contentsOf: $0) }
     }
 
     /// Drops the first `n` bytes.
-    func removeFirst(_ n: Int) {
-        let k = min(n, count)
-        if k < count { base.update(from: base + k, count: count - k) }
-        count -= k
-    }
+    func removeFirst(_ n: Int) { storage.removeFirst(n) }
 
-    private func reserve(_ needed: Int) {
-        guard needed > capacity else { return }
-        var newCapacity = capacity
-        while newCapacity < needed { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: base, count: count)
-        base.deallocate()
-        base = grown
-        capacity = newCapacity
+    /// Appends what `fill` reads into room for `maxCount` more bytes; returns how many it read.
+    func append<E: Error>(
+        readingAtMost maxCount: Int,
+        _ fill: (UnsafeMutableBufferPointer<UInt8>) throws(E) -> Int
+    ) throws(E) -> Int {
+        let before = storage.count
+        try storage.appendUninitialized(maxCount: maxCount, fill)
+        return storage.count - before
     }
 }

@@ -1,3 +1,4 @@
+import AreaWatchCore
 import CZlib
 import Glibc
 
@@ -182,7 +183,9 @@ public enum GzipExpansion {
 private final class Inflater {
     private var stream = z_stream()
     private let inputCapacity = 1 << 18
-    private let input: UnsafeMutablePointer<UInt8>
+    /// Compressed bytes read, consumed by zlib through `next_in`. Refilled only once empty and
+    /// never beyond its first capacity, so it never moves under zlib's pointer.
+    private var input: GrowableBuffer<UInt8>
     private var inputEnded = false
     private var memberEnded = false
     /// Compressed bytes consumed and decompressed bytes produced, over all members.
@@ -192,18 +195,16 @@ private final class Inflater {
 
     init(graceBytes: Int64 = GzipExpansion.graceBytes) throws {
         self.graceBytes = graceBytes
-        input = .allocate(capacity: inputCapacity)
+        input = GrowableBuffer(capacity: inputCapacity)
         // 15 window bits + 16: gzip wrapper only (a `.gz` holding zlib or raw deflate is not gzip).
         let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
-            input.deallocate()
             throw InputError(file: "", message: "zlib init failed")
         }
     }
 
     deinit {
         inflateEnd(&stream)
-        input.deallocate()
     }
 
     func inflate(
@@ -212,10 +213,13 @@ private final class Inflater {
     ) throws(InputError) -> Int {
         while true {
             if stream.avail_in == 0 && !inputEnded {
-                let n = try readRaw(input, inputCapacity)
-                if n == 0 { inputEnded = true }
-                stream.next_in = input
-                stream.avail_in = uInt(n)
+                input.removeAll()
+                try input.appendUninitialized(maxCount: inputCapacity) { room throws(InputError) in
+                    try readRaw(room.baseAddress!, room.count)
+                }
+                if input.isEmpty { inputEnded = true }
+                stream.next_in = input.unsafeBaseAddress
+                stream.avail_in = uInt(input.count)
             }
             if memberEnded {
                 // Either another gzip member follows or the content is complete.

@@ -31,18 +31,19 @@ final class CSVScanner {
     private var recordStart = 0
     private var scan = 0
     private var state = State.fieldStart
-    /// Field bounds, relative to the record start, in manually managed storage: the scanning loop
-    /// writes them through pointers (no array uniqueness or exclusivity checks per byte).
-    private var fieldStarts: UnsafeMutablePointer<Int>
-    private var fieldEnds: UnsafeMutablePointer<Int>
-    private var fieldEscaped: UnsafeMutablePointer<Bool>
-    private var fieldCapacity = 64
+    /// Field bounds, relative to the record start, in owned buffers written in place: the
+    /// scanning loop writes them per field without Array's uniqueness or exclusivity checks.
+    /// Every element is initialized (`count` is the room for fields, `fieldCapacity`).
+    /// Unchecked exclusivity: a scanner belongs to one reader, and a class's stored property
+    /// is otherwise checked at run time on every access (a call per field).
+    @exclusivity(unchecked) private var fieldStarts = CSVScanner.fieldBuffer(of: 0)
+    @exclusivity(unchecked) private var fieldEnds = CSVScanner.fieldBuffer(of: 0)
+    @exclusivity(unchecked) private var fieldEscaped = CSVScanner.fieldBuffer(of: false)
+    private var fieldCapacity: Int { fieldStarts.count }
     private var recordLength = 0
     /// Unescaped copies of quoted fields with `""`, one arena per record so that every field
     /// handed out stays valid until the next record.
-    private var arena: UnsafeMutablePointer<UInt8>
-    private var arenaCapacity = 4096
-    private var arenaUsed = 0
+    @exclusivity(unchecked) private var arena = GrowableBuffer<UInt8>(capacity: 4096)
     private var unescapedAt: [Int] = []
     private var unescapedLength: [Int] = []
 
@@ -53,18 +54,13 @@ final class CSVScanner {
         self.maxRecordBytes = maxRecordBytes
         nextLine = firstLine
         recordLine = firstLine
-        fieldStarts = .allocate(capacity: fieldCapacity)
-        fieldEnds = .allocate(capacity: fieldCapacity)
-        fieldEscaped = .allocate(capacity: fieldCapacity)
         recordStart = buffer.start
-        arena = .allocate(capacity: arenaCapacity)
     }
 
-    deinit {
-        arena.deallocate()
-        fieldStarts.deallocate()
-        fieldEnds.deallocate()
-        fieldEscaped.deallocate()
+    private static func fieldBuffer<T>(of value: T) -> GrowableBuffer<T> {
+        var fields = GrowableBuffer<T>(capacity: 64)
+        fields.append(repeating: value, count: 64)
+        return fields
     }
 
     /// Advances to the next non-blank record; false at the end of the input.
@@ -79,7 +75,7 @@ final class CSVScanner {
             quotingError = false
             oversized = false
             oversizedHead.removeAll()
-            arenaUsed = 0
+            arena.removeAll()
             try skipEmptyLines()
             recordLine = nextLine
             guard try scanRecord() else { return false }
@@ -247,17 +243,10 @@ final class CSVScanner {
     }
 
     private func growFields() {
-        let newCapacity = fieldCapacity * 2
-        func grow<T>(_ old: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<T> {
-            let grown = UnsafeMutablePointer<T>.allocate(capacity: newCapacity)
-            grown.moveInitialize(from: old, count: fieldCapacity)
-            old.deallocate()
-            return grown
-        }
-        fieldStarts = grow(fieldStarts)
-        fieldEnds = grow(fieldEnds)
-        fieldEscaped = grow(fieldEscaped)
-        fieldCapacity = newCapacity
+        let more = fieldCapacity
+        fieldStarts.append(repeating: 0, count: more)
+        fieldEnds.append(repeating: 0, count: more)
+        fieldEscaped.append(repeating: false, count: more)
     }
 
     private func finishAtEndOfInput() throws(InputError) -> Bool {
@@ -341,31 +330,27 @@ final class CSVScanner {
     /// Field `i` without its doubled quotes, copied into the record's arena once.
     @inline(never)
     private func unescaped(_ i: Int, _ raw: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        if arenaUsed == 0 {
-            // A record's unescaped fields together are never longer than the record.
-            if arenaCapacity < recordLength {
-                arena.deallocate()
-                arenaCapacity = max(recordLength, arenaCapacity * 2)
-                arena = .allocate(capacity: arenaCapacity)
-            }
+        if arena.isEmpty {
+            // A record's unescaped fields together are never longer than the record, so the
+            // arena never grows (and never moves) while the record's fields are handed out.
+            arena.reserveCapacity(recordLength)
             unescapedAt.removeAll(keepingCapacity: true)
             unescapedAt.append(contentsOf: repeatElement(-1, count: fieldCount))
             unescapedLength.removeAll(keepingCapacity: true)
             unescapedLength.append(contentsOf: repeatElement(0, count: fieldCount))
         }
-        if unescapedAt[i] >= 0 { return UnsafeBufferPointer(start: arena + unescapedAt[i], count: unescapedLength[i]) }
-        let at = arenaUsed
-        var n = 0
+        if unescapedAt[i] >= 0 {
+            return UnsafeBufferPointer(start: arena.unsafeBaseAddress + unescapedAt[i], count: unescapedLength[i])
+        }
+        let at = arena.count
         var k = 0
         while k < raw.count {
-            arena[at + n] = raw[k]
-            n += 1
+            arena.append(raw[k])
             k += (raw[k] == ASCII.quote && k + 1 < raw.count && raw[k + 1] == ASCII.quote) ? 2 : 1
         }
         unescapedAt[i] = at
-        unescapedLength[i] = n
-        arenaUsed = at + n
-        return UnsafeBufferPointer(start: arena + at, count: n)
+        unescapedLength[i] = arena.count - at
+        return UnsafeBufferPointer(start: arena.unsafeBaseAddress + at, count: arena.count - at)
     }
 }
 

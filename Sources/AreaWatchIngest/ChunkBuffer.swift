@@ -1,3 +1,4 @@
+import AreaWatchCore
 import Glibc
 
 /// A sliding window over a `ByteSource`: the readers scan `bytes[start..<end]` and ask for more
@@ -5,8 +6,11 @@ import Glibc
 /// bounded by the chunk size plus the largest record allowed.
 final class ChunkBuffer {
     let source: ByteSource
+    /// The window's bytes: `owned`'s storage, or the borrowed block's. Cached here because the
+    /// scanners read through it per byte; refreshed whenever `owned` is resized.
     private(set) var storage: UnsafeMutablePointer<UInt8>
-    private(set) var capacity: Int
+    /// The window when the buffer reads a source (`count` is `end`); unused when it borrows.
+    private var owned: GrowableBuffer<UInt8>
     /// First byte still needed.
     var start = 0
     /// One past the last byte read.
@@ -15,14 +19,14 @@ final class ChunkBuffer {
     /// Content offset of `storage[0]` (decompressed bytes before it).
     private(set) var baseOffset: Int64 = 0
     private let chunkSize: Int
-    private let ownsStorage: Bool
+    private let borrowed: UnsafeMutableBufferPointer<UInt8>?
 
     init(source: ByteSource, chunkSize: Int = 1 << 20) {
         self.source = source
         self.chunkSize = max(1, chunkSize)
-        capacity = self.chunkSize * 2
-        storage = .allocate(capacity: capacity)
-        ownsStorage = true
+        owned = GrowableBuffer(capacity: self.chunkSize * 2)
+        storage = owned.unsafeBaseAddress
+        borrowed = nil
     }
 
     /// The whole input already in memory (one block of a parallel parse), read in place: no
@@ -30,42 +34,42 @@ final class ChunkBuffer {
     init(borrowing bytes: UnsafeMutableBufferPointer<UInt8>, source: ByteSource) {
         self.source = source
         chunkSize = max(1, bytes.count)
-        capacity = bytes.count
-        storage = bytes.baseAddress ?? .allocate(capacity: 1)
+        owned = GrowableBuffer(capacity: 1)
+        storage = bytes.baseAddress ?? owned.unsafeBaseAddress
         end = bytes.count
         atEOF = true
-        ownsStorage = bytes.baseAddress == nil
-    }
-
-    deinit {
-        if ownsStorage { storage.deallocate() }
+        borrowed = bytes
     }
 
     /// Reads more content, keeping `storage[start..<end]`; returns false at the end of the input.
     /// Positions held by callers shift by the returned amount (`shift`), which they must subtract.
     func refill() throws(InputError) -> (more: Bool, shift: Int) {
         guard !atEOF else { return (false, 0) }
+        assert(borrowed == nil, "a borrowed block is at its end")
         let shift = start
         if start > 0 {
-            let kept = end - start
-            if kept > 0 { memmove(storage, storage + start, kept) }
+            owned.removeFirst(start)
             baseOffset += Int64(start)
-            end = kept
+            end = owned.count
             start = 0
         }
-        if capacity - end < chunkSize {
-            resize(to: max(capacity * 2, end + chunkSize))
-        } else if capacity > chunkSize * 4 && end <= chunkSize {
+        if owned.capacity - end < chunkSize {
+            owned.reserveCapacity(end + chunkSize)
+        } else if owned.capacity > chunkSize * 4 && end <= chunkSize {
             // Back to the normal window after an oversized record. Only here, where callers
             // already move their positions by `shift`: the kept bytes stay at the same offsets.
-            resize(to: chunkSize * 2)
+            owned.reallocate(capacity: chunkSize * 2)
         }
-        let n = try source.read(into: storage + end, capacity: capacity - end)
+        try owned.appendUninitialized(maxCount: owned.capacity - end) { room throws(InputError) in
+            try source.read(into: room.baseAddress!, capacity: room.count)
+        }
+        storage = owned.unsafeBaseAddress
+        let n = owned.count - end
+        end = owned.count
         if n == 0 {
             atEOF = true
             return (false, shift)
         }
-        end += n
         return (true, shift)
     }
 
@@ -73,14 +77,6 @@ final class ChunkBuffer {
     /// Positions held by callers stay valid until then.
     func release(upTo position: Int) {
         start = position
-    }
-
-    private func resize(to newCapacity: Int) {
-        let resized = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        resized.update(from: storage, count: end)
-        storage.deallocate()
-        storage = resized
-        capacity = newCapacity
     }
 
     @inline(__always)

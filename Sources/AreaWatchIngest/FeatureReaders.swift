@@ -214,12 +214,13 @@ public enum FeatureReaders {
     private static func parseWhole(_ path: String) throws(InputError) -> (JSONTape, ByteBuffer) {
         let source = try ByteSource(path: path)
         let bytes = ByteBuffer(capacity: 1 << 20)
-        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 20)
-        defer { chunk.deallocate() }
-        while true {
-            let n = try source.read(into: chunk, capacity: 1 << 20)
-            if n == 0 { break }
-            bytes.append(UnsafeBufferPointer(start: chunk, count: n))
+        // Read straight into the buffer's spare room: no chunk copied twice.
+        while try bytes.append(
+            readingAtMost: 1 << 20,
+            { room throws(InputError) in
+                try source.read(into: room.baseAddress!, capacity: room.count)
+            }) > 0
+        {
             if bytes.count > 1 << 30 { throw InputError(file: path, message: "larger than 1 GiB") }
         }
         if bytes.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }

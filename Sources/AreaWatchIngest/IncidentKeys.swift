@@ -123,9 +123,10 @@ struct IncidentKeyer {
 /// probes are random reads over megabytes: on 4 KiB pages nearly every one also missed the TLB,
 /// so a large table asks for transparent huge pages.
 final class OrdinalTable {
-    /// Digests seen; 0 marks an empty slot (a digest of 0 is counted in `repeats`).
-    private var slots: UnsafeMutablePointer<UInt64>
-    private var capacity: Int
+    /// Digests seen; 0 marks an empty slot (a digest of 0 is counted in `repeats`). The capacity
+    /// is a power of two. Unchecked exclusivity: the table belongs to the reading thread, and a
+    /// class's stored property is otherwise checked at run time on every probe.
+    @exclusivity(unchecked) private var slots: OpenAddressingTable<UInt64>
     /// 64 − log2(capacity): the slot is the top bits of `digest &* multiplier`.
     private var shift: UInt64
     private let multiplier = UInt64.random(in: .min ... .max) | 1
@@ -136,28 +137,19 @@ final class OrdinalTable {
     /// `capacity`: slots to start with, a power of two.
     init(capacity: Int = 1024) {
         precondition(capacity >= 4 && capacity & (capacity - 1) == 0)
-        self.capacity = capacity
         shift = UInt64(64 - capacity.trailingZeroBitCount)
-        slots = OrdinalTable.allocate(capacity)
-    }
-
-    deinit {
-        free(slots)
+        slots = OpenAddressingTable(capacity: capacity)
     }
 
     /// Counts one more record of `digest`; returns its 1-based ordinal.
     func increment(_ digest: UInt64) -> UInt32 {
         if digest != 0 {
-            if 2 * (used + 1) > capacity { grow() }
-            let mask = capacity - 1
-            var index = home(digest)
-            while slots[index] != digest {
-                if slots[index] == 0 {
-                    slots[index] = digest
-                    used += 1
-                    return 1
-                }
-                index = (index + 1) & mask
+            if 2 * (used + 1) > slots.capacity { grow() }
+            let index = slots.probe(from: home(digest, shift)) { $0 == digest }
+            if slots[index] == 0 {
+                slots[index] = digest
+                used += 1
+                return 1
             }
         }
         let n = repeats[digest, default: digest == 0 ? 0 : 1] + 1
@@ -167,42 +159,18 @@ final class OrdinalTable {
 
     @inline(__always)
     func prefetch(_ digest: UInt64) {
-        aw_prefetch_for_write(slots + home(digest))
+        aw_prefetch_for_write(slots.addressForPrefetch(ofSlot: home(digest, shift)))
     }
 
     @inline(__always)
-    private func home(_ digest: UInt64) -> Int {
+    private func home(_ digest: UInt64, _ shift: UInt64) -> Int {
         Int(truncatingIfNeeded: (digest &* multiplier) &>> shift)
     }
 
     private func grow() {
-        let old = slots, oldCapacity = capacity
-        capacity *= 2
-        shift -= 1
-        slots = OrdinalTable.allocate(capacity)
-        let mask = capacity - 1
-        for k in 0..<oldCapacity where old[k] != 0 {
-            var index = home(old[k])
-            while slots[index] != 0 { index = (index + 1) & mask }
-            slots[index] = old[k]
-        }
-        free(old)
-    }
-
-    /// Zeroed slots; from 4 MiB on aligned to and advised for 2 MiB pages.
-    private static func allocate(_ count: Int) -> UnsafeMutablePointer<UInt64> {
-        let bytes = count * MemoryLayout<UInt64>.stride
-        let hugePage = 2 << 20
-        var memory: UnsafeMutableRawPointer?
-        if bytes >= 2 * hugePage {
-            guard posix_memalign(&memory, hugePage, bytes) == 0, let memory else { fatalError("out of memory") }
-            _ = madvise(memory, bytes, Int32(MADV_HUGEPAGE))
-        } else {
-            guard let small = malloc(bytes) else { fatalError("out of memory") }
-            memory = small
-        }
-        memset(memory!, 0, bytes)
-        return memory!.bindMemory(to: UInt64.self, capacity: count)
+        let grownShift = shift - 1
+        slots = slots.rehashed(capacity: slots.capacity * 2) { home($0, grownShift) }
+        shift = grownShift
     }
 }
 
@@ -211,14 +179,16 @@ public enum FileDigest {
     public static func sha256(path: String) throws(InputError) -> (hex: String, bytes: Int64) {
         let source = try ByteSource(rawPath: path)
         var hasher = SHA256()
-        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 20)
-        defer { chunk.deallocate() }
+        var chunk = GrowableBuffer<UInt8>(capacity: 1 << 20)
         var total: Int64 = 0
         while true {
-            let n = try source.read(into: chunk, capacity: 1 << 20)
-            if n == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: chunk, count: n))
-            total += Int64(n)
+            chunk.removeAll()
+            try chunk.appendUninitialized(maxCount: 1 << 20) { room throws(InputError) in
+                try source.read(into: room.baseAddress!, capacity: room.count)
+            }
+            if chunk.isEmpty { break }
+            chunk.withUnsafeBufferPointer { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            total += Int64(chunk.count)
         }
         let hex = hasher.finalize().map { byte -> String in
             let s = String(byte, radix: 16)

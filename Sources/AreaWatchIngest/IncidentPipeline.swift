@@ -7,8 +7,11 @@ import Glibc
 /// Batches keep file order, so keys, outcomes and everything written are exactly those of the
 /// one-thread path; memory is bounded by `capacity` batches.
 final class IncidentChannel: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Each at one address for as long as the channel lives, as pthreads requires.
+    private let mutexValue = PinnedValue(pthread_mutex_t())
+    private let changedValue = PinnedValue(pthread_cond_t())
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> { mutexValue.pointer }
+    private var changed: UnsafeMutablePointer<pthread_cond_t> { changedValue.pointer }
     private var queue: [[Incident]] = []
     private var head = 0
     private var finished = false
@@ -24,8 +27,6 @@ final class IncidentChannel: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         pthread_cond_destroy(changed)
-        mutex.deallocate()
-        changed.deallocate()
     }
 
     private func locked<T>(_ body: () -> T) -> T {

@@ -21,10 +21,10 @@ final class JSONRecordMapper {
     @exclusivity(unchecked) private var attributes = AttributeWriter()
     @exclusivity(unchecked) private var attributeMembers: [(key: Int, value: Int)] = []
     /// One slot per field, then the TIME member of `--column time=DATE+TIME`.
-    /// (Fixed size, so plain memory: an Array would check its uniqueness on every write, and these
-    /// are written for every member of every record.)
-    private let slotNode = UnsafeMutablePointer<Int>.allocate(capacity: JSONRecordMapper.slotCount)
-    private let slotRank = UnsafeMutablePointer<Int>.allocate(capacity: JSONRecordMapper.slotCount)
+    /// (Fixed size, so owned buffers written in place: an Array would check its uniqueness on
+    /// every write, and these are written for every member of every record.)
+    private let slotNode: GrowableBuffer<Int>
+    private let slotRank: GrowableBuffer<Int>
     private let idSlot = 3
     private static let pointSlot = IncidentField.allCases.firstIndex(of: .point)!
     private static let timePartSlot = IncidentField.allCases.count
@@ -33,11 +33,6 @@ final class JSONRecordMapper {
     private let pointGiven: Bool
     private let categories = TextInterner()
     private let times: TimeReader
-
-    deinit {
-        slotNode.deallocate()
-        slotRank.deallocate()
-    }
 
     init(options: ReaderOptions) {
         let overrides = options.columns
@@ -57,6 +52,12 @@ final class JSONRecordMapper {
         joinsTime = overrides.timeParts != nil
         pointGiven = overrides.names[.point] != nil
         times = TimeReader(options: options)
+        var slots = GrowableBuffer<Int>(capacity: JSONRecordMapper.slotCount)
+        slots.append(repeating: 0, count: JSONRecordMapper.slotCount)
+        slotNode = slots
+        var ranks = GrowableBuffer<Int>(capacity: JSONRecordMapper.slotCount)
+        ranks.append(repeating: 0, count: JSONRecordMapper.slotCount)
+        slotRank = ranks
     }
 
     /// The field slot and rank of a member name (rank -1 for an explicit `--column`).
@@ -137,8 +138,8 @@ final class JSONRecordMapper {
         featureID: RawValue? = nil
     ) -> SourceRecord {
         mappedRecords += 1
-        slotNode.update(repeating: -1, count: JSONRecordMapper.slotCount)
-        slotRank.update(repeating: .max, count: JSONRecordMapper.slotCount)
+        slotNode.fill(with: -1)
+        slotRank.fill(with: .max)
         attributeMembers.removeAll(keepingCapacity: true)
         var k = object.map { $0 + 1 } ?? 0
         let end = object.map { Int(tape.node($0).next) } ?? 0

@@ -22,14 +22,12 @@ final class JSONTape {
     enum Failure: Error { case invalid, truncated, tooDeep }
 
     // Unchecked exclusivity: a tape belongs to one reader; the checks cost a call per node.
-    @exclusivity(unchecked) private var nodes = UnsafeStack<Node>(capacity: 64)
+    @exclusivity(unchecked) private var nodes = GrowableBuffer<Node>(capacity: 64)
     @exclusivity(unchecked) private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    @exclusivity(unchecked) private var openStack = UnsafeStack<Int>(capacity: 16)
-    /// Decoded strings of the current value. Decoding never lengthens a string, so an arena as
-    /// large as the input never moves while the value is read.
-    @exclusivity(unchecked) private var arena: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var arenaCapacity = 4096
-    @exclusivity(unchecked) private var arenaUsed = 0
+    @exclusivity(unchecked) private var openStack = GrowableBuffer<Int>(capacity: 16)
+    /// Decoded strings of the current value. Decoding never lengthens a string, so an arena with
+    /// room for the input never grows, and so never moves, while the value is read.
+    @exclusivity(unchecked) private var arena = GrowableBuffer<UInt8>(capacity: 4096)
     @exclusivity(unchecked) private var scratch: [UInt8] = []
 
     /// `reference`: the general parser only, without `parseValid` (for the property tests).
@@ -37,13 +35,6 @@ final class JSONTape {
 
     init(reference: Bool = false) {
         self.reference = reference
-        arena = .allocate(capacity: arenaCapacity)
-    }
-
-    deinit {
-        arena.deallocate()
-        nodes.free()
-        openStack.free()
     }
 
     /// With `prefix`, where the object or array that was parsed ends (bytes read).
@@ -60,12 +51,8 @@ final class JSONTape {
         bytes = input
         nodes.removeAll()
         openStack.removeAll()
-        arenaUsed = 0
-        if arenaCapacity < input.count {
-            arena.deallocate()
-            arenaCapacity = max(input.count, arenaCapacity * 2)
-            arena = .allocate(capacity: arenaCapacity)
-        }
+        arena.removeAll()
+        arena.reserveCapacity(input.count)
         if !reference && parseValid(input, maxDepth: maxDepth, prefix: prefix) { return nil }
         nodes.removeAll()
         openStack.removeAll()
@@ -509,13 +496,17 @@ final class JSONTape {
             scratch.removeAll(keepingCapacity: true)
             JSONTape.decodeEscapes(raw, into: &scratch)
             // Escapes shrink text, except lone surrogates (6 bytes → 3): still within the input.
-            let count = min(scratch.count, arenaCapacity - arenaUsed)
-            scratch.withUnsafeBufferPointer { (arena + arenaUsed).update(from: $0.baseAddress!, count: count) }
-            nodes[index].decodedAt = Int32(arenaUsed)
+            let count = min(scratch.count, arena.capacity - arena.count)
+            nodes[index].decodedAt = Int32(arena.count)
             nodes[index].decodedCount = Int32(count)
-            arenaUsed += count
+            scratch.withUnsafeBufferPointer {
+                arena.append(contentsOf: UnsafeBufferPointer(rebasing: $0.prefix(count)))
+            }
         }
-        return UnsafeBufferPointer(start: arena + Int(nodes[index].decodedAt), count: Int(nodes[index].decodedCount))
+        let decoded = nodes[index]
+        return UnsafeBufferPointer(
+            start: arena.unsafeBaseAddress + Int(decoded.decodedAt),
+            count: Int(decoded.decodedCount))
     }
 
     /// Members of an object node as (key node, value node) index pairs.

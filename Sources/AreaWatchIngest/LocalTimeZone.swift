@@ -144,11 +144,11 @@ enum ZoneCatalog {
 final class ZoneConverter {
     private let rules: ZoneRules
     private static let slots = 4096
-    /// Raw storage, not arrays: a class's array properties pay an exclusivity check on every
-    /// access, and this lookup runs once per record.
-    private let days = UnsafeMutablePointer<Int64>.allocate(capacity: ZoneConverter.slots)
+    /// Fixed-size owned buffers, not arrays: a class's array properties pay an exclusivity check
+    /// on every access, and this lookup runs once per record.
+    private let days: GrowableBuffer<Int64>
     /// The day's offset in seconds east of UTC, or `irregular`.
-    private let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: ZoneConverter.slots)
+    private let offsets: GrowableBuffer<Int32>
     private static let irregular = Int32.min
     /// Wider than any offset a TZif file may hold (RFC 8536: under 26 hours): every instant that
     /// shows a given wall time lies within this of it.
@@ -156,13 +156,12 @@ final class ZoneConverter {
 
     init(_ zone: LocalTimeZone) {
         rules = zone.rules
-        days.initialize(repeating: .min, count: ZoneConverter.slots)
-        offsets.initialize(repeating: 0, count: ZoneConverter.slots)
-    }
-
-    deinit {
-        days.deallocate()
-        offsets.deallocate()
+        var days = GrowableBuffer<Int64>(capacity: ZoneConverter.slots)
+        days.append(repeating: .min, count: ZoneConverter.slots)
+        self.days = days
+        var offsets = GrowableBuffer<Int32>(capacity: ZoneConverter.slots)
+        offsets.append(repeating: 0, count: ZoneConverter.slots)
+        self.offsets = offsets
     }
 
     /// The instant of a wall time: the earlier one when clocks going back repeat it; nil when

@@ -84,35 +84,9 @@ enum ParallelCSVIngest {
             }
             block.waitUntilParsed()
             guard !block.failed else { break }
-            // Runs of accepted incidents between the rejects, each reject where it was read.
-            var done = 0
-            for k in 0...block.rejects.count {
-                let end = k < block.rejects.count ? block.rejects[k].acceptedBefore : block.acceptedCount
-                if end > done {
-                    let incidents = block.incidents!, keys = block.keys!
-                    // The ordinal table's slots are random reads over megabytes: each starts
-                    // loading `prefetchDistance` records ahead.
-                    for i in done..<min(end, done + prefetchDistance) { accounting.prefetch(keys[i]) }
-                    hashes.removeAll(keepingCapacity: true)
-                    for i in done..<end {
-                        if i + prefetchDistance < end { accounting.prefetch(keys[i + prefetchDistance]) }
-                        if accounting.hashesKeys {
-                            hashes.append(accounting.acceptHashed(&incidents[i], key: keys[i], report: &report))
-                        } else {
-                            accounting.accept(&incidents[i], key: keys[i], report: &report)
-                        }
-                    }
-                    let run = UnsafeMutableBufferPointer(start: incidents + done, count: end - done)
-                    try hashes.withUnsafeBufferPointer { try emit(run, accounting.hashesKeys ? $0 : nil) }
-                    done = end
-                }
-                guard k < block.rejects.count else { break }
-                let reject = block.rejects[k]
-                try accounting.reject(
-                    reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
-                    report: &report, example: { reject.example ?? "" },
-                    excerpt: { reject.excerpt ?? "" })
-            }
+            try emitRecords(
+                of: block, firstLine: line, hashes: &hashes, accounting: &accounting, report: &report,
+                emit: emit)
             line += block.lineFeeds
             accounting.finishedBlock(bytes: block.bytes.count, report: report)
             // Freeing the incidents (their texts' releases) falls to a parsing thread: this one
@@ -122,10 +96,24 @@ enum ParallelCSVIngest {
         }
         // Streamed from the first block not accepted (or where no cut was found) to the end.
         guard head < inFlight.count || cutter.gaveUp else { return }
+        try streamRest(
+            of: inFlight[head...], cutter: cutter, byteSource: byteSource, layout: layout, firstLine: line,
+            options: options, accounting: &accounting, report: &report, emit: emit)
+    }
+
+    /// The blocks from `blocks` on and the bytes the cutter has not cut, read by the one-thread
+    /// reader from `firstLine` (after a block that did not end on a record boundary, or when no cut
+    /// was found).
+    private static func streamRest(
+        of blocks: ArraySlice<ParsedBlock>, cutter: BlockCutter, byteSource: ByteSource, layout: CSVLayout,
+        firstLine line: Int, options: IngestOptions, accounting: inout RecordAccounting,
+        report: inout FileIngestReport,
+        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
+    ) throws {
         var prefix: [UInt8] = []
-        for block in inFlight[head...] {
+        for block in blocks {
             block.waitUntilParsed()
-            prefix.append(contentsOf: block.bytes)
+            prefix.append(contentsOf: block.unsafeBytes)
             block.release()
         }
         prefix.append(contentsOf: cutter.remainingBytes)
@@ -145,6 +133,45 @@ enum ParallelCSVIngest {
                     try emit(one, nil)
                 }
             }
+        }
+    }
+
+    /// A parsed block's records in file order, on the reading thread: runs of accepted incidents
+    /// keyed in place and emitted, each reject recorded where it was read (`line` is the block's
+    /// first line).
+    private static func emitRecords(
+        of block: ParsedBlock, firstLine line: Int, hashes: inout [KeyHash],
+        accounting: inout RecordAccounting, report: inout FileIngestReport,
+        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
+    ) throws {
+        var done = 0
+        for k in 0...block.rejects.count {
+            let end = k < block.rejects.count ? block.rejects[k].acceptedBefore : block.acceptedCount
+            if end > done {
+                // Read and keyed in place: no other thread touches the block until release.
+                let incidents = block.incidents.unsafeBaseAddress, keys = block.keys.unsafeBaseAddress
+                // The ordinal table's slots are random reads over megabytes: each starts
+                // loading `prefetchDistance` records ahead.
+                for i in done..<min(end, done + prefetchDistance) { accounting.prefetch(keys[i]) }
+                hashes.removeAll(keepingCapacity: true)
+                for i in done..<end {
+                    if i + prefetchDistance < end { accounting.prefetch(keys[i + prefetchDistance]) }
+                    if accounting.hashesKeys {
+                        hashes.append(accounting.acceptHashed(&incidents[i], key: keys[i], report: &report))
+                    } else {
+                        accounting.accept(&incidents[i], key: keys[i], report: &report)
+                    }
+                }
+                let run = UnsafeMutableBufferPointer(start: incidents + done, count: end - done)
+                try hashes.withUnsafeBufferPointer { try emit(run, accounting.hashesKeys ? $0 : nil) }
+                done = end
+            }
+            guard k < block.rejects.count else { break }
+            let reject = block.rejects[k]
+            try accounting.reject(
+                reject.reason, location: .line(line + reject.line - 1), idHint: reject.idHint,
+                report: &report, example: { reject.example ?? "" },
+                excerpt: { reject.excerpt ?? "" })
         }
     }
 }
@@ -169,11 +196,12 @@ final class ParsedBlock: @unchecked Sendable {
         var acceptedBefore = 0
     }
 
-    private(set) var bytes: UnsafeMutableBufferPointer<UInt8>
-    private(set) var incidents: UnsafeMutablePointer<Incident>?
-    private(set) var keys: UnsafeMutablePointer<ParsedKey>?
-    private(set) var acceptedCount = 0
-    private var capacity = 0
+    private(set) var bytes: GrowableBuffer<UInt8>
+    // Unchecked: one thread at a time has the block (the worker until `markParsed`, then the
+    // reading thread), so the per-append exclusivity bookkeeping would find nothing.
+    @exclusivity(unchecked) private(set) var incidents = GrowableBuffer<Incident>(capacity: 1)
+    @exclusivity(unchecked) private(set) var keys = GrowableBuffer<ParsedKey>(capacity: 1)
+    var acceptedCount: Int { incidents.count }
     private(set) var rejects: [Reject] = []
     /// Line feeds in the block: the next block starts this many lines further.
     var lineFeeds = 0
@@ -184,34 +212,24 @@ final class ParsedBlock: @unchecked Sendable {
     private let claimed = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
 
-    init(bytes: UnsafeMutableBufferPointer<UInt8>) {
+    init(bytes: consuming GrowableBuffer<UInt8>) {
         self.bytes = bytes
     }
 
-    deinit {
-        bytes.deallocate() // a no-op once released
-        dropRecords()
+    /// The block's bytes, read in place by the worker's scanner while the block lives.
+    var unsafeBytes: UnsafeMutableBufferPointer<UInt8> {
+        UnsafeMutableBufferPointer(start: bytes.unsafeBaseAddress, count: bytes.count)
     }
 
     /// Worker side: one more accepted incident.
     func append(_ incident: consuming Incident, key: ParsedKey) {
-        if acceptedCount == capacity {
-            let grown = max(1024, bytes.count / 60, capacity * 2) // rows of 60+ bytes: no regrowth
-            let moreIncidents = UnsafeMutablePointer<Incident>.allocate(capacity: grown)
-            let moreKeys = UnsafeMutablePointer<ParsedKey>.allocate(capacity: grown)
-            if let incidents, let keys {
-                moreIncidents.moveInitialize(from: incidents, count: acceptedCount)
-                moreKeys.moveInitialize(from: keys, count: acceptedCount)
-                incidents.deallocate()
-                keys.deallocate()
-            }
-            incidents = moreIncidents
-            keys = moreKeys
-            capacity = grown
+        if incidents.count == incidents.capacity {
+            let grown = max(1024, bytes.count / 60, incidents.capacity * 2) // rows of 60+ bytes: no regrowth
+            incidents.reserveCapacity(grown)
+            keys.reserveCapacity(grown)
         }
-        (incidents! + acceptedCount).initialize(to: incident)
-        (keys! + acceptedCount).initialize(to: key)
-        acceptedCount += 1
+        incidents.append(consume incident)
+        keys.append(key)
     }
 
     /// Worker side: one more reject, after the incidents accepted so far.
@@ -223,15 +241,8 @@ final class ParsedBlock: @unchecked Sendable {
 
     /// The records are destroyed, their storage freed.
     func dropRecords() {
-        if let incidents, let keys {
-            incidents.deinitialize(count: acceptedCount)
-            incidents.deallocate()
-            keys.deallocate()
-        }
-        incidents = nil
-        keys = nil
-        acceptedCount = 0
-        capacity = 0
+        incidents = GrowableBuffer(capacity: 1)
+        keys = GrowableBuffer(capacity: 1)
         rejects = []
     }
 
@@ -258,8 +269,7 @@ final class ParsedBlock: @unchecked Sendable {
     /// Frees the bytes and records once consumed.
     func release() {
         dropRecords()
-        bytes.deallocate()
-        bytes = UnsafeMutableBufferPointer(start: nil, count: 0)
+        bytes = GrowableBuffer(capacity: 1)
     }
 }
 
@@ -271,31 +281,31 @@ private final class WorkerState: @unchecked Sendable {
     let keyHashPrefix: [UInt8]?
     private let name: ByteSource
     private var idle: [TimeReader] = []
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// At one address for as long as the state lives, as pthreads requires.
+    private let lock = PinnedValue(pthread_mutex_t())
 
     init(layout: CSVLayout, keepExcerpts: Bool, keyHashPrefix: [UInt8]?) {
         self.layout = layout
         self.keepExcerpts = keepExcerpts
         self.keyHashPrefix = keyHashPrefix
         name = ByteSource(bytes: [], name: layout.path, decompress: false)
-        pthread_mutex_init(lock, nil)
+        pthread_mutex_init(lock.pointer, nil)
     }
 
     deinit {
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
+        pthread_mutex_destroy(lock.pointer)
     }
 
     private func takeTimes() -> TimeReader {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
+        pthread_mutex_lock(lock.pointer)
+        defer { pthread_mutex_unlock(lock.pointer) }
         return idle.popLast() ?? TimeReader(options: layout.options)
     }
 
     private func giveBack(_ times: TimeReader) {
-        pthread_mutex_lock(lock)
+        pthread_mutex_lock(lock.pointer)
         idle.append(times)
-        pthread_mutex_unlock(lock)
+        pthread_mutex_unlock(lock.pointer)
     }
 
     /// Parses one block (on a worker thread) and signals it.
@@ -304,7 +314,7 @@ private final class WorkerState: @unchecked Sendable {
         let times = takeTimes()
         defer { giveBack(times) }
         let source = CSVRecordSource(
-            layout: layout, buffer: ChunkBuffer(borrowing: block.bytes, source: name),
+            layout: layout, buffer: ChunkBuffer(borrowing: block.unsafeBytes, source: name),
             firstLine: 1, times: times)
         source.keyHashPrefix = keyHashPrefix
         var scratch: [UInt8] = []
@@ -362,7 +372,7 @@ struct BlockCutter {
 
     /// The next block (the caller owns and frees it), or nil at the end of the input or when no
     /// cut was found (`gaveUp`).
-    mutating func next() throws(InputError) -> UnsafeMutableBufferPointer<UInt8>? {
+    mutating func next() throws(InputError) -> GrowableBuffer<UInt8>? {
         guard !gaveUp else { return nil }
         var want = target
         for _ in 0...growth {
@@ -378,8 +388,8 @@ struct BlockCutter {
                 cut = BlockCutter.lastLineEndOutsideQuotes(buffer.storage + buffer.start, count: min(available, want))
             }
             if let cut {
-                let block = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: cut)
-                block.baseAddress!.update(from: buffer.storage + buffer.start, count: cut)
+                var block = GrowableBuffer<UInt8>(capacity: cut)
+                block.append(contentsOf: buffer.slice(buffer.start, buffer.start + cut))
                 buffer.release(upTo: buffer.start + cut)
                 return block
             }

@@ -7,16 +7,12 @@ final class TimeReader {
     private let format: TimeFormat?
     private let zone: ZoneConverter?
     /// `--column time=DATE+TIME` joins the two values here (grown on demand, reused).
-    private var scratch: UnsafeMutablePointer<UInt8>
-    private var scratchCapacity = 64
+    private var scratch = GrowableBuffer<UInt8>(capacity: 64)
 
     init(options: ReaderOptions) {
         format = options.timeFormat
         zone = options.timeZone.map(ZoneConverter.init)
-        scratch = .allocate(capacity: scratchCapacity)
     }
-
-    deinit { scratch.deallocate() }
 
     /// A JSON number is an epoch; text is the pattern's, else §2.4's.
     @inline(__always)
@@ -49,24 +45,18 @@ final class TimeReader {
         guard !date.isEmpty else { return .absent }
         let d = date.trimmed
         let t: UnsafeBufferPointer<UInt8> = time.isEmpty ? TimeReader.midnight : time.trimmed
-        let count = d.count + 1 + t.count
-        if count > scratchCapacity {
-            scratch.deallocate()
-            scratchCapacity = max(count, scratchCapacity * 2)
-            scratch = .allocate(capacity: scratchCapacity)
-        }
-        if let base = d.baseAddress { scratch.update(from: base, count: d.count) }
-        scratch[d.count] = 32
-        if let base = t.baseAddress { (scratch + d.count + 1).update(from: base, count: t.count) }
-        return RawValue(kind: .text, bytes: UnsafeBufferPointer(start: scratch, count: count))
+        scratch.removeAll()
+        scratch.append(contentsOf: d)
+        scratch.append(32)
+        scratch.append(contentsOf: t)
+        return RawValue(kind: .text, bytes: scratch.unsafeElements)
     }
 
     /// Never written after it is made.
     nonisolated(unsafe) private static let midnight: UnsafeBufferPointer<UInt8> = {
-        let text = Array("00:00:00".utf8)
-        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: text.count)
-        p.initialize(from: text, count: text.count)
-        return UnsafeBufferPointer(start: p, count: text.count)
+        // A static String's UTF-8 lives in the binary for the whole run.
+        let text: StaticString = "00:00:00"
+        return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }()
 }
 

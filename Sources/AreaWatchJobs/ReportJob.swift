@@ -50,53 +50,27 @@ public enum ReportJob {
         let settings = request.report
         try check(request)
         AtomicDirectory.startWritingBack(filesystemOf: settings.out)
-        var timings = priorTimings
-        var clock = ProgressReporter.now()
-        var incidents = 0
-        func lap(_ stage: String) {
-            let now = ProgressReporter.now()
-            let seconds = now - clock
-            timings.append((stage, seconds))
-            clock = now
-            // Peak memory after each stage, per incident: where the memory goes (docs/PERFORMANCE.md).
-            let peak = PeakMemory.bytes
-            progress.log(
-                "\(stage): \(NumberFormat.fixed(seconds, decimals: 3)) s, peak memory \(peak >> 20) MB"
-                    + (incidents > 0 ? " (\(peak / incidents) bytes per incident)" : ""))
-        }
+        var clock = StageClock(timings: priorTimings, progress: progress)
         // Auxiliary inputs first: a bad areas or POI file fails before the long work.
-        let areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
-        let populations = try settings.areaPopulation.map { property in
-            try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
-        }
-        let pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
+        let auxiliary = try AuxiliaryInputs(settings)
 
         progress.log("loading incidents")
-        // Ad-hoc rejects go beside their final name until the report is published; what a killed
-        // run left there goes first.
-        let rejects =
-            try request.source.isStore
-            ? nil
-            : request.rejectsPath.map { path in
-                RejectsWriter.removeOrphans(of: path)
-                return try RejectsWriter(path: path)
-            }
+        let rejects = try adHocRejects(request)
         var loaded = try IncidentLoading.load(
             request.source, groupBy: settings.groupBy, keepKeys: false,
             snapshot: request.snapshot, rejects: rejects, progress: progress)
-        incidents = loaded.columns.count
+        clock.incidents = loaded.columns.count
         if let field = settings.groupBy, let problem = GroupByCheck.problem(field, in: loaded.columns) {
             throw JobError(.usage, problem)
         }
         // The extent's published box is drawn from geohash cells (tiles are written for geohash grids only).
         let (parameters, extent) = request.query.resolved(
-            for: loaded.columns,
-            cellPrecision: settings.gridSystem.geohashPrecision ?? 7,
+            for: loaded.columns, cellPrecision: settings.gridSystem.geohashPrecision ?? 7,
             minCellCount: settings.minCellCount, progress: progress)
-        lap(request.source.isStore ? "load" : "ingest")
+        clock.lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
-        let index = makeIndex(&loaded, parameters: parameters, pointQueries: pois != nil, settings: settings)
-        lap("index")
+        let index = makeIndex(&loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings)
+        clock.lap("index")
         try checkGridSize(index, radius: parameters.radius, settings: settings)
         if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
         let nearRepeat =
@@ -104,38 +78,27 @@ public enum ReportJob {
             ? nearRepeatReport(
                 index, time: loaded.columns.time, settings: settings,
                 progress: progress) : nil
-        if nearRepeat != nil { lap("near-repeat") }
+        if nearRepeat != nil { clock.lap("near-repeat") }
         progress.log("grid at \(settings.gridSystem.fineness), radius \(NumberFormat.compact(parameters.radius)) m")
         let grid = index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads)
-        lap("grid")
-        var areaReport = areas.map { AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId) }
-        if let populations, let property = settings.areaPopulation {
-            areaReport?.population = AreaPopulations(
-                property: property, ratePer: settings.ratePer.value,
-                values: populations)
-        }
-        let poiAnswers = pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
-        let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
-        let totals = index.totals()
+        clock.lap("grid")
+        var content = answerQueries(
+            index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,
+            settings: settings)
         if let warning = extent?.emptyWindowsWarning(
-            current: totals.current, previous: totals.previous,
+            current: content.totals.current, previous: content.totals.previous,
             asOf: parameters.asOf)
         {
             progress.warn(warning)
         }
-        lap("queries")
-        let ehsa =
-            settings.ehsa ? ehsaReport(index, time: loaded.columns.time, settings: settings, progress: progress) : nil
-        if ehsa != nil { lap("ehsa") }
-
-        var content = ReportContent(
-            parameters: parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms.zooms,
-            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport,
-            pointsOfInterest: poiAnswers,
-            breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
-            timings: timings, attribution: settings.attribution, engineVersion: engineVersion)
-        content.fdr = settings.fdr.value
-        content.ehsa = ehsa
+        clock.lap("queries")
+        content.ehsa =
+            settings.ehsa
+            ? ehsaReport(
+                index, time: loaded.columns.time, settings: settings,
+                progress: progress) : nil
+        if content.ehsa != nil { clock.lap("ehsa") }
+        content.timings = clock.timings
         content.nearRepeat = nearRepeat
         content.rejects = loaded.rejects
         content.extent = .known(extent)
@@ -149,6 +112,81 @@ public enum ReportJob {
         }
         return ReportRun(content: content, outcome: outcome)
     }
+
+    /// Ad-hoc rejects go beside their final name until the report is published; what a killed
+    /// run left there goes first. A store's rejects are in the store.
+    static func adHocRejects(_ request: ReportRequest) throws -> RejectsWriter? {
+        guard !request.source.isStore, let path = request.rejectsPath else { return nil }
+        RejectsWriter.removeOrphans(of: path)
+        return try RejectsWriter(path: path)
+    }
+
+    /// The areas, points of interest, breakdown and totals, and the report's content around them.
+    static func answerQueries(
+        _ index: IncidentIndex, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
+        parameters: QueryParameters, grid: GridResult, settings: ReportSettings
+    ) -> ReportContent {
+        var areaReport = auxiliary.areas.map {
+            AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId)
+        }
+        if let populations = auxiliary.populations, let property = settings.areaPopulation {
+            areaReport?.population = AreaPopulations(
+                property: property, ratePer: settings.ratePer.value,
+                values: populations)
+        }
+        let poiAnswers = auxiliary.pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
+        let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
+        var content = ReportContent(
+            parameters: parameters, grid: grid, totals: index.totals(), tileZooms: settings.tileZooms.zooms,
+            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport,
+            pointsOfInterest: poiAnswers,
+            breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
+            timings: [], attribution: settings.attribution, engineVersion: engineVersion)
+        content.fdr = settings.fdr.value
+        content.formats = settings.formats
+        content.publicURL = settings.publicURL
+        return content
+    }
+}
+
+/// The areas, their populations and the points of interest a report reads besides incidents.
+struct AuxiliaryInputs {
+    let areas: [NamedArea]?
+    let populations: [AreaPopulation]?
+    let pois: [PointOfInterest]?
+
+    init(_ settings: ReportSettings) throws {
+        areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
+        populations = try settings.areaPopulation.map { property in
+            try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
+        }
+        pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
+    }
+}
+
+/// The stages' timings, each logged as it ends with the peak memory so far, per incident once
+/// the incidents are loaded: where the time and memory go (docs/PERFORMANCE.md).
+struct StageClock {
+    private(set) var timings: [(String, Double)]
+    var incidents = 0
+    private let progress: ProgressReporter
+    private var started = ProgressReporter.now()
+
+    init(timings: [(String, Double)], progress: ProgressReporter) {
+        self.timings = timings
+        self.progress = progress
+    }
+
+    mutating func lap(_ stage: String) {
+        let now = ProgressReporter.now()
+        let seconds = now - started
+        timings.append((stage, seconds))
+        started = now
+        let peak = PeakMemory.bytes
+        progress.log(
+            "\(stage): \(NumberFormat.fixed(seconds, decimals: 3)) s, peak memory \(peak >> 20) MB"
+                + (incidents > 0 ? " (\(peak / incidents) bytes per incident)" : ""))
+    }
 }
 
 extension ReportJob {
@@ -157,7 +195,8 @@ extension ReportJob {
     static func check(_ request: ReportRequest) throws {
         let settings = request.report
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
-        if case .h3 = settings.gridSystem, settings.tileZooms.zooms != nil {
+        let writesTiles = settings.formats.contains(.tiles) || settings.formats.contains(.pmtiles)
+        if case .h3 = settings.gridSystem, settings.tileZooms.zooms != nil, writesTiles {
             throw JobError(
                 .usage,
                 "--grid \(settings.gridSystem): the widget tiles and grid.pmtiles are written for "

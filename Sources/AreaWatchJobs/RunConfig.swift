@@ -91,27 +91,7 @@ public struct RunConfig: Sendable {
             ingest, as: ReadingSettings.self, context: "\(file) [ingest]",
             skipping: Set(ingestKeys.filter { policyKeys.contains(ConfigArguments.normalized($0)) }))
         reading = try ConfigArguments.parse(readingArguments, as: ReadingSettings.self, context: "\(file) [ingest]")
-        // [[inbox.files]]: the [ingest] reading options, then the table's own (later ones win).
-        var fileReadings: [(pattern: InboxPattern, reading: ReadingSettings)] = []
-        if let files = inbox?["files"] {
-            guard let tables = files.array else { throw fail("[[inbox.files]] must be tables") }
-            for (k, element) in tables.enumerated() {
-                let context = "\(file) [[inbox.files]] #\(k + 1)"
-                guard let t = element.table else { throw fail("[[inbox.files]] must be tables") }
-                guard let text = t["pattern"]?.string else {
-                    throw JobError(.usage, "\(context): missing \"pattern\" (a glob)")
-                }
-                let pattern = try RunConfig.pattern(text, context: context)
-                let own = try ConfigArguments.arguments(
-                    t, as: ReadingSettings.self, context: context, skipping: ["pattern"])
-                fileReadings.append(
-                    (
-                        pattern,
-                        try ConfigArguments.parse(readingArguments + own, as: ReadingSettings.self, context: context)
-                    ))
-            }
-        }
-        self.fileReadings = fileReadings
+        self.fileReadings = try RunConfig.fileReadings(inbox?["files"], base: readingArguments, file: file)
         var policy = try ConfigArguments.parse(
             ingest, as: IngestPolicy.self, context: "\(file) [ingest]",
             skipping: Set(ingestKeys.filter { readingKeys.contains(ConfigArguments.normalized($0)) }))
@@ -124,6 +104,28 @@ public struct RunConfig: Sendable {
         report.out = out
         if let problem = report.areaPopulationProblem { throw JobError(.usage, "\(file) [report]: \(problem)") }
         self.report = report.resolvingPaths(resolve)
+    }
+
+    /// `[[inbox.files]]`: per table its pattern and the `[ingest]` reading options followed by the
+    /// table's own (later ones win).
+    private static func fileReadings(
+        _ files: (any TOMLValueConvertible)?, base readingArguments: [String], file: String
+    ) throws -> [(pattern: InboxPattern, reading: ReadingSettings)] {
+        guard let files else { return [] }
+        guard let tables = files.array else { throw JobError(.usage, "\(file): [[inbox.files]] must be tables") }
+        return try tables.enumerated().map { k, element in
+            let context = "\(file) [[inbox.files]] #\(k + 1)"
+            guard let t = element.table else { throw JobError(.usage, "\(file): [[inbox.files]] must be tables") }
+            guard let text = t["pattern"]?.string else {
+                throw JobError(.usage, "\(context): missing \"pattern\" (a glob)")
+            }
+            let pattern = try RunConfig.pattern(text, context: context)
+            let own = try ConfigArguments.arguments(
+                t, as: ReadingSettings.self, context: context, skipping: ["pattern"])
+            return (
+                pattern, try ConfigArguments.parse(readingArguments + own, as: ReadingSettings.self, context: context)
+            )
+        }
     }
 
     /// A glob of the config, checked (a pattern that can never match is a usage error).

@@ -244,6 +244,8 @@ public enum ScaleOutJobs {
             sourceKind: "files", sourcePath: nil, inputs: summaries,
             timings: [("merge", ProgressReporter.now() - started)],
             attribution: settings.attribution, engineVersion: ReportJob.engineVersion)
+        content.formats = settings.formats
+        content.publicURL = settings.publicURL
         // As `report --input` without `--rejects` summarises them (the tasks write no rejects file).
         content.rejects = RejectsSummary(path: nil, files: IncidentLoading.filesWithRejects(summaries))
         content = withExtent(content, totals.extent, progress: progress)

@@ -83,11 +83,54 @@ public struct IncidentIndex: Sendable {
         sourceIndex = gathered.order
         gathered = Gathered()
         yearSlots = YearSlots(year)
-        let (lat, lon, membership, handled) = (self.lat, self.lon, self.membership, self.handled)
+        let windowed = IncidentIndex.windowed(
+            lat: self.lat, lon: self.lon, membership: self.membership, handled: self.handled, threads: threads)
+        let (windowedLat, windowedLon) = (windowed.lat, windowed.lon)
+        let (windowedBase, windowedFlags) = (windowed.base, windowed.flags)
+
+        hasPointIndex = pointQueries
+        guard pointQueries else {
+            windowedPoints = GridScatter.Points(lat: windowedLat, lon: windowedLon, flags: windowedFlags)
+            rtree = PackedHilbertRTree(latitudes: [], longitudes: [], nodeSize: nodeSize)
+            leafFlags = []
+            leafBase = []
+            cumCurrent = [0]
+            cumHandled = [0]
+            return
+        }
+        let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
+        var flags = [LeafFlags](repeating: [], count: tree.count)
+        var leafBase = [UInt32](repeating: 0, count: tree.count)
+        var cumCurrent = [UInt32](repeating: 0, count: tree.count + 1)
+        var cumHandled = [UInt32](repeating: 0, count: tree.count + 1)
+        for p in 0..<tree.count {
+            let w = Int(tree.leafIndex[p])
+            leafBase[p] = windowedBase[w]
+            let f = windowedFlags[w]
+            flags[p] = f
+            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f.currentCount)
+            cumHandled[p + 1] = cumHandled[p] + UInt32(f.handledCount)
+        }
+        rtree = tree
+        windowedPoints = GridScatter.Points(lat: tree.leafLat, lon: tree.leafLon, flags: flags)
+        leafFlags = flags
+        self.leafBase = leafBase
+        self.cumCurrent = cumCurrent
+        self.cumHandled = cumHandled
+    }
+
+    /// The two windows' incidents for the R-tree, in index order.
+    private struct Windowed {
+        var lat: [Double], lon: [Double], base: [UInt32], flags: [LeafFlags]
+    }
+
+    /// The two windows' incidents, in the same order, straight into arrays of their exact size
+    /// (per-chunk lists joined afterwards held them twice): each chunk counts its own, then
+    /// copies them to its offset, on `threads` cores.
+    private static func windowed(
+        lat: [Double], lon: [Double], membership: [UInt8], handled: [Int8], threads: Int
+    ) -> Windowed {
         let n = lat.count
-        // The two windows' incidents for the R-tree, in the same order, straight into arrays of
-        // their exact size (per-chunk lists joined afterwards held them twice): each chunk counts
-        // its own, then copies them to its offset, on `threads` cores.
         let current = WindowMembership.current.rawValue, previous = WindowMembership.previous.rawValue
         let windowChunks = IncidentIndex.chunks(n, threads)
         let chunkCounts = Concurrency.map(windowChunks.count) { c in
@@ -126,35 +169,7 @@ public struct IncidentIndex: Sendable {
             }
         }
 
-        hasPointIndex = pointQueries
-        guard pointQueries else {
-            windowedPoints = GridScatter.Points(lat: windowedLat, lon: windowedLon, flags: windowedFlags)
-            rtree = PackedHilbertRTree(latitudes: [], longitudes: [], nodeSize: nodeSize)
-            leafFlags = []
-            leafBase = []
-            cumCurrent = [0]
-            cumHandled = [0]
-            return
-        }
-        let tree = PackedHilbertRTree(latitudes: windowedLat, longitudes: windowedLon, nodeSize: nodeSize)
-        var flags = [LeafFlags](repeating: [], count: tree.count)
-        var leafBase = [UInt32](repeating: 0, count: tree.count)
-        var cumCurrent = [UInt32](repeating: 0, count: tree.count + 1)
-        var cumHandled = [UInt32](repeating: 0, count: tree.count + 1)
-        for p in 0..<tree.count {
-            let w = Int(tree.leafIndex[p])
-            leafBase[p] = windowedBase[w]
-            let f = windowedFlags[w]
-            flags[p] = f
-            cumCurrent[p + 1] = cumCurrent[p] + UInt32(f.currentCount)
-            cumHandled[p + 1] = cumHandled[p] + UInt32(f.handledCount)
-        }
-        rtree = tree
-        windowedPoints = GridScatter.Points(lat: tree.leafLat, lon: tree.leafLon, flags: flags)
-        leafFlags = flags
-        self.leafBase = leafBase
-        self.cumCurrent = cumCurrent
-        self.cumHandled = cumHandled
+        return Windowed(lat: windowedLat, lon: windowedLon, base: windowedBase, flags: windowedFlags)
     }
 
     /// The filtered incidents in geohash order.
@@ -214,29 +229,13 @@ public struct IncidentIndex: Sendable {
                                 let (yearOut, monthOut) = (
                                     UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(monthOut)
                                 )
+                                let rows = GatherOutputs(
+                                    lat: latOut, lon: lonOut, membership: membershipOut, handled: handledOut,
+                                    year: yearOut, month: monthOut)
                                 let order = order
-                                do {
-                                    DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
-                                        let range = gatherChunks[c]
-                                        for k in range {
-                                            // The rows a few ahead start loading now: each is a cache miss in four
-                                            // columns, which the loop's own work cannot hide.
-                                            if k + gatherPrefetchDistance < range.upperBound {
-                                                let ahead = Int(order[k + gatherPrefetchDistance])
-                                                columns.prefetchRow(ahead)
-                                            }
-                                            let i = Int(order[k])
-                                            let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
-                                            latOut[k] = y
-                                            lonOut[k] = x
-                                            let m = windows.membership(t)
-                                            membershipOut[k] = m.rawValue
-                                            handledOut[k] = columns.handled[i]
-                                            let (calendarYear, calendarMonth) = UTCTime.yearMonth(of: t)
-                                            yearOut[k] = Int16(calendarYear)
-                                            monthOut[k] = UInt8(calendarMonth)
-                                        }
-                                    }
+                                DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
+                                    gatherRows(
+                                        gatherChunks[c], order: order, columns: columns, windows: windows, into: rows)
                                 }
                             }
                         }
@@ -248,6 +247,36 @@ public struct IncidentIndex: Sendable {
             excludedFuture: excludedFuture, codes: sortedCodes, order: order, lat: lat, lon: lon,
             membership: membership, handled: handled, year: year, month: month)
 
+    }
+
+    /// Where the gather writes, each chunk its own rows.
+    private struct GatherOutputs: Sendable {
+        let lat: UnsafeMutableSendableBuffer<Double>, lon: UnsafeMutableSendableBuffer<Double>
+        let membership: UnsafeMutableSendableBuffer<UInt8>, handled: UnsafeMutableSendableBuffer<Int8>
+        let year: UnsafeMutableSendableBuffer<Int16>, month: UnsafeMutableSendableBuffer<UInt8>
+    }
+
+    /// Copies rows `range` of the geohash order from the columns.
+    @inline(__always)
+    private static func gatherRows(
+        _ range: Range<Int>, order: [UInt32], columns: IncidentColumns, windows: TimeWindows, into out: GatherOutputs
+    ) {
+        for k in range {
+            // The rows a few ahead start loading now: each is a cache miss in four columns, which
+            // the loop's own work cannot hide.
+            if k + gatherPrefetchDistance < range.upperBound {
+                columns.prefetchRow(Int(order[k + gatherPrefetchDistance]))
+            }
+            let i = Int(order[k])
+            let (y, x, t) = (columns.lat[i], columns.lon[i], columns.time[i])
+            out.lat[k] = y
+            out.lon[k] = x
+            out.membership[k] = windows.membership(t).rawValue
+            out.handled[k] = columns.handled[i]
+            let (calendarYear, calendarMonth) = UTCTime.yearMonth(of: t)
+            out.year[k] = Int16(calendarYear)
+            out.month[k] = UInt8(calendarMonth)
+        }
     }
 
     /// How many rows ahead of the one it copies the gather prefetches.

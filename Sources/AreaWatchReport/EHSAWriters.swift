@@ -156,14 +156,8 @@ enum EHSAGeoJSON {
     }
 }
 
-/// The report folder's emerging-hot-spot files and their summary.json member.
+/// The emerging-hot-spot files' summary.json member.
 enum EHSAFiles {
-    /// `report` is the public one (locations below `--min-cell-count` already left out).
-    static func write(_ report: EHSAReport, asOf: Int64, into directory: AtomicDirectory) throws {
-        try EHSACSV.write(report, to: try directory.file("ehsa.csv"))
-        try EHSAGeoJSON.write(report, asOf: asOf, to: try directory.file("ehsa.geojson"))
-    }
-
     /// summary.json's `ehsa` member, from the exact analysis: every location computed, how many
     /// the public files hold, the cube's numbers and the locations per label.
     static func summary(_ exact: EHSAReport, disclosure: Disclosure) -> JSONValue {

@@ -10,21 +10,20 @@ import AreaWatchQuery
 
 /// grid.pmtiles (SPEC §14, docs/FORMATS.md): the widget tiles of SPEC §8 as vector tiles in one
 /// PMTiles v3 archive. Built from the same `WidgetTiles.build` tiles as the JSON tiles, so every
-/// tile lists exactly the JSON tile's cells with the same values.
+/// cell has the JSON tile's values; `VectorTileCut` puts each cell, clipped, in every tile whose
+/// buffered extent it overlaps.
 enum GridArchive {
-    static let formatVersion = "1.1"
-
     /// Writes the archive to `path` (inside the report's work folder, which is published whole)
     /// and returns its size in bytes.
     @discardableResult
     static func write(
         _ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
         to path: String
     ) throws -> Int64 {
         let bytes = archive(
             tiles, grid: grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-            dataBounds: dataBounds)
+            dataBounds: dataBounds, version: version)
         let file = try BufferedFile(path: path)
         try file.write(bytes)
         try file.finish()
@@ -34,24 +33,23 @@ enum GridArchive {
     /// The archive's bytes: a function of the tiles and parameters alone (deterministic).
     static func archive(
         _ tiles: [WidgetTiles.Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure,
-        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown,
+        attribution: String, dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
         parts: Int = archiveParts
     ) -> [UInt8] {
         var builder = PMTiles.Builder()
         // Tile ids ascend with the zoom, and within a zoom along the Hilbert curve.
-        let ordered = tiles.map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }.sorted {
-            $0.id < $1.id
-        }
+        let ordered = VectorTileCut.cut(tiles)
+            .map { (id: PMTiles.tileID(z: $0.id.z, x: $0.id.x, y: $0.id.y)!, tile: $0) }
+            .sorted { $0.id < $1.id }
         // Encoded and compressed in parts of about equal cells, on every core that is free: alone
-        // on one thread, this was the report stage's last ~30 ms at 1M while the other core idled.
+        // on one thread it would end the report stage while the other cores idle.
         // Each tile is compressed on its own, so the bytes do not depend on the parts.
-        let bounds = partBounds(cellCounts: ordered.map { $0.tile.cells.count }, parts: parts)
+        let bounds = partBounds(cellCounts: ordered.map { $0.tile.pieces.count }, parts: parts)
         let compressed = Concurrency.map(bounds.count - 1) { part in
             let compressor = GzipCompressor()
             var encoder = CellLayerEncoder()
             return ordered[bounds[part]..<bounds[part + 1]].map { entry in
-                compressor.compress(
-                    encoder.encode(tile: entry.tile.id, cells: entry.tile.cells, disclosure: disclosure))
+                compressor.compress(encoder.encode(pieces: entry.tile.pieces, disclosure: disclosure))
             }
         }
         for (id, data) in zip(ordered.lazy.map(\.id), compressed.joined()) { builder.add(tileID: id, data: data) }
@@ -69,7 +67,7 @@ enum GridArchive {
         let meta = Array(
             metadata(
                 grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-                dataBounds: dataBounds
+                dataBounds: dataBounds, version: version
             ).serialized().utf8)
         return builder.archive(metadata: meta, header: header, compressor: GzipCompressor())
     }
@@ -98,40 +96,18 @@ enum GridArchive {
     /// answer a location from the archive alone (as the TileJSON's `areawatch` member).
     static func metadata(
         _ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-        dataBounds: TileSetMeta.DataBounds = .unknown
+        dataBounds: TileSetMeta.DataBounds = .unknown, version: String
     ) -> JSONValue {
         let p = grid.parameters
-        let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
-            switch key {
-            case .rCurrent, .rPrevious: return (key.name, .string("Number"))
-            case .geohash, .safetyClass, .change: return (key.name, .string("String"))
-            }
-        }
         return .object([
             ("name", .string(WidgetTiles.name)),
             ("description", .string(WidgetTiles.description(p))),
             ("attribution", .string(attribution)),
-            ("version", .string(formatVersion)),
+            ("version", .string(version)),
             ("type", .string("overlay")),
             ("format", .string("pbf")),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
-            (
-                "vector_layers",
-                .array([
-                    .object([
-                        ("id", .string(CellLayerEncoder.layerName)),
-                        (
-                            "description",
-                            .string(
-                                "Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year"
-                            )
-                        ),
-                        ("minzoom", .int(zooms.lowerBound)),
-                        ("maxzoom", .int(zooms.upperBound)),
-                        ("fields", .object(fields))
-                    ])
-                ])
-            ),
+            ("vector_layers", WidgetTiles.vectorLayers(zooms: zooms)),
             (
                 "areawatch",
                 .object(
@@ -154,7 +130,8 @@ public enum GridArchiveTiming {
         let wall0 = now(CLOCK_MONOTONIC), cpu0 = now(CLOCK_THREAD_CPUTIME_ID)
         let tiles = WidgetTiles.build(grid, changes: grid.changeSignificance().map { $0 }, zooms: zooms)
         let bytes = GridArchive.archive(
-            tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark")
+            tiles, grid: grid, zooms: zooms, disclosure: Disclosure(), attribution: "areawatch benchmark",
+            version: WidgetTiles.version(tiles, disclosure: Disclosure()))
         return (now(CLOCK_MONOTONIC) - wall0, now(CLOCK_THREAD_CPUTIME_ID) - cpu0, bytes.count)
     }
 

@@ -199,8 +199,8 @@ public struct AtomicDirectory: Sendable {
     /// makes the report durable with `syncfs`, which writes back everything dirty on the
     /// filesystem, other programs' data included: started at the beginning of a job, that part
     /// is on disk while the job computes, and publishing waits for the report's own data only
-    /// (measured: 150 MB another program had left dirty made publishing take 67 ms instead of
-    /// 11 ms; the peers of `make bench-e2e` leave ~90 MB just before each areawatch run).
+    /// (another program's dirty pages would otherwise be written back inside publication's
+    /// `syncfs`; docs/PERFORMANCE.md has the figures).
     /// Its own thread, not a Dispatch worker: the call blocks for as long as the disk takes.
     public static func startWritingBack(filesystemOf path: String) {
         var folder = path.isEmpty ? "." : path
@@ -364,10 +364,9 @@ public struct AtomicDirectory: Sendable {
     }
 }
 
-/// Many small files made or removed by several threads at once. On the disks measured, creating
-/// or unlinking a small file costs far more than formatting it (0.08-0.25 ms, mostly the
-/// kernel's inode allocation and discards, docs/PERFORMANCE.md), and that work proceeds in
-/// parallel across folders.
+/// Many small files made or removed by several threads at once. Creating or unlinking a small
+/// file costs far more than formatting it (mostly the kernel's inode allocation and discards,
+/// docs/PERFORMANCE.md), and that work proceeds in parallel across folders.
 enum FileFanOut {
     /// Two ways per core: the work waits on the kernel more than on a core.
     static var ways: Int { Concurrency.parts(perCore: 2) }

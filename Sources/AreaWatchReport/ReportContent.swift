@@ -110,6 +110,11 @@ public struct ReportContent: Sendable {
     public var totals: Totals
     /// Tiles for these zooms; nil writes none.
     public var tileZooms: ClosedRange<Int>?
+    /// The kinds of file written (`--formats`, SPEC §19); summary.json is always written.
+    public var formats = OutputFormats.standard
+    /// The report folder's public URL (`--public-url`, SPEC §19): tilejson.json's tile URLs are
+    /// absolute under it; nil keeps them relative.
+    public var publicURL: String?
     public var disclosure: Disclosure
     public var areas: AreaReport?
     public var pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]?

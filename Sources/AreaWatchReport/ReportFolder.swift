@@ -20,8 +20,10 @@ public enum ReportFolder {
 
     /// The files a report writes at the top of its folder; below it only `tiles/` (`isReportEntry`).
     static let topFiles: Set<String> = [
-        markerName, "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
-        "grid.pmtiles", "ehsa.csv", "ehsa.geojson", "nearrepeat.csv", "summary.json", "report.html", "timeseries.csv"
+        markerName, "grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "areas.geojson", "areas.csv", "poi.csv",
+        "breakdown.csv", "grid.pmtiles", "ehsa.csv", "ehsa.prj", "ehsa.geojson", "nearrepeat.csv", "summary.json",
+        "report.html", "timeseries.csv",
+        "grid.parquet", "areas.parquet", "ehsa.parquet", "grid.gpkg"
     ]
 
     /// Throws `ReportFolderRefused` unless `path` may be replaced; `protected` are paths (files

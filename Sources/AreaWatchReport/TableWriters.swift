@@ -141,7 +141,23 @@ enum TableWriters {
     /// Polygon or MultiPolygon with RFC 7946 winding (exterior counter-clockwise, holes
     /// clockwise), closed rings, 6 decimals.
     static func geometry(_ area: NamedArea) -> JSONValue {
-        func ring(_ points: [(lon: Double, lat: Double)], exterior: Bool) -> JSONValue {
+        func polygon(_ rings: [[(lon: Double, lat: Double)]]) -> JSONValue {
+            .array(
+                rings.map { ring in
+                    .array(ring.map { .array([.fixed($0.lon, decimals: 6), .fixed($0.lat, decimals: 6)]) })
+                })
+        }
+        let polygons = rings(area)
+        if polygons.count == 1 {
+            return .object([("type", .string("Polygon")), ("coordinates", polygon(polygons[0]))])
+        }
+        return .object([("type", .string("MultiPolygon")), ("coordinates", .array(polygons.map(polygon)))])
+    }
+
+    /// The area's polygons as its outputs write them (areas.geojson, areas.parquet): every ring
+    /// closed, the exterior counter-clockwise and the holes clockwise.
+    static func rings(_ area: NamedArea) -> [[[(lon: Double, lat: Double)]]] {
+        func ring(_ points: [(lon: Double, lat: Double)], exterior: Bool) -> [(lon: Double, lat: Double)] {
             var pts = points
             if let first = pts.first, let last = pts.last, first.lon != last.lon || first.lat != last.lat {
                 pts.append(first)
@@ -151,15 +167,9 @@ enum TableWriters {
                 twiceArea += pts[i].lon * pts[i + 1].lat - pts[i + 1].lon * pts[i].lat
             }
             if (twiceArea > 0) != exterior { pts.reverse() }
-            return .array(pts.map { .array([.fixed($0.lon, decimals: 6), .fixed($0.lat, decimals: 6)]) })
+            return pts
         }
-        func polygon(_ p: GeoPolygon) -> JSONValue {
-            .array(p.rings.enumerated().map { ring($1, exterior: $0 == 0) })
-        }
-        if area.polygons.count == 1 {
-            return .object([("type", .string("Polygon")), ("coordinates", polygon(area.polygons[0]))])
-        }
-        return .object([("type", .string("MultiPolygon")), ("coordinates", .array(area.polygons.map(polygon)))])
+        return area.polygons.map { p in p.rings.enumerated().map { ring($1, exterior: $0 == 0) } }
     }
 
     // MARK: Points of interest and breakdown

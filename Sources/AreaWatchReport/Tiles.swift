@@ -66,7 +66,7 @@ public enum WidgetTiles {
     /// Writes `tiles` (from `build`) as `tiles/{z}/{x}/{y}.json` plus `tiles/tilejson.json`.
     static func write(
         _ tiles: [Tile], grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-        dataBounds: TileSetMeta.DataBounds = .unknown,
+        dataBounds: TileSetMeta.DataBounds = .unknown, version: String, publicURL: String? = nil,
         into directory: AtomicDirectory
     ) throws -> (tiles: Int, bytes: Int64) {
         let asOf = UTCTime.iso8601(grid.parameters.asOf)
@@ -118,7 +118,7 @@ public enum WidgetTiles {
         let bytes = written.withLock { $0 }
         let json = tileJSON(
             grid, zooms: zooms, disclosure: disclosure, attribution: attribution,
-            dataBounds: dataBounds
+            dataBounds: dataBounds, version: version, publicURL: publicURL
         ).serialized(pretty: true)
         try BufferedFile.write(json, to: try directory.file("tiles/tilejson.json"))
         return (count, bytes + Int64(json.utf8.count))
@@ -142,21 +142,68 @@ public enum WidgetTiles {
 
     /// The name, description and version the TileJSON and the archive's metadata share.
     static let name = "areawatch safety grid"
-    static let version = "1.0.0"
+
+    /// The tile set's TileJSON `version`, `1.N.0`: N is a 32-bit FNV-1a digest of every tile as
+    /// written (its z/x/y, precision and cells' published values), so the version changes when
+    /// any tile does, and a cache keyed on it is dropped then (TileJSON: changes across tiles
+    /// change the minor version). The major version is the tile format's.
+    static func version(_ tiles: [Tile], disclosure: Disclosure) -> String {
+        var h = FNV1a()
+        for t in tiles {
+            for v in [t.id.z, t.id.x, t.id.y, t.precision, t.cells.count] { h.combine(v) }
+            for e in t.cells {
+                h.combine(e.geohash)
+                h.combine(disclosure.show(e.rCurrent) ?? -1)
+                h.combine(disclosure.show(e.rPrevious) ?? -1)
+                h.combine(e.safetyClass.rawValue)
+                h.combine(e.change)
+            }
+        }
+        return "1.\(UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))).0"
+    }
+
+    /// The cells layer as TileJSON 3.0.0's `vector_layers` declares it (the TileJSON and the
+    /// archive's metadata share it; the JSON tiles carry the same fields per cell).
+    public static func vectorLayers(zooms: ClosedRange<Int>) -> JSONValue {
+        let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
+            switch key {
+            case .rCurrent, .rPrevious: return (key.name, .string("Number"))
+            case .geohash, .safetyClass, .change: return (key.name, .string("String"))
+            }
+        }
+        return .array([
+            .object([
+                ("id", .string(CellLayerEncoder.layerName)),
+                (
+                    "description",
+                    .string(
+                        "Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year"
+                    )
+                ),
+                ("minzoom", .int(zooms.lowerBound)),
+                ("maxzoom", .int(zooms.upperBound)),
+                ("fields", .object(fields))
+            ])
+        ])
+    }
     static func description(_ p: QueryParameters) -> String {
         "Incidents within \(NumberFormat.compact(p.radius)) m of each geohash cell centre in the year to \(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only."
     }
 
     /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
+    /// `publicURL`: the report folder's URL (`--public-url`); the tile URLs are absolute under it,
+    /// and relative to tilejson.json without it.
     static func tileJSON(
         _ grid: GridResult, zooms: ClosedRange<Int>, disclosure: Disclosure, attribution: String,
-        dataBounds: TileSetMeta.DataBounds = .unknown
+        dataBounds: TileSetMeta.DataBounds = .unknown, version: String,
+        publicURL: String? = nil
     ) -> JSONValue {
         let box = bounds(grid)
         let p = grid.parameters
         return .object([
             ("tilejson", .string("3.0.0")),
-            ("tiles", .array([.string("{z}/{x}/{y}.json")])),
+            ("tiles", .array([.string(publicURL.map { $0 + "/tiles/{z}/{x}/{y}.json" } ?? "{z}/{x}/{y}.json")])),
+            ("vector_layers", vectorLayers(zooms: zooms)),
             ("name", .string(name)),
             ("description", .string(description(p))),
             ("version", .string(version)),
@@ -188,7 +235,7 @@ public enum WidgetTiles {
                         ("radius_m", .number(p.radius)),
                         ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
                         ("min_cell_count", .int(disclosure.minCellCount)),
-                        ("cell_format", .string("cells: {geohash: [r_current, r_previous, class]}"))
+                        ("cell_format", .string("cells: {geohash: [r_current, r_previous, class, change]}"))
                     ] + dataBoundsMember(dataBounds))
             )
         ])

@@ -1,26 +1,15 @@
 import AreaWatchCore
 import AreaWatchFormats
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Encodes the one layer of the grid's vector tiles (SPEC §14, docs/FORMATS.md "grid.pmtiles"):
 /// Mapbox Vector Tile 2.1, layer `cells`, one Polygon per cell or merged cell with the properties
 /// `geohash, r_current, r_previous, class, change`.
 ///
-/// Geometry: a geohash cell is a rectangle in longitude/latitude and so also in Web Mercator. Its
-/// corners are projected to tile coordinates (extent 4096, y down) and rounded half away from zero,
-/// the exterior ring written north-west → north-east → south-east → south-west, which is clockwise
-/// on screen and has the positive surveyor's-formula area MVT 2.1 §4.3.4.3 requires of an exterior
-/// ring. A cell is listed only in the tile holding its centre (exactly the JSON tile's cells, SPEC
-/// §14), and is not cut at the tile edge: it is clamped to the tile plus a buffer of `buffer`
-/// units, which for an axis-aligned rectangle is exact clipping. The clamped edge lies outside the
-/// visible tile, so renderers draw no seam there; the part of a cell that reaches into the next
-/// tile is not repeated in that tile (docs/DECISIONS.md). A cell narrower than one unit at a low
-/// zoom keeps a width (or height) of one unit so that its ring has an area.
+/// Geometry: a geohash cell is a rectangle in longitude/latitude and so also in Web Mercator. Each
+/// feature's rectangle is a piece cut by `VectorTileCut` (projected and rounded on the zoom's
+/// global grid, clipped to the tile plus a buffer of `buffer` units), its exterior ring written
+/// north-west → north-east → south-east → south-west, which is clockwise on screen and has the
+/// positive surveyor's-formula area MVT 2.1 §4.3.4.3 requires of an exterior ring.
 ///
 /// Withheld counts (`--min-cell-count`) have no value in MVT; the property is left out, which a
 /// decoder reads as absent, as the JSON tile's `null`.
@@ -56,8 +45,8 @@ struct CellLayerEncoder {
 
     init() {}
 
-    /// The encoded `Tile` message holding the `cells` layer of `cells` in `tile`.
-    mutating func encode(tile: TileID, cells: [WidgetTiles.Entry], disclosure: Disclosure) -> [UInt8] {
+    /// The encoded `Tile` message holding the `cells` layer of `pieces`, one feature each.
+    mutating func encode(pieces: [VectorTileCut.Piece], disclosure: Disclosure) -> [UInt8] {
         features.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
         stringValues.removeAll(keepingCapacity: true)
@@ -66,7 +55,8 @@ struct CellLayerEncoder {
         uintValues.removeAll(keepingCapacity: true)
         valueCount = 0
 
-        for cell in cells {
+        for piece in pieces {
+            let cell = piece.entry
             tags.removeAll(keepingCapacity: true)
             tag(.geohash, unique: cell.geohash)
             if let v = disclosure.show(cell.rCurrent) { tag(.rCurrent, uint: v) }
@@ -74,7 +64,7 @@ struct CellLayerEncoder {
             tag(.safetyClass, string: cell.safetyClass.rawValue)
             tag(.change, string: cell.change)
             geometry.removeAll(keepingCapacity: true)
-            MVT.appendRectangle(Self.rectangle(cell.cell.bounds, in: tile), to: &geometry)
+            MVT.appendRectangle(piece.rectangle, to: &geometry)
 
             feature.removeAll(keepingCapacity: true)
             Protobuf.appendBytesField(2, tags, to: &feature) // tags, packed uint32
@@ -151,29 +141,5 @@ struct CellLayerEncoder {
         }
         Protobuf.appendVarint(UInt64(k.rawValue), to: &tags)
         Protobuf.appendVarint(UInt64(index), to: &tags)
-    }
-
-    /// A cell's rectangle in tile coordinates: x0 < x1 west to east, y0 < y1 north to south.
-    typealias Rectangle = MVT.Rectangle
-
-    static func rectangle(_ b: GeoBox, in tile: TileID) -> Rectangle {
-        let scale = Double(1 << tile.z)
-        let extent = Double(Self.extent)
-        func x(_ lon: Double) -> Int32 { clamp(((lon + 180) / 360 * scale - Double(tile.x)) * extent) }
-        func y(_ lat: Double) -> Int32 {
-            // Latitudes beyond Web Mercator's edge project onto it (the geohash grid reaches ±90°).
-            let phi = min(max(lat, -WebMercator.maxLatitude), WebMercator.maxLatitude) * Double.pi / 180
-            return clamp(((1 - log(tan(phi) + 1 / cos(phi)) / Double.pi) / 2 * scale - Double(tile.y)) * extent)
-        }
-        var r = Rectangle(x0: x(b.minLon), y0: y(b.maxLat), x1: x(b.maxLon), y1: y(b.minLat))
-        if r.x1 <= r.x0 { r.x1 = r.x0 + 1 }
-        if r.y1 <= r.y0 { r.y1 = r.y0 + 1 }
-        return r
-    }
-
-    /// Rounded half away from zero, then clamped to the tile plus its buffer.
-    private static func clamp(_ v: Double) -> Int32 {
-        let low = Double(-buffer), high = Double(extent + buffer)
-        return Int32(min(max(v.rounded(.toNearestOrAwayFromZero), low), high))
     }
 }

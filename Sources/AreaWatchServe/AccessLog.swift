@@ -7,8 +7,8 @@ import Synchronization
 #endif
 
 /// The access log: lines gathered in memory and written to stderr in blocks (at 32 KiB, by the
-/// reload poller every interval, and at shutdown). Measured: one `write` per request cost a third
-/// of the lookup throughput on two cores.
+/// reload poller every interval, and at shutdown): a `write` per request would add a system call
+/// to every answer, a large share of a lookup's own cost (docs/PERFORMANCE.md).
 final class AccessLog: Sendable {
     private let buffer = Mutex<[UInt8]>([])
     static let blockBytes = 32 << 10

@@ -55,6 +55,8 @@ public final class ReportSnapshot: Sendable {
     let reportHTML: ByteBuffer?
     let ehsa: ByteBuffer?
     let summary: ByteBuffer?
+    /// The map's legend counts, from `cells`.
+    let legendCounts: MapLegendCounts
 
     /// Reads DIR through one open descriptor, so every file comes from the same folder even if
     /// another is renamed into DIR's place meanwhile; `FolderIdentity` then tells the caller whether
@@ -92,6 +94,7 @@ public final class ReportSnapshot: Sendable {
             tileJSON = [:]
             jsonTiles = [:]
             cells = [:]
+            legendCounts = MapLegendCounts()
             return
         }
         let tileJSONData = Data(tileJSONBytes.readableBytesView)
@@ -101,6 +104,7 @@ public final class ReportSnapshot: Sendable {
         minZoom = min((object["minzoom"] as? Int) ?? meta.maxZoom, meta.maxZoom)
         tileJSON = object.compactMapValues { JSONValue(foundation: $0) }
         (jsonTiles, cells) = try Self.readTiles(folder, zooms: minZoom...meta.maxZoom, path: path)
+        legendCounts = MapLegendCounts(cells: cells)
     }
 
     /// The JSON tiles, read into one buffer (a tile is a few hundred bytes: one allocation each

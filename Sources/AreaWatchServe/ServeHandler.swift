@@ -13,10 +13,14 @@ public struct ServeRequest: Sendable {
     public var acceptEncoding: String?
     public var ifNoneMatch: String?
     public var host: String?
+    /// X-Forwarded-Proto and X-Forwarded-Host, used only with `--trust-proxy`.
+    public var forwardedProto: String?
+    public var forwardedHost: String?
 
     public init(
         method: String = "GET", path: String, query: String = "", acceptEncoding: String? = nil,
-        ifNoneMatch: String? = nil, host: String? = nil
+        ifNoneMatch: String? = nil, host: String? = nil, forwardedProto: String? = nil,
+        forwardedHost: String? = nil
     ) {
         self.method = method
         self.path = path
@@ -24,6 +28,8 @@ public struct ServeRequest: Sendable {
         self.acceptEncoding = acceptEncoding
         self.ifNoneMatch = ifNoneMatch
         self.host = host
+        self.forwardedProto = forwardedProto
+        self.forwardedHost = forwardedHost
     }
 }
 
@@ -50,6 +56,12 @@ public struct ServeHandler: Sendable {
     public var web: WebAssets
     /// The address the server listens on, for the TileJSON's URLs when the Host header is unusable.
     public var defaultHost: String
+    /// `--public-url`: the TileJSON's URLs are under it whatever the request says.
+    public var publicURL: String?
+    /// `--trust-proxy`: a request's X-Forwarded-Proto and X-Forwarded-Host give the URLs' base.
+    public var trustProxy = false
+    /// `--basemap`: the MapLibre style the map draws the grid over (checked by `BasemapURL`).
+    public var basemap: String?
 
     public init(corsOrigin: String?, web: WebAssets, defaultHost: String) {
         self.corsOrigin = corsOrigin
@@ -71,7 +83,7 @@ public struct ServeHandler: Sendable {
             (response, etagKey) = route(request, snapshot: snapshot, etagKey: etagKey)
         }
         // Strong validator: the folder generation plus what selects the representation.
-        let etag = "\"\(snapshot.generation)-\(String(fnv1a(etagKey), radix: 16))\""
+        let etag = "\"\(snapshot.generation)-\(String(FNV1a.hash(etagKey.utf8), radix: 16))\""
         response.headers.append(("ETag", etag))
         if let corsOrigin {
             response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
@@ -90,19 +102,16 @@ public struct ServeHandler: Sendable {
         switch r.path {
         case "/v1/safety": return (safety(r.query, s), etagKey)
         case "/tilejson.json":
-            let host = Self.usableHost(r.host) ?? defaultHost
+            let base = base(of: r)
             return (
-                ok(
-                    ServerTileJSON.build(s, base: "http://\(host)").serialized(pretty: true), "application/json",
-                    Self.dataCache),
-                etagKey + "|" + host
+                ok(ServerTileJSON.build(s, base: base).serialized(pretty: true), "application/json", Self.dataCache),
+                etagKey + "|" + base
             )
         case "/", "/index.html":
-            return (
-                ok(
-                    MapPage.html(hasMapLibre: web.available, hasEHSA: s.ehsa != nil), "text/html; charset=utf-8",
-                    Self.pageCache), etagKey
-            )
+            let page = MapPage.html(
+                hasMapLibre: web.available, hasEHSA: s.ehsa != nil, counts: s.legendCounts,
+                basemap: basemap)
+            return (ok(page, "text/html; charset=utf-8", Self.pageCache), etagKey)
         case "/report.html":
             return (
                 s.reportHTML.map { ok($0, "text/html; charset=utf-8", Self.pageCache) }
@@ -238,6 +247,24 @@ public struct ServeHandler: Sendable {
     }
 
     /// A Host header safe to write into URLs: a name or address and an optional port.
+    /// The base of the URLs a response carries (SPEC §19): `--public-url`; else, with
+    /// `--trust-proxy`, the first X-Forwarded-Proto (`http` or `https`) and X-Forwarded-Host
+    /// values; else `http://` and the Host header, or the listening address when it is unusable.
+    func base(of r: ServeRequest) -> String {
+        if let publicURL { return publicURL }
+        if trustProxy, let host = Self.usableHost(Self.firstValue(r.forwardedHost)) {
+            let proto = Self.firstValue(r.forwardedProto)?.lowercased()
+            return (proto == "https" ? "https" : "http") + "://" + host
+        }
+        return "http://" + (Self.usableHost(r.host) ?? defaultHost)
+    }
+
+    /// The first of a comma-separated header's values (a proxy chain appends its own), trimmed.
+    static func firstValue(_ header: String?) -> String? {
+        guard let first = header?.split(separator: ",", omittingEmptySubsequences: false).first else { return nil }
+        return first.trimmingCharacters(in: .whitespaces)
+    }
+
     static func usableHost(_ host: String?) -> String? {
         guard let host, !host.isEmpty, host.count <= 255,
             host.utf8.allSatisfy({ b in
@@ -253,9 +280,5 @@ public struct ServeHandler: Sendable {
             let t = item.trimmingCharacters(in: .whitespaces)
             return t == "*" || t == etag || t == "W/" + etag
         }
-    }
-
-    func fnv1a(_ s: String) -> UInt64 {
-        s.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }

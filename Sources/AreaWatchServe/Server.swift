@@ -17,6 +17,12 @@ public struct ServeConfiguration: Sendable {
     public var reloadInterval: Duration
     public var accessLog: Bool
     public var limits: ServeLimits
+    /// `--public-url`: the base of the TileJSON's URLs (checked by `PublicURL`).
+    public var publicURL: String?
+    /// `--trust-proxy`: take the base from X-Forwarded-Proto and X-Forwarded-Host.
+    public var trustProxy = false
+    /// `--basemap`: a MapLibre style URL the map draws the grid over (checked by `BasemapURL`).
+    public var basemap: String?
 
     public init(
         folder: String, host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
@@ -59,8 +65,14 @@ public enum Server {
         if !web.available { log("warning: \(WebAssets.missingMessage); the map page says so") }
         let openFiles = OpenFiles.raiseSoftLimit(), inUse = OpenFiles.inUse()
         let cap = config.limits.maxConnections ?? OpenFiles.defaultMaxConnections(limit: openFiles, inUse: inUse)
-        let handler = ServeHandler(
-            corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
+        let handler = {
+            var handler = ServeHandler(
+                corsOrigin: config.corsOrigin, web: web, defaultHost: "\(config.host):\(config.port)")
+            handler.publicURL = config.publicURL
+            handler.trustProxy = config.trustProxy
+            handler.basemap = config.basemap
+            return handler
+        }()
         let accessLog = config.accessLog ? AccessLog() : nil
         let policy = ConnectionPolicy(
             limits: config.limits, maxConnections: cap, corsOrigin: config.corsOrigin,
@@ -129,7 +141,9 @@ public enum Server {
     static func serveRequest(_ r: Request) -> ServeRequest {
         ServeRequest(
             method: r.method.rawValue, path: r.uri.path, query: r.uri.query ?? "",
-            acceptEncoding: r.headers[.acceptEncoding], ifNoneMatch: r.headers[.ifNoneMatch], host: r.head.authority)
+            acceptEncoding: r.headers[.acceptEncoding], ifNoneMatch: r.headers[.ifNoneMatch], host: r.head.authority,
+            forwardedProto: HTTPField.Name("X-Forwarded-Proto").flatMap { r.headers[$0] },
+            forwardedHost: HTTPField.Name("X-Forwarded-Host").flatMap { r.headers[$0] })
     }
 
     static func microseconds(since started: ContinuousClock.Instant) -> Int64 {

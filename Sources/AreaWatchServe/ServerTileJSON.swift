@@ -9,25 +9,15 @@ enum ServerTileJSON {
     static func build(_ s: ReportSnapshot, base: String) -> JSONValue {
         let t = s.tileJSON
         var minZoom = t["minzoom"] ?? .int(s.minZoom), maxZoom = t["maxzoom"] ?? .int(s.meta?.maxZoom ?? 14)
-        var layers: JSONValue = .array([
-            .object([
-                ("id", .string("cells")),
-                (
-                    "fields",
-                    .object([
-                        ("geohash", .string("String")), ("r_current", .string("Number")),
-                        ("r_previous", .string("Number")), ("class", .string("String")), ("change", .string("String"))
-                    ])
-                )
-            ])
-        ])
+        var layers = t["vector_layers"] ?? WidgetTiles.vectorLayers(zooms: s.minZoom...(s.meta?.maxZoom ?? 14))
+        // The archive's metadata describes the same tile set: used where the folder has no JSON tiles.
+        var metadata: [String: JSONValue] = [:]
         if let archive = s.archive {
             minZoom = .int(Int(archive.header.minZoom))
             maxZoom = .int(Int(archive.header.maxZoom))
-            if let meta = (try? JSONSerialization.jsonObject(with: Data(archive.metadata))) as? [String: Any],
-                let declared = meta["vector_layers"].flatMap({ JSONValue(foundation: $0) })
-            {
-                layers = declared
+            if let meta = (try? JSONSerialization.jsonObject(with: Data(archive.metadata))) as? [String: Any] {
+                metadata = meta.compactMapValues { JSONValue(foundation: $0) }
+                if let declared = metadata["vector_layers"] { layers = declared }
             }
         }
         var members: [(String, JSONValue)] = [
@@ -36,7 +26,7 @@ enum ServerTileJSON {
             ("vector_layers", layers)
         ]
         for key in ["name", "description", "version", "attribution", "scheme"] {
-            if let v = t[key] { members.append((key, v)) }
+            if let v = t[key] ?? metadata[key] { members.append((key, v)) }
         }
         members += [("minzoom", minZoom), ("maxzoom", maxZoom)]
         for key in ["bounds", "center", "areawatch"] {

@@ -85,6 +85,34 @@ final class RTreeBulkLoader {
             self.entries = entries
             rowids = rows.rowids
         }
+
+        /// Rectangles (a GeoPackage layer's bounds): `bounds` holds minX, maxX, minY, maxY of
+        /// each id in turn, ids ascending; packed in the Hilbert order of their centres.
+        init(ids: [Int64], bounds: [Double]) {
+            let n = ids.count
+            precondition(bounds.count == 4 * n, "four bounds per id")
+            var centreX: [Double] = [], centreY: [Double] = []
+            centreX.reserveCapacity(n)
+            centreY.reserveCapacity(n)
+            for i in 0..<n {
+                let at: Int = 4 * i
+                centreX.append((bounds[at] + bounds[at + 1]) / 2)
+                centreY.append((bounds[at + 2] + bounds[at + 3]) / 2)
+            }
+            let order = PackedHilbertRTree.hilbertOrder(latitudes: centreY, longitudes: centreX)
+            var entries: [Entry] = []
+            entries.reserveCapacity(n)
+            for i in order {
+                let at: Int = 4 * Int(i)
+                entries.append(
+                    Entry(
+                        id: ids[Int(i)], xmin: down(bounds[at]), xmax: up(bounds[at + 1]),
+                        ymin: down(bounds[at + 2]), ymax: up(bounds[at + 3])))
+            }
+            self.order = order
+            self.entries = entries
+            rowids = ids
+        }
     }
 
     /// Rebuilds the (freshly created, empty) rtree `table` from packed rows.

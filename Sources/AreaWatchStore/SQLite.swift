@@ -1,3 +1,4 @@
+import AreaWatchCore
 import CSQLite
 
 /// An SQLite result code (GRDB's `ResultCode`): the extended code as SQLite reports it, whose low
@@ -101,17 +102,23 @@ public enum SQLValue: Sendable, Equatable {
 public final class SQLiteDatabase {
     public let path: String
     let handle: OpaquePointer
-    private let spatialite: SpatiaLiteLibrary
+    private let spatialite: SpatiaLiteLibrary?
     private let spatialiteCache: UnsafeMutableRawPointer?
 
     /// Opens (or creates, when `create`) a database file. `immutable` (read-only only) promises
     /// SQLite that nothing changes the file: no locks, no `-shm`, for read-only media.
-    public init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws {
+    /// `spatiaLite: false` for files that are no store (a GeoPackage needs none of its functions).
+    public init(
+        path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false,
+        spatiaLite: Bool = true
+    ) throws {
         _ = SQLiteDatabase.configured
         self.path = path
-        let spatialite = try SpatiaLiteLibrary.shared.mapError {
-            StoreError(path: path, code: .cantopen, message: $0.message)
-        }.get()
+        let spatialite =
+            spatiaLite
+            ? try SpatiaLiteLibrary.shared.mapError {
+                StoreError(path: path, code: .cantopen, message: $0.message)
+            }.get() : nil
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
@@ -128,9 +135,13 @@ public final class SQLiteDatabase {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
-        let cache = spatialite.allocConnection()
-        spatialite.initialise(db, cache, 0)
-        spatialiteCache = cache
+        if let spatialite {
+            let cache = spatialite.allocConnection()
+            spatialite.initialise(db, cache, 0)
+            spatialiteCache = cache
+        } else {
+            spatialiteCache = nil
+        }
         self.spatialite = spatialite
     }
 
@@ -147,7 +158,7 @@ public final class SQLiteDatabase {
         guard !closed else { return }
         closed = true
         sqlite3_close_v2(handle)
-        if let spatialiteCache { spatialite.cleanup(spatialiteCache) }
+        if let spatialiteCache { spatialite?.cleanup(spatialiteCache) }
     }
 
     /// `file:` URI of a path: `%`, `?` and `#` (which end or escape a URI path) percent-encoded.
@@ -217,7 +228,7 @@ public final class Statement {
     private var arguments: [SQLValue]?
 
     /// SQLite copies bound text immediately (SQLITE_TRANSIENT).
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let transient = CFunctionPointer.marker(-1, as: sqlite3_destructor_type.self)
 
     init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
@@ -254,6 +265,11 @@ public final class Statement {
             var copy = value
             copy.withUTF8 { bindText(index, $0) }
         }
+    }
+
+    /// Binds UTF-8 bytes already at hand as text.
+    public func bind(_ index: Int32, utf8 bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { bindText(index, $0) }
     }
 
     private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {

@@ -1,3 +1,4 @@
+import AreaWatchCore
 import CSQLite
 import Glibc
 
@@ -34,9 +35,10 @@ struct SpatiaLiteLibrary: @unchecked Sendable {
             }
             return .success(
                 SpatiaLiteLibrary(
-                    allocConnection: unsafeBitCast(alloc, to: areawatch_spatialite_alloc_connection.self),
-                    initialise: unsafeBitCast(initialise, to: areawatch_spatialite_init_ex.self),
-                    cleanup: unsafeBitCast(cleanup, to: areawatch_spatialite_cleanup_ex.self)))
+                    allocConnection: CFunctionPointer.function(
+                        at: alloc, as: areawatch_spatialite_alloc_connection.self),
+                    initialise: CFunctionPointer.function(at: initialise, as: areawatch_spatialite_init_ex.self),
+                    cleanup: CFunctionPointer.function(at: cleanup, as: areawatch_spatialite_cleanup_ex.self)))
         }
         return .failure(SpatiaLiteLoadError(reasons: reasons))
     }

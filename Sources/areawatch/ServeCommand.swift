@@ -1,4 +1,5 @@
 import AreaWatchJobs
+import AreaWatchReport
 import AreaWatchServe
 import ArgumentParser
 import Foundation
@@ -31,6 +32,26 @@ extension AreaWatch {
                 "Folder holding maplibre-gl.js and maplibre-gl.css for the map (default: $AREAWATCH_WEB_DIR, else .build-web/maplibre, else share/areawatch/maplibre of an installed binary)."
         )
         var webDir: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "The URL clients reach this server at, e.g. https://tiles.example.org/safety: the "
+                    + "base of /tilejson.json's URLs (SPEC §19). Default: http:// and the request's Host."),
+            transform: PublicURL.checked)
+        var publicURL: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "A MapLibre style URL (http or https) the map draws the grid over, e.g. a "
+                    + "self-hosted Protomaps or OpenFreeMap style. Default: none (no network needed)."),
+            transform: BasemapURL.checked)
+        var basemap: String?
+
+        @Flag(
+            help:
+                "Take the base of /tilejson.json's URLs from X-Forwarded-Proto and X-Forwarded-Host (behind a proxy you run)."
+        )
+        var trustProxy = false
 
         @Option(help: "Milliseconds between checks for a newly published report folder.")
         var reloadMs = 250
@@ -87,10 +108,13 @@ extension AreaWatch {
         }
 
         func run() throws {
-            let config = ServeConfiguration(
+            var config = ServeConfiguration(
                 folder: dir, host: host, port: port, corsOrigin: corsOrigin, webDirectory: webDir,
                 reloadInterval: .milliseconds(reloadMs), accessLog: !noAccessLog,
                 limits: limits)
+            config.publicURL = publicURL
+            config.trustProxy = trustProxy
+            config.basemap = basemap
             // The commands are synchronous; the server runs on Swift's concurrency pool meanwhile.
             let done = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var failure: (any Error)?

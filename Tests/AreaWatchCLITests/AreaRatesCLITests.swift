@@ -138,16 +138,17 @@ struct AreaRatesCLITests {
             }.joined(separator: ",") + "\n"
         }.joined()
         #expect(stripped == plain)
-        // Every other output is the same file, and the page has no rates without populations.
+        // Every other output is the same file (grid.gpkg holds the areas layer), and the page has
+        // no rates without populations.
         let withRates = try readTree(tmp.sub("d")), without = try readTree(plainFolder)
         let others = reportDifferences(withRates, without).filter {
             ![
-                "areas.csv differs", "areas.geojson differs", "report.html differs",
-                "summary.json differs beyond timings_s"
+                "areas.csv differs", "areas.geojson differs", "areas.parquet differs", "grid.gpkg differs",
+                "report.html differs", "summary.json differs beyond timings_s"
             ].contains($0)
         }
         #expect(others.isEmpty, "\(others)")
-        // summary.json: the same but for the sizes of the three files that gained the rates.
+        // summary.json: the same but for the sizes of the files that gained the rates.
         func summary(_ tree: [String: [UInt8]]) throws -> [(String, JSON)] {
             try summaryWithoutTimings(try #require(tree["summary.json"])).members.filter { $0.0 != "files" }
         }

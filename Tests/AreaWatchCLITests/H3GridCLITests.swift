@@ -1,4 +1,5 @@
 import AreaWatchCore
+import AreaWatchStore
 import AreaWatchTestSupport
 import Foundation
 import Testing
@@ -165,6 +166,53 @@ struct H3GridCLITests {
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("at H3 resolution 15") && r.stderr.contains("--max-cells 5000000"), "\(r)")
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("grid.parquet and grid.gpkg of an H3 grid: the h3 column and grid.csv's values, the hexagons as WKB")
+    func h3ParquetAndGeoPackage() throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("h3")
+        try areawatchOK(
+            ["report", "--input"] + Self.inputs + [
+                "--out", out, "--as-of", Datasets.asOf, "--grid", "h3:9", "--tile-zooms", "none",
+                "--formats", "csv,parquet,gpkg", "--quiet"
+            ])
+        let csv = try readBytes(out + "/grid.csv")
+        #expect(StrictCSV.parse(csv).header.first == "h3")
+        let parquet = ParquetCheck.problems(try readBytes(out + "/grid.parquet"), csv: csv, name: "grid")
+        #expect(parquet.isEmpty, "\(parquet.prefix(10))")
+        let db = try SQLiteDatabase(path: out + "/grid.gpkg", create: false, readOnly: true, spatiaLite: false)
+        let gpkg = try GeoPackageValues.problems(db, layer: "grid", csv: StrictCSV.parse(csv))
+        #expect(gpkg.isEmpty, "\(gpkg.prefix(10))")
+        #expect(try db.scalar("SELECT geometry_type_name FROM gpkg_geometry_columns") == .text("POLYGON"))
+        #expect(
+            try db.scalar("SELECT description FROM gpkg_contents WHERE table_name = 'grid'")
+                == .text("grid.csv's cells (h3 9)"))
+    }
+
+    @Test("an H3 cell across the antimeridian: grid.csv's MULTIPOLYGON, grid.parquet's and grid.gpkg's MultiPolygon")
+    func h3AntimeridianFormats() throws {
+        let tmp = try TempDir()
+        // Fiji's longitudes on both sides of 180°: resolution 2 cells there cross the antimeridian.
+        var text = "id,lat,lon,time,category\n"
+        for (k, lon) in [179.95, -179.95, 179.5, -179.6].enumerated() {
+            text += "f\(k),-17.5,\(lon),2018-05-0\(k + 1)T10:00:00Z,burglary\n"
+        }
+        let input = try tmp.file("fiji.csv", text)
+        let out = tmp.sub("out")
+        try areawatchOK([
+            "report", "--input", input, "--out", out, "--as-of", "2018-12-31T00:00:00Z", "--grid", "h3:2",
+            "--radius", "50000", "--tile-zooms", "none", "--formats", "csv,geojson,parquet,gpkg", "--quiet"
+        ])
+        let csv = try readBytes(out + "/grid.csv")
+        let rows = StrictCSV.parse(csv).dictionaries
+        #expect(rows.contains { ($0["wkt"] ?? "").hasPrefix("MULTIPOLYGON (((") }, "\(rows.map { $0["wkt"] ?? "" })")
+        let parquet = ParquetCheck.problems(try readBytes(out + "/grid.parquet"), csv: csv, name: "grid")
+        #expect(parquet.isEmpty, "\(parquet.prefix(10))")
+        let db = try SQLiteDatabase(path: out + "/grid.gpkg", create: false, readOnly: true, spatiaLite: false)
+        #expect(try db.scalar("SELECT geometry_type_name FROM gpkg_geometry_columns") == .text("MULTIPOLYGON"))
+        let gpkg = try GeoPackageValues.problems(db, layer: "grid", csv: StrictCSV.parse(csv))
+        #expect(gpkg.isEmpty, "\(gpkg.prefix(10))")
     }
 }
 

@@ -76,9 +76,9 @@ struct ReportCommandTests {
         let top = Set(report.keys.map { String($0.split(separator: "/")[0]) })
         #expect(
             top == [
-                "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
-                "tiles", "grid.pmtiles",
-                "summary.json", "report.html", "timeseries.csv", ".areawatch-report"
+                "grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "grid.parquet", "areas.geojson",
+                "areas.csv", "areas.parquet", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
+                "summary.json", "report.html", "timeseries.csv", "grid.gpkg", ".areawatch-report"
             ])
         let incidents = try Self.policeIncidents()
         let model = ModelGrid(incidents: incidents, asOf: Model.asOf, precision: 6, radius: 1000)

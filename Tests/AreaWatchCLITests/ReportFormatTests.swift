@@ -26,9 +26,10 @@ struct ReportFormatTests {
         let top = Set(run.report.keys.map { String($0.split(separator: "/")[0]) })
         #expect(
             top == [
-                "grid.geojson", "grid.csv", "grid.csvt", "areas.geojson", "areas.csv", "poi.csv", "breakdown.csv",
-                "tiles", "grid.pmtiles",
-                "summary.json", "report.html", "timeseries.csv", "nearrepeat.csv", ".areawatch-report"
+                "grid.geojson", "grid.csv", "grid.csvt", "grid.prj", "grid.parquet", "areas.geojson",
+                "areas.csv", "areas.parquet", "poi.csv", "breakdown.csv", "tiles", "grid.pmtiles",
+                "summary.json", "report.html", "timeseries.csv", "nearrepeat.csv", "grid.gpkg",
+                ".areawatch-report"
             ])
         #expect(run.report["tiles/tilejson.json"] != nil)
         // Beside it at most the previous report, kept as the spare the next run writes over.
@@ -142,6 +143,10 @@ struct ReportFormatTests {
         // The WKT column is read as the geometry (thanks to grid.csvt); the CSV driver does not
         // scan rows for the layer type, so ask GDAL the type of every row's geometry.
         #expect(csv.stdout.contains("Geometry Column = "), "grid.csv's WKT is not read as geometry: \(csv)")
+        // grid.prj declares the coordinate system, longitude first for the data.
+        #expect(
+            csv.stdout.contains("ID[\"EPSG\",4326]") && csv.stdoutLines.contains("Data axis to CRS axis mapping: 2,1"),
+            "GDAL does not read EPSG:4326 from grid.prj: \(csv)")
         #expect(
             csv.stdoutLines.contains("n_current: Integer (0.0)") && csv.stdoutLines.contains("pct: Real (0.0)"),
             "\(csv)")

@@ -86,7 +86,10 @@ struct ServeHostileTests {
 
     @Test("idle sockets beyond the connection cap: 503 at once, the rest closed at the header timeout, no spinning")
     func idleSocketsBeyondTheCap() throws {
-        let server = try ServeProcess([try BundledRun.get().out, "--header-timeout", "1"], openFiles: 64)
+        // The header timeout must outlast the whole flood's accept, even on a loaded machine: an
+        // admitted socket closed at its deadline before the last one is accepted frees a place,
+        // and a later socket is then admitted rather than refused.
+        let server = try ServeProcess([try BundledRun.get().out, "--header-timeout", "4"], openFiles: 64)
         let cap = try #require(server.capAtStart, "\(server.stderr)")
         #expect(server.stderr.contains("(open-files limit 64, "))
         #expect((16...48).contains(cap), "at most \(cap) connections under ulimit -n 64")
@@ -102,7 +105,7 @@ struct ServeHostileTests {
             #expect(try keptAlive.send(get(Self.probe)).response().status == 200)
             usleep(100_000)
         }
-        let closed = idle.filter { $0.closedByServer(within: 2) }.count
+        let closed = idle.filter { $0.closedByServer(within: 5) }.count
         let cpu = (server.cpuSeconds - cpuBefore) / (monotonicNow() - started)
         #expect(closed == 80, "admitted idle sockets closed at the header timeout, refused ones at once")
         #expect(cpu < 0.25, "the server used \(cpu * 100) % of a core while full")

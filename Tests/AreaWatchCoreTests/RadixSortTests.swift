@@ -25,7 +25,8 @@ struct RadixSortTests {
             for kind in 0..<4 {
                 var keys = RadixSortTests.keys(n, kind, &random)
                 var values = (0..<n).map { UInt32($0) }
-                let expected = zip(keys, values).sorted { ($0.0, $0.1) < ($1.0, $1.1) } // values ascend: the stable order
+                // Values ascend: the stable order.
+                let expected = zip(keys, values).sorted { ($0.0, $0.1) < ($1.0, $1.1) }
                 RadixSort.sort(keys: &keys, values: &values, threads: threads)
                 #expect(keys == expected.map { $0.0 }, "seed \(seed), n \(n), kind \(kind)")
                 #expect(values == expected.map { $0.1 }, "seed \(seed), n \(n), kind \(kind)")

@@ -416,19 +416,22 @@ struct BreakdownTests {
 @Suite("Degenerate area files (SPEC §7.3)")
 struct DegenerateAreaFileTests {
     @Test(
-        "zero area, antimeridian crossing: an input error naming the file and feature, never an infinite density",
+        "zero area or no part, antimeridian crossing: an input error naming file and feature, no infinite density",
         arguments: [
             ("[[[0,0],[1,1],[2,2],[0,0]]]", "zero area"),
             ("[[[0,0],[1,0],[1,1],[0,1],[0,0]],[[0,0],[0,1],[1,1],[1,0],[0,0]]]", "zero area"),
-            ("[[[179,-17],[-179,-17],[-179,-16],[179,-16],[179,-17]]]", "antimeridian")
+            ("[[[179,-17],[-179,-17],[-179,-16],[179,-16],[179,-17]]]", "antimeridian"),
+            ("[]", "MultiPolygon without any polygon has zero area")
         ])
     func degenerate(_ coordinates: String, _ expected: String) throws {
         let path = NSTemporaryDirectory() + "areawatch-degenerate-\(UUID().uuidString).geojson"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let good =
             "{\"type\":\"Feature\",\"properties\":{\"name\":\"ok\"},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]]}}"
+        let type = coordinates == "[]" ? "MultiPolygon" : "Polygon"
         let bad =
-            "{\"type\":\"Feature\",\"properties\":{\"name\":\"bad\"},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":\(coordinates)}}"
+            "{\"type\":\"Feature\",\"properties\":{\"name\":\"bad\"},"
+            + "\"geometry\":{\"type\":\"\(type)\",\"coordinates\":\(coordinates)}}"
         try "{\"type\":\"FeatureCollection\",\"features\":[\(good),\(bad)]}".write(
             toFile: path, atomically: true, encoding: .utf8)
         do {

@@ -12,7 +12,8 @@ struct ReportFolderTests {
     func names() {
         for name in [
             "grid.csv", "summary.json", ".areawatch-report", "tiles/tilejson.json", "tiles/14/8100/5300.json",
-            "tiles/0/0/0.json", "grid.pmtiles", "ehsa.geojson"
+            "tiles/0/0/0.json", "grid.pmtiles", "ehsa.geojson", "grid.parquet", "areas.parquet",
+            "ehsa.parquet", "grid.gpkg"
         ] {
             #expect(ReportFolder.isReportFile(name), "\(name)")
         }

@@ -9,6 +9,14 @@ import Testing
 /// encoding rules and MVT 2.1 (docs/FORMATS.md "grid.pmtiles").
 @Suite("vector tiles: encoding")
 struct VectorTileTests {
+    /// The pieces of `entries` in `tile` as the cut makes them.
+    func pieces(_ entries: [WidgetTiles.Entry], in tile: TileID) -> [VectorTileCut.Piece] {
+        entries.map { e in
+            let all = VectorTileCut.pieces(of: VectorTileCut.globalRectangle(e.cell.bounds, zoom: tile.z), zoom: tile.z)
+            return VectorTileCut.Piece(entry: e, rectangle: all.first { $0.0 == tile }!.1)
+        }
+    }
+
     func varint(_ v: UInt64) -> [UInt8] {
         var out: [UInt8] = []
         Protobuf.appendVarint(v, to: &out)
@@ -49,7 +57,7 @@ struct VectorTileTests {
         let entry = WidgetTiles.Entry(
             cell: cell, geohash: "g", rCurrent: 7, rPrevious: 3, safetyClass: .medium, change: "none")
         var encoder = CellLayerEncoder()
-        let tile = encoder.encode(tile: TileID(z: 1, x: 0, y: 0), cells: [entry], disclosure: Disclosure())
+        let tile = encoder.encode(pieces: pieces([entry], in: TileID(z: 1, x: 0, y: 0)), disclosure: Disclosure())
         let geometry: [UInt8] = [
             9, 0x80, 0x30, 0, // MoveTo (3072, 0)
             26, 0x80, 0x10, 0, // LineTo +1024, 0
@@ -94,7 +102,7 @@ struct VectorTileTests {
         let tileID = TileID(lat: cells[0].centre.lat, lon: cells[0].centre.lon, zoom: 6)
         var encoder = CellLayerEncoder()
         let layers = try decodeTile(
-            encoder.encode(tile: tileID, cells: entries, disclosure: Disclosure(minCellCount: 3)))
+            encoder.encode(pieces: pieces(entries, in: tileID), disclosure: Disclosure(minCellCount: 3)))
         let layer = try #require(layers.first)
         #expect(layers.count == 1 && layer.name == "cells" && layer.version == 2 && layer.extent == 4096)
         #expect(layer.keys == ["geohash", "r_current", "r_previous", "class", "change"])
@@ -109,7 +117,7 @@ struct VectorTileTests {
         #expect(
             layer.features.allSatisfy { $0.properties["class"] != nil && $0.properties["change"] == .string("none") })
         // Reusing the encoder for another tile starts from empty tables.
-        let again = try decodeTile(encoder.encode(tile: tileID, cells: [entries[2]], disclosure: Disclosure()))
+        let again = try decodeTile(encoder.encode(pieces: pieces([entries[2]], in: tileID), disclosure: Disclosure()))
         #expect(again.first?.values == [.string("gcw6"), .uint(1), .uint(12), .string("safe"), .string("none")])
     }
 
@@ -126,7 +134,7 @@ struct VectorTileTests {
         var encoder = CellLayerEncoder()
         for _ in 0..<2 {
             let layer = try #require(
-                try decodeTile(encoder.encode(tile: tileID, cells: entries, disclosure: Disclosure())).first)
+                try decodeTile(encoder.encode(pieces: pieces(entries, in: tileID), disclosure: Disclosure())).first)
             #expect(
                 layer.values.filter { if case .uint = $0 { return true } else { return false } }
                     == [.uint(16_383), .uint(16_384), .uint(1_000_000), .uint(0)])
@@ -136,15 +144,26 @@ struct VectorTileTests {
         }
     }
 
-    @Test("rings are exterior (positive area, y down), clamped to the tile plus 256, at least one unit wide")
+    @Test("rings are exterior (positive area, y down), clipped to the tile plus 256, at least one unit wide")
     func geometryRules() throws {
-        // A precision-1 cell at zoom 6 is far larger than the tile: clamped to −256…4352.
-        let big = CellLayerEncoder.rectangle(
-            try #require(GeohashCell("g")).bounds, in: TileID(lat: 67.5, lon: -22.5, zoom: 6))
-        #expect(big == .init(x0: -256, y0: -256, x1: 4352, y1: 4352))
+        // A precision-1 cell at zoom 6 is far larger than the tile: clipped to −256…4352.
+        let tile = TileID(lat: 67.5, lon: -22.5, zoom: 6)
+        let big = pieces(
+            [
+                .init(
+                    cell: try #require(GeohashCell("g")), geohash: "g", rCurrent: 1, rPrevious: 0,
+                    safetyClass: .safe, change: "none")
+            ], in: tile)
+        #expect(big.first?.rectangle == .init(x0: -256, y0: -256, x1: 4352, y1: 4352))
         // A precision-9 cell (4.8 m) at zoom 2 rounds to nothing: kept one unit wide and high.
         let tinyCell = GeohashCell(lat: 53.8, lon: -1.55, precision: 9)
-        let tiny = CellLayerEncoder.rectangle(tinyCell.bounds, in: TileID(lat: 53.8, lon: -1.55, zoom: 2))
+        let tinyTile = TileID(lat: 53.8, lon: -1.55, zoom: 2)
+        let tiny = pieces(
+            [
+                .init(
+                    cell: tinyCell, geohash: tinyCell.string, rCurrent: 1, rPrevious: 0, safetyClass: .safe,
+                    change: "none")
+            ], in: tinyTile)[0].rectangle
         #expect(tiny.x1 - tiny.x0 == 1 && tiny.y1 - tiny.y0 == 1)
         var geometry: [UInt8] = []
         MVT.appendRectangle(tiny, to: &geometry)

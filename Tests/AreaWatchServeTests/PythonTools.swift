@@ -1,29 +1,22 @@
+import AreaWatchTestSupport
 import Foundation
 
 /// python3 with the PyPI `pmtiles` package, when installed (the tests that need it skip otherwise).
 struct PythonTools {
-    let executable: String
-
     static func withPMTiles() -> PythonTools? {
-        let python = PythonTools(executable: "/usr/bin/env")
-        return (try? python.run(["-c", "import pmtiles.writer"])) != nil ? python : nil
+        PythonCheck.run(["-c", "import pmtiles.writer"])?.status == 0 ? PythonTools() : nil
     }
 
-    /// Runs `python3 ARGS`; throws with its stderr when it fails.
+    /// Runs `python3 ARGS`; throws with its output when it fails.
     func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["python3"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard let check = PythonCheck.run(arguments) else {
             throw NSError(
-                domain: "python3", code: Int(process.terminationStatus),
-                userInfo: [NSLocalizedDescriptionKey: String(decoding: message, as: UTF8.self)])
+                domain: "python3", code: -1, userInfo: [NSLocalizedDescriptionKey: "python3 could not be started"])
+        }
+        guard check.status == 0 else {
+            throw NSError(
+                domain: "python3", code: Int(check.status),
+                userInfo: [NSLocalizedDescriptionKey: check.output])
         }
     }
 }

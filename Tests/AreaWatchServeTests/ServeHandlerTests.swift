@@ -170,6 +170,103 @@ import Testing
         #expect(hostile?["tiles"] as? [String] == ["http://127.0.0.1:8080/tiles/{z}/{x}/{y}.mvt"])
     }
 
+    /// The URLs of /tilejson.json (`tiles`, `lookup`) with this handler and request.
+    func tileJSONURLs(
+        _ handler: ServeHandler, host: String? = "internal:8080", proto: String? = nil,
+        forwardedHost: String? = nil
+    ) throws -> [String] {
+        let request = ServeRequest(
+            path: "/tilejson.json", host: host, forwardedProto: proto, forwardedHost: forwardedHost)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(handler.respond(request, snapshot: snapshot).bytes))
+                as? [String: Any])
+        return (object["tiles"] as? [String] ?? []) + [object["lookup"] as? String ?? ""]
+    }
+
+    @Test func behindAProxyTheURLsAreThePublicOnes() throws {
+        var published = handler
+        published.publicURL = "https://tiles.example.org/safety"
+        #expect(
+            try tileJSONURLs(published, proto: "http", forwardedHost: "evil.example") == [
+                "https://tiles.example.org/safety/tiles/{z}/{x}/{y}.mvt",
+                "https://tiles.example.org/safety/v1/safety?lat={lat}&lon={lon}"
+            ])
+        // Forwarded headers count only with --trust-proxy; the first value of a proxy chain is the client's.
+        #expect(
+            try tileJSONURLs(handler, proto: "https", forwardedHost: "maps.example.org")
+                == ["http://internal:8080/tiles/{z}/{x}/{y}.mvt", "http://internal:8080/v1/safety?lat={lat}&lon={lon}"])
+        var trusting = handler
+        trusting.trustProxy = true
+        #expect(
+            try tileJSONURLs(trusting, proto: "https, http", forwardedHost: "maps.example.org, proxy.internal")
+                == [
+                    "https://maps.example.org/tiles/{z}/{x}/{y}.mvt",
+                    "https://maps.example.org/v1/safety?lat={lat}&lon={lon}"
+                ])
+        #expect(
+            try tileJSONURLs(trusting, proto: "gopher", forwardedHost: "maps.example.org:8443").first
+                == "http://maps.example.org:8443/tiles/{z}/{x}/{y}.mvt", "an unknown scheme is http")
+        #expect(
+            try tileJSONURLs(trusting, proto: "https", forwardedHost: "evil\"/><script>").first
+                == "http://internal:8080/tiles/{z}/{x}/{y}.mvt", "a forwarded host that is not a host is ignored")
+        #expect(try tileJSONURLs(trusting, proto: "https").first == "http://internal:8080/tiles/{z}/{x}/{y}.mvt")
+        // Two bases, two representations: each has its own ETag.
+        let a = trusting.respond(
+            ServeRequest(path: "/tilejson.json", host: "h", forwardedProto: "https", forwardedHost: "a.example"),
+            snapshot: snapshot)
+        let b = trusting.respond(
+            ServeRequest(path: "/tilejson.json", host: "h", forwardedProto: "https", forwardedHost: "b.example"),
+            snapshot: snapshot)
+        #expect(a.header("ETag") != b.header("ETag"))
+    }
+
+    @Test func theTileJSONDescribesFourElementsPerCellAndTheTileSetsVersion() throws {
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(get("/tilejson.json").bytes)) as? [String: Any])
+        let areawatch = try #require(object["areawatch"] as? [String: Any])
+        #expect(areawatch["cell_format"] as? String == "cells: {geohash: [r_current, r_previous, class, change]}")
+        let folderBytes = try #require(FileManager.default.contents(atPath: folder + "/tiles/tilejson.json"))
+        let folderTileJSON = try #require(try JSONSerialization.jsonObject(with: folderBytes) as? [String: Any])
+        #expect(object["version"] as? String == folderTileJSON["version"] as? String)
+        #expect((object["version"] as? String)?.wholeMatch(of: /1\.[0-9]+\.0/) != nil, "\(object["version"] ?? "")")
+    }
+
+    /// The page's legend (SPEC §14): the report's class and change colours, and as counts the
+    /// cells per class and per change that grid.csv lists (written by other code than the tiles).
+    @Test func theMapLegendCountsTheReportsCells() throws {
+        let page = String(buffer: get("/").body)
+        let prefix = "const CONFIG = "
+        let line = try #require(page.split(separator: "\n").first { $0.hasPrefix(prefix) && $0.hasSuffix(";") })
+        let json = line.dropFirst(prefix.count).dropLast()
+        let config = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let legend = try #require(config["legend"] as? [String: [[Any]]])
+        let csvBytes = try #require(FileManager.default.contents(atPath: folder + "/grid.csv"))
+        let csv = String(decoding: csvBytes, as: UTF8.self)
+        let rows = csv.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let header = rows[0]
+        let classColumn = try #require(header.firstIndex(of: "class")),
+            changeColumn = try #require(header.firstIndex(of: "change"))
+        for (kind, column, names) in [
+            ("class", classColumn, ["safe", "medium", "dangerous"]),
+            ("change", changeColumn, ["rise", "fall", "none"])
+        ] {
+            let got = try #require(legend[kind])
+            #expect(got.map { $0[0] as? String } == names, "\(kind)")
+            for row in got {
+                let expected = rows.dropFirst().filter { $0.count > column && $0[column] == row[0] as? String }.count
+                #expect((row[2] as? NSNumber)?.intValue == expected, "\(kind) \(row[0])")
+            }
+        }
+        #expect(legend["class"]?.map { $0[1] as? String } == ["#2e9e44", "#f39c12", "#d62728"], "report.html's colours")
+        #expect(
+            (legend["class"] ?? []).reduce(0) { $0 + (($1[2] as? NSNumber)?.intValue ?? 0) } == rows.count - 1,
+            "every cell once (the rows less the header)")
+        #expect(legend["ehsa"]?.count == 17 && legend["ehsa"]?.allSatisfy { $0[2] is NSNull } == true)
+        #expect(config["basemap"] is NSNull)
+    }
+
     @Test func theMapPageSaysSoWhenMapLibreIsMissing() throws {
         let page = String(buffer: get("/").body)
         #expect(page.contains("MapLibre GL JS is not installed"))

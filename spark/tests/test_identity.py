@@ -65,7 +65,7 @@ def single_machine(files, out, query, report):
 
 def assert_identical(expected, actual):
     """Every file of the report folder byte for byte, but summary.json's timings."""
-    names = ["grid.csv", "grid.csvt", "grid.geojson", "report.html"]
+    names = ["grid.csv", "grid.csvt", "grid.geojson", "grid.parquet", "report.html"]
     names += [n for n in ("grid.pmtiles",) if os.path.exists(os.path.join(expected, n))]
     assert sorted(os.listdir(expected)) == sorted(os.listdir(actual))
     for name in names:

@@ -131,10 +131,13 @@ public struct AreaIndex: Sendable {
 extension NamedArea {
     /// Why the area cannot be measured, or nil: a ring that crosses the antimeridian (a step of
     /// more than 180° in longitude; RFC 7946 §3.1.9 asks for such rings to be split), a position
-    /// outside the lon/lat ranges, or a part with zero area (its density would be infinite).
+    /// outside the lon/lat ranges, a part with zero area or no part at all (its density would be
+    /// infinite).
     /// Self-intersecting rings are accepted: membership follows the even-odd rule and the area
     /// the signed sum of the ring as given (docs/DECISIONS.md).
     public var problem: String? {
+        // `"MultiPolygon", "coordinates": []`: no part at all is zero area too.
+        if polygons.isEmpty { return "a MultiPolygon without any polygon has zero area" }
         for (p, polygon) in polygons.enumerated() {
             let part = polygons.count > 1 ? "part \(p + 1): " : ""
             for (r, ring) in polygon.rings.enumerated() {

@@ -72,52 +72,47 @@ public struct TimeFormat: Sendable, Equatable {
             let d = bytes[i]
             i += 1
             let directive = Character(Unicode.Scalar(d))
-            switch d {
-            case UInt8(ascii: "Y"):
-                try claim("year", directive)
-                steps.append(.number(.year4, maxDigits: 4))
-            case UInt8(ascii: "y"):
-                try claim("year", directive)
-                steps.append(.number(.year2, maxDigits: 2))
-            case UInt8(ascii: "m"):
-                try claim("month", directive)
-                steps.append(.number(.month, maxDigits: 2))
-            case UInt8(ascii: "b"), UInt8(ascii: "B"):
-                try claim("month", directive)
-                steps.append(.monthName)
-            case UInt8(ascii: "d"), UInt8(ascii: "e"):
-                try claim("day", directive)
-                steps.append(.number(.day, maxDigits: 2))
-            case UInt8(ascii: "j"):
-                try claim("day of the year", directive)
-                steps.append(.number(.dayOfYear, maxDigits: 3))
-            case UInt8(ascii: "H"):
-                try claim("hour", directive)
-                steps.append(.number(.hour24, maxDigits: 2))
-            case UInt8(ascii: "I"):
-                try claim("hour", directive)
-                steps.append(.number(.hour12, maxDigits: 2))
-            case UInt8(ascii: "M"):
-                try claim("minute", directive)
-                steps.append(.number(.minute, maxDigits: 2))
-            case UInt8(ascii: "S"):
-                try claim("second", directive)
-                steps.append(.number(.second, maxDigits: 2))
-            case UInt8(ascii: "p"):
-                try claim("AM/PM", directive)
-                steps.append(.meridiem)
-            case UInt8(ascii: "z"), UInt8(ascii: "Z"):
-                try claim("zone", directive)
-                steps.append(d == UInt8(ascii: "z") ? .offset : .zoneName)
-            case UInt8(ascii: "%"): steps.append(.literal(d))
-            default:
+            if d == UInt8(ascii: "%") {
+                steps.append(.literal(d))
+                continue
+            }
+            guard let (kind, step) = directiveStep(d) else {
                 let shown = d < 0x80 && d >= 0x20 ? "%\(directive)" : "'%' followed by byte \(d)"
                 throw TimeFormatError(
                     message:
                         "--time-format has an unknown directive \(shown); known: %Y %y %m %d %e %H %I %M %S %p %b %B %j %z %Z %%"
                 )
             }
+            try claim(kind, directive)
+            steps.append(step)
         }
+        return TimeFormat(steps: steps, pattern: pattern, precision: try precision(of: seen))
+    }
+
+    /// The kind of field a directive letter gives and the step that reads it; nil for an unknown
+    /// letter (`%%` is a literal, handled by the caller).
+    private static func directiveStep(_ d: UInt8) -> (kind: String, step: Step)? {
+        switch d {
+        case UInt8(ascii: "Y"): ("year", .number(.year4, maxDigits: 4))
+        case UInt8(ascii: "y"): ("year", .number(.year2, maxDigits: 2))
+        case UInt8(ascii: "m"): ("month", .number(.month, maxDigits: 2))
+        case UInt8(ascii: "b"), UInt8(ascii: "B"): ("month", .monthName)
+        case UInt8(ascii: "d"), UInt8(ascii: "e"): ("day", .number(.day, maxDigits: 2))
+        case UInt8(ascii: "j"): ("day of the year", .number(.dayOfYear, maxDigits: 3))
+        case UInt8(ascii: "H"): ("hour", .number(.hour24, maxDigits: 2))
+        case UInt8(ascii: "I"): ("hour", .number(.hour12, maxDigits: 2))
+        case UInt8(ascii: "M"): ("minute", .number(.minute, maxDigits: 2))
+        case UInt8(ascii: "S"): ("second", .number(.second, maxDigits: 2))
+        case UInt8(ascii: "p"): ("AM/PM", .meridiem)
+        case UInt8(ascii: "z"): ("zone", .offset)
+        case UInt8(ascii: "Z"): ("zone", .zoneName)
+        default: nil
+        }
+    }
+
+    /// The precision of a pattern giving these kinds of field (each with the directive that gave
+    /// it); a usage error when they could never make a date.
+    private static func precision(of seen: [String: Character]) throws(TimeFormatError) -> TimePrecision {
         let has = { (kind: String) in seen[kind] != nil }
         guard has("year") else { throw TimeFormatError(message: "--time-format has no year (%Y or %y)") }
         if has("day of the year") && (has("month") || has("day")) {
@@ -148,8 +143,7 @@ public struct TimeFormat: Sendable, Equatable {
             throw TimeFormatError(message: "--time-format has %p but no 12-hour %I")
         }
         if has("zone") && !has("hour") { throw TimeFormatError(message: "--time-format has a zone but no time of day") }
-        let precision: TimePrecision = has("hour") ? .second : (hasDay ? .day : .month)
-        return TimeFormat(steps: steps, pattern: pattern, precision: precision)
+        return has("hour") ? .second : (hasDay ? .day : .month)
     }
 
     public static func == (a: TimeFormat, b: TimeFormat) -> Bool { a.pattern == b.pattern }

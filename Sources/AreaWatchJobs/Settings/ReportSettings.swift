@@ -1,5 +1,6 @@
 import AreaWatchCore
 import AreaWatchQuery
+import AreaWatchReport
 import ArgumentParser
 
 /// Everything `report` and the nightly `[report]` table can set (SPEC §7.2–§8, §10, §13): each option
@@ -44,6 +45,21 @@ public struct ReportSettings: ParsableArguments, Sendable {
 
     @Option(parsing: .unconditional, help: "Zooms of the widget tiles, e.g. 10-14; 'none' writes no tiles.")
     public var tileZooms = TileZooms.standard
+
+    @Option(
+        help: ArgumentHelp(
+            "The kinds of file to write, comma-separated (SPEC §19): "
+                + OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                + " (default: all); summary.json is always written."),
+        transform: OutputFormats.checked)
+    public var formats = OutputFormats.standard
+
+    @Option(
+        help: ArgumentHelp(
+            "The URL the report folder is published at (SPEC §19): tiles/tilejson.json's tile "
+                + "URLs are absolute under it. Default: relative URLs."),
+        transform: PublicURL.checked)
+    public var publicURL: String?
 
     @Option(parsing: .unconditional, help: "Withhold counts below this from public outputs (SPEC §10).")
     public var minCellCount = 1

@@ -1,6 +1,7 @@
 import AreaWatchCore
 import AreaWatchIngest
 import AreaWatchQuery
+import AreaWatchReport
 import ArgumentParser
 import Foundation
 
@@ -72,6 +73,37 @@ public enum TileZooms: Sendable, Hashable, ExpressibleByArgument, CustomStringCo
     }
 
     public var defaultValueDescription: String { description }
+}
+
+/// `--formats csv,pmtiles` (TOML: `["csv", "pmtiles"]`): the option's transform, so a refused
+/// list says why.
+extension OutputFormats {
+    public static func checked(_ argument: String) throws -> OutputFormats {
+        switch parse(argument) {
+        case .success(let formats): return formats
+        case .failure(let problem): throw ValidationError(problem.message)
+        }
+    }
+}
+
+/// `--public-url` (report and serve): the option's transform, so a refused URL says why.
+extension PublicURL {
+    public static func checked(_ argument: String) throws -> String {
+        switch parse(argument) {
+        case .success(let url): return url
+        case .failure(let problem): throw ValidationError(problem.message)
+        }
+    }
+}
+
+/// `--basemap` (serve): the option's transform, so a refused URL says why.
+extension BasemapURL {
+    public static func checked(_ argument: String) throws -> String {
+        switch parse(argument) {
+        case .success(let url): return url
+        case .failure(let problem): throw ValidationError(problem.message)
+        }
+    }
 }
 
 /// The two class bounds given together: `5,10` (TOML: `[5, 10]`).

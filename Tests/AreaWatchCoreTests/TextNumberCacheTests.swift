@@ -2,10 +2,10 @@ import Testing
 
 @testable import AreaWatchCore
 
-/// Category interning through the identity cache against a plain dictionary of texts: short and
+/// Category interning through the byte-keyed cache against a plain dictionary of texts: short and
 /// long texts, the same text in separate copies, and more distinct texts than the cache holds
 /// (it is emptied and refilled).
-struct TextIdentityCacheTests {
+struct TextNumberCacheTests {
     @Test func internedNumbersEqualADictionarysNumbering() {
         var random = SplitMix64(seed: testSeed(0x1D_CA5E))
         // Short texts live inside the String; long ones in storage, several copies of each.
@@ -35,24 +35,25 @@ struct TextIdentityCacheTests {
         #expect(columns.internCategory(nil) == -1)
     }
 
-    @Test func aCachedNumberBelongsToThatVeryText() {
-        var cache = TextIdentityCache()
+    @Test func aCachedNumberBelongsToThoseBytes() {
+        var cache = TextNumberCache()
         let long = String(repeating: "x", count: 40), other = String(repeating: "y", count: 40)
         let short = "burglary"
         cache.remember(long, as: 7)
         cache.remember(short, as: 3)
         #expect(cache.number(of: long) == 7)
         #expect(cache.number(of: short) == 3)
-        #expect(cache.number(of: "burglary") == 3) // short texts are their bytes
+        #expect(cache.number(of: "burglary") == 3)
         #expect(cache.number(of: other) == nil)
-        // A separate copy of a long text is another identity: a miss, never a wrong number.
-        #expect(cache.number(of: String(decoding: Array(long.utf8), as: UTF8.self)) == nil)
-        // Read in place from an optional: the same answers, and nil for nil.
-        for (text, number) in [(long, Int32(7)), (short, 3), (other, nil)] as [(String, Int32?)] {
-            var stored: String? = text
-            #expect(cache.number(ofTextAt: &stored) == number)
-        }
-        var absent: String? = nil
-        #expect(cache.number(ofTextAt: &absent) == nil)
+        // Another copy of the same text is the same bytes: found.
+        #expect(cache.number(of: String(decoding: Array(long.utf8), as: UTF8.self)) == 7)
+        // Same length, same first and last eight bytes, other middle: a miss, never a wrong number.
+        let sameEnds = String(repeating: "x", count: 8) + "z" + String(repeating: "x", count: 31)
+        #expect(cache.number(of: sameEnds) == nil)
+        #expect(cache.number(of: "burglar") == nil && cache.number(of: "") == nil)
+        // Longer than the cache keeps: never remembered, still interned by the columns.
+        let huge = String(repeating: "q", count: TextNumberCache.maxBytes + 1)
+        cache.remember(huge, as: 9)
+        #expect(cache.number(of: huge) == nil)
     }
 }

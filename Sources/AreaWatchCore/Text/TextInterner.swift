@@ -2,20 +2,20 @@
 ///
 /// Measured need: creating a String per row for a category like "Anti-social behaviour" is a heap
 /// allocation per record; looking the bytes up returns a shared String instead. The lookup hashes
-/// the value's length and its first and last eight bytes into a small open-addressing table (a
+/// the value's length and its first and last eight bytes into a small `OpenAddressingTable` (a
 /// linear scan of the entries grows with the categories, on every row). Capped, so a column
 /// of unique values costs no more than creating them.
 public final class TextInterner {
     // Unchecked: an interner belongs to one reader on one thread and no method re-enters another,
     // so the runtime's per-access exclusivity bookkeeping, paid on every row, would find nothing.
     @exclusivity(unchecked) private var texts: [String] = []
-    /// The entries' bytes, one after another (entry k at `starts[k]..<starts[k + 1]`), and the
-    /// slots: fixed-size buffers, so a probe reads them in place. Kept as arrays (one per entry),
-    /// every probe would retain and release them.
-    private let bytes: UnsafeMutablePointer<UInt8>
-    private let starts: UnsafeMutablePointer<Int>
-    /// Entry number per slot, -1 when empty; twice the capacity, so probes stay short.
-    private let slots: UnsafeMutablePointer<Int32>
+    /// The entries' bytes, one after another (entry k at `starts[k]..<starts[k + 1]`), in owned
+    /// buffers sized once, so a probe reads them in place and they never move.
+    @exclusivity(unchecked) private var bytes: GrowableBuffer<UInt8>
+    @exclusivity(unchecked) private var starts: GrowableBuffer<Int>
+    /// Entry number + 1 per slot, 0 when empty; twice the capacity (a power of two), so probes
+    /// stay short.
+    private let slots: OpenAddressingTable<UInt32>
     private let mask: Int
     private let capacity: Int
     private static let maxBytes = 128
@@ -25,17 +25,10 @@ public final class TextInterner {
         var size = 8
         while size < 2 * capacity { size *= 2 }
         mask = size - 1
-        slots = .allocate(capacity: size)
-        slots.initialize(repeating: -1, count: size)
-        bytes = .allocate(capacity: capacity * TextInterner.maxBytes)
-        starts = .allocate(capacity: capacity + 1)
-        starts.initialize(to: 0)
-    }
-
-    deinit {
-        slots.deallocate()
-        bytes.deallocate()
-        starts.deallocate()
+        slots = OpenAddressingTable(capacity: size)
+        bytes = GrowableBuffer(capacity: capacity * TextInterner.maxBytes)
+        starts = GrowableBuffer(capacity: capacity + 1)
+        starts.append(0)
     }
 
     public func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
@@ -47,19 +40,18 @@ public final class TextInterner {
     /// nil when the value is not kept (too long, or the interner is full).
     public func entry(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
         guard value.count <= TextInterner.maxBytes else { return nil }
-        var slot = TextInterner.hash(value) & mask
-        while true {
-            let k = Int(slots[slot])
-            if k < 0 { break }
+        let stored = bytes.unsafeBaseAddress
+        let slot = slots.probe(from: TextInterner.hash(value) & mask) { slot in
+            let k = Int(slot) - 1
             let start = starts[k]
-            if Bytes.equal(UnsafeBufferPointer(start: bytes + start, count: starts[k + 1] - start), value) { return k }
-            slot = (slot + 1) & mask
+            return Bytes.equal(UnsafeBufferPointer(start: stored + start, count: starts[k + 1] - start), value)
         }
+        if slots[slot] != 0 { return Int(slots[slot]) - 1 }
         let k = texts.count
         guard k < capacity else { return nil }
-        slots[slot] = Int32(k)
-        if let base = value.baseAddress { (bytes + starts[k]).update(from: base, count: value.count) }
-        (starts + k + 1).initialize(to: starts[k] + value.count)
+        slots[slot] = UInt32(k + 1)
+        bytes.append(contentsOf: value)
+        starts.append(bytes.count)
         texts.append(String(decoding: value, as: UTF8.self))
         return k
     }
@@ -70,13 +62,7 @@ public final class TextInterner {
     @inline(__always)
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         let n = bytes.count
-        var head: UInt64 = 0, tail: UInt64 = 0
-        if n >= 8, let base = bytes.baseAddress {
-            head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            tail = UnsafeRawPointer(base + n - 8).loadUnaligned(as: UInt64.self)
-        } else {
-            for b in bytes { head = head << 8 | UInt64(b) }
-        }
+        let (head, tail) = Bytes.headAndTail(bytes)
         let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(n)) &* 0xD6E8_FEB8_6659_FD93
         return Int(truncatingIfNeeded: mixed >> 32)
     }

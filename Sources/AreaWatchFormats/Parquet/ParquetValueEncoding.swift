@@ -1,0 +1,187 @@
+import AreaWatchCore
+
+/// PLAIN encoding, dictionaries and statistics of a column chunk's values.
+enum ParquetValueEncoding {
+    // MARK: PLAIN
+
+    /// The values of `column` PLAIN-encoded: booleans bit-packed from the least significant
+    /// bit, numbers little-endian, byte arrays as a 4-byte little-endian length and the bytes.
+    static func appendPlain(_ column: ParquetColumnData, to out: inout [UInt8]) {
+        switch column.type {
+        case .boolean:
+            var byte: UInt8 = 0
+            for (k, v) in column.booleans.enumerated() {
+                if v { byte |= 1 << UInt8(k % 8) }
+                if k % 8 == 7 {
+                    out.append(byte)
+                    byte = 0
+                }
+            }
+            if column.booleans.count % 8 != 0 { out.append(byte) }
+        case .int32: appendLittleEndian(column.int32s, to: &out)
+        case .int64: appendLittleEndian(column.int64s, to: &out)
+        case .double: appendLittleEndian(column.doubles.map(\.bitPattern), to: &out)
+        case .byteArray:
+            out.reserveCapacity(out.count + column.bytes.count + 4 * column.ends.count)
+            for k in 0..<column.ends.count { appendByteArray(column.byteArray(k), to: &out) }
+        }
+    }
+
+    static func appendByteArray(_ value: some Collection<UInt8>, to out: inout [UInt8]) {
+        appendLittleEndian(UInt32(value.count), to: &out)
+        out.append(contentsOf: value)
+    }
+
+    static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    /// Integers little-endian: on a little-endian machine the array's memory as it is.
+    static func appendLittleEndian<T: FixedWidthInteger>(_ values: [T], to out: inout [UInt8]) {
+        #if _endian(little)
+            values.withUnsafeBytes { out.append(contentsOf: $0) }
+        #else
+            for v in values { appendLittleEndian(v, to: &out) }
+        #endif
+    }
+
+    // MARK: Dictionary
+
+    /// A dictionary of a chunk's values: the distinct values PLAIN-encoded in order of first
+    /// appearance, and each value's index into them.
+    struct Dictionary {
+        var plain: [UInt8]
+        var count: Int
+        var indices: [UInt32]
+    }
+
+    /// The chunk's dictionary, or nil when its values are too varied for one to pay: more
+    /// distinct values than half the values (or than 2^16), checked while it is built.
+    static func dictionary(_ column: ParquetColumnData) -> Dictionary? {
+        let limit = min(1 << 16, column.valueCount / 2)
+        switch column.type {
+        case .boolean: return nil
+        case .int32:
+            return column.int32s.withUnsafeBufferPointer { v in
+                fixedWidthDictionary(
+                    count: v.count, limit: limit, bits: { UInt64(UInt32(bitPattern: v[$0])) },
+                    plain: { appendLittleEndian(v[$0], to: &$1) })
+            }
+        case .int64:
+            return column.int64s.withUnsafeBufferPointer { v in
+                fixedWidthDictionary(
+                    count: v.count, limit: limit, bits: { UInt64(bitPattern: v[$0]) },
+                    plain: { appendLittleEndian(v[$0], to: &$1) })
+            }
+        case .double:
+            // Bit patterns: -0 and +0 are distinct values, NaNs equal when their bits are.
+            return column.doubles.withUnsafeBufferPointer { v in
+                fixedWidthDictionary(
+                    count: v.count, limit: limit, bits: { v[$0].bitPattern },
+                    plain: { appendLittleEndian(v[$0].bitPattern, to: &$1) })
+            }
+        case .byteArray:
+            return byteArrayDictionary(column, limit: limit)
+        }
+    }
+
+    /// Values of up to eight bytes, compared and hashed by their bits.
+    private static func fixedWidthDictionary(
+        count: Int, limit: Int, bits: (Int) -> UInt64,
+        plain: (Int, inout [UInt8]) -> Void
+    ) -> Dictionary? {
+        dictionary(count: count, limit: limit, hash: bits, same: { bits($0) == bits($1) }, plain: plain)
+    }
+
+    /// Byte arrays, compared by their bytes and hashed by FNV-1a over them.
+    private static func byteArrayDictionary(_ column: ParquetColumnData, limit: Int) -> Dictionary? {
+        column.bytes.withUnsafeBufferPointer { bytes in
+            column.ends.withUnsafeBufferPointer { ends in
+                func value(_ k: Int) -> UnsafeBufferPointer<UInt8> {
+                    let start = k == 0 ? 0 : ends[k - 1]
+                    return UnsafeBufferPointer(rebasing: bytes[start..<ends[k]])
+                }
+                return dictionary(
+                    count: ends.count, limit: limit, hash: { FNV1a.hash(value($0)) },
+                    same: { value($0).elementsEqual(value($1)) },
+                    plain: { appendByteArray(value($0), to: &$1) })
+            }
+        }
+    }
+
+    /// The dictionary of values 0..<count in order of first appearance, found through one
+    /// `OpenAddressingTable` (entry + 1 per slot) sized for `limit` entries at half load. Why not
+    /// `Swift.Dictionary`: its per-process seeded SipHash of every value of every chunk was a
+    /// large part of the writer's time; these hashes need no seed, since a collision only costs a
+    /// longer probe and the file's bytes never depend on the table.
+    private static func dictionary(
+        count: Int, limit: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool,
+        plain: (Int, inout [UInt8]) -> Void
+    ) -> Dictionary? {
+        var bits = 4
+        while 1 << bits < 2 * (limit + 1) { bits += 1 }
+        let table = OpenAddressingTable<UInt32>(capacity: 1 << bits)
+        var firstRow: [Int] = [] // per entry, the value that made it
+        var out = Dictionary(plain: [], count: 0, indices: [])
+        out.indices.reserveCapacity(count)
+        for i in 0..<count {
+            // Fibonacci hashing: the product's top bits, spread over the table.
+            let home = Int(truncatingIfNeeded: (hash(i) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
+            let slot = table.probe(from: home) { same(i, firstRow[Int($0) - 1]) }
+            let entry = table[slot]
+            if entry != 0 {
+                out.indices.append(entry - 1)
+                continue
+            }
+            guard firstRow.count < limit else { return nil }
+            firstRow.append(i)
+            table[slot] = UInt32(firstRow.count)
+            out.indices.append(UInt32(firstRow.count - 1))
+            plain(i, &out.plain)
+        }
+        out.count = firstRow.count
+        return out
+    }
+
+    // MARK: Statistics
+
+    /// null_count, and min/max by the type's order (TYPE_ORDER): signed for integers, numeric for
+    /// doubles with NaN left out (and a zero minimum written as −0, a zero maximum as +0, as
+    /// parquet-format asks), unsigned bytewise for byte arrays. No min/max without a value.
+    static func statistics(_ column: ParquetColumnData, minMax: Bool) -> ParquetThrift.Statistics {
+        var s = ParquetThrift.Statistics(nullCount: Int64(column.rowCount - column.valueCount), min: nil, max: nil)
+        guard minMax else { return s }
+        func set<T: FixedWidthInteger>(_ lo: T, _ hi: T) {
+            var min: [UInt8] = [], max: [UInt8] = []
+            appendLittleEndian(lo, to: &min)
+            appendLittleEndian(hi, to: &max)
+            s.min = min
+            s.max = max
+        }
+        switch column.type {
+        case .boolean: break
+        case .int32:
+            if let lo = column.int32s.min(), let hi = column.int32s.max() { set(lo, hi) }
+        case .int64:
+            if let lo = column.int64s.min(), let hi = column.int64s.max() { set(lo, hi) }
+        case .double:
+            let numbers = column.doubles.filter { !$0.isNaN }
+            if var lo = numbers.min(), var hi = numbers.max() {
+                if lo == 0 { lo = -0.0 }
+                if hi == 0 { hi = 0.0 }
+                set(lo.bitPattern, hi.bitPattern)
+            }
+        case .byteArray:
+            guard column.valueCount > 0 else { break }
+            var lo = column.byteArray(0), hi = lo
+            for k in 1..<column.valueCount {
+                let v = column.byteArray(k)
+                if v.lexicographicallyPrecedes(lo) { lo = v }
+                if hi.lexicographicallyPrecedes(v) { hi = v }
+            }
+            s.min = Array(lo)
+            s.max = Array(hi)
+        }
+        return s
+    }
+}

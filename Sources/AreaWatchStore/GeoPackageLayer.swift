@@ -1,0 +1,129 @@
+/// The rows of one feature layer of a `GeoPackageFile`: per row the attributes in column order
+/// (`add`), then `endRow` with the geometry. The geometry is stored as GeoPackage binary: the
+/// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB.
+public final class GeoPackageLayer {
+    public let name: String
+    public let geometry: GeoPackageGeometry
+    public let columns: [GeoPackageColumn]
+    private let database: SQLiteDatabase
+    private let insert: Statement
+    /// The next parameter to bind: 1 is the geometry, the attributes follow.
+    private var next: Int32 = 2
+    private var blob: [UInt8] = []
+    /// minX, maxX, minY, maxY of each row (NaN for an empty geometry), for the R-tree.
+    private var envelopes: [Double] = []
+    public private(set) var rowCount = 0
+    public private(set) var extent: GeoPackageEnvelope?
+
+    init(database: SQLiteDatabase, name: String, geometry: GeoPackageGeometry, columns: [GeoPackageColumn]) throws {
+        self.database = database
+        self.name = name
+        self.geometry = geometry
+        self.columns = columns
+        let names = ([GeoPackageFile.geometryColumn] + columns.map(\.name)).map(GeoPackageSQL.quoted)
+        insert = try database.prepare(
+            """
+            INSERT INTO \(GeoPackageSQL.quoted(name)) (\(names.joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
+            """)
+    }
+
+    // MARK: Attributes, in column order
+
+    public func add(_ v: Int64?) {
+        if let v { insert.bind(nextParameter(), v) } else { insert.bindNull(nextParameter()) }
+    }
+
+    public func add(_ v: Int?) { add(v.map { Int64($0) }) }
+
+    /// NaN is stored as NULL (SQLite has no NaN).
+    public func add(_ v: Double?) {
+        if let v { insert.bind(nextParameter(), v) } else { insert.bindNull(nextParameter()) }
+    }
+
+    public func add(_ v: String?) { insert.bind(nextParameter(), v) }
+
+    /// A text column's value as UTF-8 bytes already at hand.
+    public func add(utf8 v: [UInt8]) { insert.bind(nextParameter(), utf8: v) }
+
+    private func nextParameter() -> Int32 {
+        precondition(Int(next) <= columns.count + 1, "more attributes than columns")
+        next += 1
+        return next - 1
+    }
+
+    // MARK: Geometry, ending the row
+
+    /// Ends the row: `wkb` appends the geometry's WKB (little-endian, 2D) to the buffer it is
+    /// given; `envelope` is its bounds, nil for an empty geometry. Points carry no envelope in
+    /// their header (as GDAL writes them); other types carry [minx, maxx, miny, maxy].
+    public func endRow(envelope: GeoPackageEnvelope?, wkb: (inout [UInt8]) -> Void) throws {
+        precondition(Int(next) == columns.count + 2, "a row ended before its last attribute")
+        blob.removeAll(keepingCapacity: true)
+        GeoPackageBinary.appendHeader(
+            envelope: geometry == .point ? nil : envelope, empty: envelope == nil,
+            to: &blob)
+        wkb(&blob)
+        blob.withUnsafeBytes { insert.bind(1, blob: $0) }
+        try insert.run()
+        next = 2
+        rowCount += 1
+        if let e = envelope {
+            envelopes.append(e.minX)
+            envelopes.append(e.maxX)
+            envelopes.append(e.minY)
+            envelopes.append(e.maxY)
+            extent = extent?.union(e) ?? e
+        } else {
+            envelopes.append(contentsOf: repeatElement(.nan, count: 4))
+        }
+    }
+
+    /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
+    /// the store's index: SQLite's row-by-row R*Tree inserts would be most of the file's cost),
+    /// its triggers, the extension's row and the layer's extent in gpkg_contents.
+    func finish(lastChange: String) throws {
+        precondition(next == 2, "a row left unfinished")
+        let q = GeoPackageSQL.quoted
+        let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
+        try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")
+        var ids: [Int64] = [], bounds: [Double] = []
+        ids.reserveCapacity(rowCount)
+        bounds.reserveCapacity(envelopes.count)
+        for row in 0..<rowCount where !envelopes[4 * row].isNaN {
+            ids.append(Int64(row + 1))
+            bounds.append(contentsOf: envelopes[4 * row..<4 * row + 4])
+        }
+        envelopes = []
+        try RTreeBulkLoader.load(database, table: rtree, packing: .init(ids: ids, bounds: bounds))
+        try database.execute(GeoPackageSQL.rtreeTriggers(table: name, column: GeoPackageFile.geometryColumn))
+        let ext = try database.prepare("INSERT INTO gpkg_extensions VALUES (?, ?, 'gpkg_rtree_index', ?, 'write-only')")
+        try ext.bind([.text(name), .text(GeoPackageFile.geometryColumn), .text(GeoPackageSQL.rtreeDefinition)])
+        try ext.run()
+        let contents = try database.prepare(
+            "UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?")
+        let e = extent
+        try contents.bind([
+            e.map { .real($0.minX) } ?? .null, e.map { .real($0.minY) } ?? .null,
+            e.map { .real($0.maxX) } ?? .null, e.map { .real($0.maxY) } ?? .null, .text(name)
+        ])
+        try contents.run()
+    }
+}
+
+/// The GeoPackage binary header (GeoPackage 1.3 §2.1.3).
+public enum GeoPackageBinary {
+    /// `GP`, version 0, flags (bit 0 little-endian, bits 1-3 the envelope's kind: 1 = [minx,
+    /// maxx, miny, maxy], bit 4 empty), srs_id 4326 little-endian, then the envelope if any.
+    public static func appendHeader(envelope: GeoPackageEnvelope?, empty: Bool, to out: inout [UInt8]) {
+        let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
+        out += [0x47, 0x50, 0, flags]
+        withUnsafeBytes(of: GeoPackageFile.srsID.littleEndian) { out += $0 }
+        guard let e = envelope else { return }
+        func append(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out += $0 } }
+        append(e.minX)
+        append(e.maxX)
+        append(e.minY)
+        append(e.maxY)
+    }
+}
