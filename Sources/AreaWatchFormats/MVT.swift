@@ -93,4 +93,36 @@ public enum MVT {
         delta(r.x0 - r.x1, 0)
         command(7, count: 1)
     }
+
+    /// A vertex in tile coordinates (x east, y south).
+    public struct Point: Sendable, Equatable {
+        public var x: Int32, y: Int32
+
+        public init(x: Int32, y: Int32) {
+            (self.x, self.y) = (x, y)
+        }
+    }
+
+    /// Polygons of one exterior ring each: per ring MoveTo its first vertex, LineTo each other
+    /// vertex, ClosePath (MVT 2.1 §4.3.4.4); every parameter a zigzag delta from the cursor, which
+    /// starts at (0, 0) and carries over from ring to ring. The caller gives each ring not closed,
+    /// with at least three vertices and the positive area an exterior ring must have.
+    public static func appendPolygons(_ rings: [[Point]], to out: inout [UInt8]) {
+        func command(_ id: UInt32, count: Int) {
+            Protobuf.appendVarint(UInt64(id & 0x7 | UInt32(count) << 3), to: &out)
+        }
+        var cursor = Point(x: 0, y: 0)
+        func moveCursor(to p: Point) {
+            Protobuf.appendVarint(UInt64(Protobuf.zigzag(p.x &- cursor.x)), to: &out)
+            Protobuf.appendVarint(UInt64(Protobuf.zigzag(p.y &- cursor.y)), to: &out)
+            cursor = p
+        }
+        for ring in rings {
+            command(1, count: 1)
+            moveCursor(to: ring[0])
+            command(2, count: ring.count - 1)
+            for p in ring.dropFirst() { moveCursor(to: p) }
+            command(7, count: 1)
+        }
+    }
 }

@@ -195,13 +195,6 @@ extension ReportJob {
     static func check(_ request: ReportRequest) throws {
         let settings = request.report
         if settings.ehsa, let problem = settings.ehsaParameters.problem { throw JobError(.usage, problem) }
-        let writesTiles = settings.formats.contains(.tiles) || settings.formats.contains(.pmtiles)
-        if case .h3 = settings.gridSystem, settings.tileZooms.zooms != nil, writesTiles {
-            throw JobError(
-                .usage,
-                "--grid \(settings.gridSystem): the widget tiles and grid.pmtiles are written for "
-                    + "geohash grids only so far; add --tile-zooms none")
-        }
         if let problem = settings.areaPopulationProblem { throw JobError(.usage, problem) }
         try ReportFolder.checkReplaceable(settings.out, protecting: request.protectedPaths)
         if case .files(let paths, _) = request.source {

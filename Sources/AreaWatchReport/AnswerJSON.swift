@@ -8,7 +8,7 @@ public enum AnswerJSON {
         .object([
             ("lat", .number(a.lat)), ("lon", .number(a.lon)), ("radius_m", .number(a.radius)),
             ("as_of", .string(a.asOf)),
-            ("geohash", .string(a.geohash)), ("tile", .string(a.tile)), ("current", .optional(a.current)),
+            (a.cellColumn, .string(a.cell)), ("tile", .string(a.tile)), ("current", .optional(a.current)),
             ("previous", .optional(a.previous)), ("delta", .optional(a.delta)),
             ("class", a.shownClass.map { .string($0.rawValue) } ?? .null),
             ("label", .string(a.label)), ("text", .optional(a.text)), ("found", .bool(a.found)),

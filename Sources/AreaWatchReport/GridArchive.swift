@@ -48,6 +48,7 @@ enum GridArchive {
         let compressed = Concurrency.map(bounds.count - 1) { part in
             let compressor = GzipCompressor()
             var encoder = CellLayerEncoder()
+            encoder.cellKey = grid.system.cellColumn
             return ordered[bounds[part]..<bounds[part + 1]].map { entry in
                 compressor.compress(encoder.encode(pieces: entry.tile.pieces, disclosure: disclosure))
             }
@@ -101,18 +102,18 @@ enum GridArchive {
         let p = grid.parameters
         return .object([
             ("name", .string(WidgetTiles.name)),
-            ("description", .string(WidgetTiles.description(p))),
+            ("description", .string(WidgetTiles.description(p, grid: grid.system))),
             ("attribution", .string(attribution)),
             ("version", .string(version)),
             ("type", .string("overlay")),
             ("format", .string("pbf")),
             ("as_of", .string(UTCTime.iso8601(p.asOf))),
-            ("vector_layers", WidgetTiles.vectorLayers(zooms: zooms)),
+            ("vector_layers", WidgetTiles.vectorLayers(zooms: zooms, grid: grid.system)),
             (
                 "areawatch",
                 .object(
                     [
-                        ("precision", .int(grid.precision)),
+                        Summary.gridParameter(grid),
                         ("radius_m", .number(p.radius)),
                         ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
                         ("min_cell_count", .int(disclosure.minCellCount))

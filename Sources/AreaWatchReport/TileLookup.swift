@@ -7,8 +7,11 @@ public struct TileAnswer: Sendable, Equatable {
     public var lon: Double
     public var asOf: String
     public var radius: Double
-    /// The cell at the tiles' highest zoom holding the location.
-    public var geohash: String
+    /// The cell at the tiles' highest zoom holding the location: its geohash, or its H3 index's
+    /// 15 digits (SPEC §18).
+    public var cell: String
+    /// The name the answer gives the cell: `geohash` or `h3`.
+    public var cellColumn = "geohash"
     public var tile: String
     /// nil when withheld by the minimum cell count.
     public var current: Int?
@@ -42,7 +45,8 @@ public struct TileAnswer: Sendable, Equatable {
 /// What a lookup needs from `tilejson.json` (its `maxzoom` and `areawatch` members).
 public struct TileSetMeta: Sendable, Equatable {
     public var maxZoom: Int
-    public var precision: Int
+    /// The report's grid: `areawatch.precision` (geohash) or `areawatch.grid` (`"h3:9"`).
+    public var grid: GridSystem
     public var asOf: String
     public var radius: Double
     public var thresholds: Thresholds
@@ -64,14 +68,15 @@ public struct TileSetMeta: Sendable, Equatable {
         guard let meta = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let maxZoom = meta["maxzoom"] as? Int, (0...30).contains(maxZoom),
             let areawatch = meta["areawatch"] as? [String: Any],
-            let precision = areawatch["precision"] as? Int, (1...12).contains(precision),
+            let grid = Self.grid(areawatch),
             let asOf = areawatch["as_of"] as? String
         else {
             throw ReportError(
-                path: path, message: "not an areawatch TileJSON (maxzoom and areawatch.precision expected)")
+                path: path,
+                message: "not an areawatch TileJSON (maxzoom and areawatch.precision or areawatch.grid expected)")
         }
         self.maxZoom = maxZoom
-        self.precision = precision
+        self.grid = grid
         self.asOf = asOf
         minCellCount = (areawatch["min_cell_count"] as? Int) ?? 1
         dataBounds = TileSetMeta.dataBounds(areawatch["data_bounds"])
@@ -81,6 +86,17 @@ public struct TileSetMeta: Sendable, Equatable {
             (areawatch["thresholds"] as? [NSNumber]).flatMap {
                 $0.count == 2 ? Thresholds(medium: $0[0].doubleValue, dangerous: $0[1].doubleValue) : nil
             } ?? .standard
+    }
+
+    /// A geohash grid's `precision` (1…12), or an H3 grid's `grid` (`"h3:R"`, R 0…15).
+    private static func grid(_ areawatch: [String: Any]) -> GridSystem? {
+        if let precision = areawatch["precision"] as? Int {
+            return (1...Geohash.maxPrecision).contains(precision) ? .geohash(precision: precision) : nil
+        }
+        guard let text = areawatch["grid"] as? String, let grid = try? GridSystem(parsing: text),
+            case .h3 = grid
+        else { return nil }
+        return grid
     }
 
     /// `[west, south, east, north]`, `null` (no data) or absent (tiles of an older version).
@@ -133,24 +149,27 @@ public enum TileLookup {
         }
     }
 
-    /// The answer for (lat, lon); `cell` gives the entry of a geohash in a tile of the highest zoom.
+    /// The answer for (lat, lon); `cell` gives the entry of a cell (by its id text) in a tile of
+    /// the highest zoom.
     public static func answer(
         meta: TileSetMeta, lat: Double, lon: Double,
         cell lookup: (TileID, String) throws -> TileCell?
     ) rethrows -> TileAnswer {
         // The tile that lists the cell is the one holding the cell's centre, not the location.
-        let cell = GeohashCell(lat: lat, lon: lon, precision: meta.precision)
-        let centre = cell.centre
+        let cell = meta.grid.cell(lat: lat, lon: lon)
+        let centre = meta.grid.centre(of: cell)
+        let key = meta.grid.text(of: cell)
         let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: meta.maxZoom)
         // With disclosure control a missing cell means "fewer than K", as a withheld count does
         // (docs/PRIVACY.md); without it, no incident nearby.
         let withheld = meta.minCellCount > 1
         var answer = TileAnswer(
-            lat: lat, lon: lon, asOf: meta.asOf, radius: meta.radius, geohash: cell.string,
+            lat: lat, lon: lon, asOf: meta.asOf, radius: meta.radius, cell: key,
             tile: tile.description, current: withheld ? nil : 0, previous: withheld ? nil : 0,
             safetyClass: .safe, found: false)
+        answer.cellColumn = meta.grid.cellColumn
         answer.coverage = meta.coverage(lat: lat, lon: lon)
-        guard let entry = try lookup(tile, cell.string) else { return answer }
+        guard let entry = try lookup(tile, key) else { return answer }
         answer.found = true
         answer.current = entry.current
         answer.previous = entry.previous
@@ -163,7 +182,7 @@ public enum TileLookup {
         return answer
     }
 
-    /// The cells of one JSON tile by geohash (entries that are not `[n, n, class]` are skipped).
+    /// The cells of one JSON tile by id text (entries that are not `[n, n, class]` are skipped).
     public static func cells(ofTile data: Data, path: String) throws -> [String: TileCell] {
         guard let content = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let cells = content["cells"] as? [String: Any]

@@ -7,26 +7,68 @@ import Synchronization
 public enum WidgetTiles {
     /// One cell as a tile carries it: its worst spot when merged.
     struct Entry: Sendable {
-        var cell: GeohashCell
-        var geohash: String
+        /// The cell (a merged cell's parent) in its tile's grid system.
+        var id: GridCellID
+        var system: GridSystem
+        /// The cell's id text: the tile's key for it (a geohash, or an H3 index's 15 digits).
+        var key: String
         var rCurrent: Int
         var rPrevious: Int
         var safetyClass: SafetyClass
         /// SPEC §12's `change` of the cell (`rise`, `fall` or `none`); see `change(of:)`.
         var change: String
+
+        /// The geohash cell of an entry of a geohash grid (the vector tiles draw those).
+        var cell: GeohashCell { GeohashCell(prefix: id.raw, precision: system.geohashPrecision ?? 0) }
+
+        init(
+            id: GridCellID, system: GridSystem, key: String, rCurrent: Int, rPrevious: Int,
+            safetyClass: SafetyClass, change: String
+        ) {
+            (self.id, self.system, self.key) = (id, system, key)
+            (self.rCurrent, self.rPrevious, self.safetyClass, self.change) = (rCurrent, rPrevious, safetyClass, change)
+        }
+
+        /// An entry of a geohash grid.
+        init(cell: GeohashCell, key: String, rCurrent: Int, rPrevious: Int, safetyClass: SafetyClass, change: String) {
+            self.init(
+                id: GridCellID(raw: cell.prefix), system: .geohash(precision: cell.precision), key: key,
+                rCurrent: rCurrent, rPrevious: rPrevious, safetyClass: safetyClass, change: change)
+        }
     }
 
-    /// One non-empty tile: its cells at its zoom's precision, in geohash order.
+    /// One non-empty tile: its cells in its zoom's grid (coarser below the highest zoom), in the
+    /// cell order.
     struct Tile: Sendable {
         var id: TileID
-        var precision: Int
+        var system: GridSystem
         var cells: [Entry]
+
+        /// The number the version digest takes for the tile's grid: a geohash precision, as it
+        /// always was; 100 + R for H3, which no precision equals.
+        var gridNumber: Int {
+            switch system {
+            case .geohash(let p): p
+            case .h3(let r): 100 + r
+            }
+        }
     }
 
     /// The cell precision of tiles at zoom `z`: the report's precision at the highest zoom,
     /// one less for the next two zooms down, two less for the two after, never below 1.
     public static func precision(zoom z: Int, maxZoom: Int, reportPrecision p: Int) -> Int {
         max(1, p - (maxZoom - z + 1) / 2)
+    }
+
+    /// The grid of tiles at zoom `z` (SPEC §18): geohash as `precision(zoom:…)`; H3 the report's
+    /// resolution R at the highest zoom and (3·d + 1) / 4 coarser d zooms below it, never below 0.
+    /// An H3 resolution is √7 ≈ 2.65 times as wide as the next and a zoom 2 times, so three
+    /// resolutions per four zooms keep a tile's cells about as many at every zoom.
+    public static func grid(zoom z: Int, maxZoom: Int, report system: GridSystem) -> GridSystem {
+        switch system {
+        case .geohash(let p): .geohash(precision: precision(zoom: z, maxZoom: maxZoom, reportPrecision: p))
+        case .h3(let r): .h3(resolution: max(0, r - (3 * (maxZoom - z) + 1) / 4))
+        }
     }
 
     /// Every non-empty tile, sorted by (z, x, y), with its cells in geohash order: the one source
@@ -36,29 +78,28 @@ public enum WidgetTiles {
     static func build(_ grid: GridResult, changes: [ChangeSignificance?], zooms: ClosedRange<Int>) -> [Tile] {
         var tiles: [Tile] = []
         for z in zooms {
-            let p = precision(zoom: z, maxZoom: zooms.upperBound, reportPrecision: grid.precision)
+            let system = Self.grid(zoom: z, maxZoom: zooms.upperBound, report: grid.system)
             var byTile: [TileID: [Entry]] = [:]
             var k = 0
-            // Cells are sorted by geohash, so the cells merging into one parent are adjacent.
+            // Cells are in the cell order, so the cells merging into one parent are adjacent.
             while k < grid.cells.count {
-
-                let parent = grid.cells[k].cell.parent(precision: p)
+                let parent = grid.system.parent(of: grid.cells[k].id, in: system)
                 var rCurrent = 0, rPrevious = 0, worst = k
-                while k < grid.cells.count && grid.cells[k].cell.parent(precision: p) == parent {
+                while k < grid.cells.count && grid.system.parent(of: grid.cells[k].id, in: system) == parent {
                     if grid.cells[k].rCurrent > grid.cells[worst].rCurrent { worst = k }
                     rCurrent = max(rCurrent, grid.cells[k].rCurrent)
                     rPrevious = max(rPrevious, grid.cells[k].rPrevious)
                     k += 1
                 }
-                let centre = parent.centre
+                let centre = system.centre(of: parent)
                 let tile = TileID(lat: centre.lat, lon: centre.lon, zoom: z)
                 byTile[tile, default: []].append(
                     Entry(
-                        cell: parent, geohash: parent.string, rCurrent: rCurrent, rPrevious: rPrevious,
-                        safetyClass: grid.parameters.thresholds.classify(rCurrent),
+                        id: parent, system: system, key: system.text(of: parent), rCurrent: rCurrent,
+                        rPrevious: rPrevious, safetyClass: grid.parameters.thresholds.classify(rCurrent),
                         change: (changes[worst]?.change ?? .none).rawValue))
             }
-            for tile in byTile.keys.sorted() { tiles.append(Tile(id: tile, precision: p, cells: byTile[tile]!)) }
+            for tile in byTile.keys.sorted() { tiles.append(Tile(id: tile, system: system, cells: byTile[tile]!)) }
         }
         return tiles
     }
@@ -79,16 +120,19 @@ public enum WidgetTiles {
         try FileFanOut.forEachRange(tiles.count) { range in
             var bytes: Int64 = 0
             for t in tiles[range] {
-                let tile = t.id, precision = t.precision, cells = t.cells
+                let tile = t.id, cells = t.cells
+                // A geohash tile names its precision, as it always has; an H3 tile its grid.
+                let gridMember =
+                    t.system.geohashPrecision.map { "\"precision\":\($0)" } ?? "\"grid\":\"\(t.system)\""
                 let file = try BufferedFile(
                     path: directory.path("tiles/\(tile.z)/\(tile.x)/\(tile.y).json"), capacity: 1 << 16)
                 try file.append { out in
                     out.append(
                         contentsOf:
-                            "{\"as_of\":\"\(asOf)\",\"precision\":\(precision),\"radius_m\":\(radius),\"cells\":{".utf8)
+                            "{\"as_of\":\"\(asOf)\",\(gridMember),\"radius_m\":\(radius),\"cells\":{".utf8)
                     for (i, e) in cells.enumerated() {
                         out.append(contentsOf: i > 0 ? ",\"".utf8 : "\"".utf8)
-                        out.append(contentsOf: e.geohash.utf8)
+                        out.append(contentsOf: e.key.utf8)
                         out.append(contentsOf: "\":[".utf8)
                         if let v = disclosure.show(e.rCurrent) {
                             NumberFormat.appendInteger(v, to: &out)
@@ -131,6 +175,13 @@ public enum WidgetTiles {
         }
         var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
         for c in grid.cells {
+            guard case .geohash = c.system else {
+                for v in c.system.boundary(of: c.id) {
+                    (box.minLat, box.maxLat) = (min(box.minLat, v.lat), max(box.maxLat, v.lat))
+                    (box.minLon, box.maxLon) = (min(box.minLon, v.lon), max(box.maxLon, v.lon))
+                }
+                continue
+            }
             let b = c.cell.bounds
             box.minLat = min(box.minLat, b.minLat)
             box.maxLat = max(box.maxLat, b.maxLat)
@@ -150,9 +201,9 @@ public enum WidgetTiles {
     static func version(_ tiles: [Tile], disclosure: Disclosure) -> String {
         var h = FNV1a()
         for t in tiles {
-            for v in [t.id.z, t.id.x, t.id.y, t.precision, t.cells.count] { h.combine(v) }
+            for v in [t.id.z, t.id.x, t.id.y, t.gridNumber, t.cells.count] { h.combine(v) }
             for e in t.cells {
-                h.combine(e.geohash)
+                h.combine(e.key)
                 h.combine(disclosure.show(e.rCurrent) ?? -1)
                 h.combine(disclosure.show(e.rPrevious) ?? -1)
                 h.combine(e.safetyClass.rawValue)
@@ -164,20 +215,25 @@ public enum WidgetTiles {
 
     /// The cells layer as TileJSON 3.0.0's `vector_layers` declares it (the TileJSON and the
     /// archive's metadata share it; the JSON tiles carry the same fields per cell).
-    public static func vectorLayers(zooms: ClosedRange<Int>) -> JSONValue {
+    public static func vectorLayers(zooms: ClosedRange<Int>, grid: GridSystem = .geohash(precision: 7)) -> JSONValue {
         let fields: [(String, JSONValue)] = CellLayerEncoder.Key.allCases.map { key in
             switch key {
             case .rCurrent, .rPrevious: return (key.name, .string("Number"))
-            case .geohash, .safetyClass, .change: return (key.name, .string("String"))
+            case .geohash: return (grid.cellColumn, .string("String"))
+            case .safetyClass, .change: return (key.name, .string("String"))
             }
         }
+        let cells =
+            grid.geohashPrecision == nil
+            ? "H3 cells (merged to a coarser resolution below the highest zoom)"
+            : "Geohash cells (merged to a coarser precision below the highest zoom)"
         return .array([
             .object([
                 ("id", .string(CellLayerEncoder.layerName)),
                 (
                     "description",
                     .string(
-                        "Geohash cells (merged to a coarser precision below the highest zoom) with incidents within the radius of the centre in the current and previous year"
+                        cells + " with incidents within the radius of the centre in the current and previous year"
                     )
                 ),
                 ("minzoom", .int(zooms.lowerBound)),
@@ -186,8 +242,10 @@ public enum WidgetTiles {
             ])
         ])
     }
-    static func description(_ p: QueryParameters) -> String {
-        "Incidents within \(NumberFormat.compact(p.radius)) m of each geohash cell centre in the year to \(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only."
+    static func description(_ p: QueryParameters, grid: GridSystem = .geohash(precision: 7)) -> String {
+        let cell = grid.geohashPrecision == nil ? "H3 cell" : "geohash cell"
+        return "Incidents within \(NumberFormat.compact(p.radius)) m of each \(cell) centre in the year to "
+            + "\(UTCTime.iso8601(p.asOf)) and the year before, with safe/medium/dangerous classes. Aggregates only."
     }
 
     /// TileJSON 3.0.0, with the parameters a widget needs to read the tiles under `areawatch`.
@@ -203,9 +261,9 @@ public enum WidgetTiles {
         return .object([
             ("tilejson", .string("3.0.0")),
             ("tiles", .array([.string(publicURL.map { $0 + "/tiles/{z}/{x}/{y}.json" } ?? "{z}/{x}/{y}.json")])),
-            ("vector_layers", vectorLayers(zooms: zooms)),
+            ("vector_layers", vectorLayers(zooms: zooms, grid: grid.system)),
             ("name", .string(name)),
-            ("description", .string(description(p))),
+            ("description", .string(description(p, grid: grid.system))),
             ("version", .string(version)),
             ("attribution", .string(attribution)),
             ("scheme", .string("xyz")),
@@ -231,11 +289,14 @@ public enum WidgetTiles {
                 .object(
                     [
                         ("as_of", .string(UTCTime.iso8601(p.asOf))),
-                        ("precision", .int(grid.precision)),
+                        Summary.gridParameter(grid),
                         ("radius_m", .number(p.radius)),
                         ("thresholds", .array([.number(p.thresholds.medium), .number(p.thresholds.dangerous)])),
                         ("min_cell_count", .int(disclosure.minCellCount)),
-                        ("cell_format", .string("cells: {geohash: [r_current, r_previous, class, change]}"))
+                        (
+                            "cell_format",
+                            .string("cells: {\(grid.system.cellColumn): [r_current, r_previous, class, change]}")
+                        )
                     ] + dataBoundsMember(dataBounds))
             )
         ])

@@ -3,7 +3,7 @@ import AreaWatchFormats
 
 /// Encodes the one layer of the grid's vector tiles (SPEC §14, docs/FORMATS.md "grid.pmtiles"):
 /// Mapbox Vector Tile 2.1, layer `cells`, one Polygon per cell or merged cell with the properties
-/// `geohash, r_current, r_previous, class, change`.
+/// `geohash, r_current, r_previous, class, change` (`h3` in place of `geohash` for an H3 grid).
 ///
 /// Geometry: a geohash cell is a rectangle in longitude/latitude and so also in Web Mercator. Each
 /// feature's rectangle is a piece cut by `VectorTileCut` (projected and rounded on the zoom's
@@ -26,6 +26,8 @@ struct CellLayerEncoder {
         var name: String { ["geohash", "r_current", "r_previous", "class", "change"][rawValue] }
     }
 
+    /// The name of the cell's id property: `geohash`, or `h3` for an H3 grid (SPEC §18).
+    var cellKey = "geohash"
     private var features: [UInt8] = []
     private var feature: [UInt8] = []
     private var tags: [UInt8] = []
@@ -58,13 +60,17 @@ struct CellLayerEncoder {
         for piece in pieces {
             let cell = piece.entry
             tags.removeAll(keepingCapacity: true)
-            tag(.geohash, unique: cell.geohash)
+            tag(.geohash, unique: cell.key)
             if let v = disclosure.show(cell.rCurrent) { tag(.rCurrent, uint: v) }
             if let v = disclosure.show(cell.rPrevious) { tag(.rPrevious, uint: v) }
             tag(.safetyClass, string: cell.safetyClass.rawValue)
             tag(.change, string: cell.change)
             geometry.removeAll(keepingCapacity: true)
-            MVT.appendRectangle(piece.rectangle, to: &geometry)
+            if piece.polygons.isEmpty {
+                MVT.appendRectangle(piece.rectangle, to: &geometry)
+            } else {
+                MVT.appendPolygons(piece.polygons, to: &geometry)
+            }
 
             feature.removeAll(keepingCapacity: true)
             Protobuf.appendBytesField(2, tags, to: &feature) // tags, packed uint32
@@ -78,7 +84,7 @@ struct CellLayerEncoder {
         Protobuf.appendStringField(1, Self.layerName, to: &layer)
         layer.append(contentsOf: features)
         // The five keys always, in `Key` order: a tag's key index is the key's raw value.
-        for key in Key.allCases { Protobuf.appendStringField(3, key.name, to: &layer) }
+        for key in Key.allCases { Protobuf.appendStringField(3, key == .geohash ? cellKey : key.name, to: &layer) }
         layer.append(contentsOf: values)
         Protobuf.appendVarintField(5, UInt64(Self.extent), to: &layer)
         Protobuf.appendVarintField(15, 2, to: &layer)

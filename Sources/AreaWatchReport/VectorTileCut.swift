@@ -18,10 +18,12 @@ import AreaWatchFormats
 /// clipped. Neighbouring pieces therefore share their edges exactly, and the pieces trimmed to the
 /// unbuffered extents add up to the cell's rectangle, unit for unit.
 enum VectorTileCut {
-    /// One cell as one vector tile holds it: its values and its rectangle in tile coordinates.
+    /// One cell as one vector tile holds it: its values and its rectangle in tile coordinates;
+    /// for an H3 cell (SPEC §18) also its clipped rings, and the rectangle is their bounds.
     struct Piece: Sendable {
         var entry: WidgetTiles.Entry
         var rectangle: MVT.Rectangle
+        var polygons: [[MVT.Point]] = []
     }
 
     /// One non-empty vector tile: its pieces in geohash order.
@@ -45,6 +47,10 @@ enum VectorTileCut {
         for tile in tiles {
             let z = tile.id.z
             for entry in tile.cells {
+                guard case .geohash = entry.system else {
+                    for (id, piece) in hexagonPieces(entry, zoom: z) { byTile[id, default: []].append(piece) }
+                    continue
+                }
                 let cell = globalRectangle(entry.cell.bounds, zoom: z)
                 for (id, rectangle) in pieces(of: cell, zoom: z) {
                     byTile[id, default: []].append(Piece(entry: entry, rectangle: rectangle))
@@ -52,7 +58,7 @@ enum VectorTileCut {
             }
         }
         return byTile.keys.sorted().map { id in
-            Tile(id: id, pieces: byTile[id]!.sorted { $0.entry.geohash < $1.entry.geohash })
+            Tile(id: id, pieces: byTile[id]!.sorted { $0.entry.key < $1.entry.key })
         }
     }
 
@@ -62,16 +68,24 @@ enum VectorTileCut {
     /// that its ring has an area.
     static func globalRectangle(_ b: GeoBox, zoom z: Int) -> GlobalRectangle {
         let size = Double(Int64(1) << z) * Double(extent)
-        func x(_ lon: Double) -> Int64 { Int64(((lon + 180) / 360 * size).rounded(.toNearestOrAwayFromZero)) }
-        func y(_ lat: Double) -> Int64 {
-            let phi = min(max(lat, -WebMercator.maxLatitude), WebMercator.maxLatitude) * Double.pi / 180
-            return Int64(((1 - log(tan(phi) + 1 / cos(phi)) / Double.pi) / 2 * size).rounded(.toNearestOrAwayFromZero))
-        }
+        func x(_ lon: Double) -> Int64 { globalX(lon, size: size) }
+        func y(_ lat: Double) -> Int64 { globalY(lat, size: size) }
         let world = Int64(size)
         var r = GlobalRectangle(x0: x(b.minLon), y0: y(b.maxLat), x1: x(b.maxLon), y1: y(b.minLat))
         (r.x0, r.x1) = atLeastOneUnit(r.x0, r.x1, world: world)
         (r.y0, r.y1) = atLeastOneUnit(r.y0, r.y1, world: world)
         return r
+    }
+
+    /// A longitude on the global grid of `size` units round the world, rounded half away from zero.
+    static func globalX(_ lon: Double, size: Double) -> Int64 {
+        Int64(((lon + 180) / 360 * size).rounded(.toNearestOrAwayFromZero))
+    }
+
+    /// A latitude on the global grid (Web Mercator, y south; beyond its edge, on the edge).
+    static func globalY(_ lat: Double, size: Double) -> Int64 {
+        let phi = min(max(lat, -WebMercator.maxLatitude), WebMercator.maxLatitude) * Double.pi / 180
+        return Int64(((1 - log(tan(phi) + 1 / cos(phi)) / Double.pi) / 2 * size).rounded(.toNearestOrAwayFromZero))
     }
 
     /// `low..<high` widened to one unit inside `0...world` when it is empty.
@@ -84,15 +98,7 @@ enum VectorTileCut {
     /// clipped to that buffered extent in the tile's coordinates. A rectangle that only touches
     /// the buffered extent's edge is not in the tile.
     static func pieces(of r: GlobalRectangle, zoom z: Int) -> [(TileID, MVT.Rectangle)] {
-        let last = (Int64(1) << z) - 1
-        // Tile t's buffered extent is (t·E − B)…((t+1)·E + B): it overlaps x0…x1 when
-        // x0 < (t+1)·E + B and t·E − B < x1.
-        func range(_ low: Int64, _ high: Int64) -> ClosedRange<Int64>? {
-            let first = max(0, floorDivide(low - buffer, extent))
-            let end = min(last, ceilDivide(high + buffer, extent) - 1)
-            return first <= end ? first...end : nil
-        }
-        guard let columns = range(r.x0, r.x1), let rows = range(r.y0, r.y1) else { return [] }
+        guard let columns = tileRange(r.x0, r.x1, zoom: z), let rows = tileRange(r.y0, r.y1, zoom: z) else { return [] }
         var out: [(TileID, MVT.Rectangle)] = []
         out.reserveCapacity(columns.count * rows.count)
         for ty in rows {
@@ -105,6 +111,16 @@ enum VectorTileCut {
             }
         }
         return out
+    }
+
+    /// The tiles (columns or rows) of zoom `z` whose buffered extent overlaps `low…high` with a
+    /// positive length. Tile t's buffered extent is (t·E − B)…((t+1)·E + B): it overlaps when
+    /// low < (t+1)·E + B and t·E − B < high.
+    static func tileRange(_ low: Int64, _ high: Int64, zoom z: Int) -> ClosedRange<Int64>? {
+        let last = (Int64(1) << z) - 1
+        let first = max(0, floorDivide(low - buffer, extent))
+        let end = min(last, ceilDivide(high + buffer, extent) - 1)
+        return first <= end ? first...end : nil
     }
 
     /// A tile coordinate clipped to the tile plus its buffer.

@@ -127,7 +127,7 @@ enum MapPage {
             body.textContent = a.coverage === "none"
               ? `${a.label}: this report holds no incident within ${a.radius_m} m of here, as of ${a.as_of}`
               : `${a.label} (${a.class}) — current ${a.current ?? "withheld"}, previous ${a.previous ?? "withheld"}` +
-                (a.text ? `: ${a.text}` : "") + ` — cell ${a.geohash}, as of ${a.as_of}`;
+                (a.text ? `: ${a.text}` : "") + ` — cell ${a.geohash ?? a.h3}, as of ${a.as_of}`;
             if (popup) popup.remove();
             popup = new maplibregl.Popup().setLngLat([lon, lat]).setDOMContent(body).addTo(map);
           }

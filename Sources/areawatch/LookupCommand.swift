@@ -28,7 +28,7 @@ extension AreaWatch {
                 let lines = [
                     "\(a.label)\(a.shownClass.map { " (\($0.rawValue))" } ?? "")",
                     "current \(current), previous \(previous)" + (a.text.map { ": \($0)" } ?? ""),
-                    "cell \(a.geohash) in tile \(a.tile), as of \(a.asOf)\(place)"
+                    "cell \(a.cell) in tile \(a.tile), as of \(a.asOf)\(place)"
                 ]
                 for line in lines { print(TerminalText.escaped(line)) }
             }

@@ -143,7 +143,7 @@ struct H3GridCLITests {
         arguments: [
             (["--grid", "h3:16"], "0…15"), (["--grid", "h3:-1"], "0…15"), (["--grid", "geohash:13"], "1…12"),
             (["--grid", "9"], "geohash:P"), (["--grid", "s2:10"], "h3:R"),
-            (["--grid", "h3:9", "--precision", "7"], "different grids"), (["--grid", "h3:9"], "--tile-zooms none")
+            (["--grid", "h3:9", "--precision", "7"], "different grids")
         ])
     func refusals(_ options: [String], _ mentioned: String) throws {
         let tmp = try TempDir()

@@ -60,20 +60,20 @@ struct VectorTileCutTests {
     static func checkUnion(_ tiles: [WidgetTiles.Tile]) -> Int {
         var piecesOf: [String: [(TileID, CutModel.Box)]] = [:]
         for t in VectorTileCut.cut(tiles) {
-            #expect(t.pieces.map(\.entry.geohash) == t.pieces.map(\.entry.geohash).sorted(), "\(t.id): geohash order")
-            for p in t.pieces { piecesOf["\(t.id.z)/" + p.entry.geohash, default: []].append((t.id, box(p.rectangle))) }
+            #expect(t.pieces.map(\.entry.key) == t.pieces.map(\.entry.key).sorted(), "\(t.id): geohash order")
+            for p in t.pieces { piecesOf["\(t.id.z)/" + p.entry.key, default: []].append((t.id, box(p.rectangle))) }
         }
         var split = 0
         for t in tiles {
             for e in t.cells {
                 let z = t.id.z
                 let cell = CutModel.globalBox(e.cell.bounds, zoom: z)
-                #expect(box(VectorTileCut.globalRectangle(e.cell.bounds, zoom: z)) == cell, "\(z)/\(e.geohash)")
-                let got = (piecesOf["\(z)/" + e.geohash] ?? []).sorted { $0.0 < $1.0 }
+                #expect(box(VectorTileCut.globalRectangle(e.cell.bounds, zoom: z)) == cell, "\(z)/\(e.key)")
+                let got = (piecesOf["\(z)/" + e.key] ?? []).sorted { $0.0 < $1.0 }
                 let model = CutModel.pieces(cell, zoom: z).sorted { $0.tile < $1.tile }
                 #expect(
                     got.map(\.0) == model.map(\.tile) && zip(got, model).allSatisfy { $0.1 == $1.piece },
-                    "\(z)/\(e.geohash): \(got) vs \(model)")
+                    "\(z)/\(e.key): \(got) vs \(model)")
                 var trimmed: [CutModel.Box] = []
                 for (tile, p) in got {
                     let ox = Int64(tile.x) * 4096, oy = Int64(tile.y) * 4096
@@ -84,16 +84,16 @@ struct VectorTileCutTests {
                     if g.x0 < g.x1 && g.y0 < g.y1 { trimmed.append(g) }
                 }
                 let area = trimmed.reduce(Int64(0)) { $0 + ($1.x1 - $1.x0) * ($1.y1 - $1.y0) }
-                #expect(area == (cell.x1 - cell.x0) * (cell.y1 - cell.y0), "\(z)/\(e.geohash): area")
+                #expect(area == (cell.x1 - cell.x0) * (cell.y1 - cell.y0), "\(z)/\(e.key): area")
                 #expect(
                     trimmed.map(\.x0).min() == cell.x0 && trimmed.map(\.y0).min() == cell.y0
                         && trimmed.map(\.x1).max() == cell.x1 && trimmed.map(\.y1).max() == cell.y1,
-                    "\(z)/\(e.geohash): bounds")
+                    "\(z)/\(e.key): bounds")
                 for (i, a) in trimmed.enumerated() {
                     for b in trimmed[(i + 1)...] {
                         #expect(
                             max(a.x0, b.x0) >= min(a.x1, b.x1) || max(a.y0, b.y0) >= min(a.y1, b.y1),
-                            "\(e.geohash): overlap")
+                            "\(e.key): overlap")
                     }
                 }
                 if trimmed.count > 1 { split += 1 }
@@ -132,10 +132,12 @@ struct VectorTileCutTests {
                 let tile = TileID(lat: cell.centre.lat, lon: cell.centre.lon, zoom: zoom)
                 byTile[tile, default: []].append(
                     .init(
-                        cell: cell, geohash: c, rCurrent: 1, rPrevious: 0,
+                        cell: cell, key: c, rCurrent: 1, rPrevious: 0,
                         safetyClass: .safe, change: "none"))
             }
-            let tiles = byTile.keys.sorted().map { WidgetTiles.Tile(id: $0, precision: 0, cells: byTile[$0]!) }
+            let tiles = byTile.keys.sorted().map {
+                WidgetTiles.Tile(id: $0, system: .geohash(precision: 0), cells: byTile[$0]!)
+            }
             _ = Self.checkUnion(tiles)
         }
     }

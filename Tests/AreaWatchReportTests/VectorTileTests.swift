@@ -55,7 +55,7 @@ struct VectorTileTests {
         // (90° projects onto 85.0511°, y 0) to 45° (y 2946.87 → 2947).
         let cell = try #require(GeohashCell("g"))
         let entry = WidgetTiles.Entry(
-            cell: cell, geohash: "g", rCurrent: 7, rPrevious: 3, safetyClass: .medium, change: "none")
+            cell: cell, key: "g", rCurrent: 7, rPrevious: 3, safetyClass: .medium, change: "none")
         var encoder = CellLayerEncoder()
         let tile = encoder.encode(pieces: pieces([entry], in: TileID(z: 1, x: 0, y: 0)), disclosure: Disclosure())
         let geometry: [UInt8] = [
@@ -93,11 +93,11 @@ struct VectorTileTests {
         let cells = ["gcw2", "gcw3", "gcw6"].map { try! #require(GeohashCell($0)) }
         let entries = [
             WidgetTiles.Entry(
-                cell: cells[0], geohash: "gcw2", rCurrent: 12, rPrevious: 2, safetyClass: .dangerous, change: "none"),
+                cell: cells[0], key: "gcw2", rCurrent: 12, rPrevious: 2, safetyClass: .dangerous, change: "none"),
             WidgetTiles.Entry(
-                cell: cells[1], geohash: "gcw3", rCurrent: 12, rPrevious: 0, safetyClass: .dangerous, change: "none"),
+                cell: cells[1], key: "gcw3", rCurrent: 12, rPrevious: 0, safetyClass: .dangerous, change: "none"),
             WidgetTiles.Entry(
-                cell: cells[2], geohash: "gcw6", rCurrent: 1, rPrevious: 12, safetyClass: .safe, change: "none")
+                cell: cells[2], key: "gcw6", rCurrent: 1, rPrevious: 12, safetyClass: .safe, change: "none")
         ]
         let tileID = TileID(lat: cells[0].centre.lat, lon: cells[0].centre.lon, zoom: 6)
         var encoder = CellLayerEncoder()
@@ -127,7 +127,7 @@ struct VectorTileTests {
         let counts = [(16_383, 16_384), (16_384, 1_000_000), (1_000_000, 16_383), (0, 16_384)]
         let entries = zip(cells, counts).map { cell, c in
             WidgetTiles.Entry(
-                cell: cell, geohash: cell.string, rCurrent: c.0, rPrevious: c.1, safetyClass: .dangerous, change: "rise"
+                cell: cell, key: cell.string, rCurrent: c.0, rPrevious: c.1, safetyClass: .dangerous, change: "rise"
             )
         }
         let tileID = TileID(lat: cells[0].centre.lat, lon: cells[0].centre.lon, zoom: 6)
@@ -151,7 +151,7 @@ struct VectorTileTests {
         let big = pieces(
             [
                 .init(
-                    cell: try #require(GeohashCell("g")), geohash: "g", rCurrent: 1, rPrevious: 0,
+                    cell: try #require(GeohashCell("g")), key: "g", rCurrent: 1, rPrevious: 0,
                     safetyClass: .safe, change: "none")
             ], in: tile)
         #expect(big.first?.rectangle == .init(x0: -256, y0: -256, x1: 4352, y1: 4352))
@@ -161,7 +161,7 @@ struct VectorTileTests {
         let tiny = pieces(
             [
                 .init(
-                    cell: tinyCell, geohash: tinyCell.string, rCurrent: 1, rPrevious: 0, safetyClass: .safe,
+                    cell: tinyCell, key: tinyCell.string, rCurrent: 1, rPrevious: 0, safetyClass: .safe,
                     change: "none")
             ], in: tinyTile)[0].rectangle
         #expect(tiny.x1 - tiny.x0 == 1 && tiny.y1 - tiny.y0 == 1)

@@ -128,6 +128,19 @@ public enum GridSystem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The cell of the coarser grid `coarser` (the same system, a precision or resolution at most
+    /// this one's) that contains `cell`. In the cell order, the cells of one parent are adjacent.
+    public func parent(of cell: GridCellID, in coarser: GridSystem) -> GridCellID {
+        switch (self, coarser) {
+        case (.geohash(let p), .geohash(let q)):
+            GridCellID(raw: GeohashCell(prefix: cell.raw, precision: p).parent(precision: q).prefix)
+        case (.h3, .h3(let r)):
+            GridCellID(raw: H3Cell(validIndex: cell.raw).parent(resolution: r).index)
+        default:
+            preconditionFailure("a parent in another grid system")
+        }
+    }
+
     /// A cell's id text: its geohash, or the 15 lowercase hexadecimal digits of its H3 index.
     public func text(of cell: GridCellID) -> String {
         switch self {

@@ -77,6 +77,15 @@ public struct H3Cell: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// The cell of resolution `r` (at most this cell's) that contains this one (H3's
+    /// cellToParent): its children are one run of consecutive cells in ascending index order.
+    public func parent(resolution r: Int) -> H3Cell {
+        var parent: H3Index = 0
+        let error = cellToParent(index, Int32(r), &parent)
+        precondition(error == 0, "cellToParent failed on a valid cell and resolution")
+        return H3Cell(validIndex: parent)
+    }
+
     /// Every cell within `k` grid steps (H3's gridDisk), itself included, in ascending order.
     public func disk(_ k: Int) -> [H3Cell] {
         H3.diskWithDistances(self, k).map(\.cell).sorted()
