@@ -40,7 +40,8 @@ struct ReportOutputs: Sendable {
         addTables(to: graph)
         try graph.run()
         let rank = Dictionary(uniqueKeysWithValues: Self.listingOrder.enumerated().map { ($0.element, $0.offset) })
-        let files = graph.files.sorted { rank[$0]! < rank[$1]! }
+        // A name missing from the listing order goes last, by name, rather than failing a report.
+        let files = graph.files.sorted { (rank[$0] ?? .max, $0) < (rank[$1] ?? .max, $1) }
         return (files, try tileFiles?.value)
     }
 
