@@ -192,12 +192,14 @@ final class Spawned: @unchecked Sendable {
         return result
     }
 
-    /// Waits for the end; a process still running after `timeout` seconds is killed (and the
-    /// test fails).
+    /// Waits for the end; a process still running `timeout` seconds after the call is killed (and
+    /// the test fails). Counted from the call, not from the start: a server asked to stop after a
+    /// long test has `timeout` seconds to do so however long it served.
     func wait(timeout: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) -> CommandResult {
+        let called = monotonicNow()
         while true {
             if let r = poll() { return r }
-            if monotonicNow() - started > timeout {
+            if monotonicNow() - called > timeout {
                 Issue.record(
                     "areawatch \(arguments.joined(separator: " ")) still runs after \(timeout) s: killed",
                     sourceLocation: sourceLocation)
