@@ -11,11 +11,12 @@ struct RecordingSink: IncidentSink {
     var incidents: [Incident] = []
     var outcomes: [WriteOutcome] = []
 
-    mutating func write(_ incident: Incident) throws -> WriteOutcome {
-        let outcome = try table.write(incident)
-        incidents.append(incident)
-        outcomes.append(outcome)
-        return outcome
+    mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) {
+        batch.forEach { incidents.append($0) }
+        table.write(batch) { written in
+            outcomes.append(written)
+            outcome(written)
+        }
     }
 }
 

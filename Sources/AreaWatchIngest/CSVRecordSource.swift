@@ -27,7 +27,7 @@ final class CSVRecordSource: RecordSource {
     private let times: TimeReader
     private let timePartColumn: Int
     private let pointColumn: Int
-    /// Set when the sink tells keys apart by hash (`IncidentSink.identifiesKeysByHash`): each
+    /// Set when the sink tells keys apart by hash (`KeyIdentity.hash`): each
     /// record's id is hashed here, behind these bytes (`--source`'s `SOURCE:`, or none), and no
     /// key text is built; an accepted incident's `key` is then empty.
     var keyHashPrefix: [UInt8]?

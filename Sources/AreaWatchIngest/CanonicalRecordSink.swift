@@ -20,13 +20,15 @@ public struct CanonicalRecordSink: IncidentSink {
     /// The bucket of a key digest: its high word modulo the bucket count.
     public static func bucket(keyHigh: UInt64, buckets: Int) -> Int { Int(keyHigh % UInt64(buckets)) }
 
-    public mutating func write(_ incident: Incident) throws -> WriteOutcome {
-        let record = canonical(incident)
-        record.encode(to: &buckets[CanonicalRecordSink.bucket(keyHigh: record.keyHigh, buckets: buckets.count)])
-        count += 1
-        // Every record is new to this sink; the de-duplication stage counts inserts, updates and
-        // duplicates over all files.
-        return .inserted
+    public mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) {
+        batch.forEach { incident in
+            let record = canonical(incident)
+            record.encode(to: &buckets[CanonicalRecordSink.bucket(keyHigh: record.keyHigh, buckets: buckets.count)])
+            count += 1
+            // Every record is new to this sink; the de-duplication stage counts inserts, updates
+            // and duplicates over all files.
+            outcome(.inserted)
+        }
     }
 
     mutating func canonical(_ incident: Incident) -> CanonicalRecord {

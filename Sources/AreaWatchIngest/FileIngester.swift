@@ -121,7 +121,7 @@ public enum FileIngester {
             return report
         }
         if options.parseThreads > 1, let csv = records as? CSVRecordSource {
-            let hashing = sink.identifiesKeysByHash
+            let hashing = sink.keyIdentity == .hash
             var accounting = RecordAccounting(
                 path: path, options: options, fileSHA256: sha256, rejects: rejects,
                 byteSource: byteSource, progress: progress, hashesKeys: hashing)
@@ -129,12 +129,8 @@ public enum FileIngester {
             try ParallelCSVIngest.ingest(
                 csv: csv, byteSource: byteSource, threads: options.parseThreads, options: options,
                 accounting: &accounting, report: &report
-            ) { incidents, hashes in
-                if let hashes {
-                    try sink.write(contentsOf: UnsafeBufferPointer(incidents), keyHashes: hashes) { written.count($0) }
-                } else {
-                    try sink.write(contentsOf: UnsafeBufferPointer(incidents)) { written.count($0) }
-                }
+            ) { batch in
+                try sink.write(batch) { written.count($0) }
             }
             try accounting.finish(&report)
             report.takeOutcomes(of: written)
@@ -167,7 +163,9 @@ public enum FileIngester {
         var written = FileIngestReport(file: path, sha256: sha256, bytes: bytes)
         do {
             while let batch = channel.take() {
-                for incident in batch { written.count(try sink.write(incident)) }
+                try batch.withUnsafeBufferPointer { incidents in
+                    try sink.write(IncidentBatch(incidents)) { written.count($0) }
+                }
             }
         } catch {
             channel.cancel()
@@ -204,7 +202,7 @@ struct RecordAccounting {
     let rejects: (any RejectRecorder)?
     let byteSource: ByteSource
     let progress: IngestProgress?
-    /// The sink tells keys apart by hash (`IncidentSink.identifiesKeysByHash`): id-less keys are
+    /// The sink tells keys apart by hash (`KeyIdentity.hash`): id-less keys are
     /// hashed here rather than built as text.
     let hashesKeys: Bool
     private var keyer: IncidentKeyer

@@ -33,14 +33,13 @@ enum ParallelCSVIngest {
     /// bytes, after which the rest of the file is streamed by one thread.
     static func largestBlockBytes(target: Int) -> Int { target << maxGrowth }
 
-    /// The accepted incidents reach `emit` in runs, in file order, where the parsing thread left
+    /// The accepted incidents reach `emit` in batches, in file order, where the parsing thread left
     /// them, keyed: with `accounting.hashesKeys` their keys are empty and the keys' hashes come
-    /// beside them, else each has its key and the hashes are nil. `emit` may read and change the
-    /// incidents but not keep them.
+    /// beside them, else each has its key and the hashes are nil.
     static func ingest(
         csv: CSVRecordSource, byteSource: ByteSource, threads: Int, options: IngestOptions,
         accounting: inout RecordAccounting, report: inout FileIngestReport,
-        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
+        emit: (borrowing IncidentBatch) throws -> Void
     ) throws {
         let layout = csv.layout
         var cutter = BlockCutter(
@@ -108,7 +107,7 @@ enum ParallelCSVIngest {
         of blocks: ArraySlice<ParsedBlock>, cutter: BlockCutter, byteSource: ByteSource, layout: CSVLayout,
         firstLine line: Int, options: IngestOptions, accounting: inout RecordAccounting,
         report: inout FileIngestReport,
-        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
+        emit: (borrowing IncidentBatch) throws -> Void
     ) throws {
         var prefix: [UInt8] = []
         for block in blocks {
@@ -123,14 +122,15 @@ enum ParallelCSVIngest {
         let hashing = accounting.hashesKeys
         try accounting.read(CSVRecordSource(layout: layout, buffer: buffer, firstLine: line), into: &report) {
             incident in
-            var incident = incident
             let hash = hashing ? KeyHash(incident.key) : nil
-            try withUnsafeMutablePointer(to: &incident) { pointer in
-                let one = UnsafeMutableBufferPointer(start: pointer, count: 1)
+            try withUnsafePointer(to: incident) { pointer in
+                let one = UnsafeBufferPointer(start: pointer, count: 1)
                 if let hash {
-                    try withUnsafePointer(to: hash) { try emit(one, UnsafeBufferPointer(start: $0, count: 1)) }
+                    try withUnsafePointer(to: hash) {
+                        try emit(IncidentBatch(one, keyHashes: .init(start: $0, count: 1)))
+                    }
                 } else {
-                    try emit(one, nil)
+                    try emit(IncidentBatch(one))
                 }
             }
         }
@@ -142,7 +142,7 @@ enum ParallelCSVIngest {
     private static func emitRecords(
         of block: ParsedBlock, firstLine line: Int, hashes: inout [KeyHash],
         accounting: inout RecordAccounting, report: inout FileIngestReport,
-        emit: (UnsafeMutableBufferPointer<Incident>, UnsafeBufferPointer<KeyHash>?) throws -> Void
+        emit: (borrowing IncidentBatch) throws -> Void
     ) throws {
         var done = 0
         for k in 0...block.rejects.count {
@@ -162,8 +162,10 @@ enum ParallelCSVIngest {
                         accounting.accept(&incidents[i], key: keys[i], report: &report)
                     }
                 }
-                let run = UnsafeMutableBufferPointer(start: incidents + done, count: end - done)
-                try hashes.withUnsafeBufferPointer { try emit(run, accounting.hashesKeys ? $0 : nil) }
+                let run = UnsafeBufferPointer(start: incidents + done, count: end - done)
+                try hashes.withUnsafeBufferPointer {
+                    try emit(IncidentBatch(run, keyHashes: accounting.hashesKeys ? $0 : nil))
+                }
                 done = end
             }
             guard k < block.rejects.count else { break }

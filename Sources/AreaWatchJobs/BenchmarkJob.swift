@@ -9,9 +9,9 @@ public enum BenchmarkJob {
     /// Counts records without keeping them: what parse + validate + key costs.
     struct CountingSink: IncidentSink {
         var count = 0
-        mutating func write(_ incident: Incident) throws -> WriteOutcome {
-            count += 1
-            return .inserted
+        mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) {
+            count += batch.count
+            for _ in 0..<batch.count { outcome(.inserted) }
         }
     }
 

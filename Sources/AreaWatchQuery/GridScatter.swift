@@ -185,17 +185,14 @@ enum GridScatter {
                 previous = [Int32](repeating: 0, count: size)
                 handled = [Int32](repeating: 0, count: size)
             }
-            return current.withUnsafeMutableBufferPointer { cur in
-                previous.withUnsafeMutableBufferPointer { prev in
-                    handled.withUnsafeMutableBufferPointer { hand in
-                        for k in 0..<size {
-                            cur[k] = 0
-                            prev[k] = 0
-                            hand[k] = 0
-                        }
-                        return body(DiffWindow(current: cur, previous: prev, handled: hand, width: width, rows: rows))
-                    }
+            return withUnsafeMutableSendableBuffers(&current, &previous, &handled) { cur, prev, hand in
+                for k in 0..<size {
+                    cur[k] = 0
+                    prev[k] = 0
+                    hand[k] = 0
                 }
+                return body(
+                    DiffWindow(current: cur.base, previous: prev.base, handled: hand.base, width: width, rows: rows))
             }
         }
     }

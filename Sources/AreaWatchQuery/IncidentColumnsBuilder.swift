@@ -32,31 +32,31 @@ public struct IncidentColumnsBuilder: IncidentSink {
         columns.reserveCapacity(expectedCount)
     }
 
-    public mutating func write(_ incident: Incident) throws -> WriteOutcome {
-        let key = KeyHash(incident.key)
-        // The table's slot is a cache miss at 1M keys: it loads while the category is interned.
-        keys.prefetch(a: key.a)
-        return withUnsafePointer(to: incident) { write($0, key: key) }
-    }
-
-    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void) {
-        let hashes = incidents.map { KeyHash($0.key) }
-        hashes.withUnsafeBufferPointer { write(contentsOf: incidents, keyHashes: $0, outcome: outcome) }
-    }
-
     /// Unless the keys are kept for listing, only their hashes are needed: the parallel CSV
     /// readers hash them where they parse them, and no key text is built (making, handing over and
     /// freeing each key's String across threads would fall on this writing thread, which sets the
     /// pace).
-    public var identifiesKeysByHash: Bool { !keepKeys }
+    public var keyIdentity: KeyIdentity { keepKeys ? .text : .hash }
 
     /// Slots start loading `prefetchDistance` incidents ahead: one slot's miss no longer stalls
     /// each write.
-    public mutating func write(
-        contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
+    public mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) {
+        let incidents = batch.incidents
+        guard let keyHashes = batch.keyHashes else {
+            // Keys as text: hashed here, all before the first write so that slots load ahead.
+            withUnsafeTemporaryAllocation(of: KeyHash.self, capacity: incidents.count) { hashes in
+                for k in incidents.indices { hashes.initializeElement(at: k, to: KeyHash(incidents[k].key)) }
+                write(incidents, keyHashes: UnsafeBufferPointer(hashes), outcome: outcome)
+            }
+            return
+        }
+        write(incidents, keyHashes: keyHashes, outcome: outcome)
+    }
+
+    private mutating func write(
+        _ incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
         outcome: (WriteOutcome) -> Void
     ) {
-        precondition(keyHashes.count == incidents.count)
         let n = incidents.count
         for k in 0..<min(n, Self.prefetchDistance) { keys.prefetch(a: keyHashes[k].a) }
         for k in 0..<n {
@@ -74,7 +74,8 @@ public struct IncidentColumnsBuilder: IncidentSink {
     /// field.
     private mutating func write(_ incident: UnsafePointer<Incident>, key: KeyHash) -> WriteOutcome {
         let others = IncidentColumnsBuilder.otherFieldsHash(incident)
-        let category = columns.internCategory(at: incident.pointer(to: \.category)!)
+        let category =
+            incident.pointee.category == nil ? -1 : columns.internCategory(borrowing: incident.pointee.category!)
         let group = groupBy.flatMap { AttributeText.value(named: $0, in: incident.pointee.attributes) }
         let (lat, lon, time, handled) = (
             incident.pointee.lat, incident.pointee.lon, incident.pointee.time, incident.pointee.handled

@@ -144,26 +144,16 @@ public struct IncidentIndex: Sendable {
             windowedLon = [Double](repeating: 0, count: windowedCount)
         var windowedBase = [UInt32](repeating: 0, count: windowedCount)
         var windowedFlags = [LeafFlags](repeating: [], count: windowedCount)
-        windowedLat.withUnsafeMutableBufferPointer { latOut in
-            windowedLon.withUnsafeMutableBufferPointer { lonOut in
-                windowedBase.withUnsafeMutableBufferPointer { baseOut in
-                    windowedFlags.withUnsafeMutableBufferPointer { flagsOut in
-                        let (latOut, lonOut) = (
-                            UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut)
-                        )
-                        let (baseOut, flagsOut) = (
-                            UnsafeMutableSendableBuffer(baseOut), UnsafeMutableSendableBuffer(flagsOut)
-                        )
-                        DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
-                            var w = chunkOffsets[c]
-                            for k in windowChunks[c] where membership[k] == current || membership[k] == previous {
-                                latOut[w] = lat[k]
-                                lonOut[w] = lon[k]
-                                baseOut[w] = UInt32(k)
-                                flagsOut[w] = LeafFlags(current: membership[k] == current, handled: handled[k])
-                                w += 1
-                            }
-                        }
+        withUnsafeMutableSendableBuffers(&windowedLat, &windowedLon) { latOut, lonOut in
+            withUnsafeMutableSendableBuffers(&windowedBase, &windowedFlags) { baseOut, flagsOut in
+                DispatchQueue.concurrentPerform(iterations: windowChunks.count) { c in
+                    var w = chunkOffsets[c]
+                    for k in windowChunks[c] where membership[k] == current || membership[k] == previous {
+                        latOut[w] = lat[k]
+                        lonOut[w] = lon[k]
+                        baseOut[w] = UInt32(k)
+                        flagsOut[w] = LeafFlags(current: membership[k] == current, handled: handled[k])
+                        w += 1
                     }
                 }
             }
@@ -214,32 +204,14 @@ public struct IncidentIndex: Sendable {
         var handled = [Int8](repeating: 0, count: n), year = [Int16](repeating: 0, count: n)
         var month = [UInt8](repeating: 0, count: n)
         let gatherChunks = IncidentIndex.chunks(n, threads)
-        lat.withUnsafeMutableBufferPointer { latOut in
-            lon.withUnsafeMutableBufferPointer { lonOut in
-                membership.withUnsafeMutableBufferPointer { membershipOut in
-                    handled.withUnsafeMutableBufferPointer { handledOut in
-                        year.withUnsafeMutableBufferPointer { yearOut in
-                            month.withUnsafeMutableBufferPointer { monthOut in
-                                let (latOut, lonOut) = (
-                                    UnsafeMutableSendableBuffer(latOut), UnsafeMutableSendableBuffer(lonOut)
-                                )
-                                let (membershipOut, handledOut) = (
-                                    UnsafeMutableSendableBuffer(membershipOut), UnsafeMutableSendableBuffer(handledOut)
-                                )
-                                let (yearOut, monthOut) = (
-                                    UnsafeMutableSendableBuffer(yearOut), UnsafeMutableSendableBuffer(monthOut)
-                                )
-                                let rows = GatherOutputs(
-                                    lat: latOut, lon: lonOut, membership: membershipOut, handled: handledOut,
-                                    year: yearOut, month: monthOut)
-                                let order = order
-                                DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
-                                    gatherRows(
-                                        gatherChunks[c], order: order, columns: columns, windows: windows, into: rows)
-                                }
-                            }
-                        }
-                    }
+        withUnsafeMutableSendableBuffers(&lat, &lon, &membership) { latOut, lonOut, membershipOut in
+            withUnsafeMutableSendableBuffers(&handled, &year, &month) { handledOut, yearOut, monthOut in
+                let rows = GatherOutputs(
+                    lat: latOut, lon: lonOut, membership: membershipOut, handled: handledOut,
+                    year: yearOut, month: monthOut)
+                let order = order
+                DispatchQueue.concurrentPerform(iterations: gatherChunks.count) { c in
+                    gatherRows(gatherChunks[c], order: order, columns: columns, windows: windows, into: rows)
                 }
             }
         }

@@ -181,6 +181,11 @@ public final class FileTransaction: IncidentSink {
         if !finished { try? store.db.execute("ROLLBACK") }
     }
 
+    public func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) throws {
+        try batch.forEach { outcome(try write($0)) }
+    }
+
+    /// One incident: an INSERT, or the UPDATE of a known key whose content changed (SPEC §4).
     public func write(_ incident: Incident) throws -> WriteOutcome {
         if let chunks {
             if try chunks.add(incident) { return .inserted }

@@ -538,6 +538,16 @@ func summaryProblems(_ bytes: [UInt8], csv: GridCSV, features: Int, model: Model
             )
         }
     }
+    // Every file written is listed (a folder by its name and a slash), and no other.
+    let onDisk = Set(
+        report.keys.map { $0.contains("/") ? String($0.split(separator: "/")[0]) + "/" : $0 }
+    ).subtracting(["summary.json", ".areawatch-report"])
+    let listed = Set((s["files"]?.members ?? []).map(\.0))
+    if listed != onDisk {
+        problems.append(
+            "files: summary lists \(listed.subtracting(onDisk).sorted()), leaves out \(onDisk.subtracting(listed).sorted())"
+        )
+    }
     // Output sizes as written.
     for (name, size) in s["files"]?.members ?? [] {
         let actual =

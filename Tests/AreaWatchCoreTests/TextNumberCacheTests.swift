@@ -21,16 +21,13 @@ struct TextNumberCacheTests {
             let text = random.pick(copies[k])
             let expected = reference[text] ?? Int32(reference.count)
             reference[text] = expected
-            // Read where it is stored (the ad-hoc sink's path) or passed as a value: the same number.
-            var stored: String? = text
+            // Borrowed where it is stored (the ad-hoc sink's path) or passed as a value: the same number.
             if random.bool(0.5) {
-                #expect(columns.internCategory(at: &stored) == expected)
+                #expect(columns.internCategory(borrowing: text) == expected)
             } else {
                 #expect(columns.internCategory(text) == expected)
             }
         }
-        var absent: String? = nil
-        #expect(columns.internCategory(at: &absent) == -1)
         #expect(columns.categories.count == reference.count)
         #expect(columns.internCategory(nil) == -1)
     }

@@ -6,7 +6,7 @@ import Testing
 @testable import AreaWatchIngest
 
 /// The ad-hoc columns take keys as hashes made where each record is parsed (the parallel CSV
-/// path, `IncidentSink.identifiesKeysByHash`); every other path hashes the key's text. Both must
+/// path, `KeyIdentity.hash`); every other path hashes the key's text. Both must
 /// tell the same keys apart: the same inserted, updated and duplicate counts and the same rows.
 @Suite("Keys hashed where parsed equal keys hashed from their text")
 struct HashedKeysTests {
@@ -36,7 +36,7 @@ struct HashedKeysTests {
         keepKeys: Bool
     ) throws -> Loaded {
         var builder = IncidentColumnsBuilder(keepKeys: keepKeys)
-        #expect(builder.identifiesKeysByHash == !keepKeys)
+        #expect(builder.keyIdentity == (keepKeys ? .text : .hash))
         let report = try ingest(
             path, options(threads: threads, blockBytes: blockBytes, source: source, idless: idless),
             into: &builder)

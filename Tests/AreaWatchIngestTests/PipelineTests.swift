@@ -61,10 +61,12 @@ struct PipelineTests {
         struct Failing: IncidentSink {
             struct Stop: Error {}
             var seen = 0
-            mutating func write(_ incident: Incident) throws -> WriteOutcome {
-                seen += 1
-                if seen == 10_000 { throw Stop() }
-                return .inserted
+            mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) throws {
+                try batch.forEach { _ in
+                    seen += 1
+                    if seen == 10_000 { throw Stop() }
+                    outcome(.inserted)
+                }
             }
         }
         let scratch = try TempDir()

@@ -26,9 +26,11 @@ func packageRoot(_ file: String = #filePath) -> URL {
 struct CollectingSink: IncidentSink {
     var incidents: [Incident] = []
 
-    mutating func write(_ incident: Incident) throws -> WriteOutcome {
-        incidents.append(incident)
-        return .inserted
+    mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) {
+        batch.forEach { incident in
+            incidents.append(incident)
+            outcome(.inserted)
+        }
     }
 }
 

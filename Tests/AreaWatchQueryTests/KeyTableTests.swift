@@ -67,7 +67,7 @@ import Testing
 /// other content an update that wins) against a reference kept as whole incidents and compared by
 /// `Incident.hasSameContent`: seeded incidents with repeated keys, repeats unchanged and repeats
 /// with one field edited (each field in turn), written one at a time and in batches of random
-/// sizes (`write(contentsOf:)`, the parallel CSV path); the same outcomes in the same order, and
+/// sizes (`write(_: IncidentBatch)`, the parallel CSV path); the same outcomes in the same order, and
 /// columns holding each key's last content in order of first appearance.
 @Suite struct IncidentColumnsBuilderOutcomeTests {
     static func edited(_ incident: Incident, field: UInt64) -> Incident {
@@ -126,7 +126,7 @@ import Testing
             // Runs shorter and longer than the builder's prefetch distance.
             let end = min(incidents.count, start + Int(rng.next() % 100))
             incidents[start..<end].withUnsafeBufferPointer { run in
-                batched.write(contentsOf: run) { batchedOutcomes.append($0) }
+                batched.write(IncidentBatch(run)) { batchedOutcomes.append($0) }
             }
             start = end
         }

@@ -59,38 +59,59 @@ public enum WriteOutcome: Sendable, Equatable {
     case duplicate
 }
 
-/// Where ingest delivers accepted incidents: the SQLite store, or the in-memory table of the
-/// ad-hoc `--input` path. Both apply the same key semantics.
+/// How a sink tells incidents' keys apart (SPEC §4).
+public enum KeyIdentity: Sendable, Equatable {
+    /// By the key's text: the sink reads each incident's `key`.
+    case text
+    /// By the key's `KeyHash` alone, never reading its text. A reader may then hash each key on
+    /// the thread that parses it, never build its text, and hand batches whose `keyHashes` are
+    /// set and whose incidents' keys are empty.
+    case hash
+}
+
+/// Incidents a reader hands a sink, in file order, lent for one `write` call: the memory stays
+/// the reader's (the parallel CSV reader's blocks are read where they were parsed, never copied)
+/// and is valid only during the call, which is why the batch cannot be copied.
+public struct IncidentBatch: ~Copyable {
+    public let incidents: UnsafeBufferPointer<Incident>
+    /// Each incident's key as its hash, when the reader hashed the keys (only for a sink whose
+    /// `keyIdentity` is `.hash`); the incidents' `key` texts are then empty.
+    public let keyHashes: UnsafeBufferPointer<KeyHash>?
+
+    public init(_ incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>? = nil) {
+        precondition(keyHashes == nil || keyHashes!.count == incidents.count, "one key hash per incident")
+        self.incidents = incidents
+        self.keyHashes = keyHashes
+    }
+
+    public var count: Int { incidents.count }
+
+    /// Each incident in order, for a sink that reads keys as text (`KeyIdentity.text`).
+    public func forEach(_ body: (Incident) throws -> Void) rethrows {
+        precondition(keyHashes == nil, "keys as hashes were handed to a sink that reads their text")
+        for incident in incidents { try body(incident) }
+    }
+}
+
+/// Where ingest delivers accepted incidents: the SQLite store, the in-memory table of the ad-hoc
+/// `--input` path, the scale-out buckets. Every sink applies the same key semantics.
 public protocol IncidentSink {
-    mutating func write(_ incident: Incident) throws -> WriteOutcome
-    /// Writes `incidents` in order, as many `write` calls would, handing each outcome to `outcome`.
-    /// The incidents are read where the reader left them (the parallel CSV reader's blocks); a
-    /// sink may overlap their memory accesses (the ad-hoc key table loads slots ahead).
-    mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void) throws
-    /// True when the sink tells keys apart by their `KeyHash` alone and never reads a key's text.
-    /// A reader may then hash each key on the thread that parses it, never build its text, and
-    /// hand the incidents with their keys empty to `write(contentsOf:keyHashes:outcome:)`.
-    var identifiesKeysByHash: Bool { get }
-    /// `write(contentsOf:outcome:)` with each incident's key given as `keyHashes[k]` (its `key`
-    /// is not read); only called when `identifiesKeysByHash`.
-    mutating func write(
-        contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
-        outcome: (WriteOutcome) -> Void) throws
+    /// How the sink tells keys apart; readers hash keys where they parse them only for `.hash`.
+    var keyIdentity: KeyIdentity { get }
+    /// Writes the batch's incidents in order, as one at a time would, handing each outcome to
+    /// `outcome`. A sink may overlap their memory accesses (the ad-hoc key table loads slots ahead).
+    mutating func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) throws
 }
 
 extension IncidentSink {
-    public mutating func write(contentsOf incidents: UnsafeBufferPointer<Incident>, outcome: (WriteOutcome) -> Void)
-        throws
-    {
-        for incident in incidents { outcome(try write(incident)) }
-    }
+    public var keyIdentity: KeyIdentity { .text }
 
-    public var identifiesKeysByHash: Bool { false }
-
-    public mutating func write(
-        contentsOf incidents: UnsafeBufferPointer<Incident>, keyHashes: UnsafeBufferPointer<KeyHash>,
-        outcome: (WriteOutcome) -> Void
-    ) throws {
-        preconditionFailure("keys as hashes were handed to a sink that reads their text")
+    /// One incident, as a batch of one.
+    public mutating func write(_ incident: Incident) throws -> WriteOutcome {
+        var written = WriteOutcome.duplicate
+        try withUnsafePointer(to: incident) { pointer in
+            try write(IncidentBatch(UnsafeBufferPointer(start: pointer, count: 1))) { written = $0 }
+        }
+        return written
     }
 }

@@ -81,18 +81,19 @@ public struct IncidentColumns: Sendable {
     /// The index of a category in `categories`, added when new; -1 for none.
     public mutating func internCategory(_ value: String?) -> Int32 {
         guard let value else { return -1 }
-        if let known = recentCategories.number(of: value) { return known }
-        let id = IncidentColumns.intern(value, in: &categories, index: &categoryIndex)
-        recentCategories.remember(value, as: id)
-        return id
+        return internCategory(borrowing: value)
     }
 
-    /// `internCategory` of a category read where it is stored: a category seen before is found by
-    /// its bytes in place, without the retain and release a copy of the String costs per incident.
+    /// `internCategory` of a text borrowed where the caller keeps it (an ingest block's incident):
+    /// a category seen before is found by its bytes, without the retain and release a copy of the
+    /// String costs per incident.
     @inline(__always)
-    public mutating func internCategory(at value: UnsafePointer<String?>) -> Int32 {
-        if let known = recentCategories.number(ofTextAt: value) { return known }
-        return internCategory(value.pointee)
+    public mutating func internCategory(borrowing value: borrowing String) -> Int32 {
+        if let known = recentCategories.number(of: value) { return known }
+        let text = copy value
+        let id = IncidentColumns.intern(text, in: &categories, index: &categoryIndex)
+        recentCategories.remember(text, as: id)
+        return id
     }
 
     /// Replaces incident `i` (a later record with the same key won).

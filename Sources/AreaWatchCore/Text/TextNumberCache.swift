@@ -52,18 +52,11 @@ struct TextNumberCache {
         return slot
     }
 
-    /// The number remembered for this text, if any.
+    /// The number remembered for this text, if any; the text is read where the caller keeps it.
     @inline(__always)
-    func number(of text: String) -> Int32? {
+    func number(of text: borrowing String) -> Int32? {
         guard !slots.isEmpty else { return nil }
         return text.utf8.withContiguousStorageIfAvailable { number(ofUTF8: $0) } ?? nil
-    }
-
-    /// `number(of:)` for an optional text read where it is stored (nil for a nil text).
-    @inline(__always)
-    func number(ofTextAt text: UnsafePointer<String?>) -> Int32? {
-        guard !slots.isEmpty else { return nil }
-        return text.pointee?.utf8.withContiguousStorageIfAvailable { number(ofUTF8: $0) } ?? nil
     }
 
     @inline(__always)
