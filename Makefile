@@ -86,6 +86,7 @@ uninstall:
 # every month; datasets/synthetic-city/README.md), written to reports/synthetic-city.
 run: build
 	$(RELEASE_BIN) run --config areawatch.toml
+	$(RELEASE_BIN) run --config calderdale-h3.toml
 	$(RELEASE_BIN) run --config synthetic-city.toml
 
 # The end-to-end tests run the debug `areawatch` binary: build it explicitly, then the tests.

@@ -60,7 +60,7 @@ enum HTMLEHSA {
 
     static func svg(_ report: EHSAReport, counts: [(HotSpotLabel, Int)], asOf: Int64) -> String {
         let locations = report.locations
-        let frame = HeatmapFrame(precision: report.parameters.precision, cells: locations.map(\.cell), areas: [])
+        let frame = HeatmapFrame(grid: .geohash(precision: report.parameters.precision), cells: locations.map { GridCellID(raw: $0.cell.prefix) }, areas: [])
         let legendX = frame.mapX + frame.mapW + 24
         let legendBottom = frame.mapY + 20 + Double(counts.count) * 20
         let width = legendX + 230

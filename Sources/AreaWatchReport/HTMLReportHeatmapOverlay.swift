@@ -163,7 +163,8 @@ struct HeatmapLegend {
         }
         let notes = [
             "Radius \(NumberFormat.compact(content.parameters.radius)) m, current year",
-            "\(HTMLText.grouped(content.grid.cells.count)) cells, geohash \(content.grid.precision)",
+            "\(HTMLText.grouped(content.grid.cells.count)) cells, "
+                + (content.grid.geohashPrecision.map { "geohash \($0)" } ?? content.grid.system.label),
             "As of \(UTCTime.iso8601(content.parameters.asOf))"
         ]
         for note in notes {

@@ -123,6 +123,57 @@ struct H3GridCLITests {
         #expect(summary["parameters"]?["grid"]?.string == "h3:9" && summary["parameters"]?["precision"] == nil)
     }
 
+    @Test("report.html's heatmap draws every reported H3 cell as its own ring, filled by its class")
+    func h3Heatmap() throws {
+        let tmp = try TempDir()
+        let out = tmp.sub("h3")
+        try areawatchOK(
+            ["report", "--input"] + Self.inputs + [
+                "--out", out, "--as-of", Datasets.asOf, "--grid", "h3:9", "--tile-zooms", "none", "--quiet"
+            ])
+        let csv = StrictCSV.parse(try readBytes(out + "/grid.csv")).dictionaries
+        let classOf = Dictionary(uniqueKeysWithValues: csv.map { ($0["h3"] ?? "", $0["class"] ?? "") })
+        let page = String(decoding: try readBytes(out + "/report.html"), as: UTF8.self)
+        #expect(page.contains("class=\"heatmap\" data-cells=\"\(csv.count)\""))
+        #expect(page.contains("Area danger by H3 resolution 9 cell"))
+        // Each cell: `<path d="Mx yl dx dy … z"><title>index · … · class</title>` with one step per
+        // further vertex of its cellToBoundary ring, so the drawn rings close on themselves.
+        let drawn = page.matches(of: #/<path d="M(-?\d+) (-?\d+)l([-\d ]*)z"><title>([0-9a-f]{15}) · [^<]* · (\w+)<\/title>/#)
+        #expect(drawn.map { String($0.4) }.sorted() == classOf.keys.sorted(), "every reported cell drawn once")
+        for m in drawn {
+            let id = String(m.4)
+            let steps = m.3.split(separator: " ").compactMap { Int($0) }
+            let cell = try #require(H3Cell(id))
+            #expect(steps.count == 2 * (cell.boundary.count - 1), "\(id): one step per vertex")
+            #expect(String(m.5) == classOf[id], "\(id): drawn in its class")
+            #expect(abs(stride(from: 0, to: steps.count, by: 2).reduce(0) { $0 + steps[$1] }) <= 12, "\(id): a small ring")
+        }
+    }
+
+    @Test("the bundled H3 job (calderdale-h3.toml, as `make run` runs it): the hexagon heatmap of the bundled data")
+    func bundledH3Job() throws {
+        let tmp = try TempDir()
+        let config = tmp.path + "/calderdale-h3.toml"
+        try copyItem(packageRoot + "/calderdale-h3.toml", config)
+        try FileManager.default.createSymbolicLink(
+            atPath: tmp.path + "/datasets", withDestinationPath: packageRoot + "/datasets")
+        try tmp.folder("reports")
+        let r = try areawatch(["run", "--config", config])
+        #expect(r.status == 0, "\(r)")
+        let out = tmp.path + "/reports/calderdale-h3"
+        let csv = StrictCSV.parse(try readBytes(out + "/grid.csv"))
+        #expect(csv.header.first == "h3" && csv.records.count > 1000, "\(csv.records.count) cells")
+        let page = String(decoding: try readBytes(out + "/report.html"), as: UTF8.self)
+        #expect(page.contains("class=\"heatmap\" data-cells=\"\(csv.records.count)\""))
+        #expect(page.matches(of: #/<path d="M[^"]*z"><title>[0-9a-f]{15} · /#).count == csv.records.count)
+        // The geohash job's settings but the grid: the same incidents in the current window.
+        let summary = try JSON.parse(try readBytes(out + "/summary.json"))
+        let geohash = try BundledRun.get()
+        let geohashSummary = try JSON.parse(try geohash.file("summary.json"))
+        #expect(summary["totals"] != nil && summary["totals"] == geohashSummary["totals"])
+        #expect(summary["parameters"]?["grid"]?.string == "h3:9")
+    }
+
     @Test("--grid geohash:7 and --precision 7 write the grid the default writes, byte for byte")
     func geohashForms() throws {
         let tmp = try TempDir()
