@@ -162,25 +162,15 @@ extension IncidentIndex {
         var r = radiusCells.startIndex // next radius cell
         var b = base.lowerBound // next base incident
         let thresholds = parameters.thresholds
-        var cellYears: [(year: UInt16, count: UInt32)] = []
+        var tally = CellTally()
+        let system = GridSystem.geohash(precision: precision)
         while r < radiusCells.endIndex || b < base.upperBound {
             let basePrefix = b < base.upperBound ? codes[b] >> shift : .max
             let radiusPrefix = r < radiusCells.endIndex ? radiusCells[r].prefix : .max
             let prefix = min(basePrefix, radiusPrefix)
-            var nCurrent = 0, nPrevious = 0
-            cellYears.removeAll(keepingCapacity: true)
+            tally.reset()
             while b < base.upperBound && codes[b] >> shift == prefix {
-                switch membership[b] {
-                case WindowMembership.current.rawValue: nCurrent += 1
-                case WindowMembership.previous.rawValue: nPrevious += 1
-                default: break
-                }
-                let slot = UInt16(yearSlots[year[b]])
-                if let k = cellYears.firstIndex(where: { $0.year == slot }) {
-                    cellYears[k].count += 1
-                } else {
-                    cellYears.append((slot, 1))
-                }
+                tally.add(membership: membership[b], yearSlot: UInt16(yearSlots[year[b]]))
                 b += 1
             }
             var rc = RadiusCell(prefix: prefix, current: 0, previous: 0, handled: 0)
@@ -188,16 +178,7 @@ extension IncidentIndex {
                 rc = radiusCells[r]
                 r += 1
             }
-            guard rc.current + rc.previous > 0 || nCurrent + nPrevious > 0 else { continue }
-            cellYears.sort { $0.year < $1.year }
-            cells.append(
-                GridCell(
-                    id: GridCellID(raw: prefix), system: .geohash(precision: precision), nCurrent: nCurrent,
-                    nPrevious: nPrevious,
-                    rCurrent: Int(rc.current), rPrevious: Int(rc.previous), handled: Int(rc.handled),
-                    safetyClass: thresholds.classify(Int(rc.current)),
-                    yearStart: Int32(entries.count), yearCount: Int32(cellYears.count)))
-            entries.append(contentsOf: cellYears)
+            tally.emit(rc, system: system, thresholds: thresholds, cells: &cells, entries: &entries)
         }
         return (cells, entries)
     }
@@ -239,5 +220,51 @@ extension GridResult {
         return GridResult(
             system: system, parameters: parameters, cells: remapped, years: keptYears,
             yearEntries: entries)
+    }
+}
+
+/// The in-cell counts of one cell while its incidents are visited (window counts and calendar
+/// years), and the cell they make with its radius counts: the one assembly of a grid cell for
+/// every grid system.
+struct CellTally {
+    private var nCurrent = 0, nPrevious = 0
+    /// (year slot, incidents): a cell holds few years, so a linear search beats hashing.
+    private var years: [(year: UInt16, count: UInt32)] = []
+
+    mutating func reset() {
+        nCurrent = 0
+        nPrevious = 0
+        years.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    mutating func add(membership: UInt8, yearSlot: UInt16) {
+        switch membership {
+        case WindowMembership.current.rawValue: nCurrent += 1
+        case WindowMembership.previous.rawValue: nPrevious += 1
+        default: break
+        }
+        if let k = years.firstIndex(where: { $0.year == yearSlot }) {
+            years[k].count += 1
+        } else {
+            years.append((yearSlot, 1))
+        }
+    }
+
+    /// Appends the cell of these counts and `radius`'s, unless no incident of either window is
+    /// within the radius of its centre or inside it (SPEC §7.2).
+    mutating func emit(
+        _ radius: RadiusCell, system: GridSystem, thresholds: Thresholds, cells: inout [GridCell],
+        entries: inout [(year: UInt16, count: UInt32)]
+    ) {
+        guard radius.current + radius.previous > 0 || nCurrent + nPrevious > 0 else { return }
+        years.sort { $0.year < $1.year }
+        cells.append(
+            GridCell(
+                id: GridCellID(raw: radius.prefix), system: system, nCurrent: nCurrent, nPrevious: nPrevious,
+                rCurrent: Int(radius.current), rPrevious: Int(radius.previous), handled: Int(radius.handled),
+                safetyClass: thresholds.classify(Int(radius.current)),
+                yearStart: Int32(entries.count), yearCount: Int32(years.count)))
+        entries.append(contentsOf: years)
     }
 }

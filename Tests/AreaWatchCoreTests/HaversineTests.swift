@@ -164,4 +164,43 @@ struct HaversineTests {
             #expect(plain.bitPattern == given.bitPattern, "(\(lat1), \(lon1)) → (\(lat2), \(lon2))")
         }
     }
+
+    /// The chord decides alone only outside its band, and its decisions are the haversine's: on
+    /// pairs at random distances from a millimetre to 60 km, and on pairs put exactly at the
+    /// radius (where the band must hand over to the haversine), at radii from 1 cm to 50 km.
+    @Test("UnitVector's chord band decides every pair as RadiusTest does", arguments: [3, 17, 2024])
+    func chordBand(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var handedOver = 0
+        for _ in 0..<20_000 {
+            let lat1 = rng.uniform(-90, 90), lon1 = rng.uniform(-180, 180)
+            let radius = rng.pick([0.01, 1, 100, 1000, 50_000, rng.uniform(0, 60_000)])
+            let atRadius = rng.uniform(0, 1) < 0.5
+            let distance = atRadius ? radius : rng.uniform(0, 2) * radius
+            let dest = destination(lat: lat1, lon: lon1, bearing: rng.uniform(0, 360), distance: distance)
+            let test = RadiusTest(radius: atRadius ? Haversine.distance(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon) : radius)
+            let q = UnitVector(lat: lat1, lon: lon1).quarterChordSquared(to: UnitVector(lat: dest.lat, lon: dest.lon))
+            let exact = test.contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon)
+            let band = test.chordBand
+            if q <= band.certainlyWithin {
+                #expect(exact, "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)), r \(test.radius)")
+            } else if q > band.certainlyBeyond {
+                #expect(!exact, "seed \(seed): (\(lat1), \(lon1)) → (\(dest.lat), \(dest.lon)), r \(test.radius)")
+            } else {
+                handedOver += 1
+            }
+        }
+        // Pairs exactly at the radius fall in the band: it is there, and it is narrow.
+        #expect(handedOver > 5_000 && handedOver < 12_000, "\(handedOver) of 20,000 pairs handed to the haversine")
+    }
+
+    @Test("the chord band of an empty, a zero and an everything radius")
+    func chordBandEdges() {
+        let here = UnitVector(lat: 53.7, lon: -1.86)
+        #expect(here.quarterChordSquared(to: here) > RadiusTest(radius: -1).chordBand.certainlyBeyond)
+        let zero = RadiusTest(radius: 0).chordBand
+        #expect(zero.certainlyWithin < 0 && zero.certainlyBeyond >= 0, "the same point goes to the haversine")
+        let all = RadiusTest(radius: 3e7).chordBand
+        #expect(UnitVector(lat: -53.7, lon: 178.14).quarterChordSquared(to: here) <= all.certainlyWithin)
+    }
 }

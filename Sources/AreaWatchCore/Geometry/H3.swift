@@ -15,8 +15,9 @@ public struct H3Cell: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.index = index
     }
 
-    /// An index known to be a valid cell (from H3 itself).
-    init(validIndex: UInt64) {
+    /// An index known to be a valid cell: one H3 gave, or that was checked once already (the
+    /// grid's hot loops take their cells' parents without validating each index again).
+    public init(validIndex: UInt64) {
         self.index = validIndex
     }
 
