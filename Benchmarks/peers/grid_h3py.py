@@ -162,11 +162,12 @@ def main():
     t0 = time.time()
     T, T1, T2 = gc.windows(args.as_of)
     inc = load_incidents(args.input, gc.column_overrides(args), T, T1, T2)
+    t_read = time.time() - t0
     rows = grid(inc, args.resolution, args.radius)
     n = write_csv(rows, args.out_csv, gc.parse_thresholds(args.thresholds))
     if not args.quiet:
         print(f"grid_h3py: {n} cells, H3 resolution {args.resolution}, radius {args.radius:g} m, "
-              f"{time.time() - t0:.2f} s", file=sys.stderr)
+              f"read {t_read:.2f} s, {time.time() - t0:.2f} s", file=sys.stderr)
     if args.compare:
         compare(args.out_csv, args.compare)
         if not args.quiet:
