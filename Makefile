@@ -151,11 +151,13 @@ bench-spark: build spark-deps
 	python3 Tools/perf_table.py
 
 # Peer tools of the benchmarks: the spatialite CLI from Debian, DuckDB and GeoPandas from PyPI; SciPy,
-# statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py).
+# statsmodels, esda, libpysal and pymannkendall for the statistics peers (Benchmarks/peers/stats_peers.py);
+# h3 (h3-py) and SciPy for the H3 grid peer (Benchmarks/peers/grid_h3py.py).
 bench-deps: test-deps
 	$(call ensure_packages,spatialite-bin time wrk)
 	@python3 -c "import duckdb, geopandas, shapely" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore duckdb geopandas shapely pyogrio
 	@python3 -c "import scipy, statsmodels, esda, libpysal, pymannkendall" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore scipy statsmodels esda libpysal pymannkendall
+	@python3 -c "import h3" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore "h3>=4,<5"
 
 # libFuzzer targets (docs/RELIABILITY.md): FuzzCSV, FuzzJSON, FuzzValues built with -sanitize=fuzzer,address
 # into .build-fuzz/, each run for FUZZ_SECONDS (default 600) in turn; FUZZ_TARGETS picks some of

@@ -14,8 +14,11 @@ tools, on one machine in one run, medians of alternating runs.
            the same for grid.gpkg (GeoPandas to_file(driver="GPKG")).
   areas    named areas of 10k, 100k and 1M vertices (and a spiky 1M, the worst case) against the
            1M incidents: `report --areas` minus the same report without areas (p5, no tiles).
+  h3       the grid stage of `--grid h3:9` against `--grid geohash:7` at 1M (a 40 km city and a
+           150 km region; goal: at most 1.5 times), the h3-py + cKDTree peer with an identical
+           grid.csv, and h3-py's cells and centres at resolutions 0-15 (peers/h3_cells.py).
 
-Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas,statistics] [--json OUT]
+Usage: bench.py [--runs 3] [--sizes 1000000,5000000] [--only ingest,query,report,areas,statistics,h3] [--json OUT]
 Data is generated once into Benchmarks/work/ (seeded) and reused. Everything measured goes to --json;
 the figures of docs/PERFORMANCE.md's results table to .build-bench/results/bench.json (Tools/perf_table.py).
 """
@@ -23,6 +26,7 @@ the figures of docs/PERFORMANCE.md's results table to .build-bench/results/bench
 import argparse
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -456,11 +460,86 @@ def statistics_section(runs, results):
     results["statistics"] = out
 
 
+def grid_stage_runs(csv, grids, runs, peer_args):
+    """Alternating runs of `report --grid G` for each grid (grid.csv only; the `grid` time of
+    summary.json, the same stage for both grids) and of the h3-py peer; the peer's `--compare`
+    makes a run whose grid.csv differs fail. {name: [seconds]}, the peer's wall and read times."""
+    times = {g: [] for g in grids}
+    peer_wall, peer_read = [], []
+    for r in range(runs):
+        for g in grids:
+            folder = os.path.join(b.WORK, f"h3-report-{g.replace(':', '')}")
+            b.remove(folder)
+            b.log(f"run {r + 1}/{runs}: report --grid {g}")
+            b.timed([b.BIN, "report", "--input", csv, "--out", folder, "--as-of", b.AS_OF, "--grid", g,
+                     "--radius", "1000", "--formats", "csv", "--tile-zooms", "none", "--quiet"])
+            with open(os.path.join(folder, "summary.json")) as f:
+                times[g].append(json.load(f)["timings_s"]["grid"])
+        b.log(f"run {r + 1}/{runs}: h3-py + cKDTree peer")
+        peer = b.timed([sys.executable, os.path.join(b.PEERS, "grid_h3py.py")] + peer_args, check=False)
+        if peer.code != 0:
+            raise SystemExit(f"bench: the h3-py peer and areawatch differ ({peer.code}):\n{peer.stderr[-2000:]}")
+        peer_wall.append(peer.wall)
+        peer_read.append(float(re.search(r"read ([0-9.]+) s", peer.stderr).group(1)))
+    return times, peer_wall, peer_read
+
+
+def h3_section(runs, results, check_cells=True):
+    """SPEC §18: the grid stage of `--grid h3:9` (about 0.1 km² a cell) against `--grid geohash:7`
+    on the same 1M incidents (goal: at most 1.5 times), in a 40 km city and spread over a 150 km
+    region, and the h3-py + cKDTree peer, whose grid.csv must be identical to the engine's. First,
+    h3-py's cells and centres against areawatch's at every resolution (peers/h3_cells.py)."""
+    out = {}
+    if check_cells:
+        cells = b.timed([sys.executable, os.path.join(b.PEERS, "h3_cells.py"), "--binary", b.BIN], check=False)
+        if cells.code != 0:
+            raise SystemExit(f"bench: H3 cells differ from h3-py:\n{cells.stderr[-2000:]}")
+        print("\n== H3 cells and centres: 10,000 random points per resolution 0-15, identical to h3-py "
+              f"({cells.wall:.0f} s) ==")
+        out["h3py_cells_identical"] = True
+    rows = []
+    for shape, label in (("iso", "40 km city"), ("region", "150 km region")):
+        csv = b.dataset(1_000_000, shape=shape)
+        peer_csv = os.path.join(b.WORK, f"h3-peer-{shape}.csv")
+        engine_csv = os.path.join(b.WORK, "h3-report-h39", "grid.csv")
+        peer_args = ["--input", csv, "--as-of", b.AS_OF, "--resolution", "9", "--radius", "1000",
+                     "--out-csv", peer_csv, "--compare", engine_csv]
+        times, peer_wall, peer_read = grid_stage_runs(csv, ["geohash:7", "h3:9"], runs, peer_args)
+        gh, hx = b.median(times["geohash:7"]), b.median(times["h3:9"])
+        wall, read = b.median(peer_wall), b.median(peer_read)
+        peer_grid = b.median([w - r for w, r in zip(peer_wall, peer_read)])
+        with open(engine_csv) as f:
+            cells = sum(1 for _ in f) - 1
+        with open(os.path.join(b.WORK, "h3-report-geohash7", "grid.csv")) as f:
+            gh_cells = sum(1 for _ in f) - 1
+        ratio = hx / gh
+        rows.append([label, f"{gh:.3f} ({gh_cells:,})", f"{hx:.3f} ({cells:,})", f"{ratio:.2f}",
+                     "met" if ratio <= 1.5 else "NOT met", f"{wall:.1f} ({read:.1f})", b.ratio(peer_grid, hx)])
+        out[shape] = {"geohash7_grid_s": times["geohash:7"], "h3_9_grid_s": times["h3:9"], "geohash7_cells": gh_cells,
+                      "h3_9_cells": cells, "ratio": round(ratio, 3), "peer_wall_s": peer_wall, "peer_read_s": peer_read,
+                      "peer_identical": True}
+        job = f"grid stage r1000, 1M incidents, {label}"
+        FIGURES.extend([
+            b.figure(f"grid-stage-geohash7-{shape}", "grid", f"{job}, geohash:7 ({gh_cells:,} cells)", "areawatch",
+                     round(gh, 3), "s"),
+            b.figure(f"grid-stage-h3-9-{shape}", "grid", f"{job}, h3:9 ({cells:,} cells)", "areawatch",
+                     round(hx, 3), "s"),
+            b.figure(f"grid-h3-9-{shape}-h3py", "grid", f"{job}, h3:9 ({cells:,} cells): the same grid.csv columns",
+                     "h3-py + SciPy cKDTree (without reading the CSV)", round(peer_grid, 2), "s",
+                     peer_of=f"grid-stage-h3-9-{shape}"),
+        ])
+    print(f"\n== H3 resolution 9 against geohash 7, 1M incidents, radius 1000 m (grid stage of summary.json, "
+          f"medians of {runs} alternating runs; the peer's grid.csv identical to areawatch's) ==")
+    print(b.table(rows, ["data", "geohash:7 s (cells)", "h3:9 s (cells)", "h3 / geohash", "goal <= 1.5",
+                         "h3-py peer s (reading)", "peer grid / h3:9"]))
+    results["h3"] = out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--sizes", default="1000000,5000000")
-    p.add_argument("--only", default="ingest,query,report,areas,statistics")
+    p.add_argument("--only", default="ingest,query,report,areas,statistics,h3")
     p.add_argument("--json", default=os.path.join(b.WORK, "bench-results.json"))
     a = p.parse_args()
     if not os.path.exists(b.BIN):
@@ -478,6 +557,8 @@ def main():
         areas_section(results)
     if "statistics" in only:
         statistics_section(a.runs, results)
+    if "h3" in only:
+        h3_section(a.runs, results)
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(results, f, indent=2, default=str)

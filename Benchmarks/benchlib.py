@@ -17,7 +17,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "Benchmarks", "work")
-BIN = os.path.join(ROOT, ".build", "release", "areawatch")
+# AREAWATCH_BIN measures another build of the binary (default: the release build of `make build`).
+BIN = os.environ.get("AREAWATCH_BIN") or os.path.join(ROOT, ".build", "release", "areawatch")
 PEERS = os.path.join(ROOT, "Benchmarks", "peers")
 AS_OF = "2018-07-31T23:59:59Z"
 
@@ -32,8 +33,9 @@ def rel(path):
 
 # Data shapes of the CSV benchmarks: the generator's default (ISO 8601 UTC times), and `mixed`,
 # the same city with every SPEC §2.4 time form the generator writes (offsets, spaces, slashes,
-# epoch seconds and milliseconds), so a figure does not hold for one kind of file only.
-SHAPES = {"iso": [], "mixed": ["--time-forms", "mixed"]}
+# epoch seconds and milliseconds), so a figure does not hold for one kind of file only; and
+# `region`, the same incidents spread over a region 150 km wide instead of a 40 km city.
+SHAPES = {"iso": [], "mixed": ["--time-forms", "mixed"], "region": ["--width-km", "150"]}
 
 
 def dataset(rows, kind="csv", seed=42, shape="iso"):
