@@ -144,7 +144,7 @@ enum H3GridScatter {
         let band = test.chordBand
         var out: [RadiusCell] = []
         for (candidate, c) in candidates {
-            let v = UnitVector(lat: c.lat, lon: c.lon)
+            let v = c.vector
             var current: UInt32 = 0, previous: UInt32 = 0, handled: UInt32 = 0
             for m in members {
                 let i = Int(m)

@@ -30,7 +30,7 @@ extension H3 {
         withCentreWithin test: RadiusTest, ofLat lat: Double, lon: Double,
         resolution: Int, geometry: H3Geometry = H3Geometry()
     )
-        -> [(cell: H3Cell, centre: (lat: Double, lon: Double))]
+        -> [(cell: H3Cell, centre: H3Geometry.Centre)]
     {
         guard test.threshold >= 0 else { return [] }
         let origin = cell(lat: lat, lon: lon, resolution: resolution)
@@ -44,9 +44,18 @@ extension H3 {
                 $0.distance < k || farFromDisc($0.cell, lat: lat, lon: lon, radius: test.radius, geometry: geometry)
             }
             if complete {
-                return disk.lazy.map { (cell: $0.cell, centre: geometry.centre(of: $0.cell)) }
-                    .filter { test.contains(lat1: lat, lon1: lon, lat2: $0.centre.lat, lon2: $0.centre.lon) }
-                    .sorted { $0.cell < $1.cell }
+                let here = UnitVector(lat: lat, lon: lon), band = test.chordBand
+                var within: [(cell: H3Cell, centre: H3Geometry.Centre)] = []
+                for (cell, _) in disk {
+                    let c = geometry.centre(of: cell)
+                    let q = here.quarterChordSquared(to: c.vector)
+                    if q <= band.certainlyWithin
+                        || (q <= band.certainlyBeyond && test.contains(lat1: lat, lon1: lon, lat2: c.lat, lon2: c.lon))
+                    {
+                        within.append((cell, c))
+                    }
+                }
+                return within.sorted { $0.cell < $1.cell }
             }
             k += k / 2 + 1
         }
@@ -73,14 +82,22 @@ extension H3Cell {
 /// Centres and circumradii of H3 cells, each computed once and kept: the H3 grid searches around
 /// every occupied cell, and neighbouring searches ask for mostly the same cells. One per thread.
 public final class H3Geometry {
-    private var centres: [UInt64: (lat: Double, lon: Double)] = [:]
+    /// A cell's centre (cellToLatLng) in degrees and as a unit vector, for the chord test.
+    public struct Centre: Sendable {
+        public let lat: Double
+        public let lon: Double
+        public let vector: UnitVector
+    }
+
+    private var centres: [UInt64: Centre] = [:]
     private var circumradii: [UInt64: Double] = [:]
 
     public init() {}
 
-    public func centre(of cell: H3Cell) -> (lat: Double, lon: Double) {
+    public func centre(of cell: H3Cell) -> Centre {
         if let known = centres[cell.index] { return known }
-        let c = cell.centre
+        let (lat, lon) = cell.centre
+        let c = Centre(lat: lat, lon: lon, vector: UnitVector(lat: lat, lon: lon))
         centres[cell.index] = c
         return c
     }
