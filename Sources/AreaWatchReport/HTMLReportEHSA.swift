@@ -36,10 +36,17 @@ enum HTMLEHSA {
     /// CSS-class-safe name of a label (`new-hot-spot`).
     static func slug(_ label: HotSpotLabel) -> String { label.rawValue.replacingOccurrences(of: " ", with: "-") }
 
+    /// The cells' name in the text: `geohash-6` as it always was, the grid's label for H3
+    /// (`H3 resolution 7`).
+    static func cellsName(_ grid: GridSystem) -> String {
+        if let p = grid.geohashPrecision { return "geohash-\(p)" }
+        return grid.label
+    }
+
     static func section(_ report: EHSAReport, asOf: Int64) -> String {
         let p = report.parameters
         var out = "<section id=\"ehsa\">\n<h2>Emerging hot spots</h2>\n"
-        out += "<p class=\"lede\">Where incidents are clustering more over time: geohash-\(p.precision) cells × "
+        out += "<p class=\"lede\">Where incidents are clustering more over time: \(cellsName(p.grid)) cells × "
         out += "\(p.steps) monthly steps ending at the as-of instant, Getis-Ord Gi* per cell and month "
         out += "(significant when the Benjamini–Hochberg q ≤ \(NumberFormat.shortest(p.alpha))), "
         out += "the Mann-Kendall trend of each cell's z scores, and the labels of SPEC §13.</p>\n"
@@ -47,20 +54,29 @@ enum HTMLEHSA {
             return out + "<p class=\"none\">No cell had an incident in the \(p.steps) months.</p>\n</section>\n"
         }
         let counts = report.labelCounts.filter { $0.1 > 0 }
+        guard p.grid.geohashPrecision != nil else {
+            // The page's map is drawn on the geohash lattice; H3 cells are in ehsa.geojson.
+            out += "<p class=\"note\">Map drawn for geohash grids only: the cells' polygons are in ehsa.geojson.</p>\n"
+            for (label, count) in counts {
+                out += table(label, count: count, report.locations.filter { $0.label == label }, grid: p.grid)
+            }
+            return out + "</section>\n"
+        }
         out += "<figure>\n" + svg(report, counts: counts, asOf: asOf)
         out += "<figcaption>Every cell with an incident in the \(p.steps) months, coloured by its label. "
         out += "North is up; east–west is scaled by cos(latitude). "
         out += report.locations.count <= maxDetailedLocations ? "Hover a cell for its figures." : ""
         out += "</figcaption>\n</figure>\n"
         for (label, count) in counts {
-            out += table(label, count: count, report.locations.filter { $0.label == label })
+            out += table(label, count: count, report.locations.filter { $0.label == label }, grid: p.grid)
         }
         return out + "</section>\n"
     }
 
     static func svg(_ report: EHSAReport, counts: [(HotSpotLabel, Int)], asOf: Int64) -> String {
         let locations = report.locations
-        let frame = HeatmapFrame(precision: report.parameters.precision, cells: locations.map(\.cell), areas: [])
+        let precision = report.parameters.grid.geohashPrecision ?? 0
+        let frame = HeatmapFrame(precision: precision, cells: locations.map(\.cell), areas: [])
         let legendX = frame.mapX + frame.mapW + 24
         let legendBottom = frame.mapY + 20 + Double(counts.count) * 20
         let width = legendX + 230
@@ -71,7 +87,8 @@ enum HTMLEHSA {
             "aria-label=\"Emerging hot spots as of \(UTCTime.iso8601(asOf))\" class=\"ehsa-map\" data-cells=\"\(locations.count)\">\n"
         out += "<text x=\"\(f(frame.mapX))\" y=\"24\" font-size=\"15\" font-weight=\"600\">"
         out +=
-            "Emerging hot spots by geohash-\(report.parameters.precision) cell · \(report.parameters.steps) months to \(UTCTime.iso8601(asOf))</text>\n"
+            "Emerging hot spots by geohash-\(precision) cell · \(report.parameters.steps) months to "
+        out += "\(UTCTime.iso8601(asOf))</text>\n"
         out += frame.mapOpening
         for (label, count) in counts {
             out += "<g class=\"cells \(slug(label))\" fill=\"\(colour(label))\" data-cells=\"\(count)\">\n"
@@ -105,24 +122,27 @@ enum HTMLEHSA {
         return out + "</g>\n</svg>\n"
     }
 
-    /// The label's locations with the most incidents first (geohash breaks ties), at most `maxRows`.
-    static func table(_ label: HotSpotLabel, count: Int, _ locations: [HotSpotLocation]) -> String {
+    /// The label's locations with the most incidents first (the cell order breaks ties), at most `maxRows`.
+    static func table(_ label: HotSpotLabel, count: Int, _ locations: [HotSpotLocation], grid: GridSystem) -> String {
         let rows = locations.sorted {
-            $0.incidents != $1.incidents ? $0.incidents > $1.incidents : $0.cell.prefix < $1.cell.prefix
+            $0.incidents != $1.incidents ? $0.incidents > $1.incidents : $0.id < $1.id
         }
         .prefix(maxRows)
         var out =
             "<h3 id=\"ehsa-\(slug(label))\"><span class=\"swatch\" style=\"display: inline-block; width: 12px; height: 12px; margin-right: 6px; background: \(colour(label))\"></span>"
         out += "\(label.rawValue) <span class=\"note\">(\(HTMLText.grouped(count)) cells)</span></h3>\n"
         out +=
-            "<div class=\"scroll\"><table class=\"ehsa\">\n<thead><tr><th>geohash</th><th class=\"num\">lat</th><th class=\"num\">lon</th>"
+            "<div class=\"scroll\"><table class=\"ehsa\">\n<thead><tr><th>\(grid.cellColumn)</th>"
+        out += "<th class=\"num\">lat</th>"
+        out += "<th class=\"num\">lon</th>"
         out += "<th class=\"num\">incidents</th><th class=\"num\">hot steps</th><th class=\"num\">cold steps</th>"
         out +=
             "<th class=\"num\">trend Z</th><th class=\"num\">trend p</th><th class=\"num\">z last</th></tr></thead>\n<tbody>\n"
         for l in rows {
-            let centre = l.cell.centre
+            let centre = l.centre
             out +=
-                "<tr><td class=\"mono\">\(l.cell.string)</td><td class=\"num\">\(NumberFormat.fixed(centre.lat, decimals: 5))</td>"
+                "<tr><td class=\"mono\">\(l.text)</td>"
+            out += "<td class=\"num\">\(NumberFormat.fixed(centre.lat, decimals: 5))</td>"
             out +=
                 "<td class=\"num\">\(NumberFormat.fixed(centre.lon, decimals: 5))</td><td class=\"num\">\(HTMLText.grouped(l.incidents))</td>"
             out += "<td class=\"num\">\(l.hotSteps)</td><td class=\"num\">\(l.coldSteps)</td>"
