@@ -57,8 +57,8 @@ extension HotSpotCube {
 
     /// The cube's exact size — locations and bins (locations × steps) — counted before any bin
     /// is built (SPEC §8: work is bounded before it starts). Geohash: one pass over the index,
-    /// memory for one row of N counts. H3: every windowed incident's cell, sorted (12 bytes per
-    /// incident of the N months, less than the index holds per incident).
+    /// memory for one row of N counts. H3: the cell of every incident of the N months, sorted (12
+    /// bytes per such incident and the sort's scratch; nothing per bin).
     public static func size(
         index: IncidentIndex, time: [Int64], parameters: EmergingHotSpotParameters,
         minimumIncidents: Int = 1, threads: Int = 1
