@@ -243,7 +243,7 @@ extension ReportJob {
     ) -> EHSAReport {
         let ehsaParameters = settings.ehsaParameters
         progress.log(
-            "emerging hot spots: \(cellsName(ehsaParameters.grid)) cells × \(ehsaParameters.steps) months")
+            "emerging hot spots: \(ehsaParameters.cellsName) cells × \(ehsaParameters.steps) months")
         let cube = HotSpotCube(
             index: index, time: time, parameters: ehsaParameters,
             minimumIncidents: settings.minCellCount, threads: settings.workerThreads)
@@ -293,16 +293,10 @@ extension ReportJob {
             throw JobError(
                 .usage,
                 "the emerging-hot-spot cube would have \(size.bins) bins "
-                    + "(\(size.locations) cells of \(cellsName(parameters.grid)) × \(parameters.steps) months), "
+                    + "(\(size.locations) cells of \(parameters.cellsName) × \(parameters.steps) months), "
                     + "more than --max-ehsa-bins \(settings.maxEHSABins); lower \(lower) or --ehsa-steps, "
                     + "or raise --max-ehsa-bins")
         }
-    }
-
-    /// The hot-spot cells in progress and messages: `geohash-6` as always, `H3 resolution 7`.
-    static func cellsName(_ grid: GridSystem) -> String {
-        if let p = grid.geohashPrecision { return "geohash-\(p)" }
-        return grid.label
     }
 }
 

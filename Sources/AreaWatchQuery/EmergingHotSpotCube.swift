@@ -13,6 +13,13 @@ public struct EmergingHotSpotParameters: Sendable, Hashable {
         self.alpha = alpha
     }
 
+    /// The cells in words, as the page and the progress name them: `geohash-6` (as they always
+    /// have) or the grid's label, `H3 resolution 7`.
+    public var cellsName: String {
+        if let p = grid.geohashPrecision { return "geohash-\(p)" }
+        return grid.label
+    }
+
     /// Why the parameters are unusable, nil when they are fine.
     public var problem: String? {
         switch grid {

@@ -36,17 +36,10 @@ enum HTMLEHSA {
     /// CSS-class-safe name of a label (`new-hot-spot`).
     static func slug(_ label: HotSpotLabel) -> String { label.rawValue.replacingOccurrences(of: " ", with: "-") }
 
-    /// The cells' name in the text: `geohash-6` as it always was, the grid's label for H3
-    /// (`H3 resolution 7`).
-    static func cellsName(_ grid: GridSystem) -> String {
-        if let p = grid.geohashPrecision { return "geohash-\(p)" }
-        return grid.label
-    }
-
     static func section(_ report: EHSAReport, asOf: Int64) -> String {
         let p = report.parameters
         var out = "<section id=\"ehsa\">\n<h2>Emerging hot spots</h2>\n"
-        out += "<p class=\"lede\">Where incidents are clustering more over time: \(cellsName(p.grid)) cells × "
+        out += "<p class=\"lede\">Where incidents are clustering more over time: \(p.cellsName) cells × "
         out += "\(p.steps) monthly steps ending at the as-of instant, Getis-Ord Gi* per cell and month "
         out += "(significant when the Benjamini–Hochberg q ≤ \(NumberFormat.shortest(p.alpha))), "
         out += "the Mann-Kendall trend of each cell's z scores, and the labels of SPEC §13.</p>\n"
