@@ -236,16 +236,17 @@ extension ReportJob {
         }
     }
 
-    /// SPEC §13: the emerging hot spots of the geohash cells over the months before the as-of.
+    /// SPEC §13, §18: the emerging hot spots of the grid's cells over the months before the as-of.
     static func ehsaReport(
         _ index: IncidentIndex, time: [Int64], settings: ReportSettings,
         progress: ProgressReporter
     ) -> EHSAReport {
         let ehsaParameters = settings.ehsaParameters
-        progress.log("emerging hot spots: geohash-\(ehsaParameters.precision) cells × \(ehsaParameters.steps) months")
+        progress.log(
+            "emerging hot spots: \(ehsaParameters.cellsName) cells × \(ehsaParameters.steps) months")
         let cube = HotSpotCube(
             index: index, time: time, parameters: ehsaParameters,
-            minimumIncidents: settings.minCellCount)
+            minimumIncidents: settings.minCellCount, threads: settings.workerThreads)
         let result = EmergingHotSpots.analyse(cube, alpha: ehsaParameters.alpha)
         return EHSAReport(parameters: ehsaParameters, locations: result.locations, summary: result.summary)
     }
@@ -286,13 +287,14 @@ extension ReportJob {
         let parameters = settings.ehsaParameters
         let size = HotSpotCube.size(
             index: index, time: time, parameters: parameters,
-            minimumIncidents: settings.minCellCount)
+            minimumIncidents: settings.minCellCount, threads: settings.workerThreads)
         guard size.bins <= settings.maxEHSABins else {
+            let lower = parameters.grid.geohashPrecision == nil ? "the --ehsa-grid resolution" : "--ehsa-precision"
             throw JobError(
                 .usage,
                 "the emerging-hot-spot cube would have \(size.bins) bins "
-                    + "(\(size.locations) cells of geohash-\(parameters.precision) × \(parameters.steps) months), "
-                    + "more than --max-ehsa-bins \(settings.maxEHSABins); lower --ehsa-precision or --ehsa-steps, "
+                    + "(\(size.locations) cells of \(parameters.cellsName) × \(parameters.steps) months), "
+                    + "more than --max-ehsa-bins \(settings.maxEHSABins); lower \(lower) or --ehsa-steps, "
                     + "or raise --max-ehsa-bins")
         }
     }

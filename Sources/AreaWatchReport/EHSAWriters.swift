@@ -4,7 +4,7 @@ import AreaWatchQuery
 /// The emerging hot spot analysis of a report (SPEC §13): its parameters and every location.
 public struct EHSAReport: Sendable {
     public var parameters: EmergingHotSpotParameters
-    /// Sorted by geohash (the cube's cells are ascending prefixes, which is geohash order).
+    /// In the cell order of the grid: ascending `GridCellID.raw` (geohash order, H3 index order).
     public var locations: [HotSpotLocation]
     public var summary: HotSpotSummary
 
@@ -34,15 +34,16 @@ extension Disclosure {
     }
 }
 
-/// ehsa.csv (SPEC §13): one row per location, sorted by geohash; statistics in their shortest
-/// round-trip form (≥ 7 significant digits, exact), coordinates with 6 decimals.
+/// ehsa.csv (SPEC §13, §18): one row per location in the grid's cell order; statistics in their
+/// shortest round-trip form (≥ 7 significant digits, exact), coordinates with 6 decimals.
 enum EHSACSV {
-    static func header(steps: Int) -> String {
+    /// `cellColumn` is the grid's (`geohash`, or `h3` for an H3 cube).
+    static func header(steps: Int, cellColumn: String = "geohash") -> String {
         let width = max(2, String(steps).count)
         let zs = (1...steps).map { s in "z" + String(repeating: "0", count: width - String(s).count) + String(s) }
         return
             ([
-                "geohash", "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps", "cold_steps", "z_last",
+                cellColumn, "lat", "lon", "label", "trend_z", "trend_p", "tau", "hot_steps", "cold_steps", "z_last",
                 "q_last"
             ]
             + zs + ["wkt"]).joined(separator: ",") + "\n"
@@ -50,7 +51,7 @@ enum EHSACSV {
 
     static func write(_ report: EHSAReport, to path: String) throws {
         let file = try BufferedFile(path: path)
-        try file.write(header(steps: report.parameters.steps))
+        try file.write(header(steps: report.parameters.steps, cellColumn: report.parameters.grid.cellColumn))
         var coordinates = NumberTextMemo(.fixed(decimals: 6))
         for location in report.locations {
             try file.append { out in appendRow(location, to: &out, coordinates: &coordinates) }
@@ -59,8 +60,8 @@ enum EHSACSV {
     }
 
     static func appendRow(_ l: HotSpotLocation, to out: inout [UInt8], coordinates: inout NumberTextMemo) {
-        let centre = l.cell.centre
-        out.append(contentsOf: l.cell.string.utf8)
+        let centre = l.centre
+        l.system.appendText(of: l.id, to: &out)
         out.append(44)
         NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
         out.append(44)
@@ -80,19 +81,24 @@ enum EHSACSV {
             NumberFormat.appendShortest(v, to: &out)
         }
         out.append(contentsOf: ",\"".utf8)
-        GridCSV.appendWKT(l.cell.bounds, to: &out, coordinates: &coordinates)
+        if case .geohash = l.system {
+            GridCSV.appendWKT(l.cell.bounds, to: &out, coordinates: &coordinates)
+        } else {
+            GridCSV.appendWKT(EHSAGeometry.parts(l), to: &out, coordinates: &coordinates)
+        }
         out.append(contentsOf: "\"\n".utf8)
     }
 }
 
 /// ehsa.geojson (SPEC §13): the rows of ehsa.csv as an RFC 7946 FeatureCollection, each cell a
-/// Polygon written as grid.geojson writes its cells; `z` is an array of the N step values.
+/// Polygon (an H3 cell across the antimeridian a MultiPolygon) written as grid.geojson writes its
+/// cells; `z` is an array of the N step values.
 enum EHSAGeoJSON {
     static func write(_ report: EHSAReport, asOf: Int64, to path: String) throws {
         let file = try BufferedFile(path: path)
         let header: JSONValue = .object([
             ("as_of", .string(UTCTime.iso8601(asOf))),
-            ("precision", .int(report.parameters.precision)),
+            EHSAFiles.gridParameter(report.parameters.grid),
             ("steps", .int(report.parameters.steps)),
             ("alpha", .number(report.parameters.alpha))
         ])
@@ -111,14 +117,19 @@ enum EHSAGeoJSON {
     }
 
     static func appendFeature(_ l: HotSpotLocation, to out: inout [UInt8], coordinates: inout NumberTextMemo) {
-        let geohash = l.cell.string
+        let text = l.text
         GridGeoJSON.appendLiteral("{\"type\":\"Feature\",\"id\":\"", &out)
-        out.append(contentsOf: geohash.utf8)
+        out.append(contentsOf: text.utf8)
         GridGeoJSON.appendLiteral("\",\"geometry\":", &out)
-        GridGeoJSON.appendPolygon(l.cell.bounds, to: &out, coordinates: &coordinates)
-        GridGeoJSON.appendLiteral(",\"properties\":{\"geohash\":\"", &out)
-        out.append(contentsOf: geohash.utf8)
-        let centre = l.cell.centre
+        if case .geohash = l.system {
+            GridGeoJSON.appendPolygon(l.cell.bounds, to: &out, coordinates: &coordinates)
+            GridGeoJSON.appendLiteral(",\"properties\":{\"geohash\":\"", &out)
+        } else {
+            GridGeoJSON.appendGeometry(EHSAGeometry.parts(l), to: &out, coordinates: &coordinates)
+            GridGeoJSON.appendLiteral(",\"properties\":{\"h3\":\"", &out)
+        }
+        out.append(contentsOf: text.utf8)
+        let centre = l.centre
         GridGeoJSON.appendLiteral("\",\"lat\":", &out)
         NumberFormat.appendFixed(centre.lat, decimals: 6, to: &out)
         GridGeoJSON.appendLiteral(",\"lon\":", &out)
@@ -156,14 +167,35 @@ enum EHSAGeoJSON {
     }
 }
 
+/// The polygon parts of an H3 location: grid.geojson's (CellPolygons: split at the antimeridian,
+/// a polar cap closed along it).
+enum EHSAGeometry {
+    static func parts(_ l: HotSpotLocation) -> [CellPolygons.Ring] {
+        CellPolygons.parts(of: l.system.boundary(of: l.id))
+    }
+
+    /// Whether some location of an H3 cube is written as several polygons (it crosses the
+    /// antimeridian): the gpkg `ehsa` layer is then a MULTIPOLYGON layer, as the grid layer is.
+    static func needsMultiPolygons(_ report: EHSAReport) -> Bool {
+        guard case .h3 = report.parameters.grid else { return false }
+        return report.locations.contains { parts($0).count > 1 }
+    }
+}
+
 /// The emerging-hot-spot files' summary.json member.
 enum EHSAFiles {
+    /// `precision` for a geohash cube, as it always was; `grid` (`"h3:7"`) for an H3 cube.
+    static func gridParameter(_ grid: GridSystem) -> (String, JSONValue) {
+        if let p = grid.geohashPrecision { return ("precision", .int(p)) }
+        return ("grid", .string(grid.description))
+    }
+
     /// summary.json's `ehsa` member, from the exact analysis: every location computed, how many
     /// the public files hold, the cube's numbers and the locations per label.
     static func summary(_ exact: EHSAReport, disclosure: Disclosure) -> JSONValue {
         let p = exact.parameters, s = exact.summary
         return .object([
-            ("precision", .int(p.precision)),
+            gridParameter(p.grid),
             ("steps", .int(p.steps)),
             ("alpha", .number(p.alpha)),
             ("locations", .int(exact.locations.count)),

@@ -38,8 +38,9 @@ enum GeoPackageFiles {
         }
         if let ehsa = c.ehsa {
             let layer = try file.addLayer(
-                "ehsa", geometry: .polygon,
-                columns: columns(EHSAParquet.attributes(steps: ehsa.parameters.steps)),
+                "ehsa", geometry: EHSAGeometry.needsMultiPolygons(ehsa) ? .multiPolygon : .polygon,
+                columns: columns(
+                    EHSAParquet.attributes(steps: ehsa.parameters.steps, cellColumn: ehsa.parameters.grid.cellColumn)),
                 description: "ehsa.csv's locations")
             try EHSAParquet.rows(ehsa, into: GeoPackageRows(layer))
             try addStyle(.hotSpotLabels(layer: "ehsa"), to: file)

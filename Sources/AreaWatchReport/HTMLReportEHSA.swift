@@ -39,7 +39,7 @@ enum HTMLEHSA {
     static func section(_ report: EHSAReport, asOf: Int64) -> String {
         let p = report.parameters
         var out = "<section id=\"ehsa\">\n<h2>Emerging hot spots</h2>\n"
-        out += "<p class=\"lede\">Where incidents are clustering more over time: geohash-\(p.precision) cells × "
+        out += "<p class=\"lede\">Where incidents are clustering more over time: \(p.cellsName) cells × "
         out += "\(p.steps) monthly steps ending at the as-of instant, Getis-Ord Gi* per cell and month "
         out += "(significant when the Benjamini–Hochberg q ≤ \(NumberFormat.shortest(p.alpha))), "
         out += "the Mann-Kendall trend of each cell's z scores, and the labels of SPEC §13.</p>\n"
@@ -53,14 +53,15 @@ enum HTMLEHSA {
         out += report.locations.count <= maxDetailedLocations ? "Hover a cell for its figures." : ""
         out += "</figcaption>\n</figure>\n"
         for (label, count) in counts {
-            out += table(label, count: count, report.locations.filter { $0.label == label })
+            out += table(label, count: count, report.locations.filter { $0.label == label }, grid: p.grid)
         }
         return out + "</section>\n"
     }
 
     static func svg(_ report: EHSAReport, counts: [(HotSpotLabel, Int)], asOf: Int64) -> String {
         let locations = report.locations
-        let frame = HeatmapFrame(grid: .geohash(precision: report.parameters.precision), cells: locations.map { GridCellID(raw: $0.cell.prefix) }, areas: [])
+        let grid = report.parameters.grid
+        let frame = HeatmapFrame(grid: grid, cells: locations.map(\.id), areas: [])
         let legendX = frame.mapX + frame.mapW + 24
         let legendBottom = frame.mapY + 20 + Double(counts.count) * 20
         let width = legendX + 230
@@ -71,23 +72,28 @@ enum HTMLEHSA {
             "aria-label=\"Emerging hot spots as of \(UTCTime.iso8601(asOf))\" class=\"ehsa-map\" data-cells=\"\(locations.count)\">\n"
         out += "<text x=\"\(f(frame.mapX))\" y=\"24\" font-size=\"15\" font-weight=\"600\">"
         out +=
-            "Emerging hot spots by geohash-\(report.parameters.precision) cell · \(report.parameters.steps) months to \(UTCTime.iso8601(asOf))</text>\n"
+            "Emerging hot spots by \(frame.cellNoun) cell · \(report.parameters.steps) months to "
+        out += "\(UTCTime.iso8601(asOf))</text>\n"
         out += frame.mapOpening
         for (label, count) in counts {
             out += "<g class=\"cells \(slug(label))\" fill=\"\(colour(label))\" data-cells=\"\(count)\">\n"
             if detailed {
+                // A geohash cell is a unit square of the lattice, an H3 cell its ring.
+                let element = grid.geohashPrecision != nil ? "rect" : "path"
                 for l in locations where l.label == label {
-                    let x = Int64(l.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(l.cell.latIndex)
+                    if grid.geohashPrecision != nil {
+                        let x = Int64(l.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(l.cell.latIndex)
+                        out += "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\">"
+                    } else {
+                        out += "<path d=\"\(frame.cellPath(l.id))\">"
+                    }
+                    out += "<title>\(grid.text(of: l.id)) · \(label.rawValue) · "
                     out +=
-                        "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\"><title>\(l.cell.string) · \(label.rawValue) · "
-                    out +=
-                        "\(HTMLText.grouped(l.incidents)) incidents · trend Z \(NumberFormat.fixed(l.trend.z, decimals: 2))</title></rect>\n"
+                        "\(HTMLText.grouped(l.incidents)) incidents · trend Z \(NumberFormat.fixed(l.trend.z, decimals: 2))</title></\(element)>\n"
                 }
             } else {
                 var d = ""
-                for l in locations where l.label == label {
-                    d += "M\(Int64(l.cell.lonIndex) - frame.x0) \(frame.yTop - 1 - Int64(l.cell.latIndex))h1v1h-1z"
-                }
+                for l in locations where l.label == label { d += frame.cellPath(l.id) }
                 out += "<path d=\"\(d)\" />\n"
             }
             out += "</g>\n"
@@ -105,24 +111,27 @@ enum HTMLEHSA {
         return out + "</g>\n</svg>\n"
     }
 
-    /// The label's locations with the most incidents first (geohash breaks ties), at most `maxRows`.
-    static func table(_ label: HotSpotLabel, count: Int, _ locations: [HotSpotLocation]) -> String {
+    /// The label's locations with the most incidents first (the cell order breaks ties), at most `maxRows`.
+    static func table(_ label: HotSpotLabel, count: Int, _ locations: [HotSpotLocation], grid: GridSystem) -> String {
         let rows = locations.sorted {
-            $0.incidents != $1.incidents ? $0.incidents > $1.incidents : $0.cell.prefix < $1.cell.prefix
+            $0.incidents != $1.incidents ? $0.incidents > $1.incidents : $0.id < $1.id
         }
         .prefix(maxRows)
         var out =
             "<h3 id=\"ehsa-\(slug(label))\"><span class=\"swatch\" style=\"display: inline-block; width: 12px; height: 12px; margin-right: 6px; background: \(colour(label))\"></span>"
         out += "\(label.rawValue) <span class=\"note\">(\(HTMLText.grouped(count)) cells)</span></h3>\n"
         out +=
-            "<div class=\"scroll\"><table class=\"ehsa\">\n<thead><tr><th>geohash</th><th class=\"num\">lat</th><th class=\"num\">lon</th>"
+            "<div class=\"scroll\"><table class=\"ehsa\">\n<thead><tr><th>\(grid.cellColumn)</th>"
+        out += "<th class=\"num\">lat</th>"
+        out += "<th class=\"num\">lon</th>"
         out += "<th class=\"num\">incidents</th><th class=\"num\">hot steps</th><th class=\"num\">cold steps</th>"
         out +=
             "<th class=\"num\">trend Z</th><th class=\"num\">trend p</th><th class=\"num\">z last</th></tr></thead>\n<tbody>\n"
         for l in rows {
-            let centre = l.cell.centre
+            let centre = l.centre
             out +=
-                "<tr><td class=\"mono\">\(l.cell.string)</td><td class=\"num\">\(NumberFormat.fixed(centre.lat, decimals: 5))</td>"
+                "<tr><td class=\"mono\">\(l.text)</td>"
+            out += "<td class=\"num\">\(NumberFormat.fixed(centre.lat, decimals: 5))</td>"
             out +=
                 "<td class=\"num\">\(NumberFormat.fixed(centre.lon, decimals: 5))</td><td class=\"num\">\(HTMLText.grouped(l.incidents))</td>"
             out += "<td class=\"num\">\(l.hotSteps)</td><td class=\"num\">\(l.coldSteps)</td>"

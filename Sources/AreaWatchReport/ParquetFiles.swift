@@ -216,11 +216,12 @@ enum AreasParquet {
 
 /// ehsa.parquet: ehsa.csv's columns and values, the cell as in grid.parquet.
 enum EHSAParquet {
-    static func attributes(steps: Int) -> [ParquetSchema.Leaf] {
+    /// `cellColumn` is the grid's (`geohash`, or `h3` for an H3 cube: SPEC §18).
+    static func attributes(steps: Int, cellColumn: String = "geohash") -> [ParquetSchema.Leaf] {
         // The step columns as ehsa.csv names them: between q_last and wkt.
         let zs = EHSACSV.header(steps: steps).dropLast().split(separator: ",").dropFirst(11).dropLast()
         var leaves: [ParquetSchema.Leaf] = [
-            .string("geohash"), .double("lat"), .double("lon"), .string("label"),
+            .string(cellColumn), .double("lat"), .double("lon"), .string("label"),
             .double("trend_z"), .double("trend_p"), .double("tau"),
             .int64("hot_steps"), .int64("cold_steps"), .double("z_last"),
             .double("q_last")
@@ -230,20 +231,19 @@ enum EHSAParquet {
     }
 
     static func write(_ report: EHSAReport, version: String, to path: String) throws {
-        try ParquetFiles.write(
-            to: path, attributes: attributes(steps: report.parameters.steps),
-            version: version
-        ) { table in
+        let leaves = attributes(steps: report.parameters.steps, cellColumn: report.parameters.grid.cellColumn)
+        try ParquetFiles.write(to: path, attributes: leaves, version: version) { table in
             try rows(report, into: table)
         }
     }
 
-    /// The rows of `attributes(steps:)`, each ending with the cell's rectangle.
+    /// The rows of `attributes(steps:)`, each ending with the cell's rectangle (geohash) or
+    /// ehsa.geojson's polygons (H3).
     static func rows(_ report: EHSAReport, into table: some FeatureRows) throws {
         var coordinate = FixedDecimals(6)
         for l in report.locations {
-            table.add(l.cell.string)
-            let centre = l.cell.centre
+            table.add(l.text)
+            let centre = l.centre
             table.add(coordinate(centre.lat))
             table.add(coordinate(centre.lon))
             table.add(l.label.rawValue)
@@ -251,6 +251,13 @@ enum EHSAParquet {
             table.add(l.hotSteps)
             table.add(l.coldSteps)
             for v in [l.zLast, l.qLast] + l.z { table.add(v) }
+            guard case .geohash = l.system else {
+                let polygons = EHSAGeometry.parts(l).map { ring in
+                    [ring.map { (x: coordinate($0.lon), y: coordinate($0.lat)) }]
+                }
+                try table.endRow(polygons: polygons)
+                continue
+            }
             let b = l.cell.bounds
             try table.endRow(
                 rectangle: coordinate(b.minLon), coordinate(b.minLat),

@@ -18,15 +18,24 @@ private func instant(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, 
 private func referenceGiStar(_ cube: HotSpotCube, alpha: Double)
     -> (z: [[Double]], q: [[Double]], hot: [[Bool]], cold: [[Bool]])
 {
-    let cells = cube.cells.map { GeohashCell(prefix: $0, precision: cube.precision) }
-    let columns = Int64(1) << Int64(GeohashCell.lonBitCount(cube.precision))
+    let precision = cube.grid.geohashPrecision!
+    let cells = cube.cells.map { GeohashCell(prefix: $0, precision: precision) }
+    let columns = Int64(1) << Int64(GeohashCell.lonBitCount(precision))
     func adjacent(_ a: GeohashCell, _ b: GeohashCell) -> Bool {
         let dr = abs(Int64(a.latIndex) - Int64(b.latIndex))
         var dc = abs(Int64(a.lonIndex) - Int64(b.lonIndex))
         dc = min(dc, columns - dc)
         return dr <= 1 && dc <= 1
     }
-    let N = cube.steps, L = cells.count, n = Double(N * L)
+    return referenceGiStar(cube, alpha: alpha) { adjacent(cells[$0], cells[$1]) }
+}
+
+/// Gi* of SPEC §13 for any grid: `adjacent(l, k)` says whether location k is in l's spatial
+/// neighbourhood (l itself included); everything else straight from the definitions.
+func referenceGiStar(_ cube: HotSpotCube, alpha: Double, adjacent: (Int, Int) -> Bool)
+    -> (z: [[Double]], q: [[Double]], hot: [[Bool]], cold: [[Bool]])
+{
+    let N = cube.steps, L = cube.cells.count, n = Double(N * L)
     let x = { (l: Int, s: Int) in Double(cube.counts[l * N + s]) }
     var sum = 0.0, squares = 0.0
     for l in 0..<L {
@@ -38,7 +47,7 @@ private func referenceGiStar(_ cube: HotSpotCube, alpha: Double)
     let mean = sum / n, sd = (squares / n - mean * mean).squareRoot()
     var z = [[Double]](repeating: [Double](repeating: 0, count: N), count: L)
     for l in 0..<L {
-        let near = (0..<L).filter { adjacent(cells[l], cells[$0]) }
+        let near = (0..<L).filter { adjacent(l, $0) }
         for s in 0..<N {
             var total = 0.0, w = 0.0
             for k in near {
@@ -121,7 +130,7 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         let poleWest = GeohashCell(lat: 89.99, lon: -179.9, precision: p)
         let cells = [east, west, westNorth, far, pole, poleWest].map(\.prefix).sorted()
         let cube = HotSpotCube(
-            precision: p, steps: 10, cells: cells,
+            grid: .geohash(precision: p), steps: 10, cells: cells,
             counts: [Int32](repeating: 1, count: cells.count * 10))
         let table = cube.neighbours()
         func of(_ cell: GeohashCell) -> Set<UInt64> {
@@ -154,7 +163,7 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
                 let rate = rng.pick([0.2, 1, 4, 15])
                 for _ in 0..<steps { counts.append(Int32(rng.bool(0.3) ? 0 : Int(rng.uniform(0, 2 * rate)))) }
             }
-            let cube = HotSpotCube(precision: precision, steps: steps, cells: cells, counts: counts)
+            let cube = HotSpotCube(grid: .geohash(precision: precision), steps: steps, cells: cells, counts: counts)
             let alpha = rng.pick([0.05, 0.1, 0.2])
             let (locations, summary) = EmergingHotSpots.analyse(cube, alpha: alpha)
             let reference = referenceGiStar(cube, alpha: alpha)
@@ -187,7 +196,7 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         var counts = [Int32](repeating: 2, count: 9 * 10)
         counts[4 * 10 + 3] = 9
         let (locations, _) = EmergingHotSpots.analyse(
-            HotSpotCube(precision: 6, steps: 10, cells: cells, counts: counts))
+            HotSpotCube(grid: .geohash(precision: 6), steps: 10, cells: cells, counts: counts))
         let corner = locations[0].z
         #expect(corner[6] == corner[7] && corner[7] == corner[8])
     }
@@ -228,7 +237,7 @@ private func block(_ size: Int, lat: Double, lon: Double, precision: Int) -> (ce
         } else {
             counts[index[0][0] * steps + 3] = 40 // no pattern: one busy bin in a far corner
         }
-        let cube = HotSpotCube(precision: 6, steps: steps, cells: cells, counts: counts)
+        let cube = HotSpotCube(grid: .geohash(precision: 6), steps: steps, cells: cells, counts: counts)
         let (locations, _) = EmergingHotSpots.analyse(cube)
         let target = locations[index[centre][centre]]
         #expect(target.label == label, "hot \(target.hotSteps) cold \(target.coldSteps) trend \(target.trend.z)")

@@ -12,7 +12,7 @@ import Testing
             let parameters = QueryParameters(asOf: TestData.asOf, categories: category.map { [$0] } ?? [])
             let columns = incidents.columns
             let index = IncidentIndex(columns: columns, parameters: parameters)
-            let ehsa = EmergingHotSpotParameters(precision: precision, steps: steps)
+            let ehsa = EmergingHotSpotParameters(grid: .geohash(precision: precision), steps: steps)
             let cube = HotSpotCube(index: index, time: columns.time, parameters: ehsa)
 
             let bounds = (0...steps).map { UTCTime.subtractingMonths(steps - $0, from: TestData.asOf) }
@@ -49,10 +49,47 @@ import Testing
         }
     }
 
+    /// The cube of an H3 grid (SPEC §18) against a direct count: latLngToCell per incident, the
+    /// step by scanning the N month bounds; locations in ascending index; `size` and K as for geohash.
+    @Test(arguments: DataKind.synthetic)
+    func h3CubeCountsEveryIncidentOnce(_ kind: DataKind) {
+        let incidents = TestData.synthetic(kind)
+        for (resolution, steps, threads) in [(7, 24, 1), (9, 12, 2), (5, 10, 3)] {
+            let columns = incidents.columns
+            let index = IncidentIndex(columns: columns, parameters: QueryParameters(asOf: TestData.asOf))
+            let ehsa = EmergingHotSpotParameters(grid: .h3(resolution: resolution), steps: steps)
+            let bounds = (0...steps).map { UTCTime.subtractingMonths(steps - $0, from: TestData.asOf) }
+            var expected: [UInt64: [Int32]] = [:]
+            for i in incidents {
+                guard let s = (1...steps).first(where: { i.time > bounds[$0 - 1] && i.time <= bounds[$0] }) else {
+                    continue
+                }
+                let cell = H3.cell(lat: i.lat, lon: i.lon, resolution: resolution).index
+                expected[cell, default: [Int32](repeating: 0, count: steps)][s - 1] += 1
+            }
+            #expect(!expected.isEmpty, "\(kind) r\(resolution)")
+            for k in [1, 2, 5] {
+                let kept = expected.filter { $0.value.reduce(0, +) >= Int32(k) }
+                let cube = HotSpotCube(
+                    index: index, time: columns.time, parameters: ehsa, minimumIncidents: k, threads: threads)
+                #expect(cube.grid == .h3(resolution: resolution))
+                #expect(cube.cells == kept.keys.sorted(), "\(kind) r\(resolution) K \(k)")
+                for (l, cell) in cube.cells.enumerated() {
+                    #expect(Array(cube.counts[(l * steps)..<(l * steps + steps)]) == kept[cell])
+                }
+                let size = HotSpotCube.size(
+                    index: index, time: columns.time, parameters: ehsa, minimumIncidents: k, threads: threads)
+                #expect(size == (kept.count, kept.count * steps), "\(kind) r\(resolution) K \(k)")
+            }
+        }
+    }
+
     @Test func parametersAreChecked() {
         #expect(EmergingHotSpotParameters().problem == nil)
         #expect(EmergingHotSpotParameters(steps: 9).problem?.contains("--ehsa-steps") == true)
-        #expect(EmergingHotSpotParameters(precision: 13).problem?.contains("--ehsa-precision") == true)
+        #expect(EmergingHotSpotParameters(grid: .geohash(precision: 13)).problem?.contains("--ehsa-precision") == true)
+        #expect(EmergingHotSpotParameters(grid: .h3(resolution: 16)).problem?.contains("--ehsa-grid") == true)
+        #expect(EmergingHotSpotParameters(grid: .h3(resolution: 0)).problem == nil)
         #expect(EmergingHotSpotParameters(alpha: 0).problem?.contains("--ehsa-alpha") == true)
         #expect(EmergingHotSpotParameters(alpha: .nan).problem != nil)
     }

@@ -121,7 +121,7 @@ struct DisclosurePropertyTests {
             breakdown: index.breakdown(columns: columns, field: "category"),
             sourceKind: "files", sourcePath: nil, inputs: [], timings: [], attribution: "test", engineVersion: "0")
         // EHSA cells whose diagonal is below 2 × radius, so the lone incident is alone in its cell.
-        let ehsa = EmergingHotSpotParameters(precision: radius >= 1000 ? 6 : 7, steps: 24)
+        let ehsa = EmergingHotSpotParameters(grid: .geohash(precision: radius >= 1000 ? 6 : 7), steps: 24)
         let cube = HotSpotCube(index: index, time: columns.time, parameters: ehsa, minimumIncidents: k)
         let result = EmergingHotSpots.analyse(cube, alpha: ehsa.alpha)
         content.ehsa = EHSAReport(parameters: ehsa, locations: result.locations, summary: result.summary)
@@ -227,7 +227,7 @@ struct DisclosurePropertyTests {
             let exact = Self.content(d.incidents + [lone], d, radius: c.radius, precision: c.precision, k: 1)
             let guarded = Self.content(d.incidents + [lone], d, radius: c.radius, precision: c.precision, k: c.k)
             let ehsa = try #require(exact.ehsa)
-            let cell = GeohashCell(lat: lone.lat, lon: lone.lon, precision: ehsa.parameters.precision)
+            let cell = GeohashCell(lat: lone.lat, lon: lone.lon, precision: ehsa.parameters.grid.geohashPrecision!)
             let inCube = MonthlySteps(asOf: Self.asOf, count: 24).step(of: lone.time) != nil
             #expect(ehsa.locations.contains { $0.cell == cell } == inCube, "seed \(c.seed)")
             #expect(!(guarded.ehsa?.locations.contains { $0.cell == cell } ?? true), "seed \(c.seed)")

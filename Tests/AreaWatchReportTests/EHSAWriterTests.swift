@@ -39,8 +39,9 @@ struct EHSAWriterTests {
             rows[cell.prefix] = row
         }
         let cells = rows.keys.sorted()
-        let cube = HotSpotCube(precision: precision, steps: steps, cells: cells, counts: cells.flatMap { rows[$0]! })
-        let parameters = EmergingHotSpotParameters(precision: precision, steps: steps, alpha: 0.05)
+        let cube = HotSpotCube(
+            grid: .geohash(precision: precision), steps: steps, cells: cells, counts: cells.flatMap { rows[$0]! })
+        let parameters = EmergingHotSpotParameters(grid: .geohash(precision: precision), steps: steps, alpha: 0.05)
         let result = EmergingHotSpots.analyse(cube, alpha: parameters.alpha)
         return EHSAReport(parameters: parameters, locations: result.locations, summary: result.summary)
     }
@@ -156,7 +157,8 @@ struct EHSAWriterTests {
         // Tables stop at 50 rows and point to the file.
         let big = report.labelCounts.first { $0.1 > HTMLEHSA.maxRows }
         if let big {
-            let table = HTMLEHSA.table(big.0, count: big.1, report.locations.filter { $0.label == big.0 })
+            let table = HTMLEHSA.table(
+                big.0, count: big.1, report.locations.filter { $0.label == big.0 }, grid: report.parameters.grid)
             #expect(table.components(separatedBy: "<tr><td").count - 1 == HTMLEHSA.maxRows)
             #expect(table.contains("ehsa.csv"))
         }

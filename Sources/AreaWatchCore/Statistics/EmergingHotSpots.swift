@@ -1,18 +1,22 @@
-/// The space-time cube of SPEC §13: locations (geohash cells of one precision, ascending) × N
-/// monthly steps, x = incidents inside the cell in the step. Zeros are observations too.
+/// The space-time cube of SPEC §13: locations (cells of one grid, ascending `GridCellID.raw`:
+/// geohash order at a fixed precision, H3 index order; SPEC §18) × N monthly steps, x = incidents
+/// inside the cell in the step. Zeros are observations too.
 public struct HotSpotCube: Sendable {
-    public let precision: Int
+    public let grid: GridSystem
     public let steps: Int
-    /// Cell prefixes (`GeohashCell.prefix`) of the locations, strictly ascending.
+    /// The locations' cell ids (`GridCellID.raw`: a geohash prefix or an H3 index), strictly ascending.
     public let cells: [UInt64]
     /// counts[l·N + (s − 1)]: location-major, one row of N steps per location.
     public let counts: [Int32]
 
-    public init(precision: Int, steps: Int, cells: [UInt64], counts: [Int32]) {
-        precondition((1...Geohash.maxPrecision).contains(precision) && steps >= 2)
+    /// Neighbour slots per location: a geohash cell's 8 adjacent cells, or an H3 cell's at most 6.
+    static let slots = 8
+
+    public init(grid: GridSystem, steps: Int, cells: [UInt64], counts: [Int32]) {
+        precondition(grid.problem == nil && steps >= 2)
         precondition(counts.count == cells.count * steps, "a count per location and step")
         precondition(zip(cells, cells.dropFirst()).allSatisfy { $0 < $1 }, "cells strictly ascending")
-        self.precision = precision
+        self.grid = grid
         self.steps = steps
         self.cells = cells
         self.counts = counts
@@ -28,18 +32,25 @@ public struct HotSpotCube: Sendable {
         return lo < cells.count && cells[lo] == prefix ? lo : nil
     }
 
-    /// The locations among each location's 8 adjacent cells (longitude wraps across the
-    /// antimeridian, nothing beyond a pole), −1 for none; 8 slots per location.
+    /// The locations among each location's adjacent cells, −1 for none; 8 slots per location.
+    /// Geohash: the 8 adjacent cells (longitude wraps across the antimeridian, nothing beyond a
+    /// pole). H3: gridDisk(cell, 1) without the cell itself, 6 cells or 5 for a pentagon (SPEC §18).
     public func neighbours() -> [Int32] {
-        var result = [Int32](repeating: -1, count: cells.count * 8)
+        var result = [Int32](repeating: -1, count: cells.count * Self.slots)
         for l in cells.indices {
-            let cell = GeohashCell(prefix: cells[l], precision: precision)
             var slot = 0
-            for neighbour in cell.neighbours {
-                if let k = location(of: neighbour.prefix) {
-                    result[l * 8 + slot] = Int32(k)
+            func add(_ neighbour: UInt64) {
+                if let k = location(of: neighbour) {
+                    result[l * Self.slots + slot] = Int32(k)
                     slot += 1
                 }
+            }
+            switch grid {
+            case .geohash(let precision):
+                let cell = GeohashCell(prefix: cells[l], precision: precision)
+                for neighbour in cell.neighbours { add(neighbour.prefix) }
+            case .h3:
+                for neighbour in grid.neighbours(of: GridCellID(raw: cells[l])) { add(neighbour.raw) }
             }
         }
         return result
@@ -48,7 +59,9 @@ public struct HotSpotCube: Sendable {
 
 /// One location's emerging-hot-spot answer (a row of `ehsa.csv`).
 public struct HotSpotLocation: Sendable {
-    public let cell: GeohashCell
+    /// The location's cell, as a number of its grid system.
+    public let id: GridCellID
+    public let system: GridSystem
     public let label: HotSpotLabel
     public let trend: MannKendall
     /// |H| and |C|: steps whose bin is a significant hot / cold spot.
@@ -59,6 +72,18 @@ public struct HotSpotLocation: Sendable {
     public let q: [Double]
     /// Incidents of the location over the whole cube.
     public let incidents: Int
+
+    /// The geohash cell of a location of a geohash cube (the outputs drawn on the geohash lattice).
+    public var cell: GeohashCell {
+        guard case .geohash(let precision) = system else { preconditionFailure("a geohash cell of an H3 cube") }
+        return GeohashCell(prefix: id.raw, precision: precision)
+    }
+
+    /// The cell's centre in its grid system (a geohash cell's bounds midpoint, H3's cellToLatLng).
+    public var centre: (lat: Double, lon: Double) { system.centre(of: id) }
+
+    /// The cell's id text: its geohash, or the 15 hexadecimal digits of its H3 index.
+    public var text: String { system.text(of: id) }
 
     public var zLast: Double { z[z.count - 1] }
     public var qLast: Double { q[q.count - 1] }
@@ -146,7 +171,7 @@ public enum EmergingHotSpots {
             coldBins += coldSteps
             locations.append(
                 HotSpotLocation(
-                    cell: GeohashCell(prefix: cube.cells[l], precision: cube.precision),
+                    id: GridCellID(raw: cube.cells[l]), system: cube.grid,
                     label: HotSpotLabel.classify(hot: hot, cold: cold, trendZ: trend.z, trendP: trend.p),
                     trend: trend, hotSteps: hotSteps, coldSteps: coldSteps, z: z, q: q, incidents: incidents))
         }
@@ -176,8 +201,8 @@ public enum EmergingHotSpots {
                         total += v
                         squares += v * v
                     }
-                    for slot in 0..<8 {
-                        let k = Int(neighbours[l * 8 + slot])
+                    for slot in 0..<HotSpotCube.slots {
+                        let k = Int(neighbours[l * HotSpotCube.slots + slot])
                         if k < 0 { break }
                         degree[l] += 1
                         let other = k * steps

@@ -88,8 +88,18 @@ public struct ReportSettings: ParsableArguments, Sendable {
     @Flag(help: "Emerging hot spot analysis (SPEC §13): ehsa.csv, ehsa.geojson and a map in report.html.")
     public var ehsa = false
 
-    @Option(parsing: .unconditional, help: "Geohash precision of the emerging-hot-spot cells (1…12).")
-    public var ehsaPrecision = 6
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The emerging-hot-spot cells: geohash:P (P 1…12) or h3:R (R 0…15); geohash:6 "
+                + "unless --ehsa-precision says otherwise (SPEC §13, §18)."),
+        transform: GridSystem.option)
+    public var ehsaGrid: GridSystem?
+
+    @Option(
+        parsing: .unconditional,
+        help: "Geohash precision of the emerging-hot-spot cells (1…12): short for --ehsa-grid geohash:P.")
+    public var ehsaPrecision: Int?
 
     @Option(parsing: .unconditional, help: "Monthly steps of the emerging-hot-spot cube (10…1200).")
     public var ehsaSteps = 24
@@ -156,6 +166,10 @@ public struct ReportSettings: ParsableArguments, Sendable {
         if let grid, let precision, grid != .geohash(precision: precision) {
             throw ValidationError("--grid \(grid) and --precision \(precision) name different grids: give one of them")
         }
+        if let ehsaGrid, let ehsaPrecision, ehsaGrid != .geohash(precision: ehsaPrecision) {
+            throw ValidationError(
+                "--ehsa-grid \(ehsaGrid) and --ehsa-precision \(ehsaPrecision) name different grids: give one of them")
+        }
         if let zooms = tileZooms.zooms, zooms.lowerBound < 0 || zooms.upperBound > 24 {
             throw ValidationError("--tile-zooms must lie within 0…24")
         }
@@ -171,10 +185,12 @@ public struct ReportSettings: ParsableArguments, Sendable {
         }
     }
 
-    /// `--ehsa-precision`, `--ehsa-steps` and `--ehsa-alpha` (checked even without `--ehsa`, so
-    /// a bad value in the config fails the day it is written, not the day the flag is turned on).
+    /// `--ehsa-grid` (or `--ehsa-precision`, default 6), `--ehsa-steps` and `--ehsa-alpha` (checked
+    /// even without `--ehsa`, so a bad value in the config fails the day it is written, not the
+    /// day the flag is turned on).
     public var ehsaParameters: EmergingHotSpotParameters {
-        EmergingHotSpotParameters(precision: ehsaPrecision, steps: ehsaSteps, alpha: ehsaAlpha.value)
+        EmergingHotSpotParameters(
+            grid: ehsaGrid ?? .geohash(precision: ehsaPrecision ?? 6), steps: ehsaSteps, alpha: ehsaAlpha.value)
     }
 
     /// The `--nr-*` options (checked even without `--near-repeat`, as the hot-spot ones are).
