@@ -120,7 +120,7 @@ spark-deps:
 	@command -v java >/dev/null 2>&1 || { \
 	  echo "installing system packages: default-jre-headless" >&2; \
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q default-jre-headless; }
-	@python3 -c "import pyspark, pytest" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pyspark pytest
+	@python3 -c "import pyspark, pytest, h3" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pyspark pytest h3
 
 # Each benchmark records its figures in .build-bench/results/; Tools/perf_table.py writes the results
 # table of docs/PERFORMANCE.md and the README's figures from them.

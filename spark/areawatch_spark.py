@@ -129,7 +129,7 @@ def _is_uri(path):
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
 
 
-def dedup_task(engine_name, shard_precision, precision, radius):
+def dedup_task(engine_name, shard_precision, grid_args, radius):
     def run(items):
         with tempfile.TemporaryDirectory(prefix="areawatch-dedup-") as work:
             files = []
@@ -144,8 +144,8 @@ def dedup_task(engine_name, shard_precision, precision, radius):
             if not files:
                 return
             out = os.path.join(work, "out")
-            _run([_engine(engine_name), "dedup", "--shard-precision", str(shard_precision), "--precision", str(precision),
-                  "--radius", radius, "--out", out] + files)
+            _run([_engine(engine_name), "dedup", "--shard-precision", str(shard_precision)] + grid_args
+                 + ["--radius", radius, "--out", out] + files)
             tag = "%08x" % zlib.crc32(os.path.basename(files[0]).encode())
             for name in sorted(os.listdir(out)):
                 data = _read(os.path.join(out, name))
@@ -156,7 +156,7 @@ def dedup_task(engine_name, shard_precision, precision, radius):
     return run
 
 
-def shard_task(engine_name, precision, query_args):
+def shard_task(engine_name, grid_args, query_args):
     def run(items):
         with tempfile.TemporaryDirectory(prefix="areawatch-shard-") as work:
             shards = os.path.join(work, "in")
@@ -172,17 +172,27 @@ def shard_task(engine_name, precision, query_args):
             if not count:
                 return
             out = os.path.join(work, "cells.awc")
-            _run([_engine(engine_name), "shard-grid", "--in", shards, "--precision", str(precision), "--out", out]
-                 + query_args)
+            _run([_engine(engine_name), "shard-grid", "--in", shards] + grid_args + ["--out", out] + query_args)
             first = min(os.listdir(shards))
             yield "cells-%08x.awc" % zlib.crc32(first.encode()), _read(out)
     return run
 
 
-def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, precision=7, reading_args=(),
+def grid_options(precision=7, grid=None):
+    """The engine options naming the grid (`--grid geohash:P|h3:R`, or `--precision P`), and the
+    finest shard precision it allows: a geohash grid's precision (a finer shard would split its
+    cells), 12 for H3 (a cell belongs to the shard holding its centre, SPEC §18)."""
+    if grid is None:
+        return ["--precision", str(precision)], int(precision)
+    system, _, number = str(grid).partition(":")
+    finest = int(number) if system.lower() == "geohash" and number.isdigit() else 12
+    return ["--grid", str(grid)], finest
+
+
+def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, precision=7, grid=None, reading_args=(),
             query_args=(), report_args=(), radius="1000", keep_parts=None):
     """Runs the whole job; returns the merge's stdout. `query_args` must hold an explicit --as-of
-    (every task must see the same T)."""
+    (every task must see the same T). `grid` (`geohash:P` or `h3:R`) overrides `precision`."""
     if "--as-of" not in query_args:
         raise ValueError("query_args must hold --as-of")
     sc = spark.sparkContext
@@ -190,8 +200,9 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
     engine_name = os.path.basename(engine)
     sc.addFile(engine)
     partitions = max(1, int(partitions))
-    # A shard coarser than the grid's cells would split no cell; finer than them is meaningless.
-    shard_precision = min(int(shard_precision), int(precision))
+    # A geohash shard finer than the grid's cells would split them: lowered to their precision.
+    grid_args, finest = grid_options(precision, grid)
+    shard_precision = min(int(shard_precision), finest)
     query_args = list(query_args) + ["--radius", radius]
     # Paths go to the engine as given (summary.json names them so): on a cluster, give paths or
     # URIs every executor can open.
@@ -203,13 +214,13 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
         inputs = inputs.union(sc.binaryFiles(uri, 1).map(lambda kv, k=k, uri=uri: (k, uri, kv[1])))
     records = inputs.flatMap(canonical_task(engine_name, partitions, list(reading_args)))
     shards = records.partitionBy(partitions, _partition) \
-        .mapPartitions(dedup_task(engine_name, shard_precision, precision, radius))
+        .mapPartitions(dedup_task(engine_name, shard_precision, grid_args, radius))
     # The shards compute the box the tiles publish, which depends on the minimum cell count.
     report_args = list(report_args)
     cell_count = [report_args[i + 1] for i, a in enumerate(report_args[:-1]) if a == "--min-cell-count"]
     shard_args = query_args + ["--min-cell-count", cell_count[-1]] if cell_count else query_args
     parts = shards.partitionBy(partitions, _partition) \
-        .mapPartitions(shard_task(engine_name, precision, shard_args)) \
+        .mapPartitions(shard_task(engine_name, grid_args, shard_args)) \
         .collect()
 
     work = keep_parts or tempfile.mkdtemp(prefix="areawatch-merge-")
@@ -218,7 +229,7 @@ def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, preci
         for name, data in parts:
             with open(os.path.join(work, name), "wb") as f:
                 f.write(data)
-        return _run([engine, "merge-report", "--parts", work, "--precision", str(precision), "--out", out]
+        return _run([engine, "merge-report", "--parts", work] + grid_args + ["--out", out]
                     + query_args + list(report_args))
     finally:
         if not keep_parts:
@@ -273,6 +284,7 @@ def parse_args(argv):
     p.add_argument("--category", action="append", default=[])
     p.add_argument("--handled")
     p.add_argument("--precision", type=int, default=7)
+    p.add_argument("--grid", help="geohash:P or h3:R (SPEC §18); overrides --precision")
     p.add_argument("--tile-zooms")
     p.add_argument("--min-cell-count")
     p.add_argument("--attribution")
@@ -346,7 +358,8 @@ def _run_spark(args):
     spark.sparkContext.setLogLevel("OFF")
     try:
         return run_job(spark, args.files, args.out, args.engine, partitions=args.partitions,
-                       shard_precision=args.shard_precision, precision=args.precision, radius=args.radius,
+                       shard_precision=args.shard_precision, precision=args.precision, grid=args.grid,
+                       radius=args.radius,
                        reading_args=_options(args, ["format", "column", "delimiter", "source", "idless"]),
                        query_args=_options(args, ["as-of", "thresholds", "category", "handled"]),
                        report_args=_options(args, ["tile-zooms", "min-cell-count", "attribution"]))

@@ -63,9 +63,9 @@ public enum ReportJob {
         if let field = settings.groupBy, let problem = GroupByCheck.problem(field, in: loaded.columns) {
             throw JobError(.usage, problem)
         }
-        // The extent's published box is drawn from geohash cells (tiles are written for geohash grids only).
+        // The extent's published box is the union of the report grid's cells (SPEC §8, §18).
         let (parameters, extent) = request.query.resolved(
-            for: loaded.columns, cellPrecision: settings.gridSystem.geohashPrecision ?? 7,
+            for: loaded.columns, grid: settings.gridSystem,
             minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")

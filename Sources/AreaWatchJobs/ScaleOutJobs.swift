@@ -62,15 +62,10 @@ public enum ScaleOutJobs {
     /// Step 2. `recordFiles` are `AWREC` files of one key bucket (any order: they are read in
     /// file-index order). Writes `<shard geohash>.awr` per shard and `counts.awn` into `folder`.
     public static func dedup(
-        recordFiles: [String], shardPrecision: Int, gridPrecision: Int, radius: Double,
+        recordFiles: [String], shardPrecision: Int, grid: GridSystem, radius: Double,
         folder: String
     ) throws -> DedupOutcome {
-        guard (1...Geohash.maxPrecision).contains(gridPrecision) else {
-            throw JobError(.usage, "--precision must be within 1…12")
-        }
-        guard (1...gridPrecision).contains(shardPrecision) else {
-            throw JobError(.usage, "--shard-precision must be within 1…\(gridPrecision) (the grid precision)")
-        }
+        try checkShardPrecision(shardPrecision, grid: grid)
         try ExchangeFile.makeDirectory(folder)
         var inputs: [(fileIndex: UInt32, records: [CanonicalRecord])] = []
         for path in recordFiles { inputs.append(try CanonicalRecord.readAll(try ExchangeFile.read(path), name: path)) }
@@ -109,7 +104,7 @@ public enum ScaleOutJobs {
             counts[file] = c
         }
         outcome.keys = kept.count
-        let halo = ShardHalo(precision: shardPrecision, gridPrecision: gridPrecision, radius: radius)
+        let halo = ShardHalo(precision: shardPrecision, grid: grid, radius: radius)
         var shards: [UInt64: BinaryWriter] = [:]
         for record in kept {
             for shard in halo.shards(lat: record.lat, lon: record.lon) {
@@ -138,19 +133,21 @@ public enum ScaleOutJobs {
     /// are beyond its radius. So the owned cells come out as S alone would give them, while a
     /// task of a thousand small shards (near a pole) builds one index instead of a thousand.
     public static func shardGrid(
-        folder: String, precision: Int, query: QuerySettings, minCellCount: Int = 1,
+        folder: String, grid system: GridSystem, query: QuerySettings, minCellCount: Int = 1,
         threads: Int, out: String
     ) throws -> (shards: Int, cells: Int) {
         try refuseLatest(query)
+        if let problem = system.problem { throw JobError(.usage, "--grid: \(problem)") }
+        let finest = system.geohashPrecision ?? Geohash.maxPrecision
         var shards = Set<GeohashCell>()
         var paths: [String] = []
         for name in try ExchangeFile.list(folder, suffix: ".awr") {
             let shardName = name.prefix { $0 != "." }
-            guard let shard = GeohashCell(shardName), shard.precision <= precision,
+            guard let shard = GeohashCell(shardName), shard.precision <= finest,
                 shards.first.map({ $0.precision == shard.precision }) ?? true
             else {
                 throw JobError(
-                    .usage, "\(folder)/\(name): not named after a geohash shard of one precision ≤ \(precision)")
+                    .usage, "\(folder)/\(name): not named after a geohash shard of one precision ≤ \(finest)")
             }
             shards.insert(shard)
             paths.append(folder + "/" + name)
@@ -173,13 +170,13 @@ public enum ScaleOutJobs {
         }
         seen = []
         let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads)
-        let grid = index.grid(precision: precision, threads: threads)
+        let grid = index.grid(system, threads: threads)
         let cells = grid.cells(ownedBy: shards)
-        var totals = ShardTotals(columns: columns, parameters: parameters, shards: shards)
+        var totals = ShardTotals(columns: columns, parameters: parameters, shards: shards, grid: system)
         totals.extent = DataExtent(
-            columns: columns, parameters: parameters, cellPrecision: precision,
+            columns: columns, parameters: parameters, grid: system,
             minCellCount: minCellCount, shards: shards, threads: threads)
-        try ExchangeFile.write(ShardCellsFile.encode(precision: precision, totals: totals, cells: cells), to: out)
+        try ExchangeFile.write(ShardCellsFile.encode(system: system, totals: totals, cells: cells), to: out)
         return (shards.count, cells.count)
     }
 
@@ -213,15 +210,13 @@ public enum ScaleOutJobs {
                 counts[file] = (sum.inserted + c.inserted, sum.updated + c.updated, sum.duplicates + c.duplicates)
             }
         }
-        guard let precision = settings.gridSystem.geohashPrecision else {
-            throw JobError(.usage, "--grid \(settings.gridSystem): the Spark job computes geohash grids only so far")
-        }
+        let system = settings.gridSystem
         var totals = ShardTotals()
         var cells: [ShardCell] = []
         for name in try ExchangeFile.list(parts, suffix: ".awc") {
             let part = try ShardCellsFile.decode(try ExchangeFile.read(parts + "/" + name), name: name)
-            guard part.precision == precision else {
-                throw JobError(.usage, "\(name) holds cells of precision \(part.precision), not \(precision)")
+            guard part.system == system else {
+                throw JobError(.usage, "\(name) holds cells of the grid \(part.system), not \(system)")
             }
             totals.add(part.totals)
             cells += part.cells
@@ -234,7 +229,7 @@ public enum ScaleOutJobs {
                 rejectsByReason: s.rejectsByReason, skipped: false)
         }
         let merged = totals.totals
-        let grid = GridResult(merging: cells, precision: precision, parameters: parameters, years: merged.years)
+        let grid = GridResult(merging: cells, system: system, parameters: parameters, years: merged.years)
         let protected = summaries.map(\.path)
         try ReportFolder.checkReplaceable(settings.out, protecting: protected)
         var content = ReportContent(
@@ -270,6 +265,17 @@ public enum ScaleOutJobs {
     /// refused now, not after the whole job (exit 1, SPEC §8).
     public static func checkOut(_ out: String, protecting files: [String]) throws {
         try ReportFolder.checkReplaceable(out, protecting: files)
+    }
+
+    /// A shard of precision 1…12, and no finer than a geohash grid's cells (a shard would split a
+    /// cell); any precision for an H3 grid, whose cells belong to the shard holding their centre.
+    private static func checkShardPrecision(_ shardPrecision: Int, grid: GridSystem) throws {
+        if let problem = grid.problem { throw JobError(.usage, "--grid: \(problem)") }
+        let finest = grid.geohashPrecision ?? Geohash.maxPrecision
+        guard (1...finest).contains(shardPrecision) else {
+            let what = grid.geohashPrecision == nil ? "" : " (the grid precision)"
+            throw JobError(.usage, "--shard-precision must be within 1…\(finest)\(what)")
+        }
     }
 
     /// Every step must use one as-of: `latest` would be each shard's own newest incident.

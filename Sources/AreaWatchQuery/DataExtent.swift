@@ -9,22 +9,36 @@ public struct DataExtent: Sendable, Equatable {
     public var lastTime: Int64
     /// The smallest box holding every incident (the exact coordinates: for `query` only).
     public var box: GeoBox
-    /// The box public outputs carry (the tiles, SPEC §8): the union of the geohash cells of the
-    /// report's precision holding at least `--min-cell-count` incidents, so that it shows cell
-    /// edges, never an incident's coordinate, and a cell of fewer than K incidents looks like
-    /// nothing there (SPEC §10). nil when no cell qualifies.
+    /// The box public outputs carry (the tiles, SPEC §8, §18): the union of the report grid's cells
+    /// holding at least `--min-cell-count` incidents, so that it shows cell edges, never an
+    /// incident's coordinate, and a cell of fewer than K incidents looks like nothing there (SPEC
+    /// §10). A geohash cell adds its bounds, an H3 cell its `H3Cell.bounds`. nil when no cell
+    /// qualifies.
     public var publishedBox: GeoBox?
 
-    /// The extent of the incidents of `columns` that pass `parameters`' filters (its as-of plays
-    /// no part) and, with `shards`, whose home is one of them; nil when there is none.
-    /// `cellPrecision` and `minCellCount` define `publishedBox`.
+    /// `init(columns:parameters:grid:…)` on the geohash grid of `cellPrecision`.
     public init?(
         columns: IncidentColumns, parameters: QueryParameters, cellPrecision: Int, minCellCount: Int = 1,
         shards: Set<GeohashCell>? = nil, threads: Int = 2
     ) {
+        self.init(
+            columns: columns, parameters: parameters, grid: .geohash(precision: cellPrecision),
+            minCellCount: minCellCount, shards: shards, threads: threads)
+    }
+
+    /// The extent of the incidents of `columns` that pass `parameters`' filters (its as-of plays
+    /// no part) and, with `shards`, whose home (`ShardRule.home`) is one of them; nil when there
+    /// is none. `grid` and `minCellCount` define `publishedBox`.
+    public init?(
+        columns: IncidentColumns, parameters: QueryParameters, grid: GridSystem, minCellCount: Int = 1,
+        shards: Set<GeohashCell>? = nil, threads: Int = 2
+    ) {
         let allowed = parameters.allowedCategories(in: columns)
-        let countCells = minCellCount > 1
-        let shift = UInt64(64 - 5 * cellPrecision)
+        let rule = shards?.first.map { ShardRule(precision: $0.precision, grid: grid) }
+        let geohashPrecision = grid.geohashPrecision
+        // Geohash cells are counted only for K > 1 (below, the extreme incidents' cells give the
+        // union of every occupied cell); H3 cells always.
+        let countCells = minCellCount > 1 || geohashPrecision == nil
         let chunks = IncidentIndex.chunks(columns.count, threads)
         let parts = Concurrency.map(chunks.count) { c -> (DataExtent?, [UInt64]) in
             var count = 0, first = Int64.max, last = Int64.min
@@ -32,12 +46,18 @@ public struct DataExtent: Sendable, Equatable {
             var cells: [UInt64] = []
             for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
                 let lat = columns.lat[i], lon = columns.lon[i], time = columns.time[i]
-                if let shards, let precision = shards.first?.precision,
-                    !shards.contains(GeohashCell(lat: lat, lon: lon, precision: precision))
-                {
-                    continue
+                if let p = geohashPrecision {
+                    if let shards, let rule,
+                        !shards.contains(GeohashCell(lat: lat, lon: lon, precision: rule.precision))
+                    {
+                        continue
+                    }
+                    if countCells { cells.append(Geohash.code(lat: lat, lon: lon) >> UInt64(64 - 5 * p)) }
+                } else {
+                    let id = grid.cell(lat: lat, lon: lon)
+                    if let shards, let rule, !shards.contains(rule.owner(of: id)) { continue }
+                    cells.append(id.raw)
                 }
-                if countCells { cells.append(Geohash.code(lat: lat, lon: lon) >> shift) }
                 count += 1
                 first = min(first, time)
                 last = max(last, time)
@@ -56,12 +76,10 @@ public struct DataExtent: Sendable, Equatable {
         for part in parts { merged.add(part.0) }
         guard var extent = merged else { return nil }
         if countCells {
-            extent.publishedBox = DataExtent.box(
-                ofCells: parts.flatMap(\.1), precision: cellPrecision,
-                minCount: minCellCount)
-        } else {
-            let south = GeohashCell(lat: extent.box.minLat, lon: extent.box.minLon, precision: cellPrecision).bounds
-            let north = GeohashCell(lat: extent.box.maxLat, lon: extent.box.maxLon, precision: cellPrecision).bounds
+            extent.publishedBox = DataExtent.box(ofCells: parts.flatMap(\.1), grid: grid, minCount: minCellCount)
+        } else if let p = geohashPrecision {
+            let south = GeohashCell(lat: extent.box.minLat, lon: extent.box.minLon, precision: p).bounds
+            let north = GeohashCell(lat: extent.box.maxLat, lon: extent.box.maxLon, precision: p).bounds
             extent.publishedBox = GeoBox(
                 minLat: south.minLat, minLon: south.minLon,
                 maxLat: north.maxLat, maxLon: north.maxLon)
@@ -77,8 +95,8 @@ public struct DataExtent: Sendable, Equatable {
         self.publishedBox = publishedBox
     }
 
-    /// The union of the cells (prefixes at `precision`) that occur at least `minCount` times.
-    static func box(ofCells cells: [UInt64], precision: Int, minCount: Int) -> GeoBox? {
+    /// The union of the cells of `grid` (their raw ids) that occur at least `minCount` times.
+    static func box(ofCells cells: [UInt64], grid: GridSystem, minCount: Int) -> GeoBox? {
         var sorted = cells
         sorted.sort()
         var box: GeoBox?
@@ -87,7 +105,7 @@ public struct DataExtent: Sendable, Equatable {
             var end = k + 1
             while end < sorted.count && sorted[end] == sorted[k] { end += 1 }
             if end - k >= minCount {
-                box = GeoBox.union(box, GeohashCell(prefix: sorted[k], precision: precision).bounds)
+                box = GeoBox.union(box, grid.bounds(of: GridCellID(raw: sorted[k])))
             }
             k = end
         }

@@ -47,15 +47,15 @@ public struct ShardTotals: Sendable, Equatable {
 
     public init() {}
 
-    /// The totals of the incidents of `columns` whose home is one of `shards` (all of them when
-    /// nil); the shards share one precision.
-    public init(columns: IncidentColumns, parameters: QueryParameters, shards: Set<GeohashCell>?) {
+    /// The totals of the incidents of `columns` whose home (`ShardRule.home`: the shard owning
+    /// their cell of `grid`) is one of `shards` (all of them when nil); the shards share one
+    /// precision.
+    public init(columns: IncidentColumns, parameters: QueryParameters, shards: Set<GeohashCell>?, grid: GridSystem) {
         let windows = parameters.windows
         let allowed = parameters.allowedCategories(in: columns)
-        let precision = shards?.first?.precision ?? 1
+        let rule = shards?.first.map { ShardRule(precision: $0.precision, grid: grid) }
         for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
-            if let shards, !shards.contains(GeohashCell(lat: columns.lat[i], lon: columns.lon[i], precision: precision))
-            {
+            if let shards, let rule, !shards.contains(rule.home(lat: columns.lat[i], lon: columns.lon[i])) {
                 continue
             }
             switch windows.membership(columns.time[i]) {
@@ -94,26 +94,27 @@ public struct ShardTotals: Sendable, Equatable {
 }
 
 extension GridResult {
-    /// The cells whose geohash starts with one of `shards` (of one precision), as the merge needs them.
+    /// The cells owned by one of `shards` (of one precision; `ShardRule.owner`: the shard holding
+    /// the cell's centre), as the merge needs them.
     public func cells(ownedBy shards: Set<GeohashCell>) -> [ShardCell] {
         guard let shardPrecision = shards.first?.precision else { return [] }
-        precondition(shardPrecision <= geohashPrecision ?? 0, "geohash shards of a geohash grid")
+        let rule = ShardRule(precision: shardPrecision, grid: system)
         return cells.compactMap { c in
-            guard shards.contains(c.cell.parent(precision: shardPrecision)) else { return nil }
+            guard shards.contains(rule.owner(of: c.id)) else { return nil }
             let counts = yearCounts(of: c)
             return ShardCell(
-                prefix: c.cell.prefix, nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
+                prefix: c.id.raw, nCurrent: c.nCurrent, nPrevious: c.nPrevious, rCurrent: c.rCurrent,
                 rPrevious: c.rPrevious, handled: c.handled,
                 years: zip(years, counts).filter { $0.1 > 0 }.map { (year: $0.0, count: $0.1) })
         }
     }
 
-    /// The grid made of the shards' cells, as one machine would have computed it: cells sorted
-    /// by geohash, the class from `r_current`, the calendar years those of the whole run.
+    /// The grid made of the shards' cells, as one machine would have computed it: cells in the
+    /// cell order of `system`, the class from `r_current`, the calendar years those of the whole run.
     ///
     /// - Parameter years: every calendar year present in the run (the merged totals' years);
     ///   a cell year outside it is a programming error.
-    public init(merging shardCells: [ShardCell], precision: Int, parameters: QueryParameters, years: [Int]) {
+    public init(merging shardCells: [ShardCell], system: GridSystem, parameters: QueryParameters, years: [Int]) {
         let sorted = shardCells.sorted { $0.prefix < $1.prefix }
         var slot = [Int: UInt16]()
         for (k, y) in years.enumerated() { slot[y] = UInt16(k) }
@@ -125,26 +126,36 @@ extension GridResult {
             for (year, count) in c.years { entries.append((slot[year]!, UInt32(count))) }
             cells.append(
                 GridCell(
-                    id: GridCellID(raw: c.prefix), system: .geohash(precision: precision), nCurrent: c.nCurrent,
+                    id: GridCellID(raw: c.prefix), system: system, nCurrent: c.nCurrent,
                     nPrevious: c.nPrevious,
                     rCurrent: c.rCurrent, rPrevious: c.rPrevious, handled: c.handled,
                     safetyClass: parameters.thresholds.classify(c.rCurrent),
                     yearStart: Int32(start), yearCount: Int32(entries.count - start)))
         }
-        self.init(
-            system: .geohash(precision: precision), parameters: parameters, cells: cells, years: years,
-            yearEntries: entries)
+        self.init(system: system, parameters: parameters, cells: cells, years: years, yearEntries: entries)
+    }
+
+    /// `init(merging:system:…)` for a geohash grid of `precision`.
+    public init(merging shardCells: [ShardCell], precision: Int, parameters: QueryParameters, years: [Int]) {
+        self.init(merging: shardCells, system: .geohash(precision: precision), parameters: parameters, years: years)
     }
 }
 
 /// `AWCEL` files: one shard's owned cells and totals (docs/FORMATS.md).
 public enum ShardCellsFile {
-    public static let magic = "AWCEL003"
+    public static let magic = "AWCEL004"
 
-    public static func encode(precision: Int, totals: ShardTotals, cells: [ShardCell]) -> [UInt8] {
+    public static func encode(system: GridSystem, totals: ShardTotals, cells: [ShardCell]) -> [UInt8] {
         var w = BinaryWriter(capacity: 64 + cells.count * 56)
         for b in magic.utf8 { w.u8(b) }
-        w.u8(UInt8(precision))
+        switch system {
+        case .geohash(let p):
+            w.u8(0)
+            w.u8(UInt8(p))
+        case .h3(let r):
+            w.u8(1)
+            w.u8(UInt8(r))
+        }
         w.i64(Int64(totals.current))
         w.i64(Int64(totals.previous))
         w.i64(Int64(totals.excludedFuture))
@@ -175,11 +186,15 @@ public enum ShardCellsFile {
     }
 
     public static func decode(_ bytes: [UInt8], name: String) throws -> (
-        precision: Int, totals: ShardTotals, cells: [ShardCell]
+        system: GridSystem, totals: ShardTotals, cells: [ShardCell]
     ) {
         var r = BinaryReader(bytes, name: name)
         try r.expectMagic(magic)
-        let precision = Int(try r.u8())
+        let kind = try r.u8(), fineness = Int(try r.u8())
+        let system: GridSystem = kind == 0 ? .geohash(precision: fineness) : .h3(resolution: fineness)
+        guard kind <= 1, system.problem == nil else {
+            throw BinaryReader.Malformed(description: "\(name): no grid system \(kind):\(fineness) at byte 8")
+        }
         var totals = ShardTotals()
         totals.current = Int(try r.i64())
         totals.previous = Int(try r.i64())
@@ -208,7 +223,7 @@ public enum ShardCellsFile {
                     handled: n[4], years: years))
         }
         guard r.atEnd else { throw BinaryReader.Malformed(description: "\(name): trailing bytes at \(r.offset)") }
-        return (precision, totals, cells)
+        return (system, totals, cells)
     }
 
     /// The extent: a count (0: none), then the times, the box and the published box (a flag, then

@@ -35,13 +35,13 @@ extension AreaWatch {
 
         @Argument(help: "AWREC files of one key bucket.") var files: [String] = []
         @Option(help: "Geohash precision of the shards.") var shardPrecision = 4
-        @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
+        @OptionGroup var cells: ScaleOutGrid
         @Option(help: "The query radius in metres (the halo's width).") var radius = Decimal(1000)
         @Option(help: "The folder to write <shard>.awr and counts.awn into.") var out: String
 
         func run() throws {
             let o = try ScaleOutJobs.dedup(
-                recordFiles: files, shardPrecision: shardPrecision, gridPrecision: precision,
+                recordFiles: files, shardPrecision: shardPrecision, grid: try cells.system(),
                 radius: radius.value, folder: out)
             print("\(o.records) records, \(o.keys) keys, \(o.copies) copies in \(o.shards) shards")
         }
@@ -54,7 +54,7 @@ extension AreaWatch {
             shouldDisplay: false)
 
         @Option(name: .customLong("in"), help: "The folder of <shard>.<part>.awr files.") var input: String
-        @Option(help: "Geohash precision of the grid cells (1…12).") var precision = 7
+        @OptionGroup var cells: ScaleOutGrid
         @OptionGroup var query: QuerySettings
         @Option(help: "The report's --min-cell-count (the published data box, SPEC §8).") var minCellCount = 1
         @Option(help: "Worker threads.") var threads = 1
@@ -62,7 +62,7 @@ extension AreaWatch {
 
         func run() throws {
             let (shards, cells) = try ScaleOutJobs.shardGrid(
-                folder: input, precision: precision, query: query,
+                folder: input, grid: try cells.system(), query: query,
                 minCellCount: max(1, minCellCount),
                 threads: max(1, threads), out: out)
             print("\(cells) cells in \(shards) shards")
@@ -100,5 +100,23 @@ extension AreaWatch {
         func run() throws {
             try ScaleOutJobs.checkOut(out, protecting: files)
         }
+    }
+}
+
+/// The grid of the `dedup` and `shard-grid` steps: `--grid geohash:P|h3:R`, or `--precision P`
+/// (short for `--grid geohash:P`), geohash:7 without either, as `report` reads them (SPEC §18).
+struct ScaleOutGrid: ParsableArguments {
+    @Option(help: "The grid: geohash:P (P 1…12) or h3:R (R 0…15).", transform: GridSystem.option)
+    var grid: GridSystem?
+    @Option(help: "Geohash precision of the grid cells (1…12): short for --grid geohash:P.") var precision: Int?
+
+    func system() throws -> GridSystem {
+        if let grid, let precision, grid != .geohash(precision: precision) {
+            throw JobError(.usage, "--grid \(grid) and --precision \(precision) name different grids: give one of them")
+        }
+        if let precision, !(1...Geohash.maxPrecision).contains(precision) {
+            throw JobError(.usage, "--precision must be within 1…12")
+        }
+        return grid ?? .geohash(precision: precision ?? 7)
     }
 }

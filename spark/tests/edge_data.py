@@ -65,10 +65,39 @@ def edge_points(grid_precision):
     return points
 
 
-def write_files(folder, grid_precision=6, seed=15, per_point=3):
-    """Writes three CSV exports and returns their paths, in ingest order."""
+# Beside Fiji, where H3 cells straddle the antimeridian (SPEC §18's boundary case).
+FIJI = (-17.8, 179.95)
+
+
+def h3_edge_points(resolution):
+    """Points for an H3 grid (SPEC §18) from h3-py, the reference the engine's H3 is checked
+    against: on and beside the shard corner, at 999.9 / 1000 / 1000.1 m from the centres of the
+    H3 cells around it and around Fiji (across the antimeridian), and near both poles. At coarse
+    resolutions a cell's centre is often in another shard than some of its incidents."""
+    import h3
+
+    clat, clon = CORNER
+    points = [(clat, clon), (clat, clon + 0.01), (clat, clon - 0.01), (clat + 0.01, clon), (clat - 0.01, clon)]
+    for lat, lon in ((clat, clon), FIJI, (FIJI[0], -FIJI[1])):
+        for cell in sorted(h3.grid_disk(h3.latlng_to_cell(lat, lon, resolution), 1)):
+            centre = h3.cell_to_latlng(cell)
+            points.append(centre)
+            for bearing in (0, 60, 90, 150, 210, 270, 330):
+                for metres in (999.9, 1000.0, 1000.1):
+                    points.append(destination(centre[0], centre[1], bearing, metres))
+            # A vertex: an incident on it is inside one of the cells meeting there.
+            points.append(h3.cell_to_boundary(cell)[0])
+    for lat in (FIJI[0], 0.0, 60.0):
+        points += [(lat, 180.0), (lat, -180.0), (lat, 179.9999), (lat, -179.9999)]
+    points += [(89.95, 0.0), (89.95, 179.99), (-89.9, -45.0), (-89.9, 120.0)]
+    return points
+
+
+def write_files(folder, grid_precision=6, seed=15, per_point=3, points=None):
+    """Writes three CSV exports and returns their paths, in ingest order. `points` replaces the
+    geohash edge points (`edge_points(grid_precision)`)."""
     rng = random.Random(seed)
-    points = edge_points(grid_precision)
+    points = edge_points(grid_precision) if points is None else points
     rows = []
     for k, (lat, lon) in enumerate(points):
         for j in range(per_point):

@@ -12,10 +12,8 @@ too.
 import filecmp
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
@@ -35,27 +33,6 @@ BUNDLED = [os.path.join(ROOT, "datasets", p) for p in (
     "police-uk/2018-07-calderdale-street.csv", "watchme/watchme-export-2018-07-31.json",
     "watchme/watchme-export-2018-08-01-edits.json")]
 ALL_PAIRS = [(n, p) for n in (1, 3, 8) for p in (3, 4, 5)]
-
-
-@pytest.fixture(scope="session")
-def spark():
-    if not os.access(ENGINE, os.X_OK):
-        pytest.fail("no engine at %s: run `swift build --product areawatch` first" % ENGINE)
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("areawatch-tests")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="session")
-def scratch():
-    folder = tempfile.mkdtemp(prefix="areawatch-spark-tests-")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def single_machine(files, out, query, report):

@@ -128,6 +128,15 @@ public enum GridSystem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The smallest latitude/longitude box holding a cell: a geohash cell's bounds, an H3 cell's
+    /// `H3Cell.bounds`.
+    public func bounds(of cell: GridCellID) -> GeoBox {
+        switch self {
+        case .geohash(let p): GeohashCell(prefix: cell.raw, precision: p).bounds
+        case .h3: H3Cell(validIndex: cell.raw).bounds
+        }
+    }
+
     /// The cell of the coarser grid `coarser` (the same system, a precision or resolution at most
     /// this one's) that contains `cell`. In the cell order, the cells of one parent are adjacent.
     public func parent(of cell: GridCellID, in coarser: GridSystem) -> GridCellID {

@@ -57,6 +57,31 @@ public struct H3Cell: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
+    /// The box of the cell's boundary vertices (the polygon the outputs draw, vertex to vertex).
+    /// A box cannot cross the antimeridian: a cell across it (its vertices' longitudes more than
+    /// 180° apart) gets every longitude, as the union of cells on both sides of it would; a cell
+    /// holding a pole gets every longitude and reaches the pole.
+    public var bounds: GeoBox {
+        let ring = boundary
+        var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
+        for v in ring {
+            box.minLat = min(box.minLat, v.lat)
+            box.maxLat = max(box.maxLat, v.lat)
+            box.minLon = min(box.minLon, v.lon)
+            box.maxLon = max(box.maxLon, v.lon)
+        }
+        let r = resolution
+        let north = self == H3.cell(lat: 90, lon: 0, resolution: r)
+        let south = self == H3.cell(lat: -90, lon: 0, resolution: r)
+        if north { box.maxLat = 90 }
+        if south { box.minLat = -90 }
+        if north || south || box.maxLon - box.minLon > 180 {
+            box.minLon = -180
+            box.maxLon = 180
+        }
+        return box
+    }
+
     /// The 15 lowercase hexadecimal digits of the index (H3's h3ToString; a cell's index always
     /// has exactly 15 significant digits, as its mode bits are 0b0001).
     public var text: String {

@@ -55,11 +55,11 @@ public struct QuerySettings: ParsableArguments, Sendable {
     /// The parameters for a run over `columns`: `--as-of latest` resolved from their extent (logged,
     /// since every output states the instant it chose), and the extent itself.
     public func resolved(
-        for columns: IncidentColumns, cellPrecision: Int = 7, minCellCount: Int = 1,
+        for columns: IncidentColumns, grid: GridSystem = .standard, minCellCount: Int = 1,
         progress: ProgressReporter
     ) -> (parameters: QueryParameters, extent: DataExtent?) {
         let extent = DataExtent(
-            columns: columns, parameters: parameters(now: 0), cellPrecision: cellPrecision,
+            columns: columns, parameters: parameters(now: 0), grid: grid,
             minCellCount: minCellCount)
         let parameters = parameters(latest: extent?.lastTime)
         if asOf == .latest {
