@@ -134,7 +134,9 @@ enum H3GridScatter {
         var farthest = 0.0
         for m in members {
             let i = Int(m)
-            farthest = max(farthest, Haversine.distance(lat1: centre.lat, lon1: centre.lon, lat2: points.lat[i], lon2: points.lon[i]))
+            farthest = max(
+                farthest,
+                Haversine.distance(lat1: centre.lat, lon1: centre.lon, lat2: points.lat[i], lon2: points.lon[i]))
         }
         // The margin covers the haversine's rounding between the two distances added here.
         let reach = RadiusTest(radius: test.radius + farthest + 1e-6 * (test.radius + farthest) + 1e-3)
@@ -149,12 +151,14 @@ enum H3GridScatter {
             for m in members {
                 let i = Int(m)
                 let q = vectors[i].quarterChordSquared(to: v)
-                guard q <= band.certainlyWithin
-                    || (q <= band.certainlyBeyond
-                        && Haversine.halfChordSquared(lat1: points.lat[i], lon1: points.lon[i], lat2: c.lat, lon2: c.lon)
-                            <= test.threshold)
+                guard
+                    q <= band.certainlyWithin
+                        || (q <= band.certainlyBeyond
+                            && Haversine.halfChordSquared(
+                                lat1: points.lat[i], lon1: points.lon[i], lat2: c.lat, lon2: c.lon)
+                                <= test.threshold)
                 else { continue }
-            let f = points.flags[i]
+                let f = points.flags[i]
                 current &+= UInt32(f.currentCount)
                 previous &+= 1 &- UInt32(f.currentCount)
                 handled &+= UInt32(f.handledCount)

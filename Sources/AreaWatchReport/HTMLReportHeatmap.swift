@@ -113,7 +113,8 @@ enum HTMLHeatmap {
         for cls in SafetyClass.allCases {
             let cells = grid.cells.filter { $0.safetyClass == cls }
             guard !cells.isEmpty else { continue }
-            out += "<path class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(cells.count)\" "
+            out +=
+                "<path class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(cells.count)\" "
             out += "d=\"" + cells.map { frame.cellPath($0.id) }.joined() + "\" />\n"
         }
         return out

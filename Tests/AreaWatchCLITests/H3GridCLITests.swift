@@ -138,7 +138,8 @@ struct H3GridCLITests {
         #expect(page.contains("Area danger by H3 resolution 9 cell"))
         // Each cell: `<path d="Mx yl dx dy … z"><title>index · … · class</title>` with one step per
         // further vertex of its cellToBoundary ring, so the drawn rings close on themselves.
-        let drawn = page.matches(of: #/<path d="M(-?\d+) (-?\d+)l([-\d ]*)z"><title>([0-9a-f]{15}) · [^<]* · (\w+)<\/title>/#)
+        let drawn = page.matches(
+            of: #/<path d="M(-?\d+) (-?\d+)l([-\d ]*)z"><title>([0-9a-f]{15}) · [^<]* · (\w+)<\/title>/#)
         #expect(drawn.map { String($0.4) }.sorted() == classOf.keys.sorted(), "every reported cell drawn once")
         for m in drawn {
             let id = String(m.4)
@@ -146,7 +147,8 @@ struct H3GridCLITests {
             let cell = try #require(H3Cell(id))
             #expect(steps.count == 2 * (cell.boundary.count - 1), "\(id): one step per vertex")
             #expect(String(m.5) == classOf[id], "\(id): drawn in its class")
-            #expect(abs(stride(from: 0, to: steps.count, by: 2).reduce(0) { $0 + steps[$1] }) <= 12, "\(id): a small ring")
+            #expect(
+                abs(stride(from: 0, to: steps.count, by: 2).reduce(0) { $0 + steps[$1] }) <= 12, "\(id): a small ring")
         }
     }
 

@@ -178,7 +178,8 @@ struct HaversineTests {
             let atRadius = rng.uniform(0, 1) < 0.5
             let distance = atRadius ? radius : rng.uniform(0, 2) * radius
             let dest = destination(lat: lat1, lon: lon1, bearing: rng.uniform(0, 360), distance: distance)
-            let test = RadiusTest(radius: atRadius ? Haversine.distance(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon) : radius)
+            let test = RadiusTest(
+                radius: atRadius ? Haversine.distance(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon) : radius)
             let q = UnitVector(lat: lat1, lon: lon1).quarterChordSquared(to: UnitVector(lat: dest.lat, lon: dest.lon))
             let exact = test.contains(lat1: lat1, lon1: lon1, lat2: dest.lat, lon2: dest.lon)
             let band = test.chordBand
