@@ -6,7 +6,7 @@ import Testing
 /// Calderdale police data with populations that cover every case: a small town centre, two towns,
 /// a population 0, a string of digits and none at all. Rates are recomputed here from the counts
 /// the report wrote, and the smoothing by the textbook formula, independently of the engine.
-@Suite("rates per resident of named areas", .timeLimit(.minutes(10)))
+@Suite("rates per resident of named areas", .timeLimit(.minutes(60)))
 struct AreaRatesCLITests {
     /// The bundled areas with test populations, by area name; nil: no `population` member.
     static let populations: [(name: String, json: String?)] = [

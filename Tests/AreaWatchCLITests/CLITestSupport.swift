@@ -232,6 +232,11 @@ final class Spawned: @unchecked Sendable {
 }
 
 /// Runs `areawatch ARGUMENTS` to its end.
+///
+/// A hung binary is caught here, by `timeout`, not by the suites' time limits: a suite's limit
+/// (60 minutes) runs from when Swift Testing starts its tests, and on a 2-core machine most of
+/// them then wait for a thread of the cooperative pool while others run, so a limit shorter than
+/// the whole run fails tests that have not yet run a line.
 @discardableResult
 func areawatch(
     _ arguments: [String], cwd: String? = nil, timeout: Double = 120, environment: [String: String] = [:],

@@ -6,7 +6,7 @@ import Testing
 /// to reports made from the store (except `timings_s`); a missing, damaged, truncated or stale
 /// one is refused with a note and the store is read instead; `report` never writes it; the
 /// nightly job makes it when there is none and keeps it in step.
-@Suite("column snapshot (CLI)", .timeLimit(.minutes(10)))
+@Suite("column snapshot (CLI)", .timeLimit(.minutes(60)))
 struct ColumnSnapshotCLITests {
     static func report(_ db: String, _ out: String) -> [String] {
         [

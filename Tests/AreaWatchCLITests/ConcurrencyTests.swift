@@ -8,7 +8,7 @@ import Testing
 
 /// SPEC §9 and docs/SCHEMA.md: one writer per store (a second `run` or `ingest` exits 4 at
 /// once), and readers see the store before or after a file, never between.
-@Suite("concurrency", .timeLimit(.minutes(10)))
+@Suite("concurrency", .timeLimit(.minutes(60)))
 struct ConcurrencyTests {
     /// Waits until `child` holds the store's lock (it writes its pid into `<store>.lock` once
     /// the flock is taken).

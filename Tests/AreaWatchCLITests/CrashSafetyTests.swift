@@ -10,7 +10,7 @@ import Testing
 /// over a measured uninterrupted run. After every kill each file is wholly in the store or
 /// wholly absent (and logged exactly when present), the report folder is the previous one or
 /// the new one, and re-running the same command converges to the uninterrupted result.
-@Suite("crash safety (SIGKILL)", .timeLimit(.minutes(10)))
+@Suite("crash safety (SIGKILL)", .timeLimit(.minutes(60)))
 struct CrashSafetyTests {
     static let trials = 20
 

@@ -9,7 +9,7 @@ import Testing
 /// SPEC §8: outputs are deterministic (byte-identical except `timings_s`) and published
 /// atomically (a crash never leaves a half report under the final name; DECISIONS.md: leftover
 /// work folders are removed by the next run).
-@Suite("determinism and atomic publishing", .timeLimit(.minutes(10)))
+@Suite("determinism and atomic publishing", .timeLimit(.minutes(60)))
 struct DeterminismAtomicityTests {
     @Test(
         "report over the nightly job's store and parameters, on one thread: byte-identical to the job's report (except timings_s)"

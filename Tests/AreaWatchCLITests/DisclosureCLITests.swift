@@ -4,7 +4,7 @@ import Testing
 
 /// Hostile-input attacks on public outputs, end to end through the built binary: the isolated
 /// incident of SPEC §10 and spreadsheet formulas in CSV text cells (SPEC §8).
-@Suite("disclosure control and CSV injection, end to end", .timeLimit(.minutes(10)))
+@Suite("disclosure control and CSV injection, end to end", .timeLimit(.minutes(60)))
 struct DisclosureCLITests {
     /// The sections of report.html that SPEC §10's property covers.
     static func geographicSections(_ html: [UInt8]?) -> [String] {

@@ -5,7 +5,7 @@ import Testing
 
 /// `report --ehsa` and `[report] ehsa = true` end to end (SPEC §13): a neighbourhood where
 /// incidents start in the last three months, over two years of steady background.
-@Suite("emerging hot spots end to end", .timeLimit(.minutes(10)))
+@Suite("emerging hot spots end to end", .timeLimit(.minutes(60)))
 struct EHSACLITests {
     static let asOf = "2024-03-31T12:00:00Z"
     /// Where the new cluster is, well inside its geohash-6 cell.

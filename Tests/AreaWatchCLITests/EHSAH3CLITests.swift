@@ -7,7 +7,7 @@ import Testing
 /// `report --ehsa --ehsa-grid h3:R` end to end (SPEC §13, §18) through the built binary, on the
 /// bundled police files: the locations against the test's own reading of the inputs, every
 /// format's `h3` column and hexagons, the summary, the page, and the option's refusals.
-@Suite("emerging hot spots on H3 (SPEC §18)", .timeLimit(.minutes(10)))
+@Suite("emerging hot spots on H3 (SPEC §18)", .timeLimit(.minutes(60)))
 struct EHSAH3CLITests {
     static let inputs = Array(Datasets.police.suffix(2))
 

@@ -7,7 +7,7 @@ import Testing
 /// `--max-ehsa-bins` before any work (SPEC §8, §13), and with `--min-cell-count K` an incident
 /// alone in its cell leaves `ehsa.csv`, `ehsa.geojson` and the report's EHSA map unchanged,
 /// even next to written locations (SPEC §10).
-@Suite("emerging hot spots: bounded and disclosure-safe", .timeLimit(.minutes(10)))
+@Suite("emerging hot spots: bounded and disclosure-safe", .timeLimit(.minutes(60)))
 struct EHSAHardeningCLITests {
     static let asOf = "2024-03-31T12:00:00Z"
 

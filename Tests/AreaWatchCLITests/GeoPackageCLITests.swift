@@ -6,7 +6,7 @@ import Testing
 /// SPEC §19 end to end: grid.gpkg against the CSVs and GeoJSON beside it, read by GDAL (ogrinfo,
 /// ogr2ogr, the GeoPackage validator) and through SQLite; its QGIS styles against the page's
 /// legend. A GDAL tool that is not installed is named as skipped.
-@Suite("GeoPackage output end to end", .timeLimit(.minutes(10)))
+@Suite("GeoPackage output end to end", .timeLimit(.minutes(60)))
 struct GeoPackageCLITests {
     @Test("ogrinfo lists the bundled report's grid, areas and poi layers with the CSVs' rows, fields and extent")
     func bundledLayers() throws {

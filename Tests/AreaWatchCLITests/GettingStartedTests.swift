@@ -5,7 +5,7 @@ import Testing
 /// A new user's first commands: every command's `--help` ends with examples, and the examples
 /// are real — their options are the command's own, and those that read the bundled datasets run
 /// as written (globs expanded as a shell would) from a folder laid out like the repository.
-@Suite("getting started: help examples", .timeLimit(.minutes(10)))
+@Suite("getting started: help examples", .timeLimit(.minutes(60)))
 struct GettingStartedTests {
     static let commands = ["ingest", "stats", "query", "report", "lookup", "serve", "run", "check", "benchmark"]
 

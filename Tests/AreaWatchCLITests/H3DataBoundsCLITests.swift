@@ -7,7 +7,7 @@ import Testing
 /// the union of the boxes of the boundary vertices of the H3 cells at the report's resolution that
 /// hold at least `--min-cell-count` bundled incidents (read by the test's own model), in
 /// tilejson.json.
-@Suite("H3 data_bounds (SPEC §8, §18)", .timeLimit(.minutes(10)))
+@Suite("H3 data_bounds (SPEC §8, §18)", .timeLimit(.minutes(60)))
 struct H3DataBoundsCLITests {
     /// The union of the boundary boxes of the cells at `resolution` holding at least `k` incidents,
     /// as `[west, south, east, north]` (no bundled cell crosses the antimeridian or holds a pole).

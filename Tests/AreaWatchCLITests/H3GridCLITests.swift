@@ -8,7 +8,7 @@ import Testing
 /// files: grid.csv and grid.geojson against a brute force over the test's own reading of the
 /// inputs. H3's cells and centres come from the vendored library (checked against h3-py in the
 /// Core tests); which cells are reported and every count are the brute force's own.
-@Suite("report --grid h3:R (SPEC §18)", .timeLimit(.minutes(10)))
+@Suite("report --grid h3:R (SPEC §18)", .timeLimit(.minutes(60)))
 struct H3GridCLITests {
     static let inputs = Array(Datasets.police.suffix(2))
 

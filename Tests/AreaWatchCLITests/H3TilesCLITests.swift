@@ -10,7 +10,7 @@ import Testing
 /// The widget tiles, `lookup` and `serve`'s `/v1/safety` of an H3 grid (SPEC §18) end to end
 /// through the built binary: every tile against grid.csv of the same report, regrouped by the
 /// test with H3's own parents; every answer against the cell `latLngToCell` gives at R.
-@Suite("H3 widget tiles, lookup and /v1/safety (SPEC §18)", .timeLimit(.minutes(10)))
+@Suite("H3 widget tiles, lookup and /v1/safety (SPEC §18)", .timeLimit(.minutes(60)))
 struct H3TilesCLITests {
     static let zooms = 10...14
 

@@ -6,7 +6,7 @@ import Testing
 /// The hardening review: the inbox is where other parties drop files, so the nightly job must
 /// not trust what it finds there — links out of it, link loops, dangling links, FIFOs — and must
 /// say what it skipped. Each test runs `areawatch run` on a real folder tree.
-@Suite("the inbox as a trust boundary", .timeLimit(.minutes(10)))
+@Suite("the inbox as a trust boundary", .timeLimit(.minutes(60)))
 struct InboxTrustTests {
     static func incidents(_ ids: [String], lat: Double = 53.72) -> String {
         "id,lat,lon,time,category\n"

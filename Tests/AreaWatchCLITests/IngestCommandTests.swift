@@ -64,7 +64,7 @@ struct IngestTable {
     }
 }
 
-@Suite("ingest", .timeLimit(.minutes(10)))
+@Suite("ingest", .timeLimit(.minutes(60)))
 struct IngestCommandTests {
     static let tableHeader = [
         "file", "format", "records", "accepted", "new", "updated", "unchanged", "rejected", "rejects by reason"

@@ -4,7 +4,7 @@ import Testing
 
 /// First-hour item 5: inputs are checked before anything is created, each error is printed
 /// once, and a negative number is an option's value (with the option's range message).
-@Suite("errors once, files untouched", .timeLimit(.minutes(10)))
+@Suite("errors once, files untouched", .timeLimit(.minutes(60)))
 struct InputCheckTests {
     @Test(
         "ingest of only unreadable files into a new store: exit 2, no store, lock or rejects file",

@@ -4,7 +4,7 @@ import Testing
 
 /// report.html's trend (SPEC §8): the months the data covers in words, a monthly series, partial
 /// years marked, a monthly series per named area; checked against timeseries.csv and the inputs.
-@Suite("report.html monthly trend, end to end", .timeLimit(.minutes(10)))
+@Suite("report.html monthly trend, end to end", .timeLimit(.minutes(60)))
 struct MonthlyTrendCLITests {
     static func trendSection(_ html: String) throws -> String {
         let start = try #require(html.range(of: "<section id=\"trend\">"))

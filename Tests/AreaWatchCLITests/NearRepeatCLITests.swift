@@ -7,7 +7,7 @@ import Testing
 /// incidents repeat near an earlier one within days: the table's observed pairs equal a brute-force
 /// count over every pair of the input, the permutations are reproducible by seed, the strong
 /// near-repeat cell is significant, and the pair bound refuses before anything is written.
-@Suite("near-repeat (Knox test)", .timeLimit(.minutes(10)))
+@Suite("near-repeat (Knox test)", .timeLimit(.minutes(60)))
 struct NearRepeatCLITests {
     struct Incident {
         var time: Int64

@@ -11,7 +11,7 @@ import Testing
 /// an as-of that leaves both windows empty (SPEC §7: `--as-of latest`, the warning and the
 /// report's banner), a year read as a time (SPEC §2.4), and "Safe Area" where there is no data
 /// (SPEC §7.1 `coverage`, through query, lookup and `/v1/safety`).
-@Suite("no silent empty answers", .timeLimit(.minutes(10)))
+@Suite("no silent empty answers", .timeLimit(.minutes(60)))
 struct NoSilentAnswersCLITests {
     static let police2018 = Datasets.police[2]
     static let london = (lat: "51.5074", lon: "-0.1278")

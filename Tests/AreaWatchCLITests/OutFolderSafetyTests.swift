@@ -10,7 +10,7 @@ import Testing
 /// wrote; anything else — and any folder holding the store, the inbox, the rejects file or an
 /// input — is refused with exit 1 and left exactly as it was. Each case is an attack that
 /// deleted data before (`report --db p/x.db --out p` wiped the store and exited 0).
-@Suite("--out never deletes what areawatch did not write", .timeLimit(.minutes(10)))
+@Suite("--out never deletes what areawatch did not write", .timeLimit(.minutes(60)))
 struct OutFolderSafetyTests {
     /// One small input, for stores and `--input` runs.
     static let csv = "id,lat,lon,time,category\na,53.72,-1.86,2018-05-01,Burglary\nb,53.73,-1.87,2018-06-01,Burglary\n"
@@ -140,7 +140,7 @@ struct OutFolderSafetyTests {
 
 /// SPEC §8: work is bounded before it starts — a grid estimated above `--max-cells` and a radius
 /// outside (0, 50000] m are refused with a message naming the estimate or the limit.
-@Suite("bounded work for any input", .timeLimit(.minutes(10)))
+@Suite("bounded work for any input", .timeLimit(.minutes(60)))
 struct BoundedWorkTests {
     @Test(
         "one incident at the pole (7.3M cells at precision 8), at precision 12, or above a lower --max-cells: refused at once",

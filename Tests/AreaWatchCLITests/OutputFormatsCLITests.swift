@@ -5,7 +5,7 @@ import Testing
 /// `report --formats LIST` and the `formats` key of the nightly config (SPEC §19) through the
 /// built binary on the bundled police data: a job writes exactly the files of the formats it
 /// names, and the ones it writes are the bytes the full report writes.
-@Suite("report --formats", .timeLimit(.minutes(10)))
+@Suite("report --formats", .timeLimit(.minutes(60)))
 struct OutputFormatsCLITests {
     static let common = [
         "--as-of", Datasets.asOf, "--quiet", "--ehsa", "--ehsa-steps", "12",

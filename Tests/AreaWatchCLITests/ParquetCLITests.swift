@@ -5,7 +5,7 @@ import Testing
 /// SPEC §19 end to end: the report folder's GeoParquet files against the CSV and GeoJSON beside
 /// them, read by the tests' own Parquet reader and by the independent readers (pyarrow,
 /// GeoPandas, DuckDB) through Fixtures/check_parquet.py.
-@Suite("GeoParquet outputs end to end", .timeLimit(.minutes(10)))
+@Suite("GeoParquet outputs end to end", .timeLimit(.minutes(60)))
 struct ParquetCLITests {
     @Test("the bundled report's grid.parquet and areas.parquet hold the CSVs' columns and values")
     func bundledReport() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// SPEC §10: reports and tiles carry aggregates only — never a user id, a description, or a
 /// single incident's coordinates. Every file the bundled nightly job publishes is scanned.
-@Suite("privacy", .timeLimit(.minutes(10)))
+@Suite("privacy", .timeLimit(.minutes(60)))
 struct PrivacyTests {
     /// What must never appear in a published file.
     struct Secrets {

@@ -6,7 +6,7 @@ import Testing
 /// `check`, `query` and `report` open the store read-only (immutable when SQLite cannot make
 /// its shared-memory file). Tested on a real read-only bind mount, which needs root and the
 /// `mount` command; elsewhere the test says it skipped.
-@Suite("a store on a read-only mount", .timeLimit(.minutes(10)))
+@Suite("a store on a read-only mount", .timeLimit(.minutes(60)))
 struct ReadOnlyStoreTests {
     @Test("stats, check, query and report read it; nothing is written there")
     func readOnlyMount() throws {

@@ -9,7 +9,7 @@ import Testing
 /// SPEC §3: the rejects file holds every reject of every file the store holds, made from the
 /// store's `rejects` table after each ingest or run; rejects are committed with their file's
 /// records, so neither a later command nor a kill loses one.
-@Suite("rejects kept", .timeLimit(.minutes(10)))
+@Suite("rejects kept", .timeLimit(.minutes(60)))
 struct RejectsKeptTests {
     /// The rows of a rejects file (StrictCSV), checked to be well formed with the SPEC header.
     static func rows(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: String]] {

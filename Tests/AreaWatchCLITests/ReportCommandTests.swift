@@ -52,7 +52,7 @@ func bundledAreas() throws -> [(name: String, id: String, polygons: [[[(Double, 
     }
 }
 
-@Suite("report and run commands", .timeLimit(.minutes(10)))
+@Suite("report and run commands", .timeLimit(.minutes(60)))
 struct ReportCommandTests {
     static let inputs = Array(Datasets.police.suffix(2))
 

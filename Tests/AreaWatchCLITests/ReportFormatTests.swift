@@ -4,7 +4,7 @@ import Testing
 
 /// SPEC §8 and docs/FORMATS.md on the report of the bundled nightly job: RFC 7946 GeoJSON,
 /// RFC 4180 CSV, the tiles, the summary, and every figure against an independent recomputation.
-@Suite("report formats", .timeLimit(.minutes(10)))
+@Suite("report formats", .timeLimit(.minutes(60)))
 struct ReportFormatTests {
     static let attribution =
         "Police data: data.police.uk, contains public sector information licensed under the Open Government Licence v3.0. WatchMe sample: synthetic. Populations: GeoNames (CC BY 4.0)."

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// report.html reads right (SPEC §8): shares carry no sign, saturated classes are said first.
-@Suite("report.html reads right, end to end", .timeLimit(.minutes(10)))
+@Suite("report.html reads right, end to end", .timeLimit(.minutes(60)))
 struct ReportReadsRightCLITests {
     static let saturationPrefix = "classes saturate here: "
 

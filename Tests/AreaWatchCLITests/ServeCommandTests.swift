@@ -9,7 +9,7 @@ import Testing
 /// `areawatch serve` end to end (SPEC §14): the binary on a free loopback port over a report of
 /// the bundled job; answers equal to `lookup --json`; a report published to the same folder by
 /// `areawatch report` served without a restart while requests never fail; SIGTERM exits 0.
-@Suite("serve", .timeLimit(.minutes(10)))
+@Suite("serve", .timeLimit(.minutes(60)))
 struct ServeCommandTests {
     @Test("lookups, reload under load, graceful SIGTERM")
     func serveReloadAndShutdown() throws {

@@ -8,7 +8,7 @@ import Testing
 /// (SPEC §14: pixels either side of horizontal and vertical tile edges at the highest zoom), and
 /// `--basemap` drawing the grid over a style served beside it. Skips with a plain message when Chromium, MapLibre (`make web`) or the
 /// Python packages that build a grid.pmtiles for a report without one are missing.
-@Suite("serve map", .timeLimit(.minutes(10)))
+@Suite("serve map", .timeLimit(.minutes(60)))
 struct ServeMapTests {
     @Test(
         "the map draws the grid fitted to the data, without seams at tile edges, over a basemap; a probe answers as lookup"

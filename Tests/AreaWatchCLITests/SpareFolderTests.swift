@@ -9,7 +9,7 @@ import Testing
 /// The replaced report is kept as `.NAME.spare` and written over by the next run to the same
 /// folder (docs/DECISIONS.md, "Report folders"): what is published must be exactly what a fresh
 /// run publishes, and nothing outside the spare may change through it.
-@Suite("the spare report folder", .timeLimit(.minutes(10)))
+@Suite("the spare report folder", .timeLimit(.minutes(60)))
 struct SpareFolderTests {
     /// Three reports of different shapes (precision, radius, zooms, optional outputs).
     static func wide(_ out: String) -> [String] {

@@ -5,7 +5,7 @@ import Testing
 
 /// `stats`, `query` (SPEC §7.1) and `lookup` (SPEC §8) on the bundled nightly job's store and
 /// report, checked against an independent reading of the inputs and against each other.
-@Suite("stats, query, lookup", .timeLimit(.minutes(10)))
+@Suite("stats, query, lookup", .timeLimit(.minutes(60)))
 struct StatsQueryLookupTests {
     static let halifax = (lat: "53.7248", lon: "-1.8658")
     static let queryFields = [

@@ -5,7 +5,7 @@ import Testing
 
 /// `check` (SPEC §5, docs/SCHEMA.md) and damaged stores: a truncated store or a file that is
 /// not SQLite at all is an input/store error (exit 2) with one clear line, and nothing changes.
-@Suite("store corruption and check", .timeLimit(.minutes(10)))
+@Suite("store corruption and check", .timeLimit(.minutes(60)))
 struct StoreCorruptionTests {
     /// A small healthy store (the 2018 police sample), closed and checkpointed; made once.
     private static let pristine = Result { () throws -> String in

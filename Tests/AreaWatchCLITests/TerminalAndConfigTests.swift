@@ -5,7 +5,7 @@ import Testing
 
 /// Smaller attacks of the safety review: escape sequences from inputs reaching the terminal, and
 /// the config accepting what the command line accepts.
-@Suite("terminal escapes and config parity", .timeLimit(.minutes(10)))
+@Suite("terminal escapes and config parity", .timeLimit(.minutes(60)))
 struct TerminalAndConfigTests {
     /// ESC ] 0 ; … BEL retitles a terminal window; ESC [ 2 J clears it; U+009B is a one-byte CSI.
     static let hostile = "Burglary\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m"
@@ -123,7 +123,7 @@ struct TerminalAndConfigTests {
 
 /// The safety review: a POI file of 1M points gave a 226 MB report.html. The page lists at most
 /// 500 and points to poi.csv, which holds every one.
-@Suite("report.html stays small for large POI files", .timeLimit(.minutes(10)))
+@Suite("report.html stays small for large POI files", .timeLimit(.minutes(60)))
 struct LargePOITests {
     @Test("2,000 points of interest: 500 rows in the page, all 2,000 in poi.csv")
     func capped() throws {

@@ -9,7 +9,7 @@ import Testing
 /// TileJSON behind a proxy (SPEC §19) through the built binary: `report --public-url` makes the
 /// folder's tile URLs absolute, `serve --public-url` and `--trust-proxy` set the served ones, the
 /// version follows the tiles, and every TileJSON validates against TileJSON 3.0.0's schema.
-@Suite("TileJSON behind a proxy", .timeLimit(.minutes(10)))
+@Suite("TileJSON behind a proxy", .timeLimit(.minutes(60)))
 struct TileJSONCLITests {
     static func report(_ tmp: TempDir, _ name: String, asOf: String = Datasets.asOf, _ extra: [String] = []) throws
         -> String

@@ -4,7 +4,7 @@ import Testing
 
 /// `timeseries.csv` (SPEC §8.1) end to end through the built binary, checked against counts the
 /// test makes itself from the bundled input files.
-@Suite("timeseries.csv, end to end", .timeLimit(.minutes(10)))
+@Suite("timeseries.csv, end to end", .timeLimit(.minutes(60)))
 struct TimeseriesCLITests {
     /// `YYYY-MM` of an instant, by the test support's calendar.
     static func monthLabel(_ t: Int64) -> String {

@@ -4,7 +4,7 @@ import Testing
 /// SPEC §17: rates per resident of named areas and their empirical Bayes smoothing over the areas
 /// that have a population. Expected values come from PySAL's esda (Benchmarks/peers/eb_fixtures.py,
 /// its second list) or from the brute-force formula below, written apart from `EmpiricalBayes`.
-@Suite("Rates per resident of named areas (SPEC §17)", .timeLimit(.minutes(10)))
+@Suite("Rates per resident of named areas (SPEC §17)", .timeLimit(.minutes(60)))
 struct AreaRatesTests {
     /// esda over the areas with a population above 0; `nil`: the area with population 0.
     static let esda: [(String, [Double], [Double], [Double?], Double)] = [
