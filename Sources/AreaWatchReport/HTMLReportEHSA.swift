@@ -78,18 +78,10 @@ enum HTMLEHSA {
         for (label, count) in counts {
             out += "<g class=\"cells \(slug(label))\" fill=\"\(colour(label))\" data-cells=\"\(count)\">\n"
             if detailed {
-                // A geohash cell is a unit square of the lattice, an H3 cell its ring.
-                let element = grid.geohashPrecision != nil ? "rect" : "path"
                 for l in locations where l.label == label {
-                    if grid.geohashPrecision != nil {
-                        let x = Int64(l.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(l.cell.latIndex)
-                        out += "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\">"
-                    } else {
-                        out += "<path d=\"\(frame.cellPath(l.id))\">"
-                    }
-                    out += "<title>\(grid.text(of: l.id)) · \(label.rawValue) · "
-                    out +=
-                        "\(HTMLText.grouped(l.incidents)) incidents · trend Z \(NumberFormat.fixed(l.trend.z, decimals: 2))</title></\(element)>\n"
+                    let figures =
+                        "\(HTMLText.grouped(l.incidents)) incidents · trend Z \(NumberFormat.fixed(l.trend.z, decimals: 2))"
+                    out += frame.cellElement(l.id, title: "\(grid.text(of: l.id)) · \(label.rawValue) · \(figures)")
                 }
             } else {
                 var d = ""

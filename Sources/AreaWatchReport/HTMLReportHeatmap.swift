@@ -54,16 +54,10 @@ enum HTMLHeatmap {
             out +=
                 "<g class=\"cells \(cls.rawValue)\" fill=\"\(HTMLStyle.colour(cls))\" data-cells=\"\(cells.count)\">\n"
             for cell in cells {
-                if grid.geohashPrecision != nil {
-                    let x = Int64(cell.cell.lonIndex) - frame.x0, y = frame.yTop - 1 - Int64(cell.cell.latIndex)
-                    out += "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\">"
-                } else {
-                    out += "<path d=\"\(frame.cellPath(cell.id))\">"
-                }
-                out += "<title>\(grid.system.text(of: cell.id)) · r_current "
-                out +=
-                    "\(HTMLText.count(cell.rCurrent, disclosure)) · r_previous \(HTMLText.count(cell.rPrevious, disclosure)) · "
-                out += "\(cls.rawValue)</title></\(grid.geohashPrecision != nil ? "rect" : "path")>\n"
+                let current = HTMLText.count(cell.rCurrent, disclosure)
+                let figures = "r_current \(current) · r_previous \(HTMLText.count(cell.rPrevious, disclosure))"
+                let id = grid.system.text(of: cell.id)
+                out += frame.cellElement(cell.id, title: "\(id) · \(figures) · \(cls.rawValue)")
             }
             out += "</g>\n"
         }

@@ -115,6 +115,19 @@ struct HeatmapFrame {
         }
     }
 
+    /// A cell with its tooltip: a unit `<rect>` for a geohash cell, its ring's `<path>` for an H3
+    /// cell (the heatmap and the hot-spot map draw their detailed cells with it).
+    func cellElement(_ cell: GridCellID, title: String) -> String {
+        switch grid {
+        case .geohash(let p):
+            let g = GeohashCell(prefix: cell.raw, precision: p)
+            let x = Int64(g.lonIndex) - x0, y = yTop - 1 - Int64(g.latIndex)
+            return "<rect x=\"\(x)\" y=\"\(y)\" width=\"1\" height=\"1\"><title>\(title)</title></rect>\n"
+        case .h3:
+            return "<path d=\"\(cellPath(cell))\"><title>\(title)</title></path>\n"
+        }
+    }
+
     var unitW: Double { mapW / Double(cols) }
     var unitH: Double { mapH / Double(rows) }
 
