@@ -1,6 +1,7 @@
 import AreaWatchCore
-import AreaWatchQuery
 import Testing
+
+@testable import AreaWatchQuery
 
 /// SPEC §16's table against a brute force over every pair of incidents, observed and permuted:
 /// random data with repeated places, equal times, distances equal to band edges and time
@@ -86,7 +87,7 @@ struct KnoxTestTests {
     func equalsBruteForce(seed: UInt64) throws {
         let shapeRng = SplitMix64(seed: seed)
         var rng = shapeRng
-        let days = rng.int(1...20), timeBands = rng.int(1...5)
+        let days = rng.int(1...20), timeBands = rng.int(1...9)
         let provisional = NearRepeatBands(distanceEdges: [1], days: days, timeBands: timeBands)
         let data = Self.randomData(seed: seed, count: rng.int(40...160), bands: provisional)
         let edges = Self.edgesOnPairs(data, seed: seed, count: rng.int(1...4))
@@ -104,6 +105,55 @@ struct KnoxTestTests {
             #expect(table.cells.map(\.observed) == brute.observed, "seed \(seed), threads \(threads)")
             #expect(table.cells.map(\.permutedSum) == brute.sums, "seed \(seed), threads \(threads)")
             #expect(table.cells.map(\.atLeastObserved) == brute.atLeast, "seed \(seed), threads \(threads)")
+        }
+    }
+
+    @Test("a pair's band by its chord equals the haversine's: at band edges, same and nearly the same places, ±180°")
+    func chordBandsEqualHaversine() throws {
+        var rng = SplitMix64(seed: 77)
+        var lat: [Double] = [], lon: [Double] = []
+        for _ in 0..<300 {
+            let (a, o) = (53.7 + rng.uniform(0, 0.01), -1.86 + rng.uniform(0, 0.015))
+            lat.append(a)
+            lon.append(o)
+            // The same place, and places 1e-9° and 1e-13° away.
+            if rng.bool(0.2) { (lat, lon) = (lat + [a], lon + [o]) }
+            if rng.bool(0.1) { (lat, lon) = (lat + [a + 1e-9], lon + [o]) }
+            if rng.bool(0.1) { (lat, lon) = (lat + [a], lon + [o + 1e-13]) }
+        }
+        // The antimeridian: the same place written as 180 and −180.
+        lat += [10, 10, 10.001]
+        lon += [180, -180, -179.999]
+        let data = Data(times: lat.map { _ in 0 }, lat: lat, lon: lon)
+        for edges in [Self.edgesOnPairs(data, seed: 3, count: 4), [0.001, 0.5, 150], [5000]] {
+            let finder = PairFinder(latitudes: lat, longitudes: lon, edges: edges)
+            var differ = 0, coincident = 0
+            for p in 0..<lat.count {
+                for q in (p + 1)..<lat.count {
+                    let band = finder.band(p, q)
+                    if band != finder.haversineBand(p, q) { differ += 1 }
+                    if band == 0 { coincident += 1 }
+                }
+            }
+            #expect(differ == 0, "edges \(edges)")
+            #expect(coincident > 0)
+        }
+    }
+
+    @Test("the 32-bit tallies folded after every few pairs give the same table")
+    func foldedTallies() throws {
+        let bands = NearRepeatBands(distanceEdges: [150, 300], days: 3, timeBands: 6)
+        let data = Self.randomData(seed: 9, count: 150, bands: bands)
+        let pairs = try #require(
+            NearRepeatPairs.build(
+                latitudes: data.lat, longitudes: data.lon, edges: bands.distanceEdges, maxPairs: .max, threads: 2))
+        let earliest = try #require(data.times.min())
+        let canonical = data.times.map { UInt32($0 - earliest) }
+        let brute = Self.bruteCounts(data, times: data.times, bands: bands)
+        #expect(pairs.count > 100)
+        for limit in [1, 5, 64, Int(UInt32.max)] {
+            let counter = PairCounter(pairs: pairs, bands: bands, tallyLimit: limit)
+            #expect(counter.count(counter.gather([canonical]))[0] == brute, "tally limit \(limit)")
         }
     }
 

@@ -86,8 +86,8 @@ public enum KnoxTest {
         let span = (times.max() ?? 0) - earliest
         precondition(span < 1 << 31, "near-repeat times must lie within 68 years of each other")
         let canonical = times.map { UInt32($0 - earliest) }
-        let counter = PairCounter(pairs: pairs, bands: bands, span: UInt32(span))
-        let observed = counter.count(spatialTimes: counter.gather(canonical))
+        let counter = PairCounter(pairs: pairs, bands: bands)
+        let observed = counter.count(counter.gather([canonical]))[0]
         let workers = max(1, min(threads, permutations))
         let perWorker = Concurrency.map(workers) { w in
             let range = (permutations * w / workers)..<(permutations * (w + 1) / workers)
@@ -125,117 +125,5 @@ extension KnoxTest {
                 let c = UTCTime.civil(t)
                 return c.day == 1 && c.hour == 0 && c.minute == 0 && c.second == 0
             }
-    }
-}
-
-/// Counts the pairs of each (distance band, time band) cell for one assignment of times.
-///
-/// The loop over the pairs is the whole cost of the test (pairs × permutations), so each pair
-/// costs a handful of instructions: times are 32-bit offsets from the earliest, a pair's
-/// histogram row is stored pre-shifted (`slotBase`), the time band is a multiply instead of a
-/// division, and the histogram has a column for every band the data's time span can reach, so
-/// no band needs clamping. Four interleaved histograms keep consecutive increments of the same
-/// cell from waiting on each other.
-struct PairCounter: Sendable {
-    let pairs: NearRepeatPairs
-    let bands: NearRepeatBands
-    /// ⌈2⁶⁴ / w⌉: the high word of n · magic is ⌊n / w⌋ exactly for every n < 2³² (w < 2³²).
-    let magic: UInt64
-    /// log₂ of the columns per distance band: a power of two above every ⌈Δt / w⌉ the times allow.
-    let columnShift: Int
-    /// Per pair: its distance band << `columnShift`, the start of its histogram row.
-    let slotBase: [UInt32]
-
-    static let ways = 4
-
-    /// `span`: the largest time minus the smallest, in seconds (below 2³¹).
-    init(pairs: NearRepeatPairs, bands: NearRepeatBands, span: UInt32) {
-        self.pairs = pairs
-        self.bands = bands
-        let w = UInt64(bands.bandSeconds)
-        magic = UInt64.max / w + 1
-        // Column 0 holds Δt = 0 (band 1 by SPEC), columns 1…K the bands, the rest Δt beyond them.
-        let widest = max(UInt64(bands.timeBands) + 1, (UInt64(span) + w - 1) / w)
-        var shift = 0
-        while (1 << shift) <= widest { shift += 1 }
-        columnShift = shift
-        slotBase = pairs.band.map { UInt32($0) << UInt32(shift) }
-    }
-
-    var rowCount: Int { bands.distanceBandCount << columnShift }
-
-    /// Times in leaf order from times in canonical order.
-    func gather(_ canonical: [UInt32]) -> [UInt32] {
-        pairs.canonicalIndex.map { canonical[Int($0)] }
-    }
-
-    /// The table's counts, distance band first, for times given in leaf order.
-    func count(spatialTimes t: [UInt32]) -> [Int] {
-        let stride = rowCount
-        var histograms = [UInt32](repeating: 0, count: stride * Self.ways)
-        let roundUp = bands.bandSeconds - 1
-        t.withUnsafeBufferPointer { times in
-            pairs.partner.withUnsafeBufferPointer { partner in
-                slotBase.withUnsafeBufferPointer { base in
-                    histograms.withUnsafeMutableBufferPointer { h in
-                        @inline(__always) func slot(_ tp: UInt32, _ e: Int) -> Int {
-                            let tq = times[Int(partner[e])]
-                            let dt = tq > tp ? tq &- tp : tp &- tq
-                            let k = (UInt64(dt) &+ UInt64(roundUp)).multipliedFullWidth(by: magic).high
-                            return Int(base[e]) &+ Int(truncatingIfNeeded: k)
-                        }
-                        for p in 0..<times.count {
-                            let tp = times[p]
-                            var e = pairs.offsets[p]
-                            let end = pairs.offsets[p + 1]
-                            while e + Self.ways <= end {
-                                for u in 0..<Self.ways { h[u &* stride &+ slot(tp, e &+ u)] &+= 1 }
-                                e += Self.ways
-                            }
-                            while e < end {
-                                h[slot(tp, e)] &+= 1
-                                e += 1
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        var counts = [Int](repeating: 0, count: bands.cellCount)
-        for s in 0..<bands.distanceBandCount {
-            for u in 0..<Self.ways {
-                let row = u * stride + s << columnShift
-                // Δt = 0 belongs to band 1.
-                counts[s * bands.timeBands] += Int(histograms[row])
-                for k in 1...bands.timeBands { counts[s * bands.timeBands + k - 1] += Int(histograms[row + k]) }
-            }
-        }
-        return counts
-    }
-
-    /// The sums and the at-least-observed counts of the permutations in `range`: the generator is
-    /// run from the seed through every earlier permutation's draws, so each worker shuffles
-    /// exactly what one sequential run would.
-    func permuted(
-        _ canonical: [UInt32], seed: UInt64, permutations range: Range<Int>,
-        observed: [Int]
-    ) -> (sums: [Int], atLeast: [Int]) {
-        var generator = Xoshiro256StarStar(seed: seed)
-        let n = canonical.count
-        if n > 1 {
-            for _ in 0..<(range.lowerBound * (n - 1)) { _ = generator.next() }
-        }
-        var sums = [Int](repeating: 0, count: bands.cellCount)
-        var atLeast = [Int](repeating: 0, count: bands.cellCount)
-        for _ in range {
-            var shuffled = canonical
-            generator.shuffle(&shuffled)
-            let counts = count(spatialTimes: gather(shuffled))
-            for i in 0..<counts.count {
-                sums[i] += counts[i]
-                if counts[i] >= observed[i] { atLeast[i] += 1 }
-            }
-        }
-        return (sums, atLeast)
     }
 }
