@@ -1,6 +1,6 @@
 /// A new OGC GeoPackage 1.3 file of feature layers in EPSG:4326 (docs/FORMATS.md "grid.gpkg"),
 /// written once from start to finish: the required tables, each layer's rows in one transaction
-/// through a prepared statement, then per layer its R-tree (the `gpkg_rtree_index` extension)
+/// through prepared multi-row inserts, then per layer its R-tree (the `gpkg_rtree_index` extension)
 /// filled once with the triggers GDAL writes, and QGIS's `layer_styles`. No wall-clock time
 /// enters the file: `lastChange` is the caller's, so the same content gives the same bytes.
 public final class GeoPackageFile {

@@ -1,15 +1,21 @@
 /// The rows of one feature layer of a `GeoPackageFile`: per row the attributes in column order
 /// (`add`), then `endRow` with the geometry. The geometry is stored as GeoPackage binary: the
-/// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB.
+/// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB. Rows go
+/// into the table up to 32 at a time, in the order they were added (`PendingRows`), so `fid` is
+/// the row's number.
 public final class GeoPackageLayer {
     public let name: String
     public let geometry: GeoPackageGeometry
     public let columns: [GeoPackageColumn]
     private let database: SQLiteDatabase
-    private let insert: Statement
-    /// The next parameter to bind: 1 is the geometry, the attributes follow.
-    private var next: Int32 = 2
-    private var blob: [UInt8] = []
+    /// Rows per INSERT: 32, or fewer where SQLite's parameter limit says so.
+    private let rowsPerInsert: Int
+    /// Released when the layer is finished, so that closing the file releases its lock.
+    private var insertBatch: Statement?
+    private var pending = PendingRows()
+    private var pendingRows = 0
+    /// Attributes of the row being added so far.
+    private var attributesAdded = 0
     /// minX, maxX, minY, maxY of each row (NaN for an empty geometry), for the R-tree.
     private var envelopes: [Double] = []
     public private(set) var rowCount = 0
@@ -20,36 +26,48 @@ public final class GeoPackageLayer {
         self.name = name
         self.geometry = geometry
         self.columns = columns
-        let names = ([GeoPackageFile.geometryColumn] + columns.map(\.name)).map(GeoPackageSQL.quoted)
-        insert = try database.prepare(
-            """
-            INSERT INTO \(GeoPackageSQL.quoted(name)) (\(names.joined(separator: ", "))) \
-            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
-            """)
+        rowsPerInsert = max(1, min(32, database.parameterLimit / (columns.count + 1)))
+        insertBatch = try database.prepare(Self.insertSQL(name, columns, rows: rowsPerInsert))
+    }
+
+    /// `INSERT` of `rows` rows: the attributes in column order, then the geometry.
+    private static func insertSQL(_ name: String, _ columns: [GeoPackageColumn], rows: Int) -> String {
+        let names = (columns.map(\.name) + [GeoPackageFile.geometryColumn]).map(GeoPackageSQL.quoted)
+        let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(GeoPackageSQL.quoted(name)) (\(names.joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     // MARK: Attributes, in column order
 
     public func add(_ v: Int64?) {
-        if let v { insert.bind(nextParameter(), v) } else { insert.bindNull(nextParameter()) }
+        nextAttribute()
+        if let v { pending.append(v) } else { pending.appendNull() }
     }
 
     public func add(_ v: Int?) { add(v.map { Int64($0) }) }
 
     /// NaN is stored as NULL (SQLite has no NaN).
     public func add(_ v: Double?) {
-        if let v { insert.bind(nextParameter(), v) } else { insert.bindNull(nextParameter()) }
+        nextAttribute()
+        if let v { pending.append(v) } else { pending.appendNull() }
     }
 
-    public func add(_ v: String?) { insert.bind(nextParameter(), v) }
+    public func add(_ v: String?) {
+        nextAttribute()
+        guard let v else { return pending.appendNull() }
+        pending.append(.text) { $0.append(contentsOf: v.utf8) }
+    }
 
     /// A text column's value as UTF-8 bytes already at hand.
-    public func add(utf8 v: [UInt8]) { insert.bind(nextParameter(), utf8: v) }
+    public func add(utf8 v: [UInt8]) {
+        nextAttribute()
+        pending.append(.text) { $0.append(contentsOf: v) }
+    }
 
-    private func nextParameter() -> Int32 {
-        precondition(Int(next) <= columns.count + 1, "more attributes than columns")
-        next += 1
-        return next - 1
+    private func nextAttribute() {
+        precondition(attributesAdded < columns.count, "more attributes than columns")
+        attributesAdded += 1
     }
 
     // MARK: Geometry, ending the row
@@ -58,15 +76,14 @@ public final class GeoPackageLayer {
     /// given; `envelope` is its bounds, nil for an empty geometry. Points carry no envelope in
     /// their header (as GDAL writes them); other types carry [minx, maxx, miny, maxy].
     public func endRow(envelope: GeoPackageEnvelope?, wkb: (inout [UInt8]) -> Void) throws {
-        precondition(Int(next) == columns.count + 2, "a row ended before its last attribute")
-        blob.removeAll(keepingCapacity: true)
-        GeoPackageBinary.appendHeader(
-            envelope: geometry == .point ? nil : envelope, empty: envelope == nil,
-            to: &blob)
-        wkb(&blob)
-        blob.withUnsafeBytes { insert.bind(1, blob: $0) }
-        try insert.run()
-        next = 2
+        precondition(attributesAdded == columns.count, "a row ended before its last attribute")
+        pending.append(.blob) { out in
+            GeoPackageBinary.appendHeader(
+                envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &out)
+            wkb(&out)
+        }
+        attributesAdded = 0
+        pendingRows += 1
         rowCount += 1
         if let e = envelope {
             envelopes.append(e.minX)
@@ -77,13 +94,26 @@ public final class GeoPackageLayer {
         } else {
             envelopes.append(contentsOf: repeatElement(.nan, count: 4))
         }
+        if pendingRows == rowsPerInsert { try insertPending() }
+    }
+
+    private func insertPending() throws {
+        guard pendingRows > 0 else { return }
+        let statement =
+            pendingRows == rowsPerInsert
+            ? insertBatch : try database.prepare(Self.insertSQL(name, columns, rows: pendingRows))
+        guard let statement else { preconditionFailure("a row added to a finished layer") }
+        try pending.insert(with: statement)
+        pendingRows = 0
     }
 
     /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
     /// the store's index: SQLite's row-by-row R*Tree inserts would be most of the file's cost),
     /// its triggers, the extension's row and the layer's extent in gpkg_contents.
     func finish(lastChange: String) throws {
-        precondition(next == 2, "a row left unfinished")
+        precondition(attributesAdded == 0, "a row left unfinished")
+        try insertPending()
+        insertBatch = nil
         let q = GeoPackageSQL.quoted
         let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
         try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")

@@ -192,6 +192,9 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// The most parameters one statement may have (SQLITE_LIMIT_VARIABLE_NUMBER).
+    public var parameterLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
     public func prepare(_ sql: String) throws -> Statement {
         try Statement(database: self, sql: sql)
     }
@@ -272,11 +275,30 @@ public final class Statement {
         bytes.withUnsafeBufferPointer { bindText(index, $0) }
     }
 
-    private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+    private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>, copied: Bool = true) {
         // A nil pointer would bind NULL, not the empty text.
         let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
         _ = sqlite3_bind_text(
-            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Statement.transient)
+            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+            copied ? Statement.transient : nil)
+    }
+
+    /// Binds text SQLite reads where it is, without a copy (SQLITE_STATIC): the bytes must stay
+    /// valid until the statement has run; `clearBindings()` then drops the reference.
+    public func bind(_ index: Int32, borrowedText bytes: UnsafeBufferPointer<UInt8>) {
+        bindText(index, bytes, copied: false)
+    }
+
+    /// A blob bound as `bind(_:borrowedText:)` binds text.
+    public func bind(_ index: Int32, borrowedBlob bytes: UnsafeBufferPointer<UInt8>) {
+        // A nil pointer would bind NULL, not the empty blob.
+        let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
+        sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil)
+    }
+
+    /// Unbinds every parameter (NULL), releasing what `borrowed` binds refer to.
+    public func clearBindings() {
+        sqlite3_clear_bindings(handle)
     }
 
     public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {

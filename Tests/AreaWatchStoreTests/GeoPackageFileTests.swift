@@ -144,6 +144,43 @@ struct GeoPackageFileTests {
         #expect(try db.scalar("SELECT rtreecheck('rtree_cells_geom')") == .text("ok"))
     }
 
+    @Test("rows go in by batches: every row's fid and attributes read back, for 0, 1, 31, 32, 33 and 65 rows")
+    func batchBoundaries() throws {
+        for count in [0, 1, 31, 32, 33, 65] {
+            let tmp = try TempDir()
+            let file = try GeoPackageFile(path: tmp.sub("b.gpkg"), lastChange: "2024-03-01T00:00:00.000Z")
+            let layer = try file.addLayer(
+                "t", geometry: .polygon,
+                columns: [.init("s", .text), .init("n", .integer), .init("v", .real), .init("u", .text)],
+                description: "")
+            let shapes = Self.rectangles(seed: UInt64(count), count: count)
+            for (k, e) in shapes.enumerated() {
+                layer.add(k % 4 == 0 ? "" : (k % 6 == 1 ? nil : "row \(k) é"))
+                layer.add(k % 5 == 0 ? nil : Int64(-k))
+                layer.add(k % 7 == 0 ? Double.nan : Double(k) / 3)
+                layer.add(utf8: Array("u\(k)".utf8))
+                try layer.endRow(envelope: e) { Self.wkb(e, into: &$0) }
+            }
+            try file.finish()
+            let db = try SQLiteDatabase(path: tmp.sub("b.gpkg"), create: false, readOnly: true, spatiaLite: false)
+            let rows = try db.prepare("SELECT fid, s, n, v, u, geom FROM t ORDER BY fid")
+            var k = 0
+            while try rows.step() {
+                #expect(rows.int64(0) == Int64(k + 1))
+                #expect(rows.string(1) == (k % 4 == 0 ? "" : (k % 6 == 1 ? nil : "row \(k) é")), "row \(k)")
+                #expect(rows.isNull(2) == (k % 5 == 0) && (k % 5 == 0 || rows.int64(2) == Int64(-k)), "row \(k)")
+                #expect(rows.isNull(3) == (k % 7 == 0) && (k % 7 == 0 || rows.double(3) == Double(k) / 3))
+                #expect(rows.string(4) == "u\(k)")
+                var expected: [UInt8] = []
+                Self.wkb(shapes[k], into: &expected)
+                #expect(rows.blob(5).map { Array($0.suffix(expected.count)) } == expected, "row \(k)")
+                k += 1
+            }
+            #expect(k == count)
+            #expect(try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 't'") == (count == 0 ? nil : Int64(count)))
+        }
+    }
+
     @Test("the same rows give the same bytes; a file that already holds a database is refused")
     func deterministicAndNew() throws {
         let tmp = try TempDir()
