@@ -177,7 +177,8 @@ struct GeoPackageFileTests {
                 k += 1
             }
             #expect(k == count)
-            #expect(try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 't'") == (count == 0 ? nil : Int64(count)))
+            #expect(
+                try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 't'") == (count == 0 ? nil : Int64(count)))
         }
     }
 
