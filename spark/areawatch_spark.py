@@ -178,21 +178,24 @@ def shard_task(engine_name, grid_args, query_args):
     return run
 
 
-def grid_options(precision=7, grid=None):
-    """The engine options naming the grid (`--grid geohash:P|h3:R`, or `--precision P`), and the
-    finest shard precision it allows: a geohash grid's precision (a finer shard would split its
+def grid_options(precision=None, grid=None):
+    """The engine options naming the grid (`--grid geohash:P|h3:R`, `--precision P`, both as given:
+    the engine refuses a pair naming two grids, as `report` does; geohash:7 without either), and
+    the finest shard precision it allows: a geohash grid's precision (a finer shard would split its
     cells), 12 for H3 (a cell belongs to the shard holding its centre, SPEC §18)."""
     if grid is None:
+        precision = 7 if precision is None else precision
         return ["--precision", str(precision)], int(precision)
     system, _, number = str(grid).partition(":")
     finest = int(number) if system.lower() == "geohash" and number.isdigit() else 12
-    return ["--grid", str(grid)], finest
+    return ["--grid", str(grid)] + ([] if precision is None else ["--precision", str(precision)]), finest
 
 
-def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, precision=7, grid=None, reading_args=(),
+def run_job(spark, files, out, engine, *, partitions=2, shard_precision=4, precision=None, grid=None, reading_args=(),
             query_args=(), report_args=(), radius="1000", keep_parts=None):
     """Runs the whole job; returns the merge's stdout. `query_args` must hold an explicit --as-of
-    (every task must see the same T). `grid` (`geohash:P` or `h3:R`) overrides `precision`."""
+    (every task must see the same T). `grid` (`geohash:P` or `h3:R`) and `precision` as `grid_options`
+    takes them."""
     if "--as-of" not in query_args:
         raise ValueError("query_args must hold --as-of")
     sc = spark.sparkContext
@@ -249,10 +252,12 @@ def engine_status(error):
     return status if status in (1, 2, 3, 4) else 2
 
 
-def check_out(engine, out, files):
-    """Before any work: the engine refuses a report folder it would not replace (exit 1, SPEC §8),
-    and an --engine that is no areawatch binary fails here, not in the middle of the job."""
-    _run([os.path.abspath(engine), "check-out", "--out", out] + [f for f in files if not _is_uri(f)])
+def check_out(engine, out, files, grid_args=()):
+    """Before any work: the engine refuses a report folder it would not replace (exit 1, SPEC §8)
+    and grid options naming two grids (exit 1, SPEC §18), and an --engine that is no areawatch
+    binary fails here, not in the middle of the job."""
+    _run([os.path.abspath(engine), "check-out", "--out", out] + list(grid_args) + ["--"]
+         + [f for f in files if not _is_uri(f)])
 
 
 # The JVM's own log (start-up notices, a failed task's stack traces) is turned off: a failure is
@@ -283,8 +288,8 @@ def parse_args(argv):
     p.add_argument("--thresholds")
     p.add_argument("--category", action="append", default=[])
     p.add_argument("--handled")
-    p.add_argument("--precision", type=int, default=7)
-    p.add_argument("--grid", help="geohash:P or h3:R (SPEC §18); overrides --precision")
+    p.add_argument("--precision", type=int, help="geohash precision of the grid (default 7): short for --grid geohash:P")
+    p.add_argument("--grid", help="geohash:P or h3:R (SPEC §18); with --precision, both must name the same grid")
     p.add_argument("--tile-zooms")
     p.add_argument("--min-cell-count")
     p.add_argument("--attribution")
@@ -311,7 +316,7 @@ def main(argv=None):
     if args.as_of is None:
         args.as_of = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     try:
-        check_out(args.engine, args.out, args.files)
+        check_out(args.engine, args.out, args.files, grid_options(args.precision, args.grid)[0])
     except RuntimeError as error:
         print("areawatch-spark: " + (engine_message(error) or str(error)), file=sys.stderr)
         return engine_status(error)

@@ -95,9 +95,12 @@ extension AreaWatch {
             shouldDisplay: false)
 
         @Option(help: "The report folder the job will write.") var out: String
+        @OptionGroup var grid: ScaleOutGrid
         @Argument(help: "The job's input files (the folder must not hold them).") var files: [String] = []
 
         func run() throws {
+            // The grid options too, so that a pair naming two grids is refused before any work.
+            _ = try grid.system()
             try ScaleOutJobs.checkOut(out, protecting: files)
         }
     }

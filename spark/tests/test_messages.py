@@ -81,6 +81,22 @@ def test_out_folder_refused_before_the_job(monkeypatch, capsys, tmp_path):
     assert status == 1 and "holds" in capsys.readouterr().err
 
 
+def test_two_grids_refused_before_the_job(monkeypatch, capsys, tmp_path):
+    """`--grid` and `--precision` naming different grids are refused as `report` refuses them
+    (SPEC §18, exit 1) before Spark starts; naming the same grid twice is not."""
+    if not os.access(ENGINE, os.X_OK):
+        pytest.fail("no engine at %s: run `swift build --product areawatch` first" % ENGINE)
+    no_spark(monkeypatch)
+    common = ["--engine", ENGINE, "--out", str(tmp_path / "out"), "--as-of", AS_OF, POLICE]
+    status = areawatch_spark.main(common + ["--grid", "h3:9", "--precision", "7"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 1
+    assert len(err) == 1 and "--grid h3:9 and --precision 7 name different grids" in err[0], err
+    assert not os.path.exists(tmp_path / "out")
+    status = areawatch_spark.main(common + ["--grid", "geohash:6", "--precision", "6"])
+    assert status == 2 and "Spark was started" in capsys.readouterr().err
+
+
 def test_engine_error_is_last_and_alone(tmp_path):
     pytest.importorskip("pyspark", reason="pyspark is not installed (make test-deps installs it)")
     if not os.access(ENGINE, os.X_OK):
