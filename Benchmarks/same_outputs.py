@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Byte-identity of two areawatch binaries' reports: the same `report --input` runs with each,
-then every output file compared (summary.json without `timings_s`; the report folder marker,
-which versions before it do not write, is ignored).
+then every output file compared (summary.json without `timings_s`; a GeoPackage whose bytes
+differ, table by table; the report folder marker, which versions before it do not write, is
+ignored).
 
     python3 Benchmarks/same_outputs.py OLD_BINARY NEW_BINARY [--input FILE...]
 
 Without --input it uses the bundled datasets (all options: areas, POI, breakdown, two precisions,
-withheld counts, emerging hot spots and near repeats). Exit 0 when every run is byte-identical, 1 otherwise (differences listed).
+withheld counts, emerging hot spots and near repeats, an H3 grid). Exit 0 when every run is byte-identical, 1 otherwise (differences listed).
 """
-import argparse, filecmp, json, os, subprocess, sys, tempfile
+import argparse, filecmp, json, os, sqlite3, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUNDLED = [os.path.join(ROOT, "datasets", p) for p in (
@@ -18,9 +19,10 @@ BUNDLED = [os.path.join(ROOT, "datasets", p) for p in (
 EXTRA = ["--areas", os.path.join(ROOT, "datasets/areas/calderdale-areas.geojson"),
          "--poi", os.path.join(ROOT, "datasets/poi.csv"), "--group-by", "category"]
 RUNS = [[], ["--precision", "6", "--min-cell-count", "3", "--tile-zooms", "9-12"],
-        ["--ehsa", "--near-repeat", "--ehsa-steps", "12", "--nr-permutations", "19"]]
+        ["--ehsa", "--near-repeat", "--ehsa-steps", "12", "--nr-permutations", "19"],
+        ["--grid", "h3:9", "--min-cell-count", "2", "--tile-zooms", "10-12"]]
 # A large --input has more near pairs than --nr-max-pairs allows: its third run has hot spots only.
-RUNS_INPUT = RUNS[:2] + [["--ehsa", "--ehsa-steps", "12"]]
+RUNS_INPUT = RUNS[:2] + [["--ehsa", "--ehsa-steps", "12"]] + RUNS[3:]
 IGNORED = {".areawatch-report"}
 
 
@@ -32,6 +34,30 @@ def tree(folder):
             if rel not in IGNORED:
                 out[rel] = os.path.join(base, f)
     return out
+
+
+def gpkg_tables(path):
+    """A GeoPackage's content: every table's rows in rowid order (the R-tree's shadow tables
+    included; sqlite_sequence by name), and the schema's statements. Its bytes also depend on SQLite's page layout, which
+    a change in how the rows are inserted may move without changing any row."""
+    db = sqlite3.connect(path)
+    try:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        # sqlite_sequence gets a table's row at its first insert, which batching may reorder.
+        rows = {t: db.execute(f'SELECT * FROM "{t}" ORDER BY {"name" if t == "sqlite_sequence" else "rowid"}').fetchall()
+                for t in tables}
+        schema = db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
+        return rows, schema
+    finally:
+        db.close()
+
+
+def same_file(a, b, rel):
+    if rel == "summary.json":
+        return summary(a) == summary(b)
+    if filecmp.cmp(a, b, shallow=False):
+        return True
+    return rel.endswith(".gpkg") and gpkg_tables(a) == gpkg_tables(b)
 
 
 def summary(path):
@@ -62,14 +88,12 @@ def main():
             if set(old) != set(new):
                 differences.append(f"run {k}: files differ: {sorted(set(old) ^ set(new))}")
             for rel in sorted(set(old) & set(new)):
-                same = summary(old[rel]) == summary(new[rel]) if rel == "summary.json" else \
-                    filecmp.cmp(old[rel], new[rel], shallow=False)
-                if not same:
+                if not same_file(old[rel], new[rel], rel):
                     differences.append(f"run {k}: {rel} differs")
             print(f"run {k} {' '.join(options) or '(defaults)'}: {len(old)} files compared", file=sys.stderr)
     for d in differences:
         print(d)
-    print("byte-identical" if not differences else f"{len(differences)} difference(s)")
+    print("byte-identical (GeoPackages: table by table)" if not differences else f"{len(differences)} difference(s)")
     return 1 if differences else 0
 
 

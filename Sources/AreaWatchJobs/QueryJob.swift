@@ -21,7 +21,7 @@ public enum QueryJob {
         progress: ProgressReporter
     ) throws -> (PointAnswer, [ListedIncident], excludedFuture: Int) {
         let loaded = try IncidentLoading.load(source, groupBy: nil, keepKeys: list, progress: progress)
-        let (parameters, extent) = query.resolved(for: loaded.columns, progress: progress)
+        let (parameters, extent, _) = query.resolved(for: loaded.columns, progress: progress)
         let index = IncidentIndex(columns: loaded.columns, parameters: parameters)
         var answer = index.pointAnswer(lat: lat, lon: lon)
         answer.coverage = Coverage.of(lat: lat, lon: lon, box: extent?.box, radius: parameters.radius)

@@ -64,7 +64,7 @@ public enum ReportJob {
             throw JobError(.usage, problem)
         }
         // The extent's published box is the union of the report grid's cells (SPEC §8, §18).
-        let (parameters, extent) = request.query.resolved(
+        let (parameters, extent, cells) = request.query.resolved(
             for: loaded.columns, grid: settings.gridSystem,
             minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
@@ -80,7 +80,8 @@ public enum ReportJob {
                 progress: progress) : nil
         if nearRepeat != nil { clock.lap("near-repeat") }
         progress.log("grid at \(settings.gridSystem.fineness), radius \(NumberFormat.compact(parameters.radius)) m")
-        let grid = index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads)
+        let grid = index.grid(
+            settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads, ownCells: cells)
         clock.lap("grid")
         var content = answerQueries(
             index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,

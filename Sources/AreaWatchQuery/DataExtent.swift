@@ -33,50 +33,73 @@ public struct DataExtent: Sendable, Equatable {
         columns: IncidentColumns, parameters: QueryParameters, grid: GridSystem, minCellCount: Int = 1,
         shards: Set<GeohashCell>? = nil, threads: Int = 2
     ) {
+        guard
+            let extent = Self.measure(
+                columns: columns, parameters: parameters, grid: grid, minCellCount: minCellCount,
+                shards: shards, threads: threads
+            ).extent
+        else { return nil }
+        self = extent
+    }
+
+    /// `init(columns:parameters:grid:…)`, and on an H3 grid without `shards` the cell of every
+    /// row it located on the way (`ColumnCells`), for the grid to take instead of locating every
+    /// incident again.
+    public static func measure(
+        columns: IncidentColumns, parameters: QueryParameters, grid: GridSystem, minCellCount: Int = 1,
+        shards: Set<GeohashCell>? = nil, threads: Int = 2
+    ) -> (extent: DataExtent?, cells: ColumnCells?) {
         let allowed = parameters.allowedCategories(in: columns)
         let rule = shards?.first.map { ShardRule(precision: $0.precision, grid: grid) }
         let geohashPrecision = grid.geohashPrecision
         // Geohash cells are counted only for K > 1 (below, the extreme incidents' cells give the
         // union of every occupied cell); H3 cells always.
         let countCells = minCellCount > 1 || geohashPrecision == nil
+        let keepRows = geohashPrecision == nil && shards == nil
+        var rowCells = [UInt64](repeating: 0, count: keepRows ? columns.count : 0)
         let chunks = IncidentIndex.chunks(columns.count, threads)
-        let parts = Concurrency.map(chunks.count) { c -> (DataExtent?, [UInt64]) in
-            var count = 0, first = Int64.max, last = Int64.min
-            var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
-            var cells: [UInt64] = []
-            for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
-                let lat = columns.lat[i], lon = columns.lon[i], time = columns.time[i]
-                if let p = geohashPrecision {
-                    if let shards, let rule,
-                        !shards.contains(GeohashCell(lat: lat, lon: lon, precision: rule.precision))
-                    {
-                        continue
+        let parts = rowCells.withUnsafeMutableBufferPointer { buffer in
+            let rowCells = UnsafeMutableSendableBuffer(buffer)
+            return Concurrency.map(chunks.count) { c -> (DataExtent?, [UInt64]) in
+                var count = 0, first = Int64.max, last = Int64.min
+                var box = GeoBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)
+                var cells: [UInt64] = []
+                for i in chunks[c] where parameters.passes(columns, i, allowedCategories: allowed) {
+                    let lat = columns.lat[i], lon = columns.lon[i], time = columns.time[i]
+                    if let p = geohashPrecision {
+                        if let shards, let rule,
+                            !shards.contains(GeohashCell(lat: lat, lon: lon, precision: rule.precision))
+                        {
+                            continue
+                        }
+                        if countCells { cells.append(Geohash.code(lat: lat, lon: lon) >> UInt64(64 - 5 * p)) }
+                    } else {
+                        let id = grid.cell(lat: lat, lon: lon)
+                        if let shards, let rule, !shards.contains(rule.owner(of: id)) { continue }
+                        if keepRows { rowCells[i] = id.raw } else { cells.append(id.raw) }
                     }
-                    if countCells { cells.append(Geohash.code(lat: lat, lon: lon) >> UInt64(64 - 5 * p)) }
-                } else {
-                    let id = grid.cell(lat: lat, lon: lon)
-                    if let shards, let rule, !shards.contains(rule.owner(of: id)) { continue }
-                    cells.append(id.raw)
+                    count += 1
+                    first = min(first, time)
+                    last = max(last, time)
+                    box.minLat = min(box.minLat, lat)
+                    box.maxLat = max(box.maxLat, lat)
+                    box.minLon = min(box.minLon, lon)
+                    box.maxLon = max(box.maxLon, lon)
                 }
-                count += 1
-                first = min(first, time)
-                last = max(last, time)
-                box.minLat = min(box.minLat, lat)
-                box.maxLat = max(box.maxLat, lat)
-                box.minLon = min(box.minLon, lon)
-                box.maxLon = max(box.maxLon, lon)
+                let part =
+                    count == 0
+                    ? nil
+                    : DataExtent(count: count, firstTime: first, lastTime: last, box: box, publishedBox: nil)
+                return (part, cells)
             }
-            let part =
-                count == 0
-                ? nil
-                : DataExtent(count: count, firstTime: first, lastTime: last, box: box, publishedBox: nil)
-            return (part, cells)
         }
         var merged: DataExtent?
         for part in parts { merged.add(part.0) }
-        guard var extent = merged else { return nil }
+        guard var extent = merged else { return (nil, nil) }
         if countCells {
-            extent.publishedBox = DataExtent.box(ofCells: parts.flatMap(\.1), grid: grid, minCount: minCellCount)
+            // No H3 index is 0: the rows the filters leave out.
+            let cells = keepRows ? rowCells.filter { $0 != 0 } : parts.flatMap(\.1)
+            extent.publishedBox = DataExtent.box(ofCells: cells, grid: grid, minCount: minCellCount)
         } else if let p = geohashPrecision {
             let south = GeohashCell(lat: extent.box.minLat, lon: extent.box.minLon, precision: p).bounds
             let north = GeohashCell(lat: extent.box.maxLat, lon: extent.box.maxLon, precision: p).bounds
@@ -84,7 +107,7 @@ public struct DataExtent: Sendable, Equatable {
                 minLat: south.minLat, minLon: south.minLon,
                 maxLat: north.maxLat, maxLon: north.maxLon)
         }
-        self = extent
+        return (extent, keepRows ? ColumnCells(grid: grid, raw: rowCells) : nil)
     }
 
     public init(count: Int, firstTime: Int64, lastTime: Int64, box: GeoBox, publishedBox: GeoBox?) {
@@ -123,6 +146,13 @@ public struct DataExtent: Sendable, Equatable {
             + "but the data holds \(count) incident(s) from \(timeRange): "
             + "give --as-of latest, or an --as-of within a year after them"
     }
+}
+
+/// Every column row's cell on one H3 grid, 0 for a row the filters leave out (no H3 index is 0):
+/// found once, while the extent is measured (`DataExtent.measure`), and taken by the grid.
+public struct ColumnCells: Sendable {
+    public let grid: GridSystem
+    public let raw: [UInt64]
 }
 
 extension Optional where Wrapped == DataExtent {

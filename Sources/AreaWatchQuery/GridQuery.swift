@@ -97,10 +97,14 @@ public enum GridStrategy: String, Sendable, CaseIterable {
 extension IncidentIndex {
     /// The SPEC §7.2 grid of a grid system (§18). H3 grids are always scattered (`strategy` is
     /// the geohash lattice's choice).
-    public func grid(_ system: GridSystem, strategy: GridStrategy = .scatter, threads: Int = 1) -> GridResult {
+    /// `ownCells`: every column row's cell on `system`, when the caller has them (H3 only).
+    public func grid(
+        _ system: GridSystem, strategy: GridStrategy = .scatter, threads: Int = 1, ownCells: ColumnCells? = nil
+    ) -> GridResult {
         switch system {
         case .geohash(let precision): grid(precision: precision, strategy: strategy, threads: threads)
-        case .h3(let resolution): h3Grid(resolution: resolution, threads: threads)
+        case .h3(let resolution):
+            h3Grid(resolution: resolution, threads: threads, ownCells: ownCells?.grid == system ? ownCells : nil)
         }
     }
 

@@ -12,10 +12,14 @@ import Synchronization
 /// each of those centres by the radius test every other "within" uses. In-cell and per-year
 /// counts take every incident's own cell. Both are merged in ascending index, the H3 cell order.
 extension IncidentIndex {
-    func h3Grid(resolution: Int, threads: Int) -> GridResult {
+    func h3Grid(resolution: Int, threads: Int, ownCells: ColumnCells? = nil) -> GridResult {
         let test = RadiusTest(radius: parameters.radius)
-        // Every incident's own cell, once: the windowed points' are taken from it.
-        var own = H3GridScatter.ownCells(lat: lat, lon: lon, resolution: resolution, threads: threads)
+        // Every incident's own cell, once (or as the caller found them): the windowed points' are
+        // taken from it.
+        var own =
+            ownCells.map { cells in sourceIndex.map { cells.raw[Int($0)] } }
+            ?? H3GridScatter.ownCells(lat: lat, lon: lon, resolution: resolution, threads: threads)
+        assert(!own.contains(0), "an incident of the index without its cell")
         let radiusCells = H3GridScatter.radiusCells(
             points: windowedPoints, cells: windowedIncidents.map { own[Int($0)] }, resolution: resolution,
             test: test, threads: threads)

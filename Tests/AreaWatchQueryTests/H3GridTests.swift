@@ -78,6 +78,13 @@ struct H3GridTests {
                 #expect(grid.system == .h3(resolution: resolution))
                 #expect(grid.cells.map(\.id.raw) == expected.keys.sorted(), "\(label): the cells")
                 #expect(!grid.cells.isEmpty, "\(label): some cells")
+                // The rows' cells found while measuring the extent, taken instead of located again.
+                let measured = DataExtent.measure(
+                    columns: rows.columns, parameters: parameters, grid: .h3(resolution: resolution))
+                let taken = index.grid(.h3(resolution: resolution), threads: threads, ownCells: measured.cells)
+                #expect(measured.cells?.raw.count == rows.count, "\(label)")
+                #expect(taken.cells == grid.cells, "\(label): with the measured cells")
+                #expect(taken.cells.allSatisfy { taken.yearCounts(of: $0) == grid.yearCounts(of: $0) }, "\(label)")
                 for c in grid.cells {
                     guard let e = expected[c.id.raw] else { continue }
                     var years: [Int: Int] = [:]

@@ -53,12 +53,13 @@ public struct QuerySettings: ParsableArguments, Sendable {
     }
 
     /// The parameters for a run over `columns`: `--as-of latest` resolved from their extent (logged,
-    /// since every output states the instant it chose), and the extent itself.
+    /// since every output states the instant it chose), the extent itself, and on an H3 grid the
+    /// rows' cells it found (`DataExtent.measure`).
     public func resolved(
         for columns: IncidentColumns, grid: GridSystem = .standard, minCellCount: Int = 1,
         progress: ProgressReporter
-    ) -> (parameters: QueryParameters, extent: DataExtent?) {
-        let extent = DataExtent(
+    ) -> (parameters: QueryParameters, extent: DataExtent?, cells: ColumnCells?) {
+        let (extent, cells) = DataExtent.measure(
             columns: columns, parameters: parameters(now: 0), grid: grid,
             minCellCount: minCellCount)
         let parameters = parameters(latest: extent?.lastTime)
@@ -69,7 +70,7 @@ public struct QuerySettings: ParsableArguments, Sendable {
                     ? "--as-of latest: no incident passes the filters; as of now, \(t)"
                     : "--as-of latest: \(t), the newest incident's time")
         }
-        return (parameters, extent)
+        return (parameters, extent, cells)
     }
 
 }
