@@ -27,6 +27,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The few Linux calls Swift's Glibc module does not expose (renameat2).
         .target(name: "CAreaWatchSystem"),
+        // Loops written for one instruction set, each called only where the CPU has it, beside a
+        // portable Swift loop (the near-repeat test's counting, AVX2).
+        .target(name: "CAreaWatchKernels"),
 
         // Uber's H3 library v4, vendored unchanged (Sources/CH3/README.md): the H3 grids of SPEC §18.
         .target(
@@ -44,7 +47,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto")
             ]),
         .target(name: "AreaWatchStore", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CSQLite", "CZlib"]),
-        .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore", "CAreaWatchSystem"]),
+        .target(name: "AreaWatchQuery", dependencies: ["AreaWatchCore", "CAreaWatchSystem", "CAreaWatchKernels"]),
         .target(
             name: "AreaWatchReport",
             dependencies: [

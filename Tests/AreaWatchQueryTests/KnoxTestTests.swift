@@ -140,7 +140,7 @@ struct KnoxTestTests {
         }
     }
 
-    @Test("the 32-bit tallies folded after every few pairs give the same table")
+    @Test("every kernel this CPU runs, eight lanes, 32-bit tallies folded after every few pairs: the brute-force table")
     func foldedTallies() throws {
         let bands = NearRepeatBands(distanceEdges: [150, 300], days: 3, timeBands: 6)
         let data = Self.randomData(seed: 9, count: 150, bands: bands)
@@ -148,12 +148,23 @@ struct KnoxTestTests {
             NearRepeatPairs.build(
                 latitudes: data.lat, longitudes: data.lon, edges: bands.distanceEdges, maxPairs: .max, threads: 2))
         let earliest = try #require(data.times.min())
-        let canonical = data.times.map { UInt32($0 - earliest) }
-        let brute = Self.bruteCounts(data, times: data.times, bands: bands)
+        // Eight assignments of the times, one per lane: the observed one and seven shuffles.
+        var generator = Xoshiro256StarStar(seed: 5)
+        let assignments =
+            [data.times]
+            + (1..<8).map { _ in
+                var shuffled = data.times
+                generator.shuffle(&shuffled)
+                return shuffled
+            }
+        let brute = assignments.map { Self.bruteCounts(data, times: $0, bands: bands) }
         #expect(pairs.count > 100)
-        for limit in [1, 5, 64, Int(UInt32.max)] {
-            let counter = PairCounter(pairs: pairs, bands: bands, tallyLimit: limit)
-            #expect(counter.count(counter.gather([canonical]))[0] == brute, "tally limit \(limit)")
+        for kernel in PairCounter.Kernel.available {
+            for limit in [1, 5, 64, Int(UInt32.max)] {
+                let counter = PairCounter(pairs: pairs, bands: bands, tallyLimit: limit, kernel: kernel)
+                let counts = counter.count(counter.gather(assignments.map { $0.map { UInt32($0 - earliest) } }))
+                #expect(counts == brute, "\(kernel), tally limit \(limit)")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import AreaWatchCore
+import CAreaWatchKernels
 
 /// Counts the Knox table (SPEC §16) for eight assignments of times at once: lane j of a
 /// `Lanes` value is permutation j of a batch.
@@ -21,6 +22,19 @@ struct PairCounter: Sendable {
     /// The most pairs one run of positions adds to the 32-bit tallies before they are folded into
     /// `Int` totals (below 2³², so no tally wraps; smaller in tests, to exercise the folding).
     var tallyLimit = Int(UInt32.max)
+    /// Which loop counts: the same loop in portable Swift or, where the CPU has AVX2, in C compiled
+    /// for it (`aw_knox_tally_avx2`). Why a second: the loop is the test's whole cost, and AVX2 holds
+    /// a pair's eight lanes in one register with a one-instruction absolute value, where the
+    /// baseline x86-64 the program is built for needs two halves and three instructions each.
+    var kernel = Kernel.best
+
+    enum Kernel: CaseIterable {
+        case portable, avx2
+
+        static let best: Kernel = aw_knox_avx2_supported() != 0 ? .avx2 : .portable
+        /// The kernels this CPU runs.
+        static var available: [Kernel] { best == .avx2 ? [.portable, .avx2] : [.portable] }
+    }
 
     /// Leaf-order times for a batch: lane j holds `assignments[j]` (canonical order), unused
     /// lanes zero.
@@ -73,7 +87,10 @@ struct PairCounter: Sendable {
                 var p = 0
                 while p < n {
                     let end = Self.runEnd(band, from: p, limit: band[p] + tallyLimit)
-                    let tallies = Self.tally(times, partner, band, positions: p..<end, edges: edges)
+                    let tallies =
+                        kernel == .avx2
+                        ? Self.tallyAVX2(times, partner, band, positions: p..<end, edges: edges)
+                        : Self.tally(times, partner, band, positions: p..<end, edges: edges)
                     for (e, a) in [tallies.0, tallies.1, tallies.2, tallies.3].enumerated() {
                         for j in 0..<Self.lanes { totals[e][j] += Int(UInt32(bitPattern: 0 &- a[j])) }
                     }
@@ -116,6 +133,24 @@ struct PairCounter: Sendable {
             }
         }
         return (a0, a1, a2, a3)
+    }
+
+    /// `tally` in the AVX2 kernel.
+    private static func tallyAVX2(
+        _ times: UnsafeBufferPointer<Lanes>, _ partner: UnsafeBufferPointer<UInt32>,
+        _ offsets: UnsafeBufferPointer<Int>, positions: Range<Int>, edges: [Lanes]
+    ) -> (Lanes, Lanes, Lanes, Lanes) {
+        var tally = [Int32](repeating: 0, count: edgesPerPass * Self.lanes)
+        let edgeValues = edges.map { $0[0] }
+        times.withMemoryRebound(to: Int32.self) { times in
+            offsets.withMemoryRebound(to: Int64.self) { offsets in
+                aw_knox_tally_avx2(
+                    times.baseAddress, partner.baseAddress, offsets.baseAddress, Int64(positions.lowerBound),
+                    Int64(positions.upperBound), edgeValues, &tally)
+            }
+        }
+        func edge(_ e: Int) -> Lanes { Lanes(tally[(e * Self.lanes)..<((e + 1) * Self.lanes)]) }
+        return (edge(0), edge(1), edge(2), edge(3))
     }
 
     /// The sums and the at-least-observed counts of the permutations in `range`, in batches of
