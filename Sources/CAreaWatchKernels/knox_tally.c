@@ -1,5 +1,7 @@
 #include "aw_kernels.h"
 
+#if defined(__x86_64__)
+
 #include <immintrin.h>
 
 int aw_knox_avx2_supported(void) {
@@ -35,3 +37,16 @@ void aw_knox_tally_avx2(
     _mm256_storeu_si256((__m256i *)(tally + 16), a2);
     _mm256_storeu_si256((__m256i *)(tally + 24), a3);
 }
+
+#else
+
+// Not x86-64: no AVX2, and the portable loop always counts.
+int aw_knox_avx2_supported(void) { return 0; }
+
+void aw_knox_tally_avx2(
+    const int32_t *times, const uint32_t *partner, const int64_t *offsets, int64_t first, int64_t last,
+    const int32_t edges[4], int32_t tally[32]) {
+    __builtin_trap();
+}
+
+#endif
