@@ -92,7 +92,9 @@ extension GridCountState {
 
     /// Applies the delta's contributions; returns how many distinct cells changed.
     private mutating func commit(_ delta: Delta, threads: Int) -> Int {
-        var touched = Set<UInt64>()
+        var touched = Set<UInt64>(minimumCapacity: 2 * delta.inCell.count)
+        // Only a cell something was taken from can end up empty.
+        var shrunk: [UInt64] = []
         let keys = CellKeys(system: system)
         for c in delta.inCell {
             let key = keys.key(lat: c.lat, lon: c.lon)
@@ -100,21 +102,18 @@ extension GridCountState {
             yearTotals[c.year, default: 0] += Int(c.sign)
             if yearTotals[c.year] == 0 { yearTotals[c.year] = nil }
             touched.insert(key)
+            if c.sign < 0 { shrunk.append(key) }
         }
-        for (points, sign) in [(delta.plus, Int32(1)), (delta.minus, Int32(-1))] {
-            for rc in radiusCells(points, threads: threads) {
-                var counts = cells[rc.prefix, default: Counts()]
-                counts.rCurrent += sign * Int32(rc.current)
-                counts.rPrevious += sign * Int32(rc.previous)
-                counts.handled += sign * Int32(rc.handled)
-                precondition(
-                    counts.rCurrent >= 0 && counts.rPrevious >= 0 && counts.handled >= 0,
-                    "a cell's radius count below zero")
-                cells[rc.prefix] = counts
-                touched.insert(rc.prefix)
-            }
+        for rc in radiusCells(delta.plus, threads: threads) {
+            cells[rc.prefix, default: Counts()].addRadius(rc, sign: 1)
+            touched.insert(rc.prefix)
         }
-        for key in touched where cells[key]?.isEmpty == true { cells[key] = nil }
+        for rc in radiusCells(delta.minus, threads: threads) {
+            cells[rc.prefix, default: Counts()].addRadius(rc, sign: -1)
+            touched.insert(rc.prefix)
+            shrunk.append(rc.prefix)
+        }
+        for key in shrunk where cells[key]?.isEmpty == true { cells[key] = nil }
         return touched.count
     }
 

@@ -126,6 +126,14 @@ extension GridCountState.Counts {
         precondition(nCurrent >= 0 && nPrevious >= 0, "a cell's window count below zero")
         addYear(year, sign)
     }
+
+    /// The radius counts of some incidents around the cell, added (+1) or taken away (−1).
+    mutating func addRadius(_ radius: RadiusCell, sign: Int32) {
+        rCurrent += sign * Int32(radius.current)
+        rPrevious += sign * Int32(radius.previous)
+        handled += sign * Int32(radius.handled)
+        precondition(rCurrent >= 0 && rPrevious >= 0 && handled >= 0, "a cell's radius count below zero")
+    }
 }
 
 /// The cell id of a location in a grid system: a geohash code's prefix (the index's own codes),
