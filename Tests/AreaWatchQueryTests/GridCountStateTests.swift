@@ -127,6 +127,24 @@ struct GridCountStateTests {
         Self.expectSame(state, live.enumerated().filter { $0.offset != 1 }.map(\.element), "removed")
     }
 
+    @Test("identical incidents removed in one night all leave, and none crosses a window afterwards")
+    func duplicatesRemovedTogether() throws {
+        let asOf = epoch("2023-07-31T23:59:59Z")
+        let t = TimeWindows(asOf: asOf).currentStart + 3_600
+        let copies = (0..<3).map {
+            Incident(key: "d\($0)", time: t, precision: .second, lat: 51.5, lon: -0.1, handled: true)
+        }
+        let other = Incident(key: "o", time: t, precision: .second, lat: 51.501, lon: -0.1, handled: true)
+        var state = GridCountState(
+            columns: (copies + [other]).columns, parameters: QueryParameters(asOf: asOf), system: .h3(resolution: 8))
+        state.apply(asOf: asOf, removing: Array(copies.prefix(2)), adding: [])
+        try #require(state.timeline.count == 2)
+        Self.expectSame(state, [copies[2], other], "two of three copies removed")
+        // A day later the remaining two cross T − 1 year, into the previous window.
+        state.apply(asOf: asOf + 86_400, removing: [], adding: [])
+        Self.expectSame(state, [copies[2], other], "a day later")
+    }
+
     @Test("across 29 February: T − 1 year of 2024-02-29 is 2023-02-28, and a day later 2023-03-01")
     func leapDay() throws {
         let asOf = epoch("2024-02-29T00:00:00Z")
