@@ -29,6 +29,7 @@ extension GridCountState {
         for range in Self.crossingRanges(old: old, new: new) {
             for k in timeline.positions(after: range.low, through: range.high) {
                 let entry = timeline.entries[k]
+                guard !entry.isRemoved else { continue }
                 let (before, after) = (old.membership(entry.time), new.membership(entry.time))
                 guard before != after else { continue }
                 delta.add(entry, before, sign: -1)
@@ -36,15 +37,13 @@ extension GridCountState {
                 delta.changed += 1
             }
         }
-        var removed = Set<Int>()
         for incident in removing where passes(incident) {
             let entry = Self.entry(incident)
             let membership = new.membership(entry.time)
-            if membership != .older {
-                guard let k = timeline.position(of: entry, excluding: removed) else {
-                    preconditionFailure("an incident removed from an incremental grid that does not hold it")
-                }
-                removed.insert(k)
+            // An incident older at the new as-of is no longer kept in the timeline (or is dropped
+            // from it below).
+            if membership != .older && !timeline.remove(entry) {
+                preconditionFailure("an incident removed from an incremental grid that does not hold it")
             }
             delta.add(entry, membership, sign: -1)
             delta.changed += 1
@@ -54,7 +53,7 @@ extension GridCountState {
             delta.add(entry, new.membership(entry.time), sign: 1)
             delta.changed += 1
         }
-        timeline.update(removing: removed, adding: added, droppingThrough: new.previousStart)
+        timeline.update(adding: added, droppingThrough: new.previousStart)
         let touched = commit(delta, threads: threads)
         return NightSummary(changedIncidents: delta.changed, touchedCells: touched)
     }
