@@ -39,6 +39,8 @@ struct IncidentTimeline: Sendable {
     /// The entries, in any order, sorted here.
     init(_ unsorted: [Entry] = []) {
         entries = unsorted.sorted { $0.time < $1.time }
+        // Room for nights of additions: growing a full array copies the whole timeline.
+        entries.reserveCapacity(entries.count + entries.count / 8 + 1024)
     }
 
     /// Positions of the entries with `low < time <= high` (removed ones included: skip them).
