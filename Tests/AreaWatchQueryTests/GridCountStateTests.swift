@@ -61,8 +61,11 @@ struct GridCountStateTests {
             let (old, new) = (state.parameters.windows, TimeWindows(asOf: asOf))
             let crossing = before.filter { old.membership($0.time) != new.membership($0.time) }
             let changed = (crossing + removing + adding).filter { Self.passes($0, parameters) }.count
+            let cellsBefore = state.cells
             let summary = state.apply(asOf: asOf, removing: removing, adding: adding)
             #expect(summary.changedIncidents == changed)
+            let keys = Set(cellsBefore.keys).union(state.cells.keys)
+            #expect(summary.touchedCells >= keys.filter { cellsBefore[$0] != state.cells[$0] }.count)
             try #require(Self.expectSame(state, live, "\(scenario) night \(night), as-of \(UTCTime.iso8601(asOf))"))
         }
     }
@@ -125,6 +128,21 @@ struct GridCountStateTests {
         state.apply(asOf: asOf + 1, removing: [live[1]], adding: [])
         #expect(windowOf(1) == "none")
         Self.expectSame(state, live.enumerated().filter { $0.offset != 1 }.map(\.element), "removed")
+    }
+
+    @Test("the time ranges whose window changes: none for no step, three for a day, one across a year")
+    func crossingRanges() {
+        let old = TimeWindows(asOf: epoch("2023-03-01T00:00:00Z"))
+        #expect(GridCountState.crossingRanges(old: old, new: old).isEmpty)
+        let day = TimeWindows(asOf: old.asOf + 86_400)
+        let three = GridCountState.crossingRanges(old: old, new: day)
+        #expect(three.map(\.low) == [old.previousStart, old.currentStart, old.asOf])
+        #expect(three.map(\.high) == [day.previousStart, day.currentStart, day.asOf])
+        // 366 days reach 2024-03-01: each bound's new value is the next one's old value.
+        let year = TimeWindows(asOf: old.asOf + 366 * 86_400)
+        #expect(year.currentStart == old.asOf && year.previousStart == old.currentStart)
+        let one = GridCountState.crossingRanges(old: old, new: year)
+        #expect(one.count == 1 && one.first?.low == old.previousStart && one.first?.high == year.asOf)
     }
 
     @Test("identical incidents removed in one night all leave, and none crosses a window afterwards")
