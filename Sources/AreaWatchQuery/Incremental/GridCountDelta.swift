@@ -5,7 +5,7 @@ extension GridCountState {
     public struct NightSummary: Sendable, Equatable {
         /// Incidents whose contribution changed: added, removed, or moved between windows.
         public var changedIncidents: Int
-        /// Distinct cells whose counts changed (reported or not).
+        /// Distinct cells whose counts were updated, reported or not (an update may cancel out).
         public var touchedCells: Int
     }
 
