@@ -54,8 +54,14 @@ public struct GridCountState: Sendable {
 
     /// The state of `columns` at `parameters`, made from one full grid (`IncidentIndex.grid`).
     public init(columns: IncidentColumns, parameters: QueryParameters, system: GridSystem, threads: Int = 1) {
-        self.system = system
-        self.parameters = parameters
+        let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads, pointQueries: false)
+        self.init(columns: columns, index: index, grid: index.grid(system, threads: threads))
+    }
+
+    /// The state of `columns` from the index and grid already made of them (the report's own).
+    public init(columns: IncidentColumns, index: IncidentIndex, grid: GridResult) {
+        self.system = grid.system
+        self.parameters = index.parameters
         let windows = parameters.windows
         let allowed = parameters.allowedCategories(in: columns)
         var pending: [IncidentTimeline.Entry] = []
@@ -66,8 +72,8 @@ public struct GridCountState: Sendable {
                     time: columns.time[i], lat: columns.lat[i], lon: columns.lon[i], handled: columns.handled[i]))
         }
         timeline = IncidentTimeline(pending)
-        let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads, pointQueries: false)
-        for cell in index.grid(system, threads: threads).cells {
+        cells.reserveCapacity(grid.cells.count)
+        for cell in grid.cells {
             cells[cell.id.raw] = Counts(
                 rCurrent: Int32(cell.rCurrent), rPrevious: Int32(cell.rPrevious), handled: Int32(cell.handled))
         }

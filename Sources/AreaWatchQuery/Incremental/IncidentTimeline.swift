@@ -43,6 +43,9 @@ struct IncidentTimeline: Sendable {
         entries.reserveCapacity(entries.count + entries.count / 8 + 1024)
     }
 
+    /// The entries held, in time order.
+    var liveEntries: [Entry] { entries[start...].filter { !$0.isRemoved } }
+
     /// Positions of the entries with `low < time <= high` (removed ones included: skip them).
     func positions(after low: Int64, through high: Int64) -> Range<Int> {
         guard low < high else { return start..<start }
