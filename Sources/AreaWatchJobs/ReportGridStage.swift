@@ -1,0 +1,32 @@
+import AreaWatchCore
+import AreaWatchQuery
+import AreaWatchReport
+
+extension ReportJob {
+    /// SPEC §7.2, §20: the report's grid, from the nightly's grid count state and the night's
+    /// delta when they apply, else recomputed from the index; with the state to save after the
+    /// report (nil when the report is not a nightly's or the state does not cover it).
+    static func makeGrid(
+        _ index: IncidentIndex, columns: IncidentColumns, request: ReportRequest, progress: ProgressReporter
+    ) -> (GridResult, GridCountState?) {
+        let settings = request.report
+        guard let night = request.incremental else {
+            return (
+                index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads), nil
+            )
+        }
+        switch night.plan(parameters: index.parameters, settings: settings) {
+        case .apply(var state, let removing, let adding):
+            let summary = state.apply(
+                asOf: index.parameters.asOf, removing: removing, adding: adding, threads: settings.workerThreads)
+            progress.log(
+                "incremental: \(summary.changedIncidents) incidents changed, \(summary.touchedCells) cells touched")
+            return (state.result(), state)
+        case .recompute(let reason):
+            progress.log("full recompute: \(reason)")
+            let grid = index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads)
+            guard IncrementalNight.uncovered(settings) == nil else { return (grid, nil) }
+            return (grid, GridCountState(columns: columns, index: index, grid: grid))
+        }
+    }
+}
