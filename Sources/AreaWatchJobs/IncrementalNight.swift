@@ -116,6 +116,8 @@ public struct IncrementalNight: Sendable {
             stamp: after, settings: Self.settingsText(state.parameters, grid: settings.gridSystem),
             asOf: state.parameters.asOf)
         let bytes = GridCountStateFile.encode(state, binding: binding)
+        // Under the store's lock: a temporary file beside the state is a killed run's.
+        ColumnSnapshotFile.removeLeftovers(of: statePath)
         let temporary = statePath + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)),
             rename(temporary, statePath) == 0

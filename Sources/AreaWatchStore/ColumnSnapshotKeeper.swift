@@ -67,6 +67,7 @@ public final class ColumnSnapshotKeeper {
                 reading = BackgroundWork { [path] in ColumnSnapshotFile.read(path: path, expecting: stamp) }
             }
         } catch {
+            journal.isComplete = false
             notes.append("column snapshot dropped: \(error)")
         }
     }
