@@ -15,13 +15,21 @@ extension ReportJob {
                 index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads), nil
             )
         }
+        let started = ProgressReporter.now()
         switch night.plan(parameters: index.parameters, settings: settings) {
         case .apply(var state, let removing, let adding):
+            let read = ProgressReporter.now()
             let summary = state.apply(
                 asOf: index.parameters.asOf, removing: removing, adding: adding, threads: settings.workerThreads)
             progress.log(
                 "incremental: \(summary.changedIncidents) incidents changed, \(summary.touchedCells) cells touched")
-            return (state.result(), state)
+            let applied = ProgressReporter.now()
+            let grid = state.result()
+            let seconds = [read - started, applied - read, ProgressReporter.now() - applied].map {
+                NumberFormat.fixed($0, decimals: 3)
+            }
+            progress.log("grid count state: read \(seconds[0]) s, delta \(seconds[1]) s, grid \(seconds[2]) s")
+            return (grid, state)
         case .recompute(let reason):
             progress.log("full recompute: \(reason)")
             let grid = index.grid(settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads)

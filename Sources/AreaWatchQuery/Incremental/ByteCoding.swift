@@ -17,14 +17,16 @@ struct ByteWriter {
     }
 
     private mutating func put(_ v: UInt64, _ n: Int) {
-        for k in 0..<n { data.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(k)))) }
+        withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0.prefix(n)) }
     }
 
     /// 64-bit FNV-1a: the state guards against damage, not forgery.
-    static func fnv1a<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return h
+    static func fnv1a(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in buffer { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            return h
+        }
     }
 }
 
@@ -64,9 +66,14 @@ struct ByteReader {
 
     private mutating func get(_ n: Int) -> UInt64? {
         guard n <= remaining else { return nil }
-        var v: UInt64 = 0
-        for k in 0..<n { v |= UInt64(data[at + k]) << (8 * UInt64(k)) }
+        let start = at
         at += n
+        if n == 8 {
+            return UInt64(
+                littleEndian: data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: start, as: UInt64.self) })
+        }
+        var v: UInt64 = 0
+        for k in 0..<n { v |= UInt64(data[start + k]) << (8 * UInt64(k)) }
         return v
     }
 }

@@ -25,6 +25,7 @@ public enum GridCountStateFile {
     /// The file's bytes.
     public static func encode(_ state: GridCountState, binding: Binding) -> [UInt8] {
         var out = ByteWriter()
+        out.data.reserveCapacity(64 + 16 * state.yearTotals.count + 40 * state.cells.count + 25 * state.timeline.count)
         out.bytes(magic)
         out.u32(version)
         out.string(binding.settings)
@@ -62,7 +63,7 @@ public enum GridCountStateFile {
             out.u64(e.lon.bitPattern)
             out.u8(UInt8(bitPattern: e.handled))
         }
-        out.u64(ByteWriter.fnv1a(out.data))
+        out.u64(ByteWriter.fnv1a(out.data[...]))
         return out.data
     }
 
