@@ -5,7 +5,8 @@ import Testing
 
 /// SPEC §20 end to end: nights of new, edited, duplicate and rejected records into one store,
 /// the as-of stepping 0, 1, 29 and 366 days across 29 February (and once backwards), the radius
-/// changed once and an output the state does not cover asked for once. After every night the
+/// and the filters changed once each, nights without a new file, an ingest outside the nightly,
+/// and an output the state does not cover asked for once. After every night the
 /// nightly's report folder equals a report made from a copy of the store without the state
 /// (every file byte for byte except `timings_s` in summary.json), and its stderr says whether
 /// the grid was updated incrementally or recomputed, and why.
@@ -15,6 +16,10 @@ struct IncrementalNightCLITests {
         var asOf: Int64
         var radius = 500
         var areas = false
+        /// `categories` and `handled` filters (SPEC §7).
+        var filtered = false
+        /// Whether the night brings a new inbox file.
+        var file = true
         /// "incremental" or the start of the reason for a full recompute.
         var expect: String
     }
@@ -65,7 +70,14 @@ struct IncrementalNightCLITests {
             Night(asOf: base + 764 * day, radius: 800, expect: "incremental"), // +366, 2025-04-01
             // After an ingest outside the nightly.
             Night(asOf: base + 765 * day, radius: 800, expect: "full recompute: the store is not the one"),
-            Night(asOf: base + 765 * day, radius: 800, expect: "incremental")
+            Night(asOf: base + 765 * day, radius: 800, expect: "incremental"),
+            // Nights without a new file: the as-of alone, then nothing at all.
+            Night(asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: "),
+            Night(
+                asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: 0 incidents changed, 0 cells"),
+            // Filters bind the state too; with them the delta skips what they leave out.
+            Night(asOf: base + 767 * day, radius: 800, filtered: true, expect: "full recompute: the query settings"),
+            Night(asOf: base + 796 * day, radius: 800, filtered: true, expect: "incremental")
         ]
     }()
 
@@ -79,6 +91,7 @@ struct IncrementalNightCLITests {
         [query]
         as_of = "\(Civil.iso(night.asOf))"
         radius = \(night.radius)
+        \(night.filtered ? "categories = [\"Burglary\", \"Robbery\"]\nhandled = true" : "")
         [report]
         precision = 7
         tile_zooms = "12-13"
@@ -96,7 +109,7 @@ struct IncrementalNightCLITests {
                 night: k, fresh: k == 0 ? 1500 : 120, edits: k == 0 ? 0 : 25, duplicates: k == 0 ? 0 : 15,
                 asOf: night.asOf, rng: &rng)
             Self.sent[k] = text.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }
-            _ = try tmp.file("inbox/night-\(k).csv", text)
+            if night.file { _ = try tmp.file("inbox/night-\(k).csv", text) }
             if k == 3 {
                 // A second file editing rows the first file of the same night added.
                 let edits = (0..<20).map { n in
@@ -130,6 +143,7 @@ struct IncrementalNightCLITests {
             "--tile-zooms", "12-13", "--radius", "\(night.radius)", "--quiet"
         ]
         if night.areas { arguments += ["--areas", Datasets.areas, "--area-id", "name"] }
+        if night.filtered { arguments += ["--category", "Burglary", "--category", "Robbery", "--handled", "true"] }
         try areawatchOK(arguments, cwd: folder)
         #expect(!exists(folder + "/s.db.gridstate"))
         let differences = reportDifferences(try readTree(tmp.sub("out")), try readTree(folder + "/out"))
