@@ -18,6 +18,8 @@ struct IncrementalNightCLITests {
         var areas = false
         /// `categories` and `handled` filters (SPEC §7).
         var filtered = false
+        /// The report grid: "geohash:7" or an H3 grid (SPEC §18).
+        var grid = "geohash:7"
         /// Whether the night brings a new inbox file.
         var file = true
         /// "incremental" or the start of the reason for a full recompute.
@@ -77,7 +79,10 @@ struct IncrementalNightCLITests {
                 asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: 0 incidents changed, 0 cells"),
             // Filters bind the state too; with them the delta skips what they leave out.
             Night(asOf: base + 767 * day, radius: 800, filtered: true, expect: "full recompute: the query settings"),
-            Night(asOf: base + 796 * day, radius: 800, filtered: true, expect: "incremental")
+            Night(asOf: base + 796 * day, radius: 800, filtered: true, expect: "incremental"),
+            // Another grid system binds the state too; H3 nights carry on by deltas as well.
+            Night(asOf: base + 797 * day, grid: "h3:9", expect: "full recompute: the query settings"),
+            Night(asOf: base + 798 * day, grid: "h3:9", expect: "incremental")
         ]
     }()
 
@@ -93,7 +98,7 @@ struct IncrementalNightCLITests {
         radius = \(night.radius)
         \(night.filtered ? "categories = [\"Burglary\", \"Robbery\"]\nhandled = true" : "")
         [report]
-        precision = 7
+        grid = "\(night.grid)"
         tile_zooms = "12-13"
         \(night.areas ? "areas = \"\(Datasets.areas)\"\narea_id = \"name\"" : "")
         """
@@ -139,7 +144,7 @@ struct IncrementalNightCLITests {
         try copyItem(tmp.sub("s.db"), folder + "/s.db")
         if exists(tmp.sub("s.db-wal")) { try copyItem(tmp.sub("s.db-wal"), folder + "/s.db-wal") }
         var arguments = [
-            "report", "--db", "s.db", "--out", "out", "--as-of", Civil.iso(night.asOf), "--precision", "7",
+            "report", "--db", "s.db", "--out", "out", "--as-of", Civil.iso(night.asOf), "--grid", night.grid,
             "--tile-zooms", "12-13", "--radius", "\(night.radius)", "--quiet"
         ]
         if night.areas { arguments += ["--areas", Datasets.areas, "--area-id", "name"] }
