@@ -84,6 +84,10 @@ let package = Package(
         .executableTarget(name: "FuzzCSV", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "FuzzJSON", dependencies: ["AreaWatchFuzzing"]),
         .executableTarget(name: "FuzzValues", dependencies: ["AreaWatchFuzzing"]),
+        // The incremental grid state's night against a full recompute (issue 33), built on demand:
+        // `swift build -c release --product bench-grid-state`.
+        .executableTarget(
+            name: "bench-grid-state", dependencies: ["AreaWatchQuery", "AreaWatchCore"], path: "Benchmarks/GridState"),
         .executableTarget(
             name: "areawatch",
             dependencies: [

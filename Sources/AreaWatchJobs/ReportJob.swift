@@ -15,6 +15,8 @@ public struct ReportRequest: Sendable {
     public var snapshot: SnapshotUse = .readOnly
     /// Where the rejects of input files are written (`report --input --rejects`); nil: nowhere.
     public var rejectsPath: String?
+    /// The nightly's grid count state and delta (SPEC §20); nil: the grid is recomputed.
+    public var incremental: IncrementalNight?
 
     public init(source: IncidentSource, query: QuerySettings, report: ReportSettings, protected: [String] = []) {
         self.source = source
@@ -69,7 +71,9 @@ public enum ReportJob {
             minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
-        let index = makeIndex(&loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings)
+        let index = makeIndex(
+            &loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings,
+            keepColumns: request.incremental != nil)
         clock.lap("index")
         try checkGridSize(index, radius: parameters.radius, settings: settings)
         if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
@@ -80,8 +84,8 @@ public enum ReportJob {
                 progress: progress) : nil
         if nearRepeat != nil { clock.lap("near-repeat") }
         progress.log("grid at \(settings.gridSystem.fineness), radius \(NumberFormat.compact(parameters.radius)) m")
-        let grid = index.grid(
-            settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads, ownCells: cells)
+        let (grid, state) = makeGrid(
+            index, columns: loaded.columns, ownCells: cells, request: request, progress: progress)
         clock.lap("grid")
         var content = answerQueries(
             index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,
@@ -107,6 +111,7 @@ public enum ReportJob {
         let outcome = try ReportWriter.write(
             content, to: settings.out, protecting: request.protectedPaths,
             clock: ProgressReporter.now)
+        if let state, let note = request.incremental?.save(state, settings: settings) { progress.warn(note) }
         if let rejects {
             try rejects.commit()
             progress.log("rejects: \(rejects.count) written to \(rejects.path)")
@@ -212,10 +217,10 @@ extension ReportJob {
     /// The R-tree only serves point queries (points of interest) and the per-cell grid.
     static func makeIndex(
         _ loaded: inout LoadedIncidents, parameters: QueryParameters, pointQueries: Bool,
-        settings: ReportSettings
+        settings: ReportSettings, keepColumns: Bool = false
     ) -> IncidentIndex {
         let pointQueries = pointQueries || settings.gridStrategy == .rtreePerCell
-        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
+        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat || keepColumns {
             return IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
         }
         let columns = loaded.columns

@@ -35,6 +35,7 @@ public enum RunJob {
         // report takes the snapshot from memory. Both are done before the job returns.
         try store.deferCheckpoints()
         let keeper = ColumnSnapshotKeeper(store: store)
+        let stampBefore = try? store.stamp()
         progress.log("inbox \(config.inboxFolder): \(files.count) file(s)")
         let optionsByFile = Dictionary(
             uniqueKeysWithValues: files.map { ($0, config.reading(forInboxFile: $0).ingestOptions) })
@@ -52,6 +53,9 @@ public enum RunJob {
         let ingestSeconds = ProgressReporter.now() - started
         // Under the lock: the report stage may write the snapshot when it has to read the store.
         request.snapshot = SnapshotUse(read: true, rebuild: true, known: keeper.current)
+        request.incremental = IncrementalNight(
+            storePath: config.storePath, before: stampBefore, after: try? store.stamp(), journal: keeper.journal,
+            snapshot: keeper.current)
         let parts = Unchecked((store, keeper))
         let (notes, report) = try Concurrency.overlap(
             { () -> [String] in

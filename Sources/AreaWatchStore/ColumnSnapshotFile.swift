@@ -125,7 +125,7 @@ public enum ColumnSnapshotFile {
     }
 
     /// `<snapshot>.tmp-<pid>` files of earlier, killed writers.
-    static func removeLeftovers(of path: String) {
+    public static func removeLeftovers(of path: String) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"

@@ -23,6 +23,8 @@ public final class ColumnSnapshotKeeper {
     private var unsaved = false
     /// What happened, for the log.
     private var notes: [String] = []
+    /// What the commits since the first `begin` changed (the incremental nightly's delta).
+    public private(set) var journal = ColumnJournal()
 
     /// The notes since the last call.
     public func takeNotes() -> [String] {
@@ -54,13 +56,18 @@ public final class ColumnSnapshotKeeper {
         startStamp = nil
         baseSettled = false
         do {
-            guard let stamp = try store.stamp() else { return }
+            guard let stamp = try store.stamp() else {
+                journal.isComplete = false
+                return
+            }
             startStamp = stamp
+            if journal.start == nil { journal.start = stamp }
             if !fileRead && current == nil {
                 fileRead = true
                 reading = BackgroundWork { [path] in ColumnSnapshotFile.read(path: path, expecting: stamp) }
             }
         } catch {
+            journal.isComplete = false
             notes.append("column snapshot dropped: \(error)")
         }
     }
@@ -110,6 +117,7 @@ public final class ColumnSnapshotKeeper {
         do {
             guard let stamp = try store.stamp() else {
                 base = nil
+                journal.isComplete = false
                 return
             }
             if var next = base.take(), next.rowidsAreDense {
@@ -136,6 +144,7 @@ public final class ColumnSnapshotKeeper {
                 }
                 for rowid in updatedRowids where rowid <= previousLast {
                     guard rowid >= 1, let row = try store.row(rowid: rowid) else { return try rebuild(stamp: stamp) }
+                    journal.keepOriginal(of: rowid, in: next)
                     next.replace(at: Int(rowid - 1), with: row)
                 }
                 next.stamp = stamp
@@ -145,11 +154,13 @@ public final class ColumnSnapshotKeeper {
             }
         } catch {
             pending = nil
+            journal.isComplete = false
             notes.append("column snapshot dropped: \(error)")
         }
     }
 
     private func rebuild(stamp: StoreStamp) throws {
+        journal.isComplete = false
         let (columns, dense) = try store.scanColumns()
         pending = ColumnSnapshot(columns: columns, stamp: stamp, rowidsAreDense: dense)
         notes.append("column snapshot rebuilt from the store (\(columns.count) incidents)")
@@ -157,7 +168,11 @@ public final class ColumnSnapshotKeeper {
 
     /// After COMMIT succeeded.
     public func committed() {
-        guard let pending else { return }
+        guard let pending else {
+            journal.isComplete = false
+            return
+        }
+        journal.end = pending.stamp
         current = pending
         self.pending = nil
         unsaved = true

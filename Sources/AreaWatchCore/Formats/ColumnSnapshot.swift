@@ -132,6 +132,14 @@ public struct ColumnSnapshot: Sendable, Equatable {
         for id in category { self.category.append(id < 0 ? -1 : remap[Int(id)]) }
     }
 
+    /// Row `i` as the store holds it.
+    public func row(at i: Int) -> Row {
+        let h = handled[i]
+        return Row(
+            lat: lat[i], lon: lon[i], time: time[i], handled: h < 0 ? nil : h != 0,
+            category: category[i] < 0 ? nil : categoryTexts[Int(category[i])])
+    }
+
     /// Replaces row `i` (an ingest updated that incident).
     public mutating func replace(at i: Int, with row: Row) {
         let id = categoryID(row.category)

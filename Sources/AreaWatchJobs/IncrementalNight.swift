@@ -1,0 +1,134 @@
+import AreaWatchCore
+import AreaWatchQuery
+import AreaWatchReport
+import AreaWatchStore
+import Foundation
+import Glibc
+
+/// SPEC §20: what the nightly knows to update the grid by deltas instead of recounting it — the
+/// grid count state file beside the store, the store's stamp before the night's ingest, and
+/// what the ingest changed (the column snapshot keeper's journal and snapshot after it).
+public struct IncrementalNight: Sendable {
+    public let statePath: String
+    /// The store's stamp when the nightly opened it, before any ingest.
+    let before: StoreStamp?
+    /// The store's stamp after the ingest.
+    let after: StoreStamp?
+    let journal: ColumnJournal
+    /// The store's columns after the ingest, with `after` as stamp (nil when not known).
+    let snapshot: ColumnSnapshot?
+
+    public static func statePath(forStore store: String) -> String { store + ".gridstate" }
+
+    init(storePath: String, before: StoreStamp?, after: StoreStamp?, journal: ColumnJournal, snapshot: ColumnSnapshot?)
+    {
+        statePath = Self.statePath(forStore: storePath)
+        self.before = before
+        self.after = after
+        self.journal = journal
+        self.snapshot = snapshot
+    }
+
+    /// How the grid is made tonight: by applying a delta to a state, or recomputed (and why).
+    enum Plan {
+        case apply(GridCountState, removing: [Incident], adding: [Incident])
+        case recompute(reason: String)
+    }
+
+    /// The settings besides the as-of that the state's counts (or their classes) depend on.
+    static func settingsText(_ parameters: QueryParameters, grid: GridSystem) -> String {
+        let categories = parameters.categories.sorted().map { "\($0.utf8.count):\($0)" }.joined(separator: ",")
+        return "grid=\(grid);radius=\(parameters.radius.bitPattern);thresholds=\(parameters.thresholds);"
+            + "categories=[\(categories)];handled=\(parameters.handled.map { "\($0)" } ?? "any")"
+    }
+
+    /// The outputs the state does not cover (SPEC §20), named; nil when it covers the report.
+    static func uncovered(_ settings: ReportSettings) -> String? {
+        var names: [String] = []
+        if settings.areas != nil { names.append("areas") }
+        if settings.poi != nil { names.append("points of interest") }
+        if settings.groupBy != nil { names.append("breakdown") }
+        if settings.ehsa { names.append("emerging hot spots") }
+        if settings.nearRepeat { names.append("near-repeat") }
+        return names.isEmpty ? nil : names.joined(separator: ", ")
+    }
+
+    /// Tonight's plan for the report's resolved `parameters` and `settings`.
+    func plan(parameters: QueryParameters, settings: ReportSettings) -> Plan {
+        if let names = Self.uncovered(settings) {
+            return .recompute(reason: "the report asks for \(names), which the grid count state does not cover")
+        }
+        guard let before, let after else { return .recompute(reason: "the store has no stamp") }
+        guard let data = Self.read(statePath) else { return .recompute(reason: "no grid count state") }
+        guard let header = GridCountStateFile.peek(data) else {
+            return .recompute(reason: "the grid count state is unreadable")
+        }
+        guard header.stamp == before else {
+            return .recompute(reason: "the store is not the one the grid count state was computed from")
+        }
+        guard header.settings == Self.settingsText(parameters, grid: settings.gridSystem) else {
+            return .recompute(reason: "the query settings differ from the grid count state's")
+        }
+        guard parameters.asOf >= header.asOf else { return .recompute(reason: "the as-of moved backwards") }
+        let (ingested, complete) = (journal.start != nil, journal.isComplete)
+        guard ingested ? complete && journal.start == before && (journal.end ?? before) == after : before == after
+        else {
+            return .recompute(reason: "what the ingest changed is not fully known (the column snapshot was rebuilt)")
+        }
+        var known: ColumnSnapshot?
+        if ingested {
+            guard let snapshot, snapshot.stamp == after, snapshot.rowidsAreDense else {
+                return .recompute(reason: "the store's content after the ingest is not known (no column snapshot)")
+            }
+            known = snapshot
+        }
+        var stateParameters = parameters
+        stateParameters.asOf = header.asOf
+        switch GridCountStateFile.decode(data, parameters: stateParameters, system: settings.gridSystem) {
+        case .failure(let error): return .recompute(reason: "the grid count state is unreadable (\(error))")
+        case .success(let (state, _)):
+            let (removing, adding) = known.map { delta(snapshot: $0) } ?? ([], [])
+            return .apply(state, removing: removing, adding: adding)
+        }
+    }
+
+    /// The night's delta: the original content of the updated rows out, their content now and
+    /// the rows added in.
+    private func delta(snapshot: ColumnSnapshot) -> (removing: [Incident], adding: [Incident]) {
+        let removing = journal.originals.values.map(Self.incident)
+        var adding = journal.originals.keys.map { Self.incident(snapshot.row(at: Int($0 - 1))) }
+        let first = Int(before?.lastIncidentRowid ?? 0)
+        for i in first..<snapshot.count { adding.append(Self.incident(snapshot.row(at: i))) }
+        return (removing, adding)
+    }
+
+    private static func incident(_ row: ColumnSnapshot.Row) -> Incident {
+        Incident(
+            key: "", time: row.time, precision: .second, lat: row.lat, lon: row.lon, category: row.category,
+            handled: row.handled)
+    }
+
+    /// Writes the state bound to the store after the ingest (temp file + rename); a failure is
+    /// a note, never a failed night: the next night recomputes.
+    func save(_ state: GridCountState, settings: ReportSettings) -> String? {
+        guard let after else { return "grid count state not written: the store's stamp is not known" }
+        let binding = GridCountStateFile.Binding(
+            stamp: after, settings: Self.settingsText(state.parameters, grid: settings.gridSystem),
+            asOf: state.parameters.asOf)
+        let bytes = GridCountStateFile.encode(state, binding: binding)
+        // Under the store's lock: a temporary file beside the state is a killed run's.
+        ColumnSnapshotFile.removeLeftovers(of: statePath)
+        let temporary = statePath + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)),
+            rename(temporary, statePath) == 0
+        else {
+            unlink(temporary)
+            unlink(statePath)
+            return "grid count state not written: \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    /// The file's bytes; nil when there is none (or it cannot be read).
+    static func read(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
+}

@@ -1,0 +1,169 @@
+import AreaWatchCore
+
+/// Per cell of one grid system, exactly the counts a SPEC §7.2 grid is made of (in-cell and
+/// within-radius counts of the two windows, handled, in-cell calendar years), kept so that a
+/// night changes them by deltas instead of recounting every stored incident (issue 33).
+///
+/// Invariant: `result()` equals `IncidentIndex.grid(system)` over the incidents added and not
+/// removed, at the current as-of, with the same query parameters. The state holds only incidents
+/// that pass the parameters' filters (others are ignored on the way in).
+///
+/// Cells with only older incidents inside are kept (their calendar years count once a nearby
+/// incident makes them reported) but not reported; a cell whose counts all reach zero is dropped.
+public struct GridCountState: Sendable {
+    public let system: GridSystem
+    /// The query parameters; only the as-of changes (`apply`).
+    public internal(set) var parameters: QueryParameters
+
+    /// The counts of one cell.
+    struct Counts: Sendable, Equatable {
+        var nCurrent: Int32 = 0, nPrevious: Int32 = 0
+        var rCurrent: Int32 = 0, rPrevious: Int32 = 0, handled: Int32 = 0
+        /// (calendar year, incidents inside the cell), ascending year, no zero counts.
+        var years: [Year] = []
+
+        struct Year: Sendable, Equatable {
+            var year: Int16
+            var count: Int32
+        }
+
+        /// SPEC §7.2: some incident of either window inside the cell or within its centre's radius.
+        var isReported: Bool { nCurrent + nPrevious > 0 || rCurrent + rPrevious > 0 }
+        var isEmpty: Bool { !isReported && handled == 0 && years.isEmpty }
+
+        mutating func addYear(_ year: Int16, _ sign: Int32) {
+            var k = 0
+            while k < years.count && years[k].year < year { k += 1 }
+            if k < years.count && years[k].year == year {
+                years[k].count += sign
+                precondition(years[k].count >= 0, "a cell's year count below zero")
+                if years[k].count == 0 { years.remove(at: k) }
+            } else {
+                precondition(sign > 0, "an incident removed from a cell that does not hold it")
+                years.insert(Year(year: year, count: sign), at: k)
+            }
+        }
+    }
+
+    /// Cell id (geohash prefix or H3 index) → counts.
+    var cells: [UInt64: Counts] = [:]
+    /// Incidents per calendar year (filtered, not after the as-of): the grid's `years`.
+    var yearTotals: [Int16: Int] = [:]
+    /// The incidents whose window can still change.
+    var timeline = IncidentTimeline()
+
+    /// The state of `columns` at `parameters`, made from one full grid (`IncidentIndex.grid`).
+    public init(columns: IncidentColumns, parameters: QueryParameters, system: GridSystem, threads: Int = 1) {
+        let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads, pointQueries: false)
+        self.init(columns: columns, index: index, grid: index.grid(system, threads: threads))
+    }
+
+    /// The state of `columns` from the index and grid already made of them (the report's own).
+    public init(columns: IncidentColumns, index: IncidentIndex, grid: GridResult) {
+        self.system = grid.system
+        self.parameters = index.parameters
+        let windows = parameters.windows
+        let allowed = parameters.allowedCategories(in: columns)
+        var pending: [IncidentTimeline.Entry] = []
+        for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
+            guard columns.time[i] > windows.previousStart else { continue }
+            pending.append(
+                IncidentTimeline.Entry(
+                    time: columns.time[i], lat: columns.lat[i], lon: columns.lon[i], handled: columns.handled[i]))
+        }
+        timeline = IncidentTimeline(pending)
+        cells.reserveCapacity(grid.cells.count)
+        for cell in grid.cells {
+            cells[cell.id.raw] = Counts(
+                rCurrent: Int32(cell.rCurrent), rPrevious: Int32(cell.rPrevious), handled: Int32(cell.handled))
+        }
+        let keys = CellKeys(system: system)
+        for k in 0..<index.count {
+            let key = keys.key(code: index.codes[k], lat: index.lat[k], lon: index.lon[k])
+            let membership = WindowMembership(rawValue: index.membership[k])!
+            cells[key, default: Counts()].addInCell(membership: membership, year: index.year[k], sign: 1)
+            yearTotals[index.year[k], default: 0] += 1
+        }
+    }
+
+    /// The empty state (no incidents) at `parameters`.
+    public init(parameters: QueryParameters, system: GridSystem) {
+        self.system = system
+        self.parameters = parameters
+    }
+
+    /// How many cells the state holds (reported or not).
+    public var cellCount: Int { cells.count }
+
+    /// The grid of the incidents held, at the current as-of: cells in ascending id, as
+    /// `IncidentIndex.grid` lays them out.
+    public func result() -> GridResult {
+        let years = yearTotals.filter { $0.value > 0 }.keys.sorted()
+        var slot: [Int16: UInt16] = [:]
+        for (k, y) in years.enumerated() { slot[y] = UInt16(k) }
+        let ids = cells.compactMap { $0.value.isReported ? $0.key : nil }.sorted()
+        var out: [GridCell] = []
+        out.reserveCapacity(ids.count)
+        var entries: [(year: UInt16, count: UInt32)] = []
+        for id in ids {
+            let c = cells[id]!
+            out.append(
+                GridCell(
+                    id: GridCellID(raw: id), system: system, nCurrent: Int(c.nCurrent), nPrevious: Int(c.nPrevious),
+                    rCurrent: Int(c.rCurrent), rPrevious: Int(c.rPrevious), handled: Int(c.handled),
+                    safetyClass: parameters.thresholds.classify(Int(c.rCurrent)),
+                    yearStart: Int32(entries.count), yearCount: Int32(c.years.count)))
+            for y in c.years { entries.append((slot[y.year]!, UInt32(y.count))) }
+        }
+        return GridResult(
+            system: system, parameters: parameters, cells: out, years: years.map { Int($0) }, yearEntries: entries)
+    }
+}
+
+extension GridCountState.Counts {
+    /// One incident of `membership` and calendar `year` inside the cell, added (+1) or removed (−1).
+    mutating func addInCell(membership: WindowMembership, year: Int16, sign: Int32) {
+        switch membership {
+        case .current: nCurrent += sign
+        case .previous: nPrevious += sign
+        case .older: break
+        case .future: return
+        }
+        precondition(nCurrent >= 0 && nPrevious >= 0, "a cell's window count below zero")
+        addYear(year, sign)
+    }
+
+    /// The radius counts of some incidents around the cell, added (+1) or taken away (−1).
+    mutating func addRadius(_ radius: RadiusCell, sign: Int32) {
+        rCurrent += sign * Int32(radius.current)
+        rPrevious += sign * Int32(radius.previous)
+        handled += sign * Int32(radius.handled)
+        precondition(rCurrent >= 0 && rPrevious >= 0 && handled >= 0, "a cell's radius count below zero")
+    }
+}
+
+/// The cell id of a location in a grid system: a geohash code's prefix (the index's own codes),
+/// or the H3 index of its cell.
+struct CellKeys {
+    let system: GridSystem
+    private let shift: UInt64
+
+    init(system: GridSystem) {
+        self.system = system
+        shift = UInt64(64 - 5 * (system.geohashPrecision ?? 0))
+    }
+
+    @inline(__always)
+    func key(code: UInt64, lat: Double, lon: Double) -> UInt64 {
+        switch system {
+        case .geohash: code >> shift
+        case .h3(let resolution): H3.cell(lat: lat, lon: lon, resolution: resolution).index
+        }
+    }
+
+    @inline(__always)
+    func key(lat: Double, lon: Double) -> UInt64 {
+        if case .h3(let resolution) = system { return H3.cell(lat: lat, lon: lon, resolution: resolution).index }
+        return Geohash.code(lat: lat, lon: lon) >> shift
+    }
+}

@@ -1,0 +1,158 @@
+import AreaWatchCore
+import AreaWatchTestSupport
+import Foundation
+import Testing
+
+/// SPEC §20 end to end: nights of new, edited, duplicate and rejected records into one store,
+/// the as-of stepping 0, 1, 29 and 366 days across 29 February (and once backwards), the radius
+/// and the filters changed once each, nights without a new file, an ingest outside the nightly,
+/// and an output the state does not cover asked for once. After every night the
+/// nightly's report folder equals a report made from a copy of the store without the state
+/// (every file byte for byte except `timings_s` in summary.json), and its stderr says whether
+/// the grid was updated incrementally or recomputed, and why.
+@Suite("incremental nightly (CLI)", .timeLimit(.minutes(60)))
+struct IncrementalNightCLITests {
+    struct Night {
+        var asOf: Int64
+        var radius = 500
+        var areas = false
+        /// `categories` and `handled` filters (SPEC §7).
+        var filtered = false
+        /// The report grid: "geohash:7" or an H3 grid (SPEC §18).
+        var grid = "geohash:7"
+        /// Whether the night brings a new inbox file.
+        var file = true
+        /// "incremental" or the start of the reason for a full recompute.
+        var expect: String
+    }
+
+    /// One night's file: `fresh` new incidents, `edits` earlier ones changed (time, place,
+    /// handled or category), `duplicates` earlier ones sent again unchanged, every 40th row
+    /// rejected (no latitude). Times spread over the three years before `asOf` and a week after.
+    static func file(night: Int, fresh: Int, edits: Int, duplicates: Int, asOf: Int64, rng: inout SplitMix64)
+        -> String
+    {
+        var text = "id,time,lat,lon,category,handled\n"
+        func row(_ id: String, _ rng: inout SplitMix64, reject: Bool = false) -> String {
+            let t = asOf + 7 * 86_400 - Int64(rng.next() % UInt64(3 * 366 * 86_400))
+            let lat = 53.72 + (rng.unit() - 0.5) * 0.03, lon = -1.86 + (rng.unit() - 0.5) * 0.05
+            let category = ["Burglary", "Robbery", "Vehicle crime"][Int(rng.next() % 3)]
+            let handled = ["true", "false", ""][Int(rng.next() % 3)]
+            let latText = reject ? "" : String(format: "%.6f", lat)
+            return "\(id),\(Civil.iso(t)),\(latText),\(String(format: "%.6f", lon)),\(category),\(handled)\n"
+        }
+        for n in 0..<fresh { text += row("n\(night)-\(n)", &rng, reject: n % 40 == 39) }
+        guard night > 0 else { return text }
+        for n in 0..<edits { text += row("n\(Int(rng.next() % UInt64(night)))-\(n * 3 % 38)", &rng) }
+        return text + (duplicates > 0 ? duplicatesOf(night: night - 1, count: duplicates) : "")
+    }
+
+    /// The first `count` rows of an earlier night's file, sent again unchanged.
+    nonisolated(unsafe) static var sent: [Int: [String]] = [:]
+    static func duplicatesOf(night: Int, count: Int) -> String {
+        (sent[night] ?? []).prefix(count).joined()
+    }
+
+    static let nights: [Night] = {
+        let base = Civil.epoch(2023, 2, 28, 22, 0, 0)
+        let day: Int64 = 86_400
+        return [
+            Night(asOf: base, expect: "full recompute: no grid count state"),
+            Night(asOf: base + 366 * day, expect: "incremental"), // 2024-02-29
+            Night(asOf: base + 366 * day, expect: "incremental"), // step 0
+            Night(asOf: base + 367 * day, expect: "incremental"), // 2024-03-01
+            Night(asOf: base + 396 * day, expect: "incremental"), // +29
+            Night(asOf: base + 395 * day, expect: "full recompute: the as-of moved backwards"),
+            Night(asOf: base + 396 * day, radius: 800, expect: "full recompute: the query settings differ"),
+            Night(asOf: base + 397 * day, radius: 800, expect: "incremental"),
+            Night(
+                asOf: base + 397 * day, radius: 800, areas: true, expect: "full recompute: the report asks for areas"),
+            // The state was left at the night before the areas' night: the store moved on since.
+            Night(asOf: base + 398 * day, radius: 800, expect: "full recompute: the store is not the one"),
+            Night(asOf: base + 764 * day, radius: 800, expect: "incremental"), // +366, 2025-04-01
+            // After an ingest outside the nightly.
+            Night(asOf: base + 765 * day, radius: 800, expect: "full recompute: the store is not the one"),
+            Night(asOf: base + 765 * day, radius: 800, expect: "incremental"),
+            // Nights without a new file: the as-of alone, then nothing at all.
+            Night(asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: "),
+            Night(
+                asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: 0 incidents changed, 0 cells"),
+            // Filters bind the state too; with them the delta skips what they leave out.
+            Night(asOf: base + 767 * day, radius: 800, filtered: true, expect: "full recompute: the query settings"),
+            Night(asOf: base + 796 * day, radius: 800, filtered: true, expect: "incremental"),
+            // Another grid system binds the state too; H3 nights carry on by deltas as well.
+            Night(asOf: base + 797 * day, grid: "h3:9", expect: "full recompute: the query settings"),
+            Night(asOf: base + 798 * day, grid: "h3:9", expect: "incremental")
+        ]
+    }()
+
+    static func config(_ night: Night) -> String {
+        """
+        store = "s.db"
+        out = "out"
+        [inbox]
+        folder = "inbox"
+        include = ["*.csv"]
+        [query]
+        as_of = "\(Civil.iso(night.asOf))"
+        radius = \(night.radius)
+        \(night.filtered ? "categories = [\"Burglary\", \"Robbery\"]\nhandled = true" : "")
+        [report]
+        grid = "\(night.grid)"
+        tile_zooms = "12-13"
+        \(night.areas ? "areas = \"\(Datasets.areas)\"\narea_id = \"name\"" : "")
+        """
+    }
+
+    @Test("every night's report equals a full recompute; stderr says incremental or why not")
+    func nightsMatchFullRecompute() throws {
+        let tmp = try TempDir()
+        let inbox = try tmp.folder("inbox")
+        var rng = SplitMix64(seed: 33)
+        for (k, night) in Self.nights.enumerated() {
+            let text = Self.file(
+                night: k, fresh: k == 0 ? 1500 : 120, edits: k == 0 ? 0 : 25, duplicates: k == 0 ? 0 : 15,
+                asOf: night.asOf, rng: &rng)
+            Self.sent[k] = text.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }
+            if night.file { _ = try tmp.file("inbox/night-\(k).csv", text) }
+            if k == 3 {
+                // A second file editing rows the first file of the same night added.
+                let edits = (0..<20).map { n in
+                    "n3-\(n),\(Civil.iso(night.asOf - Int64(n) * 86_400)),53.7\(n % 10),-1.85,Robbery,true\n"
+                }
+                _ = try tmp.file("inbox/night-3b.csv", "id,time,lat,lon,category,handled\n" + edits.joined())
+            }
+            _ = try tmp.file("job.toml", Self.config(night))
+            // Run from the folder: summary.json names the store as the config gives it ("s.db").
+            let run = try areawatchOK(["run", "--config", "job.toml"], cwd: tmp.path)
+            let lines = run.stderrLines.filter { $0.contains("incremental:") || $0.contains("full recompute:") }
+            #expect(lines.count == 1 && lines[0].contains(night.expect), "night \(k): \(lines)")
+            try Self.checkAgainstFullRecompute(tmp, night: night, index: k)
+            if k == 10 {
+                // Written outside the nightly: the state's stamp no longer matches the store.
+                // (A file the store's log already holds would be skipped: one new row makes it new.)
+                let outside = text + "outside-1,\(Civil.iso(night.asOf - 3_600)),53.721,-1.861,Robbery,true\n"
+                try areawatchOK(["ingest", "--db", tmp.sub("s.db"), try tmp.file("outside.csv", outside)])
+            }
+        }
+        #expect(exists(inbox))
+    }
+
+    static func checkAgainstFullRecompute(_ tmp: TempDir, night: Night, index k: Int) throws {
+        // The copy has the store's name (summary.json names the store as given), in its own folder.
+        let folder = try tmp.folder("full-\(k)")
+        try copyItem(tmp.sub("s.db"), folder + "/s.db")
+        if exists(tmp.sub("s.db-wal")) { try copyItem(tmp.sub("s.db-wal"), folder + "/s.db-wal") }
+        var arguments = [
+            "report", "--db", "s.db", "--out", "out", "--as-of", Civil.iso(night.asOf), "--grid", night.grid,
+            "--tile-zooms", "12-13", "--radius", "\(night.radius)", "--quiet"
+        ]
+        if night.areas { arguments += ["--areas", Datasets.areas, "--area-id", "name"] }
+        if night.filtered { arguments += ["--category", "Burglary", "--category", "Robbery", "--handled", "true"] }
+        try areawatchOK(arguments, cwd: folder)
+        #expect(!exists(folder + "/s.db.gridstate"))
+        let differences = reportDifferences(try readTree(tmp.sub("out")), try readTree(folder + "/out"))
+        #expect(differences.isEmpty, "night \(k): \(differences)")
+        removeItem(folder)
+    }
+}

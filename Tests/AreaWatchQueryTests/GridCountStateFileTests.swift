@@ -1,0 +1,71 @@
+import AreaWatchCore
+import Testing
+
+@testable import AreaWatchQuery
+
+/// The grid count state on disk (docs/FORMATS.md): what is read back is the state written — its
+/// grid, and every later night applied to it, equal a full recompute — and a damaged file is
+/// refused, never trusted.
+@Suite("Grid count state file")
+struct GridCountStateFileTests {
+    static let stamp = StoreStamp(
+        generation: 42, token: Array(0..<16), lastIncidentRowid: 1_200, lastIngestRowid: 3)
+
+    @Test(
+        "written, read back and carried on for nights: equal to a full recompute",
+        arguments: [
+            GridSystem.geohash(precision: 7), .h3(resolution: 9)
+        ])
+    func roundTrip(_ system: GridSystem) throws {
+        var generator = IncidentGenerator(rng: SplitMix64(seed: 20))
+        var asOf = epoch("2024-02-28T12:00:00Z")
+        let parameters = QueryParameters(asOf: asOf, radius: 600, categories: ["Burglary", "Robbery"])
+        var live = (0..<1_000).map { _ in generator.incident(asOf: asOf) }
+        let written = GridCountState(columns: live.columns, parameters: parameters, system: system)
+        let binding = GridCountStateFile.Binding(stamp: Self.stamp, settings: "settings ✓", asOf: asOf)
+        let bytes = GridCountStateFile.encode(written, binding: binding)
+        #expect(GridCountStateFile.peek(bytes) == binding)
+        var (state, read) = try GridCountStateFile.decode(bytes, parameters: parameters, system: system).get()
+        #expect(read == binding)
+        #expect(state.cells == written.cells && state.yearTotals == written.yearTotals)
+        #expect(GridCountStateFile.encode(state, binding: binding) == bytes)
+        try #require(GridCountStateTests.expectSame(state, live, "read back"))
+        for night in 1...4 {
+            asOf += [1, 29, 366, 0][night - 1] * 86_400
+            let removing = Array(live.prefix(20))
+            let adding = (0..<50).map { _ in generator.incident(asOf: asOf, near: live) }
+            live = Array(live.dropFirst(20)) + adding
+            state.apply(asOf: asOf, removing: removing, adding: adding)
+            try #require(GridCountStateTests.expectSame(state, live, "night \(night)"))
+        }
+    }
+
+    @Test("a truncated, flipped, mislabelled or foreign file is refused")
+    func damaged() {
+        var generator = IncidentGenerator(rng: SplitMix64(seed: 21))
+        let asOf = epoch("2024-02-28T12:00:00Z")
+        let parameters = QueryParameters(asOf: asOf)
+        let live = (0..<300).map { _ in generator.incident(asOf: asOf) }
+        let state = GridCountState(columns: live.columns, parameters: parameters, system: .geohash(precision: 7))
+        let bytes = GridCountStateFile.encode(
+            state, binding: GridCountStateFile.Binding(stamp: Self.stamp, settings: "s", asOf: asOf))
+        func refused(_ data: [UInt8], system: GridSystem = .geohash(precision: 7), asOf t: Int64 = asOf) -> Bool {
+            var p = parameters
+            p.asOf = t
+            if case .failure = GridCountStateFile.decode(data, parameters: p, system: system) { return true }
+            return false
+        }
+        #expect(!refused(bytes))
+        #expect(refused(Array(bytes.dropLast(1))))
+        #expect(refused(Array(bytes.prefix(bytes.count / 2))))
+        for at in [0, 9, 40, bytes.count / 2, bytes.count - 9, bytes.count - 1] {
+            var flipped = bytes
+            flipped[at] ^= 0x10
+            #expect(refused(flipped), "byte \(at) flipped")
+        }
+        #expect(refused(bytes, system: .geohash(precision: 6)))
+        #expect(refused(bytes, system: .h3(resolution: 7)))
+        #expect(refused(bytes, asOf: asOf + 1))
+        #expect(refused([]))
+    }
+}

@@ -1,0 +1,249 @@
+import AreaWatchCore
+import Testing
+
+@testable import AreaWatchQuery
+
+/// The incremental grid state against a full recompute by the grid query, night after night.
+@Suite("Incremental grid state")
+struct GridCountStateTests {
+    struct Scenario: Sendable, CustomTestStringConvertible {
+        var system: GridSystem
+        var seed: UInt64
+        /// Whether the state starts empty and gets the first incidents as a night's additions.
+        var fromEmpty = false
+        var handledFilter: Bool? = nil
+        var categories: Set<String> = []
+        var testDescription: String { "\(system) seed \(seed)\(fromEmpty ? " from empty" : "")" }
+    }
+
+    static let scenarios: [Scenario] = [
+        Scenario(system: .geohash(precision: 6), seed: 1),
+        Scenario(system: .geohash(precision: 7), seed: 2),
+        Scenario(system: .geohash(precision: 7), seed: 3, fromEmpty: true, handledFilter: true),
+        Scenario(system: .h3(resolution: 8), seed: 4, categories: ["Burglary", "Robbery"]),
+        Scenario(system: .h3(resolution: 9), seed: 5),
+        Scenario(system: .h3(resolution: 9), seed: 6, fromEmpty: true)
+    ]
+
+    @Test("equals a full recompute after every night", arguments: scenarios)
+    func nightsMatchRecompute(_ scenario: Scenario) throws {
+        var rng = SplitMix64(seed: scenario.seed)
+        var asOf = epoch("2024-02-27T12:00:00Z")
+        let parameters = QueryParameters(
+            asOf: asOf, radius: [400.0, 1000][Int(rng.next() % 2)], categories: scenario.categories,
+            handled: scenario.handledFilter)
+        var generator = IncidentGenerator(rng: rng)
+        var live = (0..<1_200).map { _ in generator.incident(asOf: asOf) }
+        var state: GridCountState
+        if scenario.fromEmpty {
+            state = GridCountState(parameters: parameters, system: scenario.system)
+            state.apply(asOf: asOf, removing: [], adding: live)
+        } else {
+            state = GridCountState(columns: live.columns, parameters: parameters, system: scenario.system)
+        }
+        try #require(Self.expectSame(state, live, "\(scenario) start"))
+        for night in 1...14 {
+            asOf += [0, 1, 1, 29, 29, 366][Int(generator.rng.next() % 6)] * 86_400
+            let n = live.count
+            var removing: [Incident] = [], adding: [Incident] = []
+            var taken = Set<Int>()
+            for _ in 0..<Int(generator.rng.next() % 60) {
+                let k = Int(generator.rng.next() % UInt64(n))
+                guard taken.insert(k).inserted else { continue }
+                removing.append(live[k])
+                // Half the removed ones are edits: the same record with new content.
+                if generator.rng.next() % 2 == 0 { adding.append(generator.edited(live[k], asOf: asOf)) }
+            }
+            for _ in 0..<Int(generator.rng.next() % 120) { adding.append(generator.incident(asOf: asOf, near: live)) }
+            let before = live
+            live = live.indices.filter { !taken.contains($0) }.map { live[$0] } + adding
+            // Changed: the incidents that cross a window bound, and every removal and addition.
+            let (old, new) = (state.parameters.windows, TimeWindows(asOf: asOf))
+            let crossing = before.filter { old.membership($0.time) != new.membership($0.time) }
+            let changed = (crossing + removing + adding).filter { Self.passes($0, parameters) }.count
+            let cellsBefore = state.cells
+            let summary = state.apply(asOf: asOf, removing: removing, adding: adding)
+            #expect(summary.changedIncidents == changed)
+            let keys = Set(cellsBefore.keys).union(state.cells.keys)
+            #expect(summary.touchedCells >= keys.filter { cellsBefore[$0] != state.cells[$0] }.count)
+            try #require(Self.expectSame(state, live, "\(scenario) night \(night), as-of \(UTCTime.iso8601(asOf))"))
+        }
+    }
+
+    /// The first difference between the state's grid and the grid query's over `live`; nil when equal.
+    static func difference(_ state: GridCountState, _ live: [Incident], _ label: String) -> String? {
+        let index = IncidentIndex(columns: live.columns, parameters: state.parameters, pointQueries: false)
+        let full = index.grid(state.system)
+        let got = state.result()
+        guard got.years == full.years else { return "\(label): years \(got.years), expected \(full.years)" }
+        guard got.cells.count == full.cells.count else {
+            return "\(label): \(got.cells.count) cells, expected \(full.cells.count)"
+        }
+        for (a, b) in zip(got.cells, full.cells) where a != b || got.yearCounts(of: a) != full.yearCounts(of: b) {
+            return "\(label): cell \(a), expected \(b)"
+        }
+        let entries = got.yearEntries.map { [Int($0.year), Int($0.count)] }
+        let expected = full.yearEntries.map { [Int($0.year), Int($0.count)] }
+        return entries == expected ? nil : "\(label): year entries differ"
+    }
+
+    /// Records the difference, if any; whether there was none.
+    @discardableResult
+    static func expectSame(_ state: GridCountState, _ live: [Incident], _ label: String) -> Bool {
+        let d = difference(state, live, label)
+        #expect(d == nil, Comment(rawValue: d ?? ""))
+        return d == nil
+    }
+
+    /// Whether an incident passes the query's filters (SPEC §7), as the reference sees them.
+    static func passes(_ i: Incident, _ p: QueryParameters) -> Bool {
+        (p.categories.isEmpty || i.category.map(p.categories.contains) == true)
+            && (p.handled == nil || i.handled == p.handled)
+    }
+
+    @Test("an incident exactly at T − 1 year is previous; one second later it is current, then crosses")
+    func windowBoundary() throws {
+        let asOf = epoch("2023-07-31T23:59:59Z")
+        let windows = TimeWindows(asOf: asOf)
+        // Each alone, 100 km apart: its own cell says which window it is in.
+        let times = [
+            windows.currentStart, windows.currentStart + 1, windows.previousStart, windows.previousStart + 1,
+            asOf, asOf + 1
+        ]
+        let live = times.enumerated().map { k, t in
+            Incident(key: "k\(k)", time: t, precision: .second, lat: 50 + Double(k), lon: 1, handled: true)
+        }
+        let parameters = QueryParameters(asOf: asOf, radius: 500)
+        var state = GridCountState(columns: live.columns, parameters: parameters, system: .geohash(precision: 7))
+        func windowOf(_ k: Int) -> String {
+            let id = GridSystem.geohash(precision: 7).cell(lat: live[k].lat, lon: live[k].lon)
+            guard let c = state.result().cells.first(where: { $0.id == id }) else { return "none" }
+            return c.nCurrent == 1 ? "current" : c.nPrevious == 1 ? "previous" : "?"
+        }
+        #expect((0..<6).map(windowOf) == ["previous", "current", "none", "previous", "current", "none"])
+        state.apply(asOf: asOf + 1, removing: [], adding: [])
+        #expect((0..<6).map(windowOf) == ["previous", "previous", "none", "none", "current", "current"])
+        Self.expectSame(state, live, "one second later")
+        // Removing the incident that just crossed T − 1 year takes it out of the previous window.
+        state.apply(asOf: asOf + 1, removing: [live[1]], adding: [])
+        #expect(windowOf(1) == "none")
+        Self.expectSame(state, live.enumerated().filter { $0.offset != 1 }.map(\.element), "removed")
+    }
+
+    @Test("the time ranges whose window changes: none for no step, three for a day, one across a year")
+    func crossingRanges() {
+        let old = TimeWindows(asOf: epoch("2023-03-01T00:00:00Z"))
+        #expect(GridCountState.crossingRanges(old: old, new: old).isEmpty)
+        let day = TimeWindows(asOf: old.asOf + 86_400)
+        let three = GridCountState.crossingRanges(old: old, new: day)
+        #expect(three.map(\.low) == [old.previousStart, old.currentStart, old.asOf])
+        #expect(three.map(\.high) == [day.previousStart, day.currentStart, day.asOf])
+        // 366 days reach 2024-03-01: each bound's new value is the next one's old value.
+        let year = TimeWindows(asOf: old.asOf + 366 * 86_400)
+        #expect(year.currentStart == old.asOf && year.previousStart == old.currentStart)
+        let one = GridCountState.crossingRanges(old: old, new: year)
+        #expect(one.count == 1 && one.first?.low == old.previousStart && one.first?.high == year.asOf)
+    }
+
+    @Test("identical incidents removed in one night all leave, and none crosses a window afterwards")
+    func duplicatesRemovedTogether() throws {
+        let asOf = epoch("2023-07-31T23:59:59Z")
+        let t = TimeWindows(asOf: asOf).currentStart + 3_600
+        let copies = (0..<3).map {
+            Incident(key: "d\($0)", time: t, precision: .second, lat: 51.5, lon: -0.1, handled: true)
+        }
+        let other = Incident(key: "o", time: t, precision: .second, lat: 51.501, lon: -0.1, handled: true)
+        var state = GridCountState(
+            columns: (copies + [other]).columns, parameters: QueryParameters(asOf: asOf), system: .h3(resolution: 8))
+        state.apply(asOf: asOf, removing: Array(copies.prefix(2)), adding: [])
+        try #require(state.timeline.count == 2)
+        Self.expectSame(state, [copies[2], other], "two of three copies removed")
+        // A day later the remaining two cross T − 1 year, into the previous window.
+        state.apply(asOf: asOf + 86_400, removing: [], adding: [])
+        Self.expectSame(state, [copies[2], other], "a day later")
+    }
+
+    @Test("across 29 February: T − 1 year of 2024-02-29 is 2023-02-28, and a day later 2023-03-01")
+    func leapDay() throws {
+        let asOf = epoch("2024-02-29T00:00:00Z")
+        let times = [
+            epoch("2023-02-28T00:00:00Z"), epoch("2023-02-28T00:00:01Z"), epoch("2023-03-01T00:00:00Z"),
+            epoch("2022-02-28T00:00:00Z"), epoch("2022-02-28T00:00:01Z"), epoch("2024-02-29T12:00:00Z")
+        ]
+        // Duplicates of place and time: two incidents each, all in one cluster.
+        let live = (times + times).enumerated().map { k, t in
+            Incident(
+                key: "k\(k)", time: t, precision: .second, lat: 51.5 + 0.001 * Double(k % 6), lon: -0.1,
+                handled: k % 2 == 0)
+        }
+        var state = GridCountState(
+            columns: live.columns, parameters: QueryParameters(asOf: asOf), system: .h3(resolution: 9))
+        Self.expectSame(state, live, "on 29 February")
+        for step in [0, 1, 365, 1] as [Int64] {
+            let next = state.parameters.asOf + step * 86_400
+            state.apply(asOf: next, removing: [], adding: [])
+            Self.expectSame(state, live, "as-of \(UTCTime.iso8601(next))")
+        }
+    }
+}
+
+/// Random incidents around a few clustered places, with repeated places and times, and times
+/// often exactly on (or a second from) a window bound of the current as-of or a coming one.
+struct IncidentGenerator {
+    var rng: SplitMix64
+    private var serial = 0
+    static let centres = [(51.507, -0.128), (51.52, -0.10), (51.46, -0.01)]
+
+    init(rng: SplitMix64) { self.rng = rng }
+
+    mutating func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &rng) }
+
+    mutating func time(asOf: Int64) -> Int64 {
+        let w = TimeWindows(asOf: asOf)
+        let later = TimeWindows(asOf: asOf + [1, 29, 366][Int(rng.next() % 3)] * 86_400)
+        let bounds = [w.asOf, w.currentStart, w.previousStart, later.asOf, later.currentStart, later.previousStart]
+        switch rng.next() % 8 {
+        case 0...2: return bounds[Int(rng.next() % 6)] + Int64(rng.next() % 3) - 1
+        case 3: return epoch("2024-02-29T06:00:00Z") + Int64(rng.next() % 3) * 86_400 * 365
+        default: return w.previousStart - 86_400 * 200 + Int64(rng.next() % (86_400 * 1_000))
+        }
+    }
+
+    mutating func incident(asOf: Int64, near live: [Incident] = []) -> Incident {
+        serial += 1
+        let (clat, clon) = Self.centres[Int(rng.next() % 3)]
+        let spread = [0.002, 0.01, 0.04][Int(rng.next() % 3)]
+        var lat = clat + uniform(-spread...spread), lon = clon + uniform(-spread...spread)
+        var t = time(asOf: asOf)
+        if !live.isEmpty && rng.next() % 4 == 0 {
+            // A place (and often a time) seen before.
+            let other = live[Int(rng.next() % UInt64(live.count))]
+            (lat, lon) = (other.lat, other.lon)
+            if rng.next() % 2 == 0 { t = other.time }
+        }
+        return Incident(
+            key: "g\(serial)", time: t, precision: .second, lat: lat, lon: lon,
+            category: ["Burglary", "Robbery", "Vehicle crime", nil][Int(rng.next() % 4)],
+            handled: [true, false, nil][Int(rng.next() % 3)])
+    }
+
+    /// The same record with some of its content changed (SPEC §4: an edit).
+    mutating func edited(_ old: Incident, asOf: Int64) -> Incident {
+        var new = old
+        switch rng.next() % 4 {
+        case 0: new.time = time(asOf: asOf)
+        case 1: new.lat += uniform(-0.005...0.005)
+        case 2: new.handled = [true, false, nil][Int(rng.next() % 3)]
+        default: new.category = ["Burglary", "Robbery", nil][Int(rng.next() % 3)]
+        }
+        return new
+    }
+}
+
+extension Array where Element == Incident {
+    var columns: IncidentColumns {
+        var c = IncidentColumns()
+        for i in self { c.append(lat: i.lat, lon: i.lon, time: i.time, handled: i.handled, category: i.category) }
+        return c
+    }
+}
