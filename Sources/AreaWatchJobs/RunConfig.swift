@@ -15,6 +15,9 @@ public struct RunConfig: Sendable {
     public var include: [InboxPattern]
     /// `[inbox] follow_links_outside`: follow links whose target lies outside the inbox folder.
     public var followLinksOutside: Bool
+    /// `incremental = true`: the grid from the grid count state of the night before plus the
+    /// night's delta when they match (SPEC §20); false (the default): recomputed every night.
+    public var incremental: Bool
     public var reading: ReadingSettings
     /// `[[inbox.files]]`: reading options of the files matching each pattern, first match wins.
     public var fileReadings: [(pattern: InboxPattern, reading: ReadingSettings)]
@@ -41,7 +44,8 @@ public struct RunConfig: Sendable {
 
     init(table: TOMLTable, base: String, file: String) throws {
         func fail(_ message: String) -> JobError { JobError(.usage, "\(file): \(message)") }
-        for key in table.keys where !["store", "out", "inbox", "ingest", "query", "report"].contains(key) {
+        for key in table.keys where !["store", "out", "incremental", "inbox", "ingest", "query", "report"].contains(key)
+        {
             throw fail("unknown key \"\(key)\"")
         }
         func section(_ name: String) throws -> TOMLTable? {
@@ -59,6 +63,12 @@ public struct RunConfig: Sendable {
         guard let store = try string(table, "store") else { throw fail("missing \"store\" (the store's path)") }
         guard let out = try string(table, "out") else { throw fail("missing \"out\" (the report folder)") }
         storePath = resolve(store)
+        if let value = table["incremental"] {
+            guard let flag = value.bool else { throw fail("incremental must be true or false") }
+            incremental = flag
+        } else {
+            incremental = false
+        }
 
         let inbox = try section("inbox")
         for key in inbox?.keys ?? [] where !["folder", "include", "files", "follow_links_outside"].contains(key) {

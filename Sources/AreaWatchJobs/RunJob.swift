@@ -53,9 +53,11 @@ public enum RunJob {
         let ingestSeconds = ProgressReporter.now() - started
         // Under the lock: the report stage may write the snapshot when it has to read the store.
         request.snapshot = SnapshotUse(read: true, rebuild: true, known: keeper.current)
-        request.incremental = IncrementalNight(
-            storePath: config.storePath, before: stampBefore, after: try? store.stamp(), journal: keeper.journal,
-            snapshot: keeper.current)
+        if config.incremental {
+            request.incremental = IncrementalNight(
+                storePath: config.storePath, before: stampBefore, after: try? store.stamp(), journal: keeper.journal,
+                snapshot: keeper.current)
+        }
         let parts = Unchecked((store, keeper))
         let (notes, report) = try Concurrency.overlap(
             { () -> [String] in

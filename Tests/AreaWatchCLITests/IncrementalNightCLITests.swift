@@ -90,6 +90,7 @@ struct IncrementalNightCLITests {
         """
         store = "s.db"
         out = "out"
+        incremental = true
         [inbox]
         folder = "inbox"
         include = ["*.csv"]
@@ -136,6 +137,29 @@ struct IncrementalNightCLITests {
             }
         }
         #expect(exists(inbox))
+    }
+
+    @Test("without incremental = true the nightly recomputes: no state, no line about it; a non-boolean is refused")
+    func optIn() throws {
+        let tmp = try TempDir()
+        _ = try tmp.folder("inbox")
+        var rng = SplitMix64(seed: 34)
+        let night = Self.nights[0]
+        for k in 0..<2 {
+            let text = Self.file(
+                night: k, fresh: 200, edits: k == 0 ? 0 : 10, duplicates: 0, asOf: night.asOf, rng: &rng)
+            _ = try tmp.file("inbox/night-\(k).csv", text)
+            _ = try tmp.file("job.toml", Self.config(night).replacingOccurrences(of: "incremental = true\n", with: ""))
+            let run = try areawatchOK(["run", "--config", "job.toml"], cwd: tmp.path)
+            #expect(!run.stderrLines.contains { $0.contains("incremental:") || $0.contains("full recompute:") })
+            #expect(!exists(tmp.sub("s.db.gridstate")), "night \(k)")
+        }
+        _ = try tmp.file(
+            "job.toml", Self.config(night).replacingOccurrences(of: "incremental = true", with: "incremental = \"yes\"")
+        )
+        let refused = try areawatch(["run", "--config", "job.toml"], cwd: tmp.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("incremental must be true or false"), "\(refused.stderr)")
     }
 
     static func checkAgainstFullRecompute(_ tmp: TempDir, night: Night, index k: Int) throws {
