@@ -276,11 +276,14 @@ public final class Statement {
     }
 
     private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>, copied: Bool = true) {
-        // A nil pointer would bind NULL, not the empty text.
-        let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
         _ = sqlite3_bind_text(
-            handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+            handle, index, Self.nonNull(bytes).assumingMemoryBound(to: CChar.self), Int32(bytes.count),
             copied ? Statement.transient : nil)
+    }
+
+    /// The bytes' address, never nil: a nil pointer would bind NULL, not the empty text or blob.
+    private static func nonNull(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeRawPointer {
+        UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
     }
 
     /// Binds text SQLite reads where it is, without a copy (SQLITE_STATIC): the bytes must stay
@@ -291,9 +294,7 @@ public final class Statement {
 
     /// A blob bound as `bind(_:borrowedText:)` binds text.
     public func bind(_ index: Int32, borrowedBlob bytes: UnsafeBufferPointer<UInt8>) {
-        // A nil pointer would bind NULL, not the empty blob.
-        let base = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
-        sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil)
+        sqlite3_bind_blob(handle, index, Self.nonNull(bytes), Int32(bytes.count), nil)
     }
 
     /// Unbinds every parameter (NULL), releasing what `borrowed` binds refer to.

@@ -22,6 +22,14 @@ public struct FNV1a: Sendable {
         combine(-1)
     }
 
+    /// The digest of bytes in memory (no end mark): one loop over the buffer, for files of many
+    /// megabytes, where the generic form below is not specialised across modules.
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h = FNV1a()
+        for b in bytes { h.value = (h.value ^ UInt64(b)) &* prime }
+        return h.value
+    }
+
     /// The digest of the bytes alone (no end mark).
     public static func hash<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
         var h = FNV1a()

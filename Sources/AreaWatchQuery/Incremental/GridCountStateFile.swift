@@ -24,19 +24,19 @@ public enum GridCountStateFile {
 
     /// The file's bytes.
     public static func encode(_ state: GridCountState, binding: Binding) -> [UInt8] {
-        var out = ByteWriter()
-        out.data.reserveCapacity(64 + 16 * state.yearTotals.count + 40 * state.cells.count + 25 * state.timeline.count)
-        out.bytes(magic)
+        var out = BinaryWriter(
+            capacity: 64 + 16 * state.yearTotals.count + 40 * state.cells.count + 25 * state.timeline.count)
+        out.bytes += magic
         out.u32(version)
         out.string(binding.settings)
         out.i64(binding.asOf)
         out.i64(binding.stamp.generation)
-        out.bytes(binding.stamp.token)
+        out.bytes += binding.stamp.token
         out.i64(binding.stamp.lastIncidentRowid)
         out.i64(binding.stamp.lastIngestRowid)
         switch state.system {
-        case .geohash(let precision): out.bytes([0, UInt8(precision)])
-        case .h3(let resolution): out.bytes([1, UInt8(resolution)])
+        case .geohash(let precision): out.bytes += [0, UInt8(precision)]
+        case .h3(let resolution): out.bytes += [1, UInt8(resolution)]
         }
         let years = state.yearTotals.keys.sorted()
         out.u32(UInt32(years.count))
@@ -48,7 +48,11 @@ public enum GridCountStateFile {
         for id in state.cells.keys.sorted() {
             let c = state.cells[id]!
             out.u64(id)
-            for v in [c.nCurrent, c.nPrevious, c.rCurrent, c.rPrevious, c.handled] { out.u32(UInt32(bitPattern: v)) }
+            out.u32(UInt32(bitPattern: c.nCurrent))
+            out.u32(UInt32(bitPattern: c.nPrevious))
+            out.u32(UInt32(bitPattern: c.rCurrent))
+            out.u32(UInt32(bitPattern: c.rPrevious))
+            out.u32(UInt32(bitPattern: c.handled))
             out.u16(UInt16(c.years.count))
             for y in c.years {
                 out.u16(UInt16(bitPattern: y.year))
@@ -63,8 +67,8 @@ public enum GridCountStateFile {
             out.u64(e.lon.bitPattern)
             out.u8(UInt8(bitPattern: e.handled))
         }
-        out.u64(ByteWriter.fnv1a(out.data[...]))
-        return out.data
+        out.u64(out.bytes.withUnsafeBytes { FNV1a.hash($0) })
+        return out.bytes
     }
 
     /// The state and its binding, or why the bytes are not a usable state.
@@ -74,82 +78,91 @@ public enum GridCountStateFile {
         guard data.count >= magic.count + 12, Array(data.prefix(magic.count)) == magic else {
             return .failure(StateFileError("not a grid count state"))
         }
-        var body = ByteReader(data, end: data.count - 8)
-        var tail = ByteReader(data, at: data.count - 8)
-        guard let sum = tail.u64(), sum == ByteWriter.fnv1a(data[..<(data.count - 8)]) else {
-            return .failure(StateFileError("checksum mismatch"))
+        let body = data.count - 8
+        let sum = data.withUnsafeBytes { bytes in
+            (
+                FNV1a.hash(UnsafeRawBufferPointer(rebasing: bytes[..<body])),
+                bytes.loadUnaligned(fromByteOffset: body, as: UInt64.self)
+            )
         }
-        body.skip(magic.count)
-        guard let v = body.u32(), v == version else { return .failure(StateFileError("unknown version")) }
-        guard let decoded = decodeBody(&body, parameters: parameters, system: system), body.atEnd else {
+        guard sum.0 == UInt64(littleEndian: sum.1) else { return .failure(StateFileError("checksum mismatch")) }
+        var r = BinaryReader(data, name: "grid count state")
+        do {
+            guard let binding = try header(&r) else { return .failure(StateFileError("unknown version")) }
+            guard let state = try decodeBody(&r, binding: binding, parameters: parameters, system: system),
+                r.offset == body
+            else {
+                return .failure(StateFileError("truncated or malformed"))
+            }
+            return .success((state, binding))
+        } catch {
             return .failure(StateFileError("truncated or malformed"))
         }
-        return .success(decoded)
     }
 
     /// The binding in the header, unchecked (the checksum is checked by `decode`).
     public static func peek(_ data: [UInt8]) -> Binding? {
         guard data.count >= magic.count + 12, Array(data.prefix(magic.count)) == magic else { return nil }
-        var r = ByteReader(data, at: magic.count, end: data.count - 8)
-        guard let v = r.u32(), v == version, let settings = r.string(), let asOf = r.i64(), let generation = r.i64(),
-            let token = r.bytes(StoreStamp.tokenBytes), let lastIncident = r.i64(), let lastIngest = r.i64()
-        else { return nil }
+        var r = BinaryReader(data, name: "grid count state")
+        return try? header(&r)
+    }
+
+    /// The magic, the version and the binding; nil for another version.
+    private static func header(_ r: inout BinaryReader) throws -> Binding? {
+        _ = try r.raw(magic.count)
+        guard try r.u32() == version else { return nil }
+        let settings = try r.string(), asOf = try r.i64(), generation = try r.i64()
+        let token = Array(try r.raw(StoreStamp.tokenBytes))
         let stamp = StoreStamp(
-            generation: generation, token: token, lastIncidentRowid: lastIncident, lastIngestRowid: lastIngest)
+            generation: generation, token: token, lastIncidentRowid: try r.i64(), lastIngestRowid: try r.i64())
         return Binding(stamp: stamp, settings: settings, asOf: asOf)
     }
 
-    private static func decodeBody(_ r: inout ByteReader, parameters: QueryParameters, system: GridSystem)
-        -> (GridCountState, Binding)?
-    {
-        guard let settings = r.string(), let asOf = r.i64(), let generation = r.i64(),
-            let token = r.bytes(StoreStamp.tokenBytes), let lastIncident = r.i64(), let lastIngest = r.i64(),
-            let kind = r.u8(), let fineness = r.u8()
-        else { return nil }
+    /// The counts after the header; nil when they are not those of `system` at the parameters' as-of.
+    private static func decodeBody(
+        _ r: inout BinaryReader, binding: Binding, parameters: QueryParameters, system: GridSystem
+    ) throws -> GridCountState? {
+        let kind = try r.u8(), fineness = try r.u8()
         let fileSystem: GridSystem = kind == 0 ? .geohash(precision: Int(fineness)) : .h3(resolution: Int(fineness))
-        guard kind <= 1, fileSystem == system, asOf == parameters.asOf else { return nil }
+        guard kind <= 1, fileSystem == system, binding.asOf == parameters.asOf else { return nil }
         var state = GridCountState(parameters: parameters, system: system)
-        guard let yearCount = r.u32() else { return nil }
-        for _ in 0..<yearCount {
-            guard let y = r.u16(), let n = r.i64(), n > 0 else { return nil }
+        for _ in 0..<(try r.u32()) {
+            let y = try r.u16(), n = try r.i64()
+            guard n > 0 else { return nil }
             state.yearTotals[Int16(bitPattern: y)] = Int(n)
         }
-        guard let cellCount = r.u64(), cellCount <= UInt64(r.remaining / 30) else { return nil }
+        let cellCount = try r.u64()
+        guard cellCount <= UInt64((r.bytes.count - r.offset) / 30) else { return nil }
         state.cells.reserveCapacity(Int(cellCount))
         for _ in 0..<cellCount {
-            guard let id = r.u64(), let c = readCounts(&r) else { return nil }
+            let id = try r.u64()
+            guard let c = try readCounts(&r) else { return nil }
             state.cells[id] = c
         }
-        guard let entryCount = r.u64(), entryCount <= UInt64(r.remaining / 25) else { return nil }
+        let entryCount = try r.u64()
+        guard entryCount <= UInt64((r.bytes.count - r.offset) / 25) else { return nil }
         var entries: [IncidentTimeline.Entry] = []
         entries.reserveCapacity(Int(entryCount))
         for _ in 0..<entryCount {
-            guard let time = r.i64(), let latBits = r.u64(), let lonBits = r.u64(), let handled = r.u8() else {
-                return nil
-            }
-            let (lat, lon) = (Double(bitPattern: latBits), Double(bitPattern: lonBits))
+            let time = try r.i64(), lat = try r.f64(), lon = try r.f64(), handled = try r.i8()
             // Range checks keep a self-consistent but forged file from making the delta trap.
-            guard (-90...90).contains(lat), (-180...180).contains(lon), (-1...1).contains(Int8(bitPattern: handled))
-            else { return nil }
-            entries.append(IncidentTimeline.Entry(time: time, lat: lat, lon: lon, handled: Int8(bitPattern: handled)))
+            guard (-90...90).contains(lat), (-180...180).contains(lon), (-1...1).contains(handled) else { return nil }
+            entries.append(IncidentTimeline.Entry(time: time, lat: lat, lon: lon, handled: handled))
         }
         state.timeline = IncidentTimeline(entries)
-        let stamp = StoreStamp(
-            generation: generation, token: token, lastIncidentRowid: lastIncident, lastIngestRowid: lastIngest)
-        return (state, Binding(stamp: stamp, settings: settings, asOf: asOf))
+        return state
     }
 
-    private static func readCounts(_ r: inout ByteReader) -> GridCountState.Counts? {
+    private static func readCounts(_ r: inout BinaryReader) throws -> GridCountState.Counts? {
         var c = GridCountState.Counts()
-        guard let a = r.u32(), let b = r.u32(), let d = r.u32(), let e = r.u32(), let h = r.u32(),
-            let n = r.u16()
-        else { return nil }
-        (c.nCurrent, c.nPrevious) = (Int32(bitPattern: a), Int32(bitPattern: b))
-        (c.rCurrent, c.rPrevious, c.handled) = (Int32(bitPattern: d), Int32(bitPattern: e), Int32(bitPattern: h))
+        (c.nCurrent, c.nPrevious) = (Int32(bitPattern: try r.u32()), Int32(bitPattern: try r.u32()))
+        (c.rCurrent, c.rPrevious) = (Int32(bitPattern: try r.u32()), Int32(bitPattern: try r.u32()))
+        c.handled = Int32(bitPattern: try r.u32())
         guard min(c.nCurrent, c.nPrevious, c.rCurrent, c.rPrevious, c.handled) >= 0 else { return nil }
-        for _ in 0..<n {
-            guard let y = r.u16(), let k = r.u32(), Int32(bitPattern: k) > 0 else { return nil }
-            c.years.append(GridCountState.Counts.Year(year: Int16(bitPattern: y), count: Int32(bitPattern: k)))
+        for _ in 0..<(try r.u16()) {
+            let y = try r.u16(), k = Int32(bitPattern: try r.u32())
+            guard k > 0 else { return nil }
+            c.years.append(GridCountState.Counts.Year(year: Int16(bitPattern: y), count: k))
         }
         return c
     }
