@@ -46,7 +46,8 @@ public struct IngestLogEntry: Sendable {
 /// the geohash, time and spatial indexes are dropped at the start and rebuilt once at the end,
 /// inside the same transaction. Row-by-row R*Tree maintenance costs several times the insert
 /// itself (docs/PERFORMANCE.md); rebuilding is linear in the store size, so it pays only when the
-/// file is large next to the store.
+/// file is large next to the store. Otherwise the indexes are kept up row by row, and the
+/// per-row triggers are suspended and applied once at the end (`DeferredRowTriggers`).
 public final class FileTransaction: IncidentSink {
     private let store: IncidentStore
     /// The row statements; released at commit, before a staged store is published.
@@ -55,6 +56,8 @@ public final class FileTransaction: IncidentSink {
     /// After a bulk `commit`: seconds spent rebuilding each index (where the time goes).
     public private(set) var bulkRebuildSeconds: [(part: String, seconds: Double)] = []
     private var savedTriggers: [String] = []
+    /// Row-by-row mode: the per-row triggers, suspended until the commit (nil: they run per row).
+    private var deferredTriggers: DeferredRowTriggers?
     /// Bulk mode: the rows this file inserted (rowid, point), so that the spatial index is built
     /// without reading them back; and the largest rowid before the file.
     private let inserted = InsertedRows()
@@ -168,6 +171,8 @@ public final class FileTransaction: IncidentSink {
                         db: db, statements: statements, collected: inserted, expectedRows: expectedRows,
                         chunkSize: chunkSize)
                 }
+            } else {
+                deferredTriggers = try DeferredRowTriggers.suspend(db)
             }
             self.statements = statements
         } catch {
@@ -204,6 +209,7 @@ public final class FileTransaction: IncidentSink {
                 inserted.rows.append(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
                 if capturesColumns || rowidBefore == 0 { inserted.columns.append(incident) }
             }
+            deferredTriggers?.inserted(rowid: db.lastInsertRowid, lat: incident.lat, lon: incident.lon)
             return .inserted
         }
         statements.bindAll(statements.update, incident)
@@ -213,16 +219,19 @@ public final class FileTransaction: IncidentSink {
         }
         guard db.changes == 1 else { return .duplicate }
         updatedAny = true
-        try recordUpdate(key: incident.key)
+        try recordUpdate(incident)
         return .updated
     }
 
-    private func recordUpdate(key: String) throws {
+    private func recordUpdate(_ incident: Incident) throws {
         if rowidOfKey == nil { rowidOfKey = try store.db.prepare("SELECT rowid FROM incidents WHERE key = ?") }
         guard let statement = rowidOfKey else { return }
-        statement.bind(1, key)
+        statement.bind(1, incident.key)
         defer { statement.reset() }
-        if try statement.step() { updatedRowids.append(statement.int64(0)) }
+        guard try statement.step() else { return }
+        let rowid = statement.int64(0)
+        updatedRowids.append(rowid)
+        deferredTriggers?.updated(rowid: rowid, lat: incident.lat, lon: incident.lon)
     }
 
     /// Rebuilds what bulk mode dropped, logs the file, stores its rejects (replacing those of an
@@ -246,6 +255,10 @@ public final class FileTransaction: IncidentSink {
                 triggers: savedTriggers, inserted: updatedAny ? nil : inserted,
                 after: rowidBefore, phase: phase)
             inserted.rows = IncidentStore.PointRows()
+        }
+        if let deferredTriggers {
+            try deferredTriggers.apply()
+            self.deferredTriggers = nil
         }
         phase?("committing")
         do {
