@@ -209,6 +209,88 @@ def nightly(runs, lines, results, stored=5_000_000):
                             peer_of="nightly-5M+20k-incremental"))
 
 
+def national(runs, lines, results, stored=50_000_000, new_rows=100_000):
+    """Issue 33's second and third goals: a store of `stored` incidents over ten years plus an
+    inbox of `new_rows` from the day after, the as-of one day later than the state's; the
+    incremental night, the default night and `report --input` over the same rows side by side.
+    The store is built once and kept (its build time is printed); every run starts from a copy."""
+    lines.append(f"\n### 4. National scale: store with {stored:,} incidents (ten years) + {new_rows:,} new, "
+                 "as-of one day later\n")
+    big = b.dataset(stored, shape="10y")
+    new = b.dataset(new_rows, seed=8, shape="nextday")
+    base = os.path.join(b.WORK, f"national-base-{stored}.db")
+    work = os.path.join(b.WORK, "national")
+    store = os.path.join(work, "store.db")
+    before, after = "2018-07-31T23:59:59Z", "2018-08-01T23:59:59Z"
+
+    def prepare(night_file=True, state=True, incremental=True, as_of=after):
+        b.remove(work)
+        os.makedirs(os.path.join(work, "inbox"))
+        for suffix in ("", ".columns") + ((".gridstate",) if state else ()):
+            shutil.copyfile(base + suffix, store + suffix)
+        if night_file:
+            shutil.copyfile(new, os.path.join(work, "inbox", "new.csv"))
+        with open(os.path.join(work, "night.toml"), "w") as f:
+            f.write('store = "store.db"\nout = "report"\n' + ("incremental = true\n" if incremental else "")
+                    + '[inbox]\nfolder = "inbox"\ninclude = ["*.csv"]\n'
+                    f'[query]\nas_of = "{as_of}"\n[report]\nprecision = 7\ntile_zooms = "10-14"\n')
+
+    config = [b.BIN, "run", "--config", os.path.join(work, "night.toml")]
+    if not all(os.path.exists(base + suffix) for suffix in ("", ".columns")):
+        b.remove(base, base + ".columns", base + ".gridstate")
+        b.log(f"building the {stored:,} store once")
+        built = b.timed([b.BIN, "ingest", big, "--db", base, "--quiet", "--rejects", base + ".rejects.csv"])
+        lines.append(f"The {stored:,}-incident store was built once in {built.wall:.0f} s (`areawatch ingest`, "
+                     f"peak {built.rss_mb:.0f} MB).\n")
+        results["national_build"] = {"wall_s": built.wall, "rss_mb": built.rss_mb}
+    if not os.path.exists(base + ".gridstate"):
+        # The state of the night before: a night without files at the previous as-of.
+        prepare(night_file=False, state=False, as_of=before)
+        b.timed(config)
+        shutil.copyfile(store + ".gridstate", base + ".gridstate")
+    disk = {suffix or ".db": os.path.getsize(base + suffix) for suffix in ("", ".columns", ".gridstate")}
+    lines.append("On disk, bytes per stored incident: " + ", ".join(
+        f"{name} {size / stored:.1f}" for name, size in disk.items()) + ".\n")
+    adhoc_out = os.path.join(b.WORK, "national-adhoc")
+    timed = b.alternating([
+        ("nightly, incremental = true", prepare, config),
+        ("nightly, default (recomputed, no state)", lambda: prepare(state=False, incremental=False), config),
+        ("report --input, same rows", lambda: b.remove(adhoc_out),
+         [b.BIN, "report", "--input", big, new, "--as-of", after, "--precision", "7", "--tile-zooms", "10-14",
+          "--out", adhoc_out, "--quiet"]),
+    ], runs)
+    said = [line for line in timed["nightly, incremental = true"][-1].stderr.splitlines()
+            if "incremental:" in line or "full recompute" in line]
+    same = b.same_grid(os.path.join(work, "report", "grid.csv"), os.path.join(adhoc_out, "grid.csv"))
+    walls = {name: b.median([r.wall for r in rs]) for name, rs in timed.items()}
+    rss = {name: b.median([r.rss_mb for r in rs]) for name, rs in timed.items()}
+    adhoc_wall = walls["report --input, same rows"]
+    rows = [[name, f"{walls[name]:.2f}", f"{rss[name]:.0f}", f"{1e6 * rss[name] / stored:.0f}",
+             b.ratio(adhoc_wall, walls[name])] for name in timed]
+    lines.append(md_table(rows, ["job", "wall s (median)", "peak RSS MB", "bytes in RAM per stored incident",
+                                 "ad-hoc / job"]))
+    incremental = walls["nightly, incremental = true"]
+    lines.append(f"\n{said[-1].strip() if said else 'the incremental night said neither'}; grid.csv equal to the "
+                 f"ad-hoc job's: {'yes' if same else 'NO'}. Goals: the nightly <= 5 s "
+                 f"({'met' if incremental <= 5 else 'not met'}) and >= 10x faster than the ad-hoc job "
+                 f"({'met' if adhoc_wall >= 10 * incremental else 'not met'}), peak <= 6 GB "
+                 f"({'met' if rss['nightly, incremental = true'] <= 6000 else 'not met'}); the ad-hoc job <= 30 s "
+                 f"({'met' if adhoc_wall <= 30 else 'not met'}) and <= 4 GB "
+                 f"({'met' if rss['report --input, same rows'] <= 4000 else 'not met'}).\n")
+    results["national"] = {name: {"wall_s": [r.wall for r in rs], "rss_mb": [r.rss_mb for r in rs]}
+                           for name, rs in timed.items()}
+    job = f"nightly run: {new_rows:,} new into a store of {stored:,} (ten years)"
+    FIGURES.append(b.figure("national-50M+100k-incremental", "whole job", job,
+                            "areawatch run (incremental = true, SPEC §20)", round(incremental, 2), "s",
+                            rss["nightly, incremental = true"]))
+    FIGURES.append(b.figure("national-50M+100k-default", "whole job", job, "areawatch run (default)",
+                            round(walls["nightly, default (recomputed, no state)"], 2), "s",
+                            rss["nightly, default (recomputed, no state)"]))
+    FIGURES.append(b.figure("national-50M+100k-adhoc", "whole job", job,
+                            "areawatch report --input over the same rows", round(adhoc_wall, 2), "s",
+                            rss["report --input, same rows"], peer_of="national-50M+100k-incremental"))
+
+
 def md_table(rows, header):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
@@ -221,7 +303,10 @@ def main():
     p.add_argument("--sizes", default="1000000,5000000,10000000")
     p.add_argument("--peers-max", type=int, default=1_000_000, help="largest size the peer scripts run at")
     p.add_argument("--load-peers-max", type=int, default=5_000_000, help="largest size the spatialite CLI loads")
-    p.add_argument("--only", default="adhoc,load,nightly")
+    p.add_argument("--only", default="adhoc,load,nightly",
+                   help="sections; 'national' (50M stored, issue 33) is run only when named")
+    p.add_argument("--national-runs", type=int, default=1,
+                   help="runs of each national-scale job (each starts from a copy of a 50M store)")
     p.add_argument("--shapes", default="iso,mixed",
                    help="data shapes of the ad-hoc job (benchlib.SHAPES); the first size runs in each")
     p.add_argument("--no-doc", action="store_true", help="record the figures, leave docs/PERFORMANCE.md and README.md alone")
@@ -237,6 +322,8 @@ def main():
         bulk_load([s for s in sizes if s <= 5_000_000], a.runs, a.load_peers_max, lines, results)
     if "nightly" in only:
         nightly(a.runs, lines, results)
+    if "national" in only:
+        national(a.national_runs, lines, results)
     print("\n".join(lines))
     with open(os.path.join(b.WORK, "bench-e2e-results.json"), "w") as f:
         json.dump(results, f, indent=2)

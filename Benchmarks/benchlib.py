@@ -35,7 +35,10 @@ def rel(path):
 # the same city with every SPEC §2.4 time form the generator writes (offsets, spaces, slashes,
 # epoch seconds and milliseconds), so a figure does not hold for one kind of file only; and
 # `region`, the same incidents spread over a region 150 km wide instead of a 40 km city.
-SHAPES = {"iso": [], "mixed": ["--time-forms", "mixed"], "region": ["--width-km", "150"]}
+SHAPES = {"iso": [], "mixed": ["--time-forms", "mixed"], "region": ["--width-km", "150"],
+          # Ten years up to the as-of, and the day after it (issue 33's national store and night).
+          "10y": ["--start", "2008-08-01", "--end", "2018-07-31"],
+          "nextday": ["--start", "2018-08-01", "--end", "2018-08-01"]}
 
 
 def dataset(rows, kind="csv", seed=42, shape="iso"):
