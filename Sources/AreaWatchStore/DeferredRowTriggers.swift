@@ -1,3 +1,5 @@
+import AreaWatchCore
+
 /// A row-by-row file's per-row triggers on `incidents`, suspended for its transaction and their
 /// effect applied once before COMMIT.
 ///
@@ -7,9 +9,9 @@
 /// stamp's trigger a fourth; together they cost several times the row's own INSERT. Applied here:
 /// - `ggi_`/`ggu_` (geometry type and SRID): every geometry areawatch writes is a POINT in SRID
 ///   4326 (`PointBlob`), so the check holds by construction;
-/// - `gii_`/`giu_` (spatial index): each inserted or moved row's entry is deleted and inserted
-///   again, in the order the rows were written, through one prepared statement each — the
-///   entries `RTreeAlign` writes, in the same order, so the R*Tree is the one the triggers build;
+/// - `gii_`/`giu_` (spatial index): each inserted or moved row's entry is deleted and its last
+///   point inserted, through one prepared statement each: the entries `RTreeAlign` writes (the
+///   R*Tree holds the same entries; its nodes differ, as the inserts go in Hilbert order);
 /// - `tmi_`/`tmu_` (last insert and update times): set once, at the end;
 /// - `store_state_*` (the stamp): the transaction advances the stamp itself before COMMIT.
 /// The triggers are put back verbatim inside the same transaction, so any other writer (QGIS,
@@ -70,21 +72,7 @@ final class DeferredRowTriggers {
     /// Applies what the triggers would have done and restores them. Inside the transaction,
     /// after the file's last write.
     func apply() throws {
-        if has("gii_incidents_geom") || has("giu_incidents_geom") {
-            let remove = try db.prepare("DELETE FROM idx_incidents_geom WHERE pkid = ?")
-            let add = try db.prepare(
-                "INSERT INTO idx_incidents_geom(pkid, xmin, xmax, ymin, ymax) VALUES(?, ?, ?, ?, ?)")
-            for k in points.rowids.indices {
-                remove.bind(1, points.rowids[k])
-                try remove.run()
-                add.bind(1, points.rowids[k])
-                add.bind(2, points.lons[k])
-                add.bind(3, points.lons[k])
-                add.bind(4, points.lats[k])
-                add.bind(5, points.lats[k])
-                try add.run()
-            }
-        }
+        if has("gii_incidents_geom") || has("giu_incidents_geom") { try writeSpatialIndexEntries() }
         points = IncidentStore.PointRows()
         for (column, applies) in [
             ("last_insert", insertedAny && has("tmi_incidents_geom")),
@@ -97,5 +85,38 @@ final class DeferredRowTriggers {
                 """)
         }
         for trigger in saved { try db.execute(trigger.sql) }
+    }
+
+    /// The spatial index as the triggers leave it: every written row's entry deleted, then each
+    /// row's last point inserted. The inserts go in Hilbert order: a packed R-tree stores its
+    /// nodes in Hilbert order (`RTreeBulkLoader`), so neighbouring inserts read neighbouring
+    /// pages, where file order reads a random page of a store far larger than the cache each time.
+    private func writeSpatialIndexEntries() throws {
+        let n = points.rowids.count
+        guard n > 0 else { return }
+        // The last write of each row, rows ascending.
+        var order = Array(0..<n)
+        order.sort { (points.rowids[$0], $0) < (points.rowids[$1], $1) }
+        var last: [Int] = []
+        last.reserveCapacity(n)
+        for (k, i) in order.enumerated() where k + 1 == n || points.rowids[order[k + 1]] != points.rowids[i] {
+            last.append(i)
+        }
+        let remove = try db.prepare("DELETE FROM idx_incidents_geom WHERE pkid = ?")
+        for i in last {
+            remove.bind(1, points.rowids[i])
+            try remove.run()
+        }
+        let lats = last.map { points.lats[$0] }, lons = last.map { points.lons[$0] }
+        let add = try db.prepare("INSERT INTO idx_incidents_geom(pkid, xmin, xmax, ymin, ymax) VALUES(?, ?, ?, ?, ?)")
+        for h in PackedHilbertRTree.hilbertOrder(latitudes: lats, longitudes: lons) {
+            let j = Int(h)
+            add.bind(1, points.rowids[last[j]])
+            add.bind(2, lons[j])
+            add.bind(3, lons[j])
+            add.bind(4, lats[j])
+            add.bind(5, lats[j])
+            try add.run()
+        }
     }
 }
