@@ -8,7 +8,7 @@ extension ReportJob {
     /// report (nil when the report is not a nightly's or the state does not cover it).
     /// `ownCells`: the rows' H3 cells found with the extent (`DataExtent.measure`), for a recompute.
     static func makeGrid(
-        _ index: IncidentIndex, columns: IncidentColumns, ownCells: ColumnCells?, request: ReportRequest,
+        _ index: IncidentIndex, ownCells: ColumnCells?, request: ReportRequest,
         progress: ProgressReporter
     ) -> (GridResult, GridCountState?) {
         let settings = request.report
@@ -20,10 +20,11 @@ extension ReportJob {
         guard let night = request.incremental else { return (recomputed(), nil) }
         let started = ProgressReporter.now()
         switch night.plan(parameters: index.parameters, settings: settings) {
-        case .apply(var state, let removing, let adding):
+        case .apply(var state, let crossing, let removing, let adding):
             let read = ProgressReporter.now()
             let summary = state.apply(
-                asOf: index.parameters.asOf, removing: removing, adding: adding, threads: settings.workerThreads)
+                asOf: index.parameters.asOf, crossing: crossing, removing: removing, adding: adding,
+                threads: settings.workerThreads)
             progress.log(
                 "incremental: \(summary.changedIncidents) incidents changed, \(summary.touchedCells) cells touched")
             let applied = ProgressReporter.now()
@@ -37,7 +38,7 @@ extension ReportJob {
             progress.log("full recompute: \(reason)")
             let grid = recomputed()
             guard IncrementalNight.uncovered(settings) == nil else { return (grid, nil) }
-            return (grid, GridCountState(columns: columns, index: index, grid: grid))
+            return (grid, GridCountState(index: index, grid: grid))
         }
     }
 }

@@ -71,9 +71,7 @@ public enum ReportJob {
             minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
         progress.log("indexing \(loaded.columns.count) incidents")
-        let index = makeIndex(
-            &loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings,
-            keepColumns: request.incremental != nil)
+        let index = makeIndex(&loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings)
         clock.lap("index")
         try checkGridSize(index, radius: parameters.radius, settings: settings)
         if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
@@ -84,8 +82,7 @@ public enum ReportJob {
                 progress: progress) : nil
         if nearRepeat != nil { clock.lap("near-repeat") }
         progress.log("grid at \(settings.gridSystem.fineness), radius \(NumberFormat.compact(parameters.radius)) m")
-        let (grid, state) = makeGrid(
-            index, columns: loaded.columns, ownCells: cells, request: request, progress: progress)
+        let (grid, state) = makeGrid(index, ownCells: cells, request: request, progress: progress)
         clock.lap("grid")
         var content = answerQueries(
             index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,
@@ -217,10 +214,10 @@ extension ReportJob {
     /// The R-tree only serves point queries (points of interest) and the per-cell grid.
     static func makeIndex(
         _ loaded: inout LoadedIncidents, parameters: QueryParameters, pointQueries: Bool,
-        settings: ReportSettings, keepColumns: Bool = false
+        settings: ReportSettings
     ) -> IncidentIndex {
         let pointQueries = pointQueries || settings.gridStrategy == .rtreePerCell
-        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat || keepColumns {
+        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
             return IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
         }
         let columns = loaded.columns
