@@ -25,7 +25,7 @@ extension ReportJob {
     ) throws -> Analysis {
         let settings = request.report
         let started = ProgressReporter.now()
-        let plan = request.incremental?.plan(parameters: parameters, settings: settings)
+        let plan = request.incremental?.plan(parameters: parameters, settings: settings, columns: loaded.columns)
         let planned = ProgressReporter.now()
         if case .apply(var state, let crossing, let removing, let adding)? = plan {
             progress.log("totals of \(loaded.columns.count) incidents (the grid count state applies: no index)")

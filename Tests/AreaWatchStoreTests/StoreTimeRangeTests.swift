@@ -5,9 +5,9 @@ import Testing
 
 @testable import AreaWatchStore
 
-/// The incidents of a time range read through the store's time index (SPEC §5, §20) against a
-/// scan of every row: the same rows, rowids and content, after bulk and row-by-row ingests with
-/// updates, for ranges on, between and beyond the rows' times.
+/// The rowids of a time range read from the store's time index (SPEC §5, §20) against a scan of
+/// every row, after bulk and row-by-row ingests with updates, for ranges on, between and beyond
+/// the rows' times.
 @Suite("Store time ranges")
 struct StoreTimeRangeTests {
     @Test("equal to a scan of every row, after bulk and row-by-row ingests with updates")
@@ -32,17 +32,9 @@ struct StoreTimeRangeTests {
                 }
                 var (low, high) = (bound(), bound())
                 if rng.next() % 8 == 0 { (low, high) = (Int64.min + 1, Int64.max) }
-                let got = try store.incidents(timeAfter: low, through: high).sorted { $0.rowid < $1.rowid }
-                let expected = times.indices.filter { times[$0] > low && times[$0] <= high }
-                #expect(got.map(\.rowid) == expected.map { Int64($0 + 1) }, "file \(k), (\(low), \(high)]")
-                for (row, i) in zip(got, expected) {
-                    let c = columns.category[i]
-                    #expect(
-                        row.row.time == times[i] && row.row.lat.bitPattern == columns.lat[i].bitPattern
-                            && row.row.lon.bitPattern == columns.lon[i].bitPattern
-                            && IncidentColumns.code(row.row.handled) == columns.handled[i]
-                            && row.row.category == (c < 0 ? nil : columns.categories[Int(c)]))
-                }
+                let got = try store.rowids(timeAfter: low, through: high).sorted()
+                let expected = times.indices.filter { times[$0] > low && times[$0] <= high }.map { Int64($0 + 1) }
+                #expect(got == expected, "file \(k), (\(low), \(high)]")
             }
         }
     }
