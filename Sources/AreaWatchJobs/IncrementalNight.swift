@@ -9,6 +9,7 @@ import Glibc
 /// grid count state file beside the store, the store's stamp before the night's ingest, and
 /// what the ingest changed (the column snapshot keeper's journal and snapshot after it).
 public struct IncrementalNight: Sendable {
+    public let storePath: String
     public let statePath: String
     /// The store's stamp when the nightly opened it, before any ingest.
     let before: StoreStamp?
@@ -22,6 +23,7 @@ public struct IncrementalNight: Sendable {
 
     init(storePath: String, before: StoreStamp?, after: StoreStamp?, journal: ColumnJournal, snapshot: ColumnSnapshot?)
     {
+        self.storePath = storePath
         statePath = Self.statePath(forStore: storePath)
         self.before = before
         self.after = after
@@ -31,7 +33,7 @@ public struct IncrementalNight: Sendable {
 
     /// How the grid is made tonight: by applying a delta to a state, or recomputed (and why).
     enum Plan {
-        case apply(GridCountState, removing: [Incident], adding: [Incident])
+        case apply(GridCountState, crossing: [Incident], removing: [Incident], adding: [Incident])
         case recompute(reason: String)
     }
 
@@ -53,8 +55,9 @@ public struct IncrementalNight: Sendable {
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 
-    /// Tonight's plan for the report's resolved `parameters` and `settings`.
-    func plan(parameters: QueryParameters, settings: ReportSettings) -> Plan {
+    /// Tonight's plan for the report's resolved `parameters` and `settings`; `columns`: the
+    /// store's incidents after the ingest, in rowid order (the report's own, loaded).
+    func plan(parameters: QueryParameters, settings: ReportSettings, columns: IncidentColumns) -> Plan {
         if let names = Self.uncovered(settings) {
             return .recompute(reason: "the report asks for \(names), which the grid count state does not cover")
         }
@@ -87,9 +90,54 @@ public struct IncrementalNight: Sendable {
         switch GridCountStateFile.decode(data, parameters: stateParameters, system: settings.gridSystem) {
         case .failure(let error): return .recompute(reason: "the grid count state is unreadable (\(error))")
         case .success(let (state, _)):
+            let ranges = state.crossingRanges(to: parameters.asOf)
+            // Row i of the columns is rowid i + 1 only when the rowids are 1…n (rows never deleted).
+            guard ranges.isEmpty || Int64(columns.count) == after.lastIncidentRowid else {
+                return .recompute(reason: "the store's content after the ingest is not known (rowids with gaps)")
+            }
+            let crossing: [Incident]
+            do { crossing = try self.crossing(ranges, columns: columns) } catch {
+                return .recompute(reason: "the incidents crossing a window bound could not be read (\(error))")
+            }
             let (removing, adding) = known.map { delta(snapshot: $0) } ?? ([], [])
-            return .apply(state, removing: removing, adding: adding)
+            return .apply(state, crossing: crossing, removing: removing, adding: adding)
         }
+    }
+
+    /// The incidents the store held before the night whose time lies in `ranges`, with their
+    /// content before the night: their rowids from the store's time index after the ingest, less
+    /// the rows added tonight (past the starting last rowid) and the rows updated tonight, whose
+    /// originals (the journal's) are taken instead when their time before the night is in range.
+    /// Rows are never deleted, so every other row's content is what it was before the night, and
+    /// what it is now in `columns` (row rowid − 1).
+    private func crossing(_ ranges: [(low: Int64, high: Int64)], columns: IncidentColumns) throws -> [Incident] {
+        guard !ranges.isEmpty, let before, let after else { return [] }
+        let store = try IncidentStore(path: storePath, mode: .readOnly)
+        var out: [Incident] = []
+        try store.reading {
+            guard try store.stamp() == after else {
+                throw JobError(.inputOrStore, "the store changed after the ingest")
+            }
+            for range in ranges {
+                for rowid in try store.rowids(timeAfter: range.low, through: range.high)
+                where rowid <= before.lastIncidentRowid && journal.originals[rowid] == nil {
+                    out.append(Self.incident(columns, Int(rowid - 1)))
+                }
+            }
+        }
+        for (_, row) in journal.originals.sorted(by: { $0.key < $1.key })
+        where ranges.contains(where: { row.time > $0.low && row.time <= $0.high }) {
+            out.append(Self.incident(row))
+        }
+        return out
+    }
+
+    private static func incident(_ columns: IncidentColumns, _ i: Int) -> Incident {
+        let category = columns.category[i]
+        return Incident(
+            key: "", time: columns.time[i], precision: .second, lat: columns.lat[i], lon: columns.lon[i],
+            category: category < 0 ? nil : columns.categories[Int(category)],
+            handled: columns.handled[i] < 0 ? nil : columns.handled[i] == 1)
     }
 
     /// The night's delta: the original content of the updated rows out, their content now and

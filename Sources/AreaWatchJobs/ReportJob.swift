@@ -70,26 +70,12 @@ public enum ReportJob {
             for: loaded.columns, grid: settings.gridSystem,
             minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
-        progress.log("indexing \(loaded.columns.count) incidents")
-        let index = makeIndex(
-            &loaded, parameters: parameters, pointQueries: auxiliary.pois != nil, settings: settings,
-            keepColumns: request.incremental != nil)
-        clock.lap("index")
-        try checkGridSize(index, radius: parameters.radius, settings: settings)
-        if settings.ehsa { try checkCubeSize(index, time: loaded.columns.time, settings: settings) }
-        let nearRepeat =
-            try settings.nearRepeat
-            ? nearRepeatReport(
-                index, time: loaded.columns.time, settings: settings,
-                progress: progress) : nil
-        if nearRepeat != nil { clock.lap("near-repeat") }
-        progress.log("grid at \(settings.gridSystem.fineness), radius \(NumberFormat.compact(parameters.radius)) m")
-        let (grid, state) = makeGrid(
-            index, columns: loaded.columns, ownCells: cells, request: request, progress: progress)
-        clock.lap("grid")
+        let analysis = try analyse(
+            &loaded, parameters: parameters, ownCells: cells, request: request, pointQueries: auxiliary.pois != nil,
+            clock: &clock, progress: progress)
+        let grid = analysis.grid
         var content = answerQueries(
-            index, loaded: loaded, auxiliary: auxiliary, parameters: parameters, grid: grid,
-            settings: settings)
+            analysis, loaded: loaded, auxiliary: auxiliary, parameters: parameters, settings: settings)
         if let warning = extent?.emptyWindowsWarning(
             current: content.totals.current, previous: content.totals.previous,
             asOf: parameters.asOf)
@@ -97,21 +83,24 @@ public enum ReportJob {
             progress.warn(warning)
         }
         clock.lap("queries")
+        // An incremental night has no index, and never asks for EHSA (SPEC §20).
         content.ehsa =
             settings.ehsa
             ? ehsaReport(
-                index, time: loaded.columns.time, settings: settings,
+                analysis.index!, time: loaded.columns.time, settings: settings,
                 progress: progress) : nil
         if content.ehsa != nil { clock.lap("ehsa") }
         content.timings = clock.timings
-        content.nearRepeat = nearRepeat
+        content.nearRepeat = analysis.nearRepeat
         content.rejects = loaded.rejects
         content.extent = .known(extent)
         progress.log("writing \(settings.out) (\(grid.cells.count) cells)")
         let outcome = try ReportWriter.write(
             content, to: settings.out, protecting: request.protectedPaths,
             clock: ProgressReporter.now)
-        if let state, let note = request.incremental?.save(state, settings: settings) { progress.warn(note) }
+        if let state = analysis.state, let note = request.incremental?.save(state, settings: settings) {
+            progress.warn(note)
+        }
         if let rejects {
             try rejects.commit()
             progress.log("rejects: \(rejects.count) written to \(rejects.path)")
@@ -128,10 +117,17 @@ public enum ReportJob {
     }
 
     /// The areas, points of interest, breakdown and totals, and the report's content around them.
+    /// Without an index (an incremental night, SPEC §20) there are no areas, points of interest
+    /// or breakdown, and the totals are given.
     static func answerQueries(
-        _ index: IncidentIndex, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
-        parameters: QueryParameters, grid: GridResult, settings: ReportSettings
+        _ analysis: Analysis, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
+        parameters: QueryParameters, settings: ReportSettings
     ) -> ReportContent {
+        let grid = analysis.grid
+        guard let index = analysis.index else {
+            return content(
+                parameters: parameters, grid: grid, totals: analysis.totals!, loaded: loaded, settings: settings)
+        }
         var areaReport = auxiliary.areas.map {
             AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId)
         }
@@ -142,10 +138,21 @@ public enum ReportJob {
         }
         let poiAnswers = auxiliary.pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
+        return content(
+            parameters: parameters, grid: grid, totals: analysis.totals ?? index.totals(), loaded: loaded,
+            settings: settings, areas: areaReport, pointsOfInterest: poiAnswers, breakdown: breakdown)
+    }
+
+    static func content(
+        parameters: QueryParameters, grid: GridResult, totals: Totals, loaded: LoadedIncidents,
+        settings: ReportSettings, areas: AreaReport? = nil,
+        pointsOfInterest: [(poi: PointOfInterest, answer: PointAnswer)]? = nil,
+        breakdown: BreakdownResult? = nil
+    ) -> ReportContent {
         var content = ReportContent(
-            parameters: parameters, grid: grid, totals: index.totals(), tileZooms: settings.tileZooms.zooms,
-            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areaReport,
-            pointsOfInterest: poiAnswers,
+            parameters: parameters, grid: grid, totals: totals, tileZooms: settings.tileZooms.zooms,
+            disclosure: Disclosure(minCellCount: settings.minCellCount), areas: areas,
+            pointsOfInterest: pointsOfInterest,
             breakdown: breakdown, sourceKind: loaded.sourceKind, sourcePath: loaded.sourcePath, inputs: loaded.inputs,
             timings: [], attribution: settings.attribution, engineVersion: engineVersion)
         content.fdr = settings.fdr.value
@@ -217,10 +224,10 @@ extension ReportJob {
     /// The R-tree only serves point queries (points of interest) and the per-cell grid.
     static func makeIndex(
         _ loaded: inout LoadedIncidents, parameters: QueryParameters, pointQueries: Bool,
-        settings: ReportSettings, keepColumns: Bool = false
+        settings: ReportSettings
     ) -> IncidentIndex {
         let pointQueries = pointQueries || settings.gridStrategy == .rtreePerCell
-        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat || keepColumns {
+        if settings.groupBy != nil || settings.ehsa || settings.nearRepeat {
             return IncidentIndex(columns: loaded.columns, parameters: parameters, pointQueries: pointQueries)
         }
         let columns = loaded.columns
@@ -229,9 +236,8 @@ extension ReportJob {
     }
 
     /// `--max-cells`: refused before the grid is computed, from an estimate of its cells.
-    static func checkGridSize(_ index: IncidentIndex, radius: Double, settings: ReportSettings) throws {
+    static func checkGridSize(_ estimate: Double, radius: Double, settings: ReportSettings) throws {
         let grid = settings.gridSystem
-        let estimate = GridCellEstimate.cells(index, grid: grid)
         guard estimate <= Double(settings.maxCells) else {
             let lower = grid.geohashPrecision == nil ? "the resolution" : "--precision"
             throw JobError(

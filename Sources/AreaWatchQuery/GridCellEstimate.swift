@@ -138,7 +138,7 @@ extension GridCellEstimate {
     }
 }
 
-private extension GeoBox {
+extension GeoBox {
     mutating func include(lat: Double, lon: Double) {
         minLat = min(minLat, lat)
         maxLat = max(maxLat, lat)

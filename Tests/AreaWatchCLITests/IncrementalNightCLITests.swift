@@ -47,6 +47,32 @@ struct IncrementalNightCLITests {
         return text + (duplicates > 0 ? duplicatesOf(night: night - 1, count: duplicates) : "")
     }
 
+    /// Rows `x-0`…`x-9` around the window bounds of the step from 2024-02-29T22:00 to
+    /// 2024-03-01T22:00 (night 2 to night 3): in (old, new] of T, T − 1 year and T − 2 years, on a
+    /// bound, just outside one; `edited`, the same ids with other times (in or out of the ranges),
+    /// places and handled flags.
+    static func crossingRows(edited: Bool) -> String {
+        let times = [
+            Civil.epoch(2023, 3, 1, 10, 0, 0), Civil.epoch(2022, 3, 1, 10, 0, 0), Civil.epoch(2024, 3, 1, 10, 0, 0),
+            Civil.epoch(2023, 3, 1, 22, 0, 0), Civil.epoch(2023, 2, 28, 22, 0, 0), Civil.epoch(2021, 6, 1, 0, 0, 0),
+            Civil.epoch(2023, 9, 1, 0, 0, 0), Civil.epoch(2024, 3, 1, 22, 0, 0), Civil.epoch(2022, 3, 1, 22, 0, 0),
+            Civil.epoch(2024, 3, 5, 0, 0, 0)
+        ]
+        let later = [
+            Civil.epoch(2020, 1, 1, 0, 0, 0), Civil.epoch(2023, 3, 1, 11, 0, 0), Civil.epoch(2023, 6, 1, 0, 0, 0),
+            Civil.epoch(2022, 3, 1, 12, 0, 0), Civil.epoch(2024, 3, 1, 9, 0, 0), Civil.epoch(2023, 3, 1, 12, 0, 0),
+            Civil.epoch(2024, 3, 1, 20, 0, 0), Civil.epoch(2021, 1, 1, 0, 0, 0), Civil.epoch(2023, 3, 1, 22, 0, 0),
+            Civil.epoch(2022, 3, 1, 5, 0, 0)
+        ]
+        var text = "id,time,lat,lon,category,handled\n"
+        for k in 0..<10 {
+            let lat = 53.72 + 0.001 * Double(k) + (edited && k % 3 == 0 ? 0.0005 : 0)
+            let handled = edited && k % 2 == 1 ? "false" : "true"
+            text += "x-\(k),\(Civil.iso(edited ? later[k] : times[k])),\(lat),-1.86,Burglary,\(handled)\n"
+        }
+        return text
+    }
+
     /// The first `count` rows of an earlier night's file, sent again unchanged.
     nonisolated(unsafe) static var sent: [Int: [String]] = [:]
     static func duplicatesOf(night: Int, count: Int) -> String {
@@ -116,6 +142,11 @@ struct IncrementalNightCLITests {
                 asOf: night.asOf, rng: &rng)
             Self.sent[k] = text.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }
             if night.file { _ = try tmp.file("inbox/night-\(k).csv", text) }
+            if k == 2 || k == 3 {
+                // Rows on and beside the bounds night 3's one-day step moves, then edited by night 3:
+                // out of the ranges, into them, within them (the content before the night crosses).
+                _ = try tmp.file("inbox/night-\(k)x.csv", Self.crossingRows(edited: k == 3))
+            }
             if k == 3 {
                 // A second file editing rows the first file of the same night added.
                 let edits = (0..<20).map { n in

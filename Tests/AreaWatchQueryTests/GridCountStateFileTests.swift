@@ -34,8 +34,8 @@ struct GridCountStateFileTests {
             asOf += [1, 29, 366, 0][night - 1] * 86_400
             let removing = Array(live.prefix(20))
             let adding = (0..<50).map { _ in generator.incident(asOf: asOf, near: live) }
+            state.night(asOf: asOf, held: live, removing: removing, adding: adding)
             live = Array(live.dropFirst(20)) + adding
-            state.apply(asOf: asOf, removing: removing, adding: adding)
             try #require(GridCountStateTests.expectSame(state, live, "night \(night)"))
         }
     }
@@ -67,5 +67,18 @@ struct GridCountStateFileTests {
         #expect(refused(bytes, system: .h3(resolution: 7)))
         #expect(refused(bytes, asOf: asOf + 1))
         #expect(refused([]))
+        // Another version (version 1 kept the timeline), its checksum right: refused for its version.
+        var other = Array(bytes.dropLast(8))
+        other[8] = 1
+        other += withUnsafeBytes(of: other.withUnsafeBytes { FNV1a.hash($0) }.littleEndian) { Array($0) }
+        #expect(GridCountStateFile.peek(other) == nil)
+        guard
+            case .failure(let error) = GridCountStateFile.decode(
+                other, parameters: parameters, system: .geohash(precision: 7))
+        else {
+            Issue.record("a version 1 file was read")
+            return
+        }
+        #expect(error.description == "unknown version")
     }
 }

@@ -37,7 +37,7 @@ struct GridCountStateTests {
         var state: GridCountState
         if scenario.fromEmpty {
             state = GridCountState(parameters: parameters, system: scenario.system)
-            state.apply(asOf: asOf, removing: [], adding: live)
+            state.night(asOf: asOf, held: [], removing: [], adding: live)
         } else {
             state = GridCountState(columns: live.columns, parameters: parameters, system: scenario.system)
         }
@@ -62,7 +62,7 @@ struct GridCountStateTests {
             let crossing = before.filter { old.membership($0.time) != new.membership($0.time) }
             let changed = (crossing + removing + adding).filter { Self.passes($0, parameters) }.count
             let cellsBefore = state.cells
-            let summary = state.apply(asOf: asOf, removing: removing, adding: adding)
+            let summary = state.night(asOf: asOf, held: before, removing: removing, adding: adding)
             #expect(summary.changedIncidents == changed)
             let keys = Set(cellsBefore.keys).union(state.cells.keys)
             #expect(summary.touchedCells >= keys.filter { cellsBefore[$0] != state.cells[$0] }.count)
@@ -121,11 +121,11 @@ struct GridCountStateTests {
             return c.nCurrent == 1 ? "current" : c.nPrevious == 1 ? "previous" : "?"
         }
         #expect((0..<6).map(windowOf) == ["previous", "current", "none", "previous", "current", "none"])
-        state.apply(asOf: asOf + 1, removing: [], adding: [])
+        state.night(asOf: asOf + 1, held: live, removing: [], adding: [])
         #expect((0..<6).map(windowOf) == ["previous", "previous", "none", "none", "current", "current"])
         Self.expectSame(state, live, "one second later")
         // Removing the incident that just crossed T − 1 year takes it out of the previous window.
-        state.apply(asOf: asOf + 1, removing: [live[1]], adding: [])
+        state.night(asOf: asOf + 1, held: live, removing: [live[1]], adding: [])
         #expect(windowOf(1) == "none")
         Self.expectSame(state, live.enumerated().filter { $0.offset != 1 }.map(\.element), "removed")
     }
@@ -155,11 +155,10 @@ struct GridCountStateTests {
         let other = Incident(key: "o", time: t, precision: .second, lat: 51.501, lon: -0.1, handled: true)
         var state = GridCountState(
             columns: (copies + [other]).columns, parameters: QueryParameters(asOf: asOf), system: .h3(resolution: 8))
-        state.apply(asOf: asOf, removing: Array(copies.prefix(2)), adding: [])
-        try #require(state.timeline.count == 2)
+        state.night(asOf: asOf, held: copies + [other], removing: Array(copies.prefix(2)), adding: [])
         Self.expectSame(state, [copies[2], other], "two of three copies removed")
         // A day later the remaining two cross T − 1 year, into the previous window.
-        state.apply(asOf: asOf + 86_400, removing: [], adding: [])
+        state.night(asOf: asOf + 86_400, held: [copies[2], other], removing: [], adding: [])
         Self.expectSame(state, [copies[2], other], "a day later")
     }
 
@@ -181,7 +180,7 @@ struct GridCountStateTests {
         Self.expectSame(state, live, "on 29 February")
         for step in [0, 1, 365, 1] as [Int64] {
             let next = state.parameters.asOf + step * 86_400
-            state.apply(asOf: next, removing: [], adding: [])
+            state.night(asOf: next, held: live, removing: [], adding: [])
             Self.expectSame(state, live, "as-of \(UTCTime.iso8601(next))")
         }
     }
@@ -237,6 +236,17 @@ struct IncidentGenerator {
         default: new.category = ["Burglary", "Robbery", nil][Int(rng.next() % 3)]
         }
         return new
+    }
+}
+
+extension GridCountState {
+    /// `apply`, given the incidents `held` before the night: the crossing ones are those whose time
+    /// lies in the crossing ranges, as the store's time index gives them to the nightly.
+    @discardableResult
+    mutating func night(asOf: Int64, held: [Incident], removing: [Incident], adding: [Incident]) -> NightSummary {
+        let ranges = crossingRanges(to: asOf)
+        let crossing = held.filter { i in ranges.contains { i.time > $0.low && i.time <= $0.high } }
+        return apply(asOf: asOf, crossing: crossing, removing: removing, adding: adding)
     }
 }
 

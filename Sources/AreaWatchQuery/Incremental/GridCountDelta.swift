@@ -9,53 +9,49 @@ extension GridCountState {
         public var touchedCells: Int
     }
 
-    /// One night: the as-of moves to `asOf` (not backwards), then `removing` is taken out and
-    /// `adding` put in (an edited incident is in both, its old content removed). Incidents that
-    /// fail the query's filters are ignored; every removed incident that passes them must be held.
+    /// One night: the as-of moves to `asOf` (not backwards) over `crossing`, then `removing` is
+    /// taken out and `adding` put in (an edited incident is in both, its old content removed).
+    /// Incidents that fail the query's filters are ignored.
     ///
-    /// Only the incidents that change contribute: the added and removed ones, and those whose time
-    /// lies between the old and new bound of a window (found by time range in the timeline). Their
-    /// in-cell counts change in their own cell, their radius counts in the cells the grid's own
-    /// scatter finds within their radius, run over them alone.
+    /// `crossing` must be every incident held before the night (the content before the night's
+    /// edits, none of the night's additions) whose time lies in `crossingRanges(to: asOf)`, each
+    /// once; others it holds change nothing. Only the incidents that change contribute: the added
+    /// and removed ones, and those that change window. Their in-cell counts change in their own
+    /// cell, their radius counts in the cells the grid's own scatter finds within their radius,
+    /// run over them alone.
     @discardableResult
-    public mutating func apply(asOf: Int64, removing: [Incident], adding: [Incident], threads: Int = 1)
-        -> NightSummary
-    {
+    public mutating func apply(
+        asOf: Int64, crossing: [Incident], removing: [Incident], adding: [Incident], threads: Int = 1
+    ) -> NightSummary {
         precondition(asOf >= parameters.asOf, "the as-of of an incremental grid moves forward only")
         let old = parameters.windows
         parameters.asOf = asOf
         let new = parameters.windows
         var delta = Delta()
-        for range in Self.crossingRanges(old: old, new: new) {
-            for k in timeline.positions(after: range.low, through: range.high) {
-                let entry = timeline.entries[k]
-                guard !entry.isRemoved else { continue }
-                let (before, after) = (old.membership(entry.time), new.membership(entry.time))
-                guard before != after else { continue }
-                delta.add(entry, before, sign: -1)
-                delta.add(entry, after, sign: 1)
-                delta.changed += 1
-            }
+        for incident in crossing where passes(incident) {
+            let (before, after) = (old.membership(incident.time), new.membership(incident.time))
+            guard before != after else { continue }
+            delta.add(incident, before, sign: -1)
+            delta.add(incident, after, sign: 1)
+            delta.changed += 1
         }
         for incident in removing where passes(incident) {
-            let entry = Self.entry(incident)
-            let membership = new.membership(entry.time)
-            // An incident older at the new as-of is no longer kept in the timeline (or is dropped
-            // from it below).
-            if membership != .older && !timeline.remove(entry) {
-                preconditionFailure("an incident removed from an incremental grid that does not hold it")
-            }
-            delta.add(entry, membership, sign: -1)
+            delta.add(incident, new.membership(incident.time), sign: -1)
             delta.changed += 1
         }
-        let added = adding.filter(passes).map(Self.entry)
-        for entry in added {
-            delta.add(entry, new.membership(entry.time), sign: 1)
+        for incident in adding where passes(incident) {
+            delta.add(incident, new.membership(incident.time), sign: 1)
             delta.changed += 1
         }
-        timeline.update(adding: added, droppingThrough: new.previousStart)
         let touched = commit(delta, threads: threads)
         return NightSummary(changedIncidents: delta.changed, touchedCells: touched)
+    }
+
+    /// The time ranges (low, high] in which an incident's window changes when the as-of moves from
+    /// the state's to `asOf` (none when it does not move): the incidents a night must give `apply`
+    /// as `crossing`.
+    public func crossingRanges(to asOf: Int64) -> [(low: Int64, high: Int64)] {
+        Self.crossingRanges(old: parameters.windows, new: TimeWindows(asOf: asOf))
     }
 
     /// The time ranges (low, high] in which an incident's window differs between the two as-ofs:
@@ -82,11 +78,6 @@ extension GridCountState {
         }
         if let handled = parameters.handled { return incident.handled == handled }
         return true
-    }
-
-    private static func entry(_ incident: Incident) -> IncidentTimeline.Entry {
-        IncidentTimeline.Entry(
-            time: incident.time, lat: incident.lat, lon: incident.lon, handled: IncidentColumns.code(incident.handled))
     }
 
     /// Applies the delta's contributions; returns how many distinct cells changed.
@@ -148,19 +139,20 @@ extension GridCountState {
         var changed = 0
 
         /// One incident of `membership` counted (+1) or uncounted (−1); future ones count nowhere.
-        mutating func add(_ entry: IncidentTimeline.Entry, _ membership: WindowMembership, sign: Int32) {
+        mutating func add(_ incident: Incident, _ membership: WindowMembership, sign: Int32) {
             guard membership != .future else { return }
-            let year = Int16(UTCTime.yearMonth(of: entry.time).0)
-            inCell.append(InCell(lat: entry.lat, lon: entry.lon, membership: membership, year: year, sign: sign))
+            let (lat, lon) = (incident.lat, incident.lon)
+            let year = Int16(UTCTime.yearMonth(of: incident.time).0)
+            inCell.append(InCell(lat: lat, lon: lon, membership: membership, year: year, sign: sign))
             guard membership == .current || membership == .previous else { return }
-            let flags = LeafFlags(current: membership == .current, handled: entry.handled)
+            let flags = LeafFlags(current: membership == .current, handled: IncidentColumns.code(incident.handled))
             if sign > 0 {
-                plus.lat.append(entry.lat)
-                plus.lon.append(entry.lon)
+                plus.lat.append(lat)
+                plus.lon.append(lon)
                 plus.flags.append(flags)
             } else {
-                minus.lat.append(entry.lat)
-                minus.lon.append(entry.lon)
+                minus.lat.append(lat)
+                minus.lon.append(lon)
                 minus.flags.append(flags)
             }
         }

@@ -49,29 +49,19 @@ public struct GridCountState: Sendable {
     var cells: [UInt64: Counts] = [:]
     /// Incidents per calendar year (filtered, not after the as-of): the grid's `years`.
     var yearTotals: [Int16: Int] = [:]
-    /// The incidents whose window can still change.
-    var timeline = IncidentTimeline()
 
     /// The state of `columns` at `parameters`, made from one full grid (`IncidentIndex.grid`).
     public init(columns: IncidentColumns, parameters: QueryParameters, system: GridSystem, threads: Int = 1) {
         let index = IncidentIndex(columns: columns, parameters: parameters, threads: threads, pointQueries: false)
-        self.init(columns: columns, index: index, grid: index.grid(system, threads: threads))
+        self.init(index: index, grid: index.grid(system, threads: threads))
     }
 
-    /// The state of `columns` from the index and grid already made of them (the report's own).
-    public init(columns: IncidentColumns, index: IncidentIndex, grid: GridResult) {
+    /// The state from the index and grid already made of the incidents (the report's own). The
+    /// incidents themselves are not kept: those an as-of step moves between windows are found by
+    /// time range in the store when the step is taken (`crossingRanges`).
+    public init(index: IncidentIndex, grid: GridResult) {
         self.system = grid.system
         self.parameters = index.parameters
-        let windows = parameters.windows
-        let allowed = parameters.allowedCategories(in: columns)
-        var pending: [IncidentTimeline.Entry] = []
-        for i in 0..<columns.count where parameters.passes(columns, i, allowedCategories: allowed) {
-            guard columns.time[i] > windows.previousStart else { continue }
-            pending.append(
-                IncidentTimeline.Entry(
-                    time: columns.time[i], lat: columns.lat[i], lon: columns.lon[i], handled: columns.handled[i]))
-        }
-        timeline = IncidentTimeline(pending)
         cells.reserveCapacity(grid.cells.count)
         for cell in grid.cells {
             cells[cell.id.raw] = Counts(

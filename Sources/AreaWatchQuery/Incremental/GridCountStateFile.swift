@@ -1,12 +1,12 @@
 import AreaWatchCore
 
-/// The grid count state on disk (docs/FORMATS.md, "The grid count state", version 1): little
+/// The grid count state on disk (docs/FORMATS.md, "The grid count state", version 2): little
 /// endian, checksummed, bound to the store state (`StoreStamp`) and to the settings text the
 /// counts were made under. Nothing in it is trusted until the checksum, the version and every
 /// length check out; a file that does not is reported invalid and the nightly recomputes.
 public enum GridCountStateFile {
     public static let magic = Array("AWGRIDST".utf8)
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
 
     /// What a state file binds the counts to.
     public struct Binding: Sendable, Equatable {
@@ -25,7 +25,7 @@ public enum GridCountStateFile {
     /// The file's bytes.
     public static func encode(_ state: GridCountState, binding: Binding) -> [UInt8] {
         var out = BinaryWriter(
-            capacity: 64 + 16 * state.yearTotals.count + 40 * state.cells.count + 25 * state.timeline.count)
+            capacity: 64 + 16 * state.yearTotals.count + 40 * state.cells.count)
         out.bytes += magic
         out.u32(version)
         out.string(binding.settings)
@@ -58,14 +58,6 @@ public enum GridCountStateFile {
                 out.u16(UInt16(bitPattern: y.year))
                 out.u32(UInt32(bitPattern: y.count))
             }
-        }
-        let live = state.timeline.liveEntries
-        out.u64(UInt64(live.count))
-        for e in live {
-            out.i64(e.time)
-            out.u64(e.lat.bitPattern)
-            out.u64(e.lon.bitPattern)
-            out.u8(UInt8(bitPattern: e.handled))
         }
         out.u64(out.bytes.withUnsafeBytes { FNV1a.hash($0) })
         return out.bytes
@@ -139,17 +131,6 @@ public enum GridCountStateFile {
             guard let c = try readCounts(&r) else { return nil }
             state.cells[id] = c
         }
-        let entryCount = try r.u64()
-        guard entryCount <= UInt64((r.bytes.count - r.offset) / 25) else { return nil }
-        var entries: [IncidentTimeline.Entry] = []
-        entries.reserveCapacity(Int(entryCount))
-        for _ in 0..<entryCount {
-            let time = try r.i64(), lat = try r.f64(), lon = try r.f64(), handled = try r.i8()
-            // Range checks keep a self-consistent but forged file from making the delta trap.
-            guard (-90...90).contains(lat), (-180...180).contains(lon), (-1...1).contains(handled) else { return nil }
-            entries.append(IncidentTimeline.Entry(time: time, lat: lat, lon: lon, handled: handled))
-        }
-        state.timeline = IncidentTimeline(entries)
         return state
     }
 
