@@ -5,12 +5,14 @@ import Synchronization
 
 /// The SPEC §7.2 grid on the H3 cells of a resolution (SPEC §18).
 ///
-/// Radius counts scatter the windowed incidents in groups: those whose cells share an ancestor
-/// (`H3GridScatter.groupResolution`). One search per group finds every cell whose centre is
-/// within radius + d of the ancestor's centre, d being the farthest of the group's incidents from
-/// it (so it holds every cell any of them reaches), and each incident is then decided against
-/// each of those centres by the radius test every other "within" uses. In-cell and per-year
-/// counts take every incident's own cell. Both are merged in ascending index, the H3 cell order.
+/// Radius counts scatter the windowed incidents in blocks: those whose cells share an ancestor
+/// (`H3GridScatter.groupResolution`), and the blocks whose ancestors share a coarser one
+/// (`searchResolution`) share one search. It finds every cell whose centre is within radius + d
+/// of that cell's centre, d being the farthest of its incidents from it (so it holds every cell
+/// any of them reaches); each block keeps those its own incidents may reach, and each incident is
+/// then decided against each of them by the radius test every other "within" uses. In-cell and
+/// per-year counts take every incident's own cell. Both are merged in ascending index, the H3
+/// cell order.
 extension IncidentIndex {
     func h3Grid(resolution: Int, threads: Int, ownCells: ColumnCells? = nil) -> GridResult {
         let test = RadiusTest(radius: parameters.radius)
