@@ -21,6 +21,10 @@ public struct IncrementalNight: Sendable {
 
     public static func statePath(forStore store: String) -> String { store + ".gridstate" }
 
+    /// The reason a night recomputes when the delta takes from a cell more than the state holds
+    /// (a state that does not describe the store: damaged, forged with a valid checksum, or a bug).
+    static let mismatch = "the grid count state does not match the store (a count would fall below zero)"
+
     init(storePath: String, before: StoreStamp?, after: StoreStamp?, journal: ColumnJournal, snapshot: ColumnSnapshot?)
     {
         self.storePath = storePath

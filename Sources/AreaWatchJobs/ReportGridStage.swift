@@ -39,16 +39,19 @@ extension ReportJob {
             let summary = state.apply(
                 asOf: parameters.asOf, crossing: crossing, removing: removing, adding: adding,
                 threads: settings.workerThreads)
-            progress.log(
-                "incremental: \(summary.changedIncidents) incidents changed, \(summary.touchedCells) cells touched")
-            let applied = ProgressReporter.now()
-            let grid = state.result()
-            let seconds = [planned - started, applied - applying, ProgressReporter.now() - applied].map {
-                NumberFormat.fixed($0, decimals: 3)
+            if summary.consistent {
+                progress.log(
+                    "incremental: \(summary.changedIncidents) incidents changed, \(summary.touchedCells) cells touched")
+                let applied = ProgressReporter.now()
+                let grid = state.result()
+                let seconds = [planned - started, applied - applying, ProgressReporter.now() - applied].map {
+                    NumberFormat.fixed($0, decimals: 3)
+                }
+                progress.log("grid count state: read \(seconds[0]) s, delta \(seconds[1]) s, grid \(seconds[2]) s")
+                clock.lap("grid")
+                return Analysis(index: nil, grid: grid, totals: figures.totals, state: state)
             }
-            progress.log("grid count state: read \(seconds[0]) s, delta \(seconds[1]) s, grid \(seconds[2]) s")
-            clock.lap("grid")
-            return Analysis(index: nil, grid: grid, totals: figures.totals, state: state)
+            progress.log("full recompute: \(IncrementalNight.mismatch)")
         }
         if case .recompute(let reason)? = plan { progress.log("full recompute: \(reason)") }
         progress.log("indexing \(loaded.columns.count) incidents")

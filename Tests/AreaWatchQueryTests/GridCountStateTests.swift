@@ -162,6 +162,28 @@ struct GridCountStateTests {
         Self.expectSame(state, [copies[2], other], "a day later")
     }
 
+    @Test(
+        "a night that takes away more than the state holds says so, never traps",
+        arguments: [
+            GridSystem.geohash(precision: 7), .h3(resolution: 9)
+        ])
+    func removalNotHeld(_ system: GridSystem) throws {
+        let asOf = epoch("2023-07-31T23:59:59Z")
+        let t = TimeWindows(asOf: asOf).currentStart + 3_600
+        let held = Incident(key: "h", time: t, precision: .second, lat: 51.5, lon: -0.1, handled: true)
+        let elsewhere = Incident(key: "e", time: t, precision: .second, lat: 53.8, lon: -1.55, handled: false)
+        let older = Incident(key: "o", time: t - 3 * 366 * 86_400, precision: .second, lat: 51.5, lon: -0.1)
+        for (name, missing) in [("elsewhere", elsewhere), ("older, in a held cell", older), ("held twice", held)] {
+            var state = GridCountState(columns: [held].columns, parameters: QueryParameters(asOf: asOf), system: system)
+            let removing = name == "held twice" ? [held, held] : [missing]
+            let summary = state.night(asOf: asOf, held: [held], removing: removing, adding: [])
+            #expect(!summary.consistent, "\(name)")
+        }
+        var state = GridCountState(columns: [held].columns, parameters: QueryParameters(asOf: asOf), system: system)
+        #expect(state.night(asOf: asOf, held: [held], removing: [held], adding: [elsewhere]).consistent)
+        Self.expectSame(state, [elsewhere], "a removal of what is held")
+    }
+
     @Test("across 29 February: T − 1 year of 2024-02-29 is 2023-02-28, and a day later 2023-03-01")
     func leapDay() throws {
         let asOf = epoch("2024-02-29T00:00:00Z")

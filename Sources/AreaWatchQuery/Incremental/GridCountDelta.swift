@@ -7,6 +7,9 @@ extension GridCountState {
         public var changedIncidents: Int
         /// Distinct cells whose counts were updated, reported or not (an update may cancel out).
         public var touchedCells: Int
+        /// False when the night took from a cell more than it held: the state does not describe
+        /// the store (damaged or forged with a valid checksum, or a bug) and must not be used.
+        public var consistent = true
     }
 
     /// One night: the as-of moves to `asOf` (not backwards) over `crossing`, then `removing` is
@@ -43,8 +46,8 @@ extension GridCountState {
             delta.add(incident, new.membership(incident.time), sign: 1)
             delta.changed += 1
         }
-        let touched = commit(delta, threads: threads)
-        return NightSummary(changedIncidents: delta.changed, touchedCells: touched)
+        let (touched, consistent) = commit(delta, threads: threads)
+        return NightSummary(changedIncidents: delta.changed, touchedCells: touched, consistent: consistent)
     }
 
     /// The time ranges (low, high] in which an incident's window changes when the as-of moves from
@@ -81,30 +84,34 @@ extension GridCountState {
     }
 
     /// Applies the delta's contributions; returns how many distinct cells changed.
-    private mutating func commit(_ delta: Delta, threads: Int) -> Int {
+    /// Applies the delta; the cells touched, and false when some count would fall below zero.
+    private mutating func commit(_ delta: Delta, threads: Int) -> (touched: Int, consistent: Bool) {
+        var consistent = true
         var touched = Set<UInt64>(minimumCapacity: 2 * delta.inCell.count)
         // Only a cell something was taken from can end up empty.
         var shrunk: [UInt64] = []
         let keys = CellKeys(system: system)
         for c in delta.inCell {
             let key = keys.key(lat: c.lat, lon: c.lon)
-            cells[key, default: Counts()].addInCell(membership: c.membership, year: c.year, sign: c.sign)
+            consistent =
+                cells[key, default: Counts()].addInCell(membership: c.membership, year: c.year, sign: c.sign)
+                && consistent
             yearTotals[c.year, default: 0] += Int(c.sign)
             if yearTotals[c.year] == 0 { yearTotals[c.year] = nil }
             touched.insert(key)
             if c.sign < 0 { shrunk.append(key) }
         }
         for rc in radiusCells(delta.plus, threads: threads) {
-            cells[rc.prefix, default: Counts()].addRadius(rc, sign: 1)
+            consistent = cells[rc.prefix, default: Counts()].addRadius(rc, sign: 1) && consistent
             touched.insert(rc.prefix)
         }
         for rc in radiusCells(delta.minus, threads: threads) {
-            cells[rc.prefix, default: Counts()].addRadius(rc, sign: -1)
+            consistent = cells[rc.prefix, default: Counts()].addRadius(rc, sign: -1) && consistent
             touched.insert(rc.prefix)
             shrunk.append(rc.prefix)
         }
         for key in shrunk where cells[key]?.isEmpty == true { cells[key] = nil }
-        return touched.count
+        return (touched.count, consistent && !yearTotals.values.contains { $0 < 0 })
     }
 
     /// The radius counts `points` add to every cell whose centre is within their radius: the

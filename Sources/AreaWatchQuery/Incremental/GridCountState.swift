@@ -31,17 +31,19 @@ public struct GridCountState: Sendable {
         var isReported: Bool { nCurrent + nPrevious > 0 || rCurrent + rPrevious > 0 }
         var isEmpty: Bool { !isReported && handled == 0 && years.isEmpty }
 
-        mutating func addYear(_ year: Int16, _ sign: Int32) {
+        /// False when a count would fall below zero: the incident was not held (nothing changes).
+        mutating func addYear(_ year: Int16, _ sign: Int32) -> Bool {
             var k = 0
             while k < years.count && years[k].year < year { k += 1 }
             if k < years.count && years[k].year == year {
+                guard years[k].count + sign >= 0 else { return false }
                 years[k].count += sign
-                precondition(years[k].count >= 0, "a cell's year count below zero")
                 if years[k].count == 0 { years.remove(at: k) }
             } else {
-                precondition(sign > 0, "an incident removed from a cell that does not hold it")
+                guard sign > 0 else { return false }
                 years.insert(Year(year: year, count: sign), at: k)
             }
+            return true
         }
     }
 
@@ -71,7 +73,7 @@ public struct GridCountState: Sendable {
         for k in 0..<index.count {
             let key = keys.key(code: index.codes[k], lat: index.lat[k], lon: index.lon[k])
             let membership = WindowMembership(rawValue: index.membership[k])!
-            cells[key, default: Counts()].addInCell(membership: membership, year: index.year[k], sign: 1)
+            _ = cells[key, default: Counts()].addInCell(membership: membership, year: index.year[k], sign: 1)
             yearTotals[index.year[k], default: 0] += 1
         }
     }
@@ -112,23 +114,24 @@ public struct GridCountState: Sendable {
 
 extension GridCountState.Counts {
     /// One incident of `membership` and calendar `year` inside the cell, added (+1) or removed (−1).
-    mutating func addInCell(membership: WindowMembership, year: Int16, sign: Int32) {
+    /// False when a count would fall below zero (the state does not hold what the store held).
+    mutating func addInCell(membership: WindowMembership, year: Int16, sign: Int32) -> Bool {
         switch membership {
         case .current: nCurrent += sign
         case .previous: nPrevious += sign
         case .older: break
-        case .future: return
+        case .future: return true
         }
-        precondition(nCurrent >= 0 && nPrevious >= 0, "a cell's window count below zero")
-        addYear(year, sign)
+        return nCurrent >= 0 && nPrevious >= 0 && addYear(year, sign)
     }
 
     /// The radius counts of some incidents around the cell, added (+1) or taken away (−1).
-    mutating func addRadius(_ radius: RadiusCell, sign: Int32) {
+    /// False when a count would fall below zero.
+    mutating func addRadius(_ radius: RadiusCell, sign: Int32) -> Bool {
         rCurrent += sign * Int32(radius.current)
         rPrevious += sign * Int32(radius.previous)
         handled += sign * Int32(radius.handled)
-        precondition(rCurrent >= 0 && rPrevious >= 0 && handled >= 0, "a cell's radius count below zero")
+        return rCurrent >= 0 && rPrevious >= 0 && handled >= 0
     }
 }
 
