@@ -20,11 +20,11 @@ import AreaWatchCore
 final class DeferredRowTriggers {
     /// The triggers whose effect is applied here, by name. Deletes never happen in an ingest, so
     /// their triggers need nothing but to be restored.
-    static let known: Set<String> = [
-        "ggi_incidents_geom", "ggu_incidents_geom", "gii_incidents_geom", "giu_incidents_geom",
-        "gid_incidents_geom", "tmi_incidents_geom", "tmu_incidents_geom", "tmd_incidents_geom",
-        "store_state_insert", "store_state_update", "store_state_delete"
-    ]
+    static let known = Set(
+        [
+            "ggi_incidents_geom", "ggu_incidents_geom", "gii_incidents_geom", "giu_incidents_geom",
+            "gid_incidents_geom", "tmi_incidents_geom", "tmu_incidents_geom", "tmd_incidents_geom"
+        ] + IncidentStore.stampTriggers.keys)
 
     private let db: SQLiteDatabase
     /// The suspended triggers' CREATE statements, by name.
@@ -42,17 +42,11 @@ final class DeferredRowTriggers {
 
     /// Drops the triggers on `incidents` inside the caller's transaction; nil (nothing dropped)
     /// when one of them is not known.
-    static func suspend(_ db: SQLiteDatabase) throws -> DeferredRowTriggers? {
-        let select = try db.prepare(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'incidents' ORDER BY name")
-        var saved: [(name: String, sql: String)] = []
-        while try select.step() {
-            let name = select.string(0) ?? ""
-            guard known.contains(name), let sql = select.string(1) else { return nil }
-            saved.append((name, sql))
-        }
-        for trigger in saved { try db.execute("DROP TRIGGER \"\(trigger.name)\"") }
-        return DeferredRowTriggers(db: db, saved: saved)
+    static func suspend(_ store: IncidentStore) throws -> DeferredRowTriggers? {
+        let saved = try store.incidentTriggers()
+        guard saved.allSatisfy({ known.contains($0.name) }) else { return nil }
+        try store.dropTriggers(saved)
+        return DeferredRowTriggers(db: store.db, saved: saved)
     }
 
     private func has(_ name: String) -> Bool { saved.contains { $0.name == name } }

@@ -172,7 +172,7 @@ public final class FileTransaction: IncidentSink {
                         chunkSize: chunkSize)
                 }
             } else {
-                deferredTriggers = try DeferredRowTriggers.suspend(db)
+                deferredTriggers = try DeferredRowTriggers.suspend(store)
             }
             self.statements = statements
         } catch {

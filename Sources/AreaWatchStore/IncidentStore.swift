@@ -267,17 +267,24 @@ public final class IncidentStore {
     /// trigger definitions, which `endBulkLoad` restores verbatim. Every geometry areawatch
     /// writes is a POINT in SRID 4326, so the constraint the triggers check holds by construction.
     func beginBulkLoad() throws -> [String] {
-        var triggers: [String] = []
+        let triggers = try incidentTriggers()
+        try dropTriggers(triggers)
+        try db.execute("DROP INDEX IF EXISTS incidents_geohash; DROP INDEX IF EXISTS incidents_time")
+        return triggers.map(\.sql)
+    }
+
+    /// The triggers on `incidents` (SpatiaLite's and the stamp's), by name: what a bulk load or
+    /// a deferred row-by-row file drops and later restores verbatim.
+    func incidentTriggers() throws -> [(name: String, sql: String)] {
         let select = try db.prepare(
             "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'incidents' ORDER BY name")
-        var names: [String] = []
-        while try select.step() {
-            names.append(select.string(0) ?? "")
-            triggers.append(select.string(1) ?? "")
-        }
-        for name in names { try db.execute("DROP TRIGGER \"\(name)\"") }
-        try db.execute("DROP INDEX IF EXISTS incidents_geohash; DROP INDEX IF EXISTS incidents_time")
+        var triggers: [(name: String, sql: String)] = []
+        while try select.step() { triggers.append((select.string(0) ?? "", select.string(1) ?? "")) }
         return triggers
+    }
+
+    func dropTriggers(_ triggers: [(name: String, sql: String)]) throws {
+        for trigger in triggers { try db.execute("DROP TRIGGER \"\(trigger.name)\"") }
     }
 
     /// Rowids and points of rows, in rowid order: what the spatial index is built from.

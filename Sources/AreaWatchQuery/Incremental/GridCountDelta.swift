@@ -122,9 +122,8 @@ extension GridCountState {
         case .geohash(let precision):
             return GridScatter.radiusCells(points: points, precision: precision, test: test, threads: threads)
         case .h3(let resolution):
-            let own = points.lat.indices.map {
-                H3.cell(lat: points.lat[$0], lon: points.lon[$0], resolution: resolution).index
-            }
+            let own = H3GridScatter.ownCells(
+                lat: points.lat, lon: points.lon, resolution: resolution, threads: threads)
             return H3GridScatter.radiusCells(
                 points: points, cells: own, resolution: resolution, test: test, threads: threads)
         }
