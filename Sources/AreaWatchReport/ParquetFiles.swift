@@ -38,11 +38,15 @@ enum ParquetFiles {
 
 /// A figure as a CSV shows it with a fixed number of decimals (`NumberFormat.fixed`), read back
 /// as a Double: the Parquet files hold the very numbers of the CSV files and the GeoJSON, not
-/// more digits than they publish (docs/DECISIONS.md). Remembered per value, since a grid's
-/// coordinates and percentages repeat; the memo stops growing at 2^16 values.
+/// more digits than they publish (docs/DECISIONS.md). Remembered per value in a direct-mapped
+/// cache (a grid's coordinates and percentages repeat; a value that collides is worked out
+/// again, to the same result), since formatting and parsing cost far more than a lookup.
 struct FixedDecimals {
     let decimals: Int
-    private var memo: [UInt64: Double] = [:]
+    private static let slots = 1 << 12
+    private var keys = [UInt64](repeating: 0, count: FixedDecimals.slots)
+    private var values = [Double](repeating: .nan, count: FixedDecimals.slots)
+    private var filled = [Bool](repeating: false, count: FixedDecimals.slots)
     private var text: [UInt8] = []
 
     init(_ decimals: Int) {
@@ -50,12 +54,15 @@ struct FixedDecimals {
     }
 
     mutating func callAsFunction(_ v: Double) -> Double {
-        if let known = memo[v.bitPattern] { return known }
+        let bits = v.bitPattern
+        // Fibonacci hashing: the product's top 12 bits.
+        let slot = Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 52)
+        if filled[slot] && keys[slot] == bits { return values[slot] }
         text.removeAll(keepingCapacity: true)
         NumberFormat.appendFixed(v, decimals: decimals, to: &text)
         // The text is a decimal number, "nan", "inf" or "-inf": all read back.
         let rounded = Double(String(decoding: text, as: UTF8.self)) ?? v
-        if memo.count < 1 << 16 { memo[v.bitPattern] = rounded }
+        (keys[slot], values[slot], filled[slot]) = (bits, rounded, true)
         return rounded
     }
 }

@@ -11,6 +11,7 @@ public final class GeoPackageFile {
     public static let userVersion: Int32 = 10300
 
     let database: SQLiteDatabase
+    let path: String
     let lastChange: String
     private var layers: [GeoPackageLayer] = []
     private var hasStyles = false
@@ -19,6 +20,7 @@ public final class GeoPackageFile {
     /// `gpkg_contents.last_change` and the styles' `update_time` (`YYYY-MM-DDTHH:MM:SS.SSSZ`).
     public init(path: String, lastChange: String) throws {
         database = try SQLiteDatabase(path: path, create: true, spatiaLite: false)
+        self.path = path
         self.lastChange = lastChange
         guard try database.integer("PRAGMA page_count") == 0 else {
             throw StoreError(path: path, code: .error, message: "a GeoPackage is written into a new file only")
@@ -103,8 +105,16 @@ public final class GeoPackageFile {
     /// the file is edited later, commits and closes. Nothing may use the file object afterwards.
     public func finish() throws {
         for layer in layers { try layer.finish(lastChange: lastChange) }
+        let roots = try layers.map { layer in
+            let sql = "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?"
+            guard let root = try database.integer(sql, [.text(layer.name)]) else {
+                throw StoreError(path: path, code: .error, message: "layer \(layer.name) has no table")
+            }
+            return Int(root)
+        }
         try database.execute("COMMIT")
         database.close()
+        try SQLiteFilePages.append(zip(layers.map(\.records), roots).map { ($0, $1) }, toFile: path)
     }
 }
 

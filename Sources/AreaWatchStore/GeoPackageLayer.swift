@@ -1,73 +1,80 @@
 /// The rows of one feature layer of a `GeoPackageFile`: per row the attributes in column order
 /// (`add`), then `endRow` with the geometry. The geometry is stored as GeoPackage binary: the
-/// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB. Rows go
-/// into the table up to 32 at a time, in the order they were added (`PendingRows`), so `fid` is
-/// the row's number.
+/// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB. Each row
+/// becomes a record of the table in SQLite's format (`fid` NULL, the rowid alias; `geom`; the
+/// attributes), numbered in the order rows were added, so `fid` is the row's number; the file
+/// lays the records out as the table's pages when it finishes (`SQLiteTablePages`).
 public final class GeoPackageLayer {
     public let name: String
     public let geometry: GeoPackageGeometry
     public let columns: [GeoPackageColumn]
     private let database: SQLiteDatabase
-    /// Rows per INSERT: 32, or fewer where SQLite's parameter limit says so.
-    private let rowsPerInsert: Int
-    /// Released when the layer is finished, so that closing the file releases its lock.
-    private var insertBatch: Statement?
-    private var pending = PendingRows()
-    private var pendingRows = 0
-    /// Attributes of the row being added so far.
-    private var attributesAdded = 0
+    /// Unchecked: a layer belongs to one writer on one thread, and every value of every row
+    /// goes through these, where the run-time exclusivity bookkeeping would find nothing.
+    @exclusivity(unchecked) private(set) var records: SQLiteTablePages
+    @exclusivity(unchecked) private var head = SQLiteRecord()
+    @exclusivity(unchecked) private var attributes = SQLiteRecord()
     /// minX, maxX, minY, maxY of each row (NaN for an empty geometry), for the R-tree.
-    private var envelopes: [Double] = []
-    public private(set) var rowCount = 0
+    @exclusivity(unchecked) private var envelopes: [Double] = []
     public private(set) var extent: GeoPackageEnvelope?
+    public var rowCount: Int { records.count }
 
     init(database: SQLiteDatabase, name: String, geometry: GeoPackageGeometry, columns: [GeoPackageColumn]) throws {
         self.database = database
         self.name = name
         self.geometry = geometry
         self.columns = columns
-        rowsPerInsert = max(1, min(32, database.parameterLimit / (columns.count + 1)))
-        insertBatch = try database.prepare(Self.insertSQL(name, columns, rows: rowsPerInsert))
+        records = SQLiteTablePages(pageSize: Int(try database.integer("PRAGMA page_size") ?? 4096))
     }
 
-    /// `INSERT` of `rows` rows: the attributes in column order, then the geometry.
-    private static func insertSQL(_ name: String, _ columns: [GeoPackageColumn], rows: Int) -> String {
-        let names = (columns.map(\.name) + [GeoPackageFile.geometryColumn]).map(GeoPackageSQL.quoted)
-        let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
-        return "INSERT INTO \(GeoPackageSQL.quoted(name)) (\(names.joined(separator: ", "))) VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ")
-    }
-
-    // MARK: Attributes, in column order
+    // MARK: Attributes, in column order, stored as SQLite's column affinity stores them
 
     public func add(_ v: Int64?) {
-        nextAttribute()
-        if let v { pending.append(v) } else { pending.appendNull() }
+        guard let v else { return addNull() }
+        switch nextAttribute() {
+        case .integer: attributes.append(v)
+        case .real: attributes.append(Double(v))
+        case .text: preconditionFailure("an integer in the text column of \(name)")
+        }
     }
 
     public func add(_ v: Int?) { add(v.map { Int64($0) }) }
 
-    /// NaN is stored as NULL (SQLite has no NaN).
+    /// NaN is stored as NULL (SQLite has no NaN); a whole number in an INTEGER column as an
+    /// integer.
     public func add(_ v: Double?) {
-        nextAttribute()
-        if let v { pending.append(v) } else { pending.appendNull() }
+        guard let v, !v.isNaN else { return addNull() }
+        switch nextAttribute() {
+        case .real: attributes.append(v)
+        case .integer:
+            if let whole = Int64(exactly: v) { attributes.append(whole) } else { attributes.append(v) }
+        case .text: preconditionFailure("a number in the text column of \(name)")
+        }
     }
 
     public func add(_ v: String?) {
-        nextAttribute()
-        guard let v else { return pending.appendNull() }
-        pending.append(.text) { $0.append(contentsOf: v.utf8) }
+        guard let v else { return addNull() }
+        addText(v.utf8)
     }
 
     /// A text column's value as UTF-8 bytes already at hand.
-    public func add(utf8 v: [UInt8]) {
-        nextAttribute()
-        pending.append(.text) { $0.append(contentsOf: v) }
+    public func add(utf8 v: [UInt8]) { addText(v) }
+
+    private func addText(_ bytes: some Collection<UInt8>) {
+        precondition(nextAttribute() == .text, "a text in a numeric column of \(name)")
+        attributes.appendText(bytes)
     }
 
-    private func nextAttribute() {
-        precondition(attributesAdded < columns.count, "more attributes than columns")
-        attributesAdded += 1
+    private func addNull() {
+        _ = nextAttribute()
+        attributes.appendNull()
+    }
+
+    /// The kind of the column the next attribute goes to.
+    private func nextAttribute() -> GeoPackageColumn.Kind {
+        let k = attributes.valueCount
+        precondition(k < columns.count, "more attributes than columns")
+        return columns[k].kind
     }
 
     // MARK: Geometry, ending the row
@@ -76,15 +83,14 @@ public final class GeoPackageLayer {
     /// given; `envelope` is its bounds, nil for an empty geometry. Points carry no envelope in
     /// their header (as GDAL writes them); other types carry [minx, maxx, miny, maxy].
     public func endRow(envelope: GeoPackageEnvelope?, wkb: (inout [UInt8]) -> Void) throws {
-        precondition(attributesAdded == columns.count, "a row ended before its last attribute")
-        pending.append(.blob) { out in
+        precondition(attributes.valueCount == columns.count, "a row ended before its last attribute")
+        head.appendNull()
+        head.appendBlob { out in
             GeoPackageBinary.appendHeader(
                 envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &out)
             wkb(&out)
         }
-        attributesAdded = 0
-        pendingRows += 1
-        rowCount += 1
+        records.appendRecord { attributes.finish(after: &head, to: &$0) }
         if let e = envelope {
             envelopes.append(e.minX)
             envelopes.append(e.maxX)
@@ -94,26 +100,20 @@ public final class GeoPackageLayer {
         } else {
             envelopes.append(contentsOf: repeatElement(.nan, count: 4))
         }
-        if pendingRows == rowsPerInsert { try insertPending() }
-    }
-
-    private func insertPending() throws {
-        guard pendingRows > 0 else { return }
-        let statement =
-            pendingRows == rowsPerInsert
-            ? insertBatch : try database.prepare(Self.insertSQL(name, columns, rows: pendingRows))
-        guard let statement else { preconditionFailure("a row added to a finished layer") }
-        try pending.insert(with: statement)
-        pendingRows = 0
     }
 
     /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
     /// the store's index: SQLite's row-by-row R*Tree inserts would be most of the file's cost),
     /// its triggers, the extension's row and the layer's extent in gpkg_contents.
     func finish(lastChange: String) throws {
-        precondition(attributesAdded == 0, "a row left unfinished")
-        try insertPending()
-        insertBatch = nil
+        precondition(attributes.valueCount == 0, "a row left unfinished")
+        // The rows go in as pages when the file is closed; AUTOINCREMENT's counter is set now,
+        // as the INSERTs would have left it.
+        if rowCount > 0 {
+            let sequence = try database.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)")
+            try sequence.bind([.text(name), .integer(Int64(rowCount))])
+            try sequence.run()
+        }
         let q = GeoPackageSQL.quoted
         let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
         try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")

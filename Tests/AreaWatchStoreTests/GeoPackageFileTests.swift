@@ -144,7 +144,7 @@ struct GeoPackageFileTests {
         #expect(try db.scalar("SELECT rtreecheck('rtree_cells_geom')") == .text("ok"))
     }
 
-    @Test("rows go in by batches: every row's fid and attributes read back, for 0, 1, 31, 32, 33 and 65 rows")
+    @Test("every row's fid and attributes read back, for 0, 1, 31, 32, 33 and 65 rows")
     func batchBoundaries() throws {
         for count in [0, 1, 31, 32, 33, 65] {
             let tmp = try TempDir()
