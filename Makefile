@@ -5,7 +5,7 @@
 SWIFT        ?= swift
 RELEASE_BIN  := .build/release/areawatch
 # tzdata: the IANA zones of --timezone (see docs/DECISIONS.md).
-RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev tzdata
+RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1g-dev libzstd-dev tzdata
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

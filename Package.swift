@@ -20,11 +20,12 @@ let package = Package(
     ],
     targets: [
         // System libraries: SQLite (linked; SpatiaLite is loaded with the first store connection, see
-        // docs/DECISIONS.md) and zlib.
+        // docs/DECISIONS.md), zlib (gzip: tiles, archives) and zstd (the Parquet files' pages).
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev", "libspatialite-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"])]),
         // The few Linux calls Swift's Glibc module does not expose (renameat2).
         .target(name: "CAreaWatchSystem"),
         // Loops written for one instruction set, each called only where the CPU has it, beside a
@@ -38,8 +39,8 @@ let package = Package(
 
         .target(name: "AreaWatchCore", dependencies: ["CH3"]),
         // The file formats written and read on both sides of the report (docs/FORMATS.md): PMTiles,
-        // the vector tiles' wire format, gzip. The report writes them, `serve` reads them.
-        .target(name: "AreaWatchFormats", dependencies: ["AreaWatchCore", "CZlib"]),
+        // the vector tiles' wire format, gzip, Parquet. The report writes them, `serve` reads them.
+        .target(name: "AreaWatchFormats", dependencies: ["AreaWatchCore", "CZlib", "CZstd"]),
         .target(
             name: "AreaWatchIngest",
             dependencies: [
@@ -97,7 +98,10 @@ let package = Package(
             ]),
 
         // Helpers shared by the test targets (scratch folders, a reader of Parquet files).
-        .target(name: "AreaWatchTestSupport", dependencies: ["AreaWatchFormats"], path: "Tests/AreaWatchTestSupport"),
+        // The tests' own Parquet reader decompresses zstd pages with the library itself.
+        .target(
+            name: "AreaWatchTestSupport", dependencies: ["AreaWatchFormats", "CZstd"],
+            path: "Tests/AreaWatchTestSupport"),
         // Fixtures: h3-py's golden H3 values (Tools/h3_golden.py).
         .testTarget(name: "AreaWatchCoreTests", dependencies: ["AreaWatchCore"], resources: [.copy("Fixtures")]),
         .testTarget(

@@ -91,7 +91,7 @@ struct ParquetWriterTests {
                 }
                 groups.append(group)
             }
-            let compression: ParquetWriter.Compression = trial % 2 == 0 ? .gzip(level: 6) : .uncompressed
+            let compression: ParquetWriter.Compression = [.gzip(level: 6), .zstd(level: 1), .uncompressed][trial % 3]
             let bytes = try Self.write(
                 schema, groups: groups, compression: compression,
                 keyValues: [("k", "v \(trial)")])

@@ -1,8 +1,9 @@
 import AreaWatchFormats
+import CZstd
 
 /// The tests' own reader of what the Parquet writer writes, sharing no code with it: the Thrift
 /// compact protocol read into a generic tree, the footer, and every page (gzip through `Gzip.inflate`,
-/// zlib's inflate; definition levels and dictionary indices through an RLE / bit-packed decoder).
+/// zlib's inflate; zstd through libzstd; definition levels and dictionary indices through an RLE / bit-packed decoder).
 public struct TestReadError: Error, CustomStringConvertible {
     public let description: String
 }
@@ -215,9 +216,27 @@ public struct ReadParquet {
 
     static func pageBody(_ cursor: inout ByteCursor, _ header: ThriftValue, codec: Int) throws -> [UInt8] {
         let stored = try cursor.take(header[3]?.int ?? 0)
-        let body = codec == 2 ? try Gzip.inflate(stored, limit: 1 << 30) : stored
+        let body: [UInt8]
+        switch codec {
+        case 0: body = stored
+        case 2: body = try Gzip.inflate(stored, limit: 1 << 30)
+        case 6: body = try zstdDecompress(stored, size: header[2]?.int ?? 0)
+        default: throw TestReadError(description: "codec \(codec)")
+        }
         guard body.count == header[2]?.int else { throw TestReadError(description: "page size mismatch") }
         return body
+    }
+
+    /// A zstd frame through the library itself (the writer's side is `ZstdCompressor`).
+    static func zstdDecompress(_ frame: [UInt8], size: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: size)
+        let n = out.withUnsafeMutableBytes { o in
+            frame.withUnsafeBytes { i in ZSTD_decompress(o.baseAddress, size, i.baseAddress, i.count) }
+        }
+        guard ZSTD_isError(n) == 0, n == size else {
+            throw TestReadError(description: "a zstd page that does not inflate")
+        }
+        return out
     }
 
     static func plain(_ c: inout ByteCursor, type: Int, count: Int) throws -> [ReadValue] {

@@ -31,7 +31,7 @@ public final class GeoParquetTable {
     /// `attributes`: the columns before the geometry; none may be named `geometry` or `bbox`.
     public init(
         attributes: [ParquetSchema.Leaf], createdBy: String,
-        compression: ParquetWriter.Compression = .gzip(level: 1),
+        compression: ParquetWriter.Compression = .zstd(level: 1),
         rowGroupRows: Int = GeoParquetTable.rowGroupRows,
         output: @escaping ([UInt8]) throws -> Void
     ) throws {

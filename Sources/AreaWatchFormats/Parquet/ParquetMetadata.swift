@@ -9,7 +9,7 @@ enum ParquetThrift {
 
     /// `CompressionCodec`.
     enum Codec: Int32 {
-        case uncompressed = 0, gzip = 2
+        case uncompressed = 0, gzip = 2, zstd = 6
     }
 
     /// `PageType`.

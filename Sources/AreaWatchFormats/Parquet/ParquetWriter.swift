@@ -12,13 +12,35 @@ public final class ParquetWriter {
         case uncompressed
         /// RFC 1952 gzip (Parquet's GZIP codec) at a zlib level 1…9.
         case gzip(level: Int32)
+        /// Zstandard frames (Parquet's ZSTD codec) at a zstd level.
+        case zstd(level: Int32)
+    }
+
+    /// A page body's codec, one per writer.
+    private enum Compressor {
+        case gzip(GzipCompressor)
+        case zstd(ZstdCompressor)
+
+        func compress(_ body: [UInt8]) -> [UInt8] {
+            switch self {
+            case .gzip(let c): c.compress(body)
+            case .zstd(let c): c.compress(body)
+            }
+        }
+
+        var codec: ParquetThrift.Codec {
+            switch self {
+            case .gzip: .gzip
+            case .zstd: .zstd
+            }
+        }
     }
 
     public static let magic: [UInt8] = Array("PAR1".utf8)
 
     public let schema: ParquetSchema
     private let leaves: [(path: [String], leaf: ParquetSchema.Leaf)]
-    private let compressor: GzipCompressor?
+    private let compressor: Compressor?
     private let createdBy: String
     private let output: ([UInt8]) throws -> Void
     private var rowGroups: [ParquetThrift.RowGroup] = []
@@ -35,7 +57,8 @@ public final class ParquetWriter {
         leaves = schema.leaves
         switch compression {
         case .uncompressed: compressor = nil
-        case .gzip(let level): compressor = GzipCompressor(level: level)
+        case .gzip(let level): compressor = .gzip(GzipCompressor(level: level))
+        case .zstd(let level): compressor = .zstd(ZstdCompressor(level: level))
         }
         self.createdBy = createdBy
         self.output = output
@@ -113,7 +136,7 @@ public final class ParquetWriter {
         uncompressed += appendPage(.dataPage, body: body, valueCount: column.rowCount, encoding: encoding, to: &out)
         let chunk = ParquetThrift.ColumnChunk(
             type: leaf.type.rawValue, encodings: encoding == .plain ? [.plain, .rle] : [.plain, .rle, .rleDictionary],
-            path: path, codec: compressor == nil ? .uncompressed : .gzip, valueCount: Int64(column.rowCount),
+            path: path, codec: compressor?.codec ?? .uncompressed, valueCount: Int64(column.rowCount),
             uncompressedSize: Int64(uncompressed), compressedSize: Int64(out.count), dataPageOffset: dataOffset,
             dictionaryPageOffset: dictionaryOffset,
             statistics: ParquetValueEncoding.statistics(column, minMax: leaf.hasMinMax))

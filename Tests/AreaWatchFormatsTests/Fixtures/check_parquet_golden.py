@@ -80,6 +80,7 @@ def check_polygons(path):
     f = pq.ParquetFile(path)
     expect([f.metadata.row_group(k).num_rows for k in range(f.metadata.num_row_groups)] == [2, 1],
            "polygons: row group sizes")
+    expect(f.metadata.row_group(0).column(0).compression == "ZSTD", "polygons: not ZSTD")
     geo = json.loads(f.schema_arrow.metadata[b"geo"])
     expect(geo == {
         "version": "1.1.0", "primary_column": "geometry",
