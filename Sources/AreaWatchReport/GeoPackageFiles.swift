@@ -135,15 +135,15 @@ public enum GridGeoPackageTiming {
         to path: String
     ) throws -> (seconds: Double, bytes: Int64) {
         unlink(path)
+        // The changes are the report's, computed once before its writers (ReportChanges).
+        let changes = grid.changeSignificance().map { $0 }
         let start = MonotonicClock.now()
         let file = try GeoPackageFile(path: path, lastChange: GeoPackageFiles.lastChange(asOf))
         let layer = try file.addLayer(
             "grid", geometry: .polygon,
             columns: GeoPackageFiles.columns(GridParquet.attributes(years: grid.years)),
             description: "grid")
-        try GridParquet.rows(
-            grid, changes: grid.changeSignificance().map { $0 }, disclosure: Disclosure(),
-            into: GeoPackageRows(layer))
+        try GridParquet.rows(grid, changes: changes, disclosure: Disclosure(), into: GeoPackageRows(layer))
         try GeoPackageFiles.addStyle(.safetyClasses(layer: "grid", symbol: .fill), to: file)
         try file.finish()
         let seconds = MonotonicClock.now() - start

