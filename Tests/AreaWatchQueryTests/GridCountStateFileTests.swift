@@ -20,23 +20,30 @@ struct GridCountStateFileTests {
         var generator = IncidentGenerator(rng: SplitMix64(seed: 20))
         var asOf = epoch("2024-02-28T12:00:00Z")
         let parameters = QueryParameters(asOf: asOf, radius: 600, categories: ["Burglary", "Robbery"])
+        var placeRNG = SplitMix64(seed: 22)
+        let (places, spots) = PlaceGenerator.places(&placeRNG, radius: parameters.radius)
+        generator.spots = spots
         var live = (0..<1_000).map { _ in generator.incident(asOf: asOf) }
-        let written = GridCountState(columns: live.columns, parameters: parameters, system: system)
-        let binding = GridCountStateFile.Binding(stamp: Self.stamp, settings: "settings ✓", asOf: asOf)
+        var written = GridCountState(columns: live.columns, parameters: parameters, system: system)
+        written.recordFull(places, live)
+        let binding = GridCountStateFile.Binding(
+            stamp: Self.stamp, settings: "settings ✓", asOf: asOf, points: places.pointsDigest,
+            areas: places.areasDigest)
         let bytes = GridCountStateFile.encode(written, binding: binding)
         #expect(GridCountStateFile.peek(bytes) == binding)
         var (state, read) = try GridCountStateFile.decode(bytes, parameters: parameters, system: system).get()
         #expect(read == binding)
         #expect(state.cells == written.cells && state.yearTotals == written.yearTotals)
+        #expect(state.places == written.places && state.covers(places))
         #expect(GridCountStateFile.encode(state, binding: binding) == bytes)
-        try #require(GridCountStateTests.expectSame(state, live, "read back"))
+        try #require(GridCountStateTests.expectSame(state, live, "read back", places: places))
         for night in 1...4 {
             asOf += [1, 29, 366, 0][night - 1] * 86_400
             let removing = Array(live.prefix(20))
             let adding = (0..<50).map { _ in generator.incident(asOf: asOf, near: live) }
-            state.night(asOf: asOf, held: live, removing: removing, adding: adding)
+            state.night(asOf: asOf, held: live, removing: removing, adding: adding, places: places)
             live = Array(live.dropFirst(20)) + adding
-            try #require(GridCountStateTests.expectSame(state, live, "night \(night)"))
+            try #require(GridCountStateTests.expectSame(state, live, "night \(night)", places: places))
         }
     }
 
@@ -67,16 +74,17 @@ struct GridCountStateFileTests {
         #expect(refused(bytes, system: .h3(resolution: 7)))
         #expect(refused(bytes, asOf: asOf + 1))
         #expect(refused([]))
-        // Another version (version 1 kept the timeline), its checksum right: refused for its version.
+        // Another version (version 2 counted no places), its checksum right: refused for its version.
         var other = Array(bytes.dropLast(8))
-        other[8] = 1
+        other[8] = 2
         other += withUnsafeBytes(of: other.withUnsafeBytes { FNV1a.hash($0) }.littleEndian) { Array($0) }
         #expect(GridCountStateFile.peek(other) == nil)
+        #expect(GridCountStateFile.fileVersion(other) == 2)
         guard
             case .failure(let error) = GridCountStateFile.decode(
                 other, parameters: parameters, system: .geohash(precision: 7))
         else {
-            Issue.record("a version 1 file was read")
+            Issue.record("a version 2 file was read")
             return
         }
         #expect(error.description == "unknown version")
