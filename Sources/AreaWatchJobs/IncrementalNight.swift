@@ -50,10 +50,10 @@ public struct IncrementalNight: Sendable {
     }
 
     /// The outputs the state does not cover (SPEC §20), named; nil when it covers the report.
-    /// (Points of interest and areas it covers, bound to their digests.)
+    /// (Points of interest, areas and a breakdown by category it covers, bound to their digests.)
     static func uncovered(_ settings: ReportSettings) -> String? {
         var names: [String] = []
-        if settings.groupBy != nil { names.append("breakdown") }
+        if let field = settings.groupBy, field != .category { names.append("breakdown by an attribute") }
         if settings.ehsa { names.append("emerging hot spots") }
         if settings.nearRepeat { names.append("near-repeat") }
         return names.isEmpty ? nil : names.joined(separator: ", ")
@@ -118,17 +118,19 @@ public struct IncrementalNight: Sendable {
         }
     }
 
-    /// Why the state's points of interest or areas are not tonight's (SPEC §20); nil when they are.
+    /// Why the state's points of interest, areas or breakdown are not tonight's (SPEC §20); nil
+    /// when they are.
     static func placesDiffer(_ header: GridCountStateFile.Binding, _ places: ReportPlaces) -> String? {
         func differ(_ name: String, _ held: UInt64, _ tonight: UInt64) -> String? {
             guard held != tonight else { return nil }
             let how =
                 held == 0
                 ? "it counts none" : tonight == 0 ? "the report asks for none" : "the file changed"
-            return "the \(name) differ from the grid count state's (\(how))"
+            return "\(name) from the grid count state's (\(how))"
         }
-        return differ("points of interest", header.points, places.pointsDigest)
-            ?? differ("areas", header.areas, places.areasDigest)
+        return differ("the points of interest differ", header.points, places.pointsDigest)
+            ?? differ("the areas differ", header.areas, places.areasDigest)
+            ?? differ("the breakdown differs", header.breakdown, places.breakdownDigest)
     }
 
     /// The incidents the store held before the night whose time lies in `ranges`, with their
@@ -189,7 +191,8 @@ public struct IncrementalNight: Sendable {
         guard let after else { return "grid count state not written: the store's stamp is not known" }
         let binding = GridCountStateFile.Binding(
             stamp: after, settings: Self.settingsText(state.parameters, grid: settings.gridSystem),
-            asOf: state.parameters.asOf, points: state.pointsDigest, areas: state.areasDigest)
+            asOf: state.parameters.asOf, points: state.pointsDigest, areas: state.areasDigest,
+            breakdown: state.breakdownDigest)
         let bytes = GridCountStateFile.encode(state, binding: binding)
         // Under the store's lock: a temporary file beside the state is a killed run's.
         ColumnSnapshotFile.removeLeftovers(of: statePath)

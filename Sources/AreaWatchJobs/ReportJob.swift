@@ -80,7 +80,7 @@ public enum ReportJob {
             // A recompute's state: the places' counts are those of the answers just made.
             analysis.state?.record(
                 auxiliary.places, pointAnswers: content.pointsOfInterest?.map(\.answer),
-                areaResult: content.areas?.result)
+                areaResult: content.areas?.result, breakdown: content.breakdown)
         }
         if let warning = extent?.emptyWindowsWarning(
             current: content.totals.current, previous: content.totals.previous,
@@ -123,8 +123,8 @@ public enum ReportJob {
     }
 
     /// The areas, points of interest, breakdown and totals, and the report's content around them.
-    /// Without an index (an incremental night, SPEC §20) the areas and points of interest come
-    /// from the grid count state, there is no breakdown, and the totals are given.
+    /// Without an index (an incremental night, SPEC §20) the areas, points of interest
+    /// and the breakdown (by category) come from the grid count state, and the totals are given.
     static func answerQueries(
         _ analysis: Analysis, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
         parameters: QueryParameters, settings: ReportSettings
@@ -147,7 +147,8 @@ public enum ReportJob {
         guard let index = analysis.index else {
             return content(
                 parameters: parameters, grid: grid, totals: analysis.totals!, loaded: loaded, settings: settings,
-                areas: areaReport, pointsOfInterest: poiAnswers)
+                areas: areaReport, pointsOfInterest: poiAnswers,
+                breakdown: settings.groupBy.map { _ in analysis.state!.breakdownResult() })
         }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         return content(
@@ -179,6 +180,7 @@ struct AuxiliaryInputs {
     let areas: [NamedArea]?
     let populations: [AreaPopulation]?
     let pois: [PointOfInterest]?
+    let breakdown: BreakdownField?
 
     init(_ settings: ReportSettings) throws {
         areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
@@ -186,10 +188,11 @@ struct AuxiliaryInputs {
             try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
         }
         pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
+        breakdown = settings.groupBy
     }
 
-    /// The points of interest and areas, as the grid count state binds them (SPEC §20).
-    var places: ReportPlaces { ReportPlaces(points: pois, areas: areas) }
+    /// The points of interest, areas and breakdown field, as the grid count state binds them (SPEC §20).
+    var places: ReportPlaces { ReportPlaces(points: pois, areas: areas, breakdown: breakdown) }
 }
 
 /// The stages' timings, each logged as it ends with the peak memory so far, per incident once

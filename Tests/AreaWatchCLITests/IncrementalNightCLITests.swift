@@ -6,8 +6,8 @@ import Testing
 /// SPEC §20 end to end: nights of new, edited, duplicate and rejected records into one store,
 /// the as-of stepping 0, 1, 29 and 366 days across 29 February (and once backwards), the radius
 /// and the filters changed once each, nights without a new file, an ingest outside the nightly,
-/// points of interest and areas (carried on by deltas, their file changed once), and an output
-/// the state does not cover asked for once. After every night the
+/// points of interest, areas and a breakdown (carried on by deltas, the points file changed
+/// once), and an output the state does not cover asked for once. After every night the
 /// nightly's report folder equals a report made from a copy of the store without the state
 /// (every file byte for byte except `timings_s` in summary.json), and its stderr says whether
 /// the grid was updated incrementally or recomputed, and why.
@@ -19,8 +19,10 @@ struct IncrementalNightCLITests {
         /// Points of interest and areas (SPEC §7.3, §7.4): "bundled" (the bundled files),
         /// "edited" (the points file with one more point, on the crossing rows), or none.
         var places: String? = nil
-        /// A breakdown by category (SPEC §7.5), which the state does not cover.
+        /// A breakdown by category (SPEC §7.5).
         var breakdown = false
+        /// Emerging hot spots (SPEC §13), which the state does not cover.
+        var ehsa = false
         /// `categories` and `handled` filters (SPEC §7).
         var filtered = false
         /// The report grid: "geohash:7" or an H3 grid (SPEC §18).
@@ -130,12 +132,19 @@ struct IncrementalNightCLITests {
             Night(
                 asOf: base + 801 * day, grid: "h3:9",
                 expect: "full recompute: the points of interest differ from the grid count state's (the report asks"),
-            // A breakdown the state does not cover: recomputed, and no state saved, so the next
-            // night's store has moved on from the last one saved.
+            // A breakdown by category binds the state too, then carries on by deltas.
             Night(
                 asOf: base + 802 * day, breakdown: true, grid: "h3:9",
-                expect: "full recompute: the report asks for breakdown"),
-            Night(asOf: base + 803 * day, grid: "h3:9", expect: "full recompute: the store is not the one")
+                expect: "full recompute: the breakdown differs from the grid count state's (it counts none)"),
+            Night(asOf: base + 803 * day, breakdown: true, grid: "h3:9", expect: "incremental"),
+            // An output the state does not cover: recomputed, and no state saved, so the next
+            // night's store has moved on from the last one saved.
+            Night(
+                asOf: base + 804 * day, breakdown: true, ehsa: true, grid: "h3:9",
+                expect: "full recompute: the report asks for emerging hot spots"),
+            Night(
+                asOf: base + 805 * day, breakdown: true, grid: "h3:9",
+                expect: "full recompute: the store is not the one")
         ]
     }()
 
@@ -157,6 +166,7 @@ struct IncrementalNightCLITests {
         tile_zooms = "12-13"
         \(night.places != nil ? "areas = \"\(Datasets.areas)\"\narea_id = \"name\"\npoi = \"\(night.places == "edited" ? editedPOI : Datasets.poi)\"" : "")
         \(night.breakdown ? "group_by = \"category\"" : "")
+        \(night.ehsa ? "ehsa = true" : "")
         """
     }
 
@@ -242,6 +252,7 @@ struct IncrementalNightCLITests {
             arguments += ["--areas", Datasets.areas, "--area-id", "name", "--poi", poi]
         }
         if night.breakdown { arguments += ["--group-by", "category"] }
+        if night.ehsa { arguments += ["--ehsa"] }
         if night.filtered { arguments += ["--category", "Burglary", "--category", "Robbery", "--handled", "true"] }
         try areawatchOK(arguments, cwd: folder)
         #expect(!exists(folder + "/s.db.gridstate"))

@@ -28,7 +28,7 @@ struct GridCountStateFileTests {
         written.recordFull(places, live)
         let binding = GridCountStateFile.Binding(
             stamp: Self.stamp, settings: "settings ✓", asOf: asOf, points: places.pointsDigest,
-            areas: places.areasDigest)
+            areas: places.areasDigest, breakdown: places.breakdownDigest)
         let bytes = GridCountStateFile.encode(written, binding: binding)
         #expect(GridCountStateFile.peek(bytes) == binding)
         var (state, read) = try GridCountStateFile.decode(bytes, parameters: parameters, system: system).get()

@@ -14,7 +14,8 @@ struct GridCountStateTests {
         var fromEmpty = false
         var handledFilter: Bool? = nil
         var categories: Set<String> = []
-        /// Whether the state also counts random points of interest and areas (`PlaceGenerator`).
+        /// Whether the state also counts random points of interest and areas (`PlaceGenerator`)
+        /// and the breakdown by category.
         var places = true
         var testDescription: String {
             "\(system) seed \(seed)\(fromEmpty ? " from empty" : "")\(places ? "" : " without places")"
@@ -105,8 +106,15 @@ struct GridCountStateTests {
     static func placesDifference(_ state: GridCountState, _ live: [Incident], _ label: String, _ places: ReportPlaces)
         -> String?
     {
-        let index = IncidentIndex(columns: live.columns, parameters: state.parameters)
+        let columns = live.columns
+        let index = IncidentIndex(columns: columns, parameters: state.parameters)
         guard state.covers(places) else { return "\(label): the state does not cover the places" }
+        if let field = places.breakdown {
+            let (full, got) = (index.breakdown(columns: columns, field: field), state.breakdownResult())
+            guard got.years == full.years, got.field == full.field, got.rows == full.rows else {
+                return "\(label): breakdown \(got.rows), expected \(full.rows)"
+            }
+        }
         if let points = places.points {
             let full = index.pointsOfInterest(points).map(\.answer), got = state.pointAnswers(points).map(\.answer)
             for (k, (a, b)) in zip(got, full).enumerated() where a != b {
@@ -320,9 +328,11 @@ extension GridCountState {
     /// Records the places' counts from the point and area queries over `live` (a full recompute's).
     mutating func recordFull(_ places: ReportPlaces, _ live: [Incident]) {
         let index = IncidentIndex(columns: live.columns, parameters: parameters)
+        let columns = live.columns
         record(
             places, pointAnswers: places.points.map { index.pointsOfInterest($0).map(\.answer) },
-            areaResult: places.areas.map { index.areas($0) })
+            areaResult: places.areas.map { index.areas($0) },
+            breakdown: places.breakdown.map { index.breakdown(columns: columns, field: $0) })
     }
 }
 
@@ -391,7 +401,7 @@ enum PlaceGenerator {
             let (mlat, mlon) = ((lat0 + lat1) / 2, (lon0 + lon1) / 2)
             spots += [(lat0, lon0), (lat1, lon1), (lat0, mlon), (lat1, mlon), (mlat, lon0), (mlat, lon1)]
         }
-        return (ReportPlaces(points: points, areas: areas), spots)
+        return (ReportPlaces(points: points, areas: areas, breakdown: .category), spots)
     }
 
     /// The last Double from `inside` towards `outside` within `radius` by `f`, and the next one.

@@ -147,6 +147,8 @@ extension GridCountState {
             var month: Int32
             /// Whether the incident's handled is true (counted for current-window ones only).
             var handled: Bool
+            /// For the breakdown by category.
+            var category: String?
             var sign: Int32
         }
 
@@ -165,7 +167,7 @@ extension GridCountState {
                 InCell(
                     lat: lat, lon: lon, membership: membership, year: Int16(year),
                     month: Int32(MonthSeries.number(year: year, month: month)), handled: incident.handled == true,
-                    sign: sign))
+                    category: incident.category, sign: sign))
             guard membership == .current || membership == .previous else { return }
             let flags = LeafFlags(current: membership == .current, handled: IncidentColumns.code(incident.handled))
             if sign > 0 {

@@ -14,16 +14,22 @@ public enum GridCountStateFile {
         /// The settings that change the counts, except the as-of (SPEC §20).
         public var settings: String
         public var asOf: Int64
-        /// `ReportPlaces.pointsDigest` and `areasDigest` of the places counted (0: none).
+        /// `ReportPlaces.pointsDigest`, `areasDigest` and `breakdownDigest` of what is counted
+        /// besides the grid (0: none).
         public var points: UInt64
         public var areas: UInt64
+        public var breakdown: UInt64
 
-        public init(stamp: StoreStamp, settings: String, asOf: Int64, points: UInt64 = 0, areas: UInt64 = 0) {
+        public init(
+            stamp: StoreStamp, settings: String, asOf: Int64, points: UInt64 = 0, areas: UInt64 = 0,
+            breakdown: UInt64 = 0
+        ) {
             self.stamp = stamp
             self.settings = settings
             self.asOf = asOf
             self.points = points
             self.areas = areas
+            self.breakdown = breakdown
         }
     }
 
@@ -41,6 +47,7 @@ public enum GridCountStateFile {
         out.i64(binding.stamp.lastIngestRowid)
         out.u64(state.places.pointsDigest)
         out.u64(state.places.areasDigest)
+        out.u64(state.places.breakdownDigest)
         switch state.system {
         case .geohash(let precision): out.bytes += [0, UInt8(precision)]
         case .h3(let resolution): out.bytes += [1, UInt8(resolution)]
@@ -115,7 +122,9 @@ public enum GridCountStateFile {
         let token = Array(try r.raw(StoreStamp.tokenBytes))
         let stamp = StoreStamp(
             generation: generation, token: token, lastIncidentRowid: try r.i64(), lastIngestRowid: try r.i64())
-        return Binding(stamp: stamp, settings: settings, asOf: asOf, points: try r.u64(), areas: try r.u64())
+        return Binding(
+            stamp: stamp, settings: settings, asOf: asOf, points: try r.u64(), areas: try r.u64(),
+            breakdown: try r.u64())
     }
 
     /// The counts after the header; nil when they are not those of `system` at the parameters' as-of.
@@ -179,6 +188,19 @@ extension GridCountStateFile {
                 out.u32(UInt32(bitPattern: p.handled))
             }
         }
+        if places.breakdownDigest != 0 {
+            out.u32(UInt32(places.values.count))
+            for v in places.values {
+                out.string(v.value)
+                out.u32(UInt32(bitPattern: v.current))
+                out.u32(UInt32(bitPattern: v.previous))
+                out.u16(UInt16(v.years.count))
+                for y in v.years {
+                    out.u16(UInt16(bitPattern: y.year))
+                    out.u32(UInt32(bitPattern: y.count))
+                }
+            }
+        }
         guard places.areasDigest != 0 else { return }
         out.u32(UInt32(places.areas.count))
         for a in places.areas {
@@ -196,11 +218,36 @@ extension GridCountStateFile {
         out.i64(places.unassigned.all)
     }
 
+    /// The breakdown's values: ascending by UTF-8 bytes, counts not negative, years ascending and
+    /// positive, none without incidents; nil otherwise.
+    static func decodeValues(_ r: inout BinaryReader) throws -> [PlaceCounts.Value]? {
+        let n = Int(try r.u32())
+        guard n <= (r.bytes.count - r.offset) / 14 else { return nil }
+        var values: [PlaceCounts.Value] = []
+        for _ in 0..<n {
+            var v = PlaceCounts.Value(value: try r.string())
+            (v.current, v.previous) = (Int32(bitPattern: try r.u32()), Int32(bitPattern: try r.u32()))
+            guard v.current >= 0, v.previous >= 0,
+                values.last.map({ Array($0.value.utf8).lexicographicallyPrecedes(Array(v.value.utf8)) }) ?? true
+            else { return nil }
+            for _ in 0..<(try r.u16()) {
+                let y = GridCountState.Counts.Year(
+                    year: Int16(bitPattern: try r.u16()), count: Int32(bitPattern: try r.u32()))
+                guard y.count > 0, v.years.last.map({ $0.year < y.year }) ?? true else { return nil }
+                v.years.append(y)
+            }
+            guard !v.years.isEmpty else { return nil }
+            values.append(v)
+        }
+        return values
+    }
+
     /// The places' counts after the cells; nil when a length does not fit the bytes left or a
     /// count is negative (months: ascending, positive).
     static func decodePlaces(_ r: inout BinaryReader, binding: Binding) throws -> PlaceCounts? {
         var places = PlaceCounts()
         (places.pointsDigest, places.areasDigest) = (binding.points, binding.areas)
+        places.breakdownDigest = binding.breakdown
         func left() -> Int { r.bytes.count - r.offset }
         if binding.points != 0 {
             let n = Int(try r.u32())
@@ -213,6 +260,10 @@ extension GridCountStateFile {
                 guard p.isValid else { return nil }
                 places.points.append(p)
             }
+        }
+        if binding.breakdown != 0 {
+            guard let values = try decodeValues(&r) else { return nil }
+            places.values = values
         }
         guard binding.areas != 0 else { return places }
         let n = Int(try r.u32())

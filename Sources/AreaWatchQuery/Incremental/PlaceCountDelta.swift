@@ -1,10 +1,10 @@
 import AreaWatchCore
 
 extension GridCountState {
-    /// Applies the night's delta to the points of interest and areas: the same contributions
-    /// as the grid's (windowed ones to the radius counts, every one not in the future to the
-    /// area counts), found the way a full recompute finds them. False when a count would fall
-    /// below zero.
+    /// Applies the night's delta to the points of interest, areas and breakdown values: the same
+    /// contributions as the grid's (windowed ones to the radius counts, every one not in the
+    /// future to the area and value counts), found the way a full recompute finds them. False
+    /// when a count would fall below zero.
     mutating func commitPlaces(_ delta: Delta, places: ReportPlaces, threads: Int) -> Bool {
         var consistent = true
         if let points = places.points, !points.isEmpty, !delta.plus.lat.isEmpty || !delta.minus.lat.isEmpty {
@@ -18,6 +18,13 @@ extension GridCountState {
         }
         if let areas = places.areas, !delta.inCell.isEmpty {
             consistent = commitAreas(delta.inCell, areas: areas, threads: threads) && consistent
+        }
+        if places.breakdown == .category {
+            for c in delta.inCell {
+                consistent =
+                    self.places.addValue(c.category, membership: c.membership, year: c.year, sign: c.sign)
+                    && consistent
+            }
         }
         return consistent
     }

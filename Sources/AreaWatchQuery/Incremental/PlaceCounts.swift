@@ -1,15 +1,27 @@
 import AreaWatchCore
 
-/// The points of interest and named areas a report counts (SPEC §7.3, §7.4), and the digests
-/// that bind a grid count state to them: a changed list (another file, or the same file edited)
-/// has another digest, and the night recomputes.
+/// The points of interest and named areas a report counts (SPEC §7.3, §7.4), and its breakdown
+/// field (§7.5), with the digests that bind a grid count state to them: a changed list (another
+/// file, or the same file edited) or field has another digest, and the night recomputes.
 public struct ReportPlaces: Sendable {
     public var points: [PointOfInterest]?
     public var areas: [NamedArea]?
+    /// The state counts a breakdown by category only (an attribute's values are not in the
+    /// night's delta).
+    public var breakdown: BreakdownField?
 
-    public init(points: [PointOfInterest]? = nil, areas: [NamedArea]? = nil) {
+    public init(points: [PointOfInterest]? = nil, areas: [NamedArea]? = nil, breakdown: BreakdownField? = nil) {
         self.points = points
         self.areas = areas
+        self.breakdown = breakdown
+    }
+
+    /// 0 without a breakdown; otherwise FNV-1a 64 of the field's name (never 0).
+    public var breakdownDigest: UInt64 {
+        guard let breakdown else { return 0 }
+        var h = FNV1a()
+        h.combine(breakdown.name)
+        return max(h.value, 1)
     }
 
     /// 0 without points of interest; otherwise FNV-1a 64 of their count, names and coordinates'
@@ -86,16 +98,36 @@ struct PlaceCounts: Sendable, Equatable {
         var isValid: Bool { current >= 0 && previous >= 0 && all >= 0 }
     }
 
+    /// One value of the breakdown by category ("" for incidents without one): its window counts
+    /// and calendar years (ascending, no zero counts).
+    struct Value: Sendable, Equatable {
+        var value: String
+        var current: Int32 = 0, previous: Int32 = 0
+        var years: [GridCountState.Counts.Year] = []
+    }
+
     var pointsDigest: UInt64 = 0
     var areasDigest: UInt64 = 0
+    var breakdownDigest: UInt64 = 0
     var points: [Point] = []
     var areas: [Area] = []
     var unassigned = Unassigned()
+    /// Ascending by the values' UTF-8 bytes, as the breakdown lists them; no value without incidents.
+    var values: [Value] = []
 
     init() {}
 
-    /// The counts behind a full recompute's answers for `places` (either may be nil).
-    init(places: ReportPlaces, pointAnswers: [PointAnswer]?, areaResult: AreaResult?) {
+    /// The counts behind a full recompute's answers for `places` (any may be nil).
+    init(places: ReportPlaces, pointAnswers: [PointAnswer]?, areaResult: AreaResult?, breakdown: BreakdownResult?) {
+        if let breakdown, places.breakdown == .category {
+            breakdownDigest = places.breakdownDigest
+            values = breakdown.rows.map { row in
+                let years = zip(breakdown.years, row.yearCounts).compactMap { y, n in
+                    n > 0 ? GridCountState.Counts.Year(year: Int16(y), count: Int32(n)) : nil
+                }
+                return Value(value: row.value, current: Int32(row.current), previous: Int32(row.previous), years: years)
+            }
+        }
         if let pointAnswers, places.points?.count == pointAnswers.count {
             pointsDigest = places.pointsDigest
             points = pointAnswers.map {
@@ -121,6 +153,7 @@ struct PlaceCounts: Sendable, Equatable {
     /// Whether these counts are those of `places`: the same digests, and one count per place.
     func covers(_ places: ReportPlaces) -> Bool {
         pointsDigest == places.pointsDigest && areasDigest == places.areasDigest
+            && breakdownDigest == places.breakdownDigest
             && points.count == (places.points?.count ?? 0) && areas.count == (places.areas?.count ?? 0)
     }
 
@@ -156,6 +189,46 @@ struct PlaceCounts: Sendable, Equatable {
         return AreaResult(
             areas: stats, years: years, unassignedCurrent: Int(unassigned.current),
             unassignedPrevious: Int(unassigned.previous), unassignedAll: Int(unassigned.all))
+    }
+}
+
+extension PlaceCounts {
+    /// The breakdown by category over the calendar `years` present.
+    func breakdownResult(years: [Int]) -> BreakdownResult {
+        var slot: [Int: Int] = [:]
+        for (k, y) in years.enumerated() { slot[y] = k }
+        let rows = values.map { v in
+            var yearCounts = [Int](repeating: 0, count: years.count)
+            for y in v.years { yearCounts[slot[Int(y.year)]!] = Int(y.count) }
+            return BreakdownRow(
+                value: v.value, current: Int(v.current), previous: Int(v.previous), yearCounts: yearCounts)
+        }
+        return BreakdownResult(field: BreakdownField.category.name, years: years, rows: rows)
+    }
+
+    /// One incident of `membership`, calendar `year` and `category` added (+1) or removed (−1)
+    /// to its value's counts; a value left without incidents is dropped. False when a count
+    /// would fall below zero.
+    mutating func addValue(_ category: String?, membership: WindowMembership, year: Int16, sign: Int32) -> Bool {
+        guard membership != .future else { return true }
+        let value = category ?? ""
+        let bytes = Array(value.utf8)
+        var k = 0
+        while k < values.count && Array(values[k].value.utf8).lexicographicallyPrecedes(bytes) { k += 1 }
+        if k == values.count || values[k].value != value {
+            guard sign > 0 else { return false }
+            values.insert(Value(value: value), at: k)
+        }
+        switch membership {
+        case .current: values[k].current += sign
+        case .previous: values[k].previous += sign
+        default: break
+        }
+        var counts = GridCountState.Counts(years: values[k].years)
+        guard counts.addYear(year, sign), values[k].current >= 0, values[k].previous >= 0 else { return false }
+        values[k].years = counts.years
+        if counts.years.isEmpty { values.remove(at: k) }
+        return true
     }
 }
 
