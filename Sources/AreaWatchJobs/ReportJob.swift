@@ -180,7 +180,8 @@ struct AuxiliaryInputs {
     let areas: [NamedArea]?
     let populations: [AreaPopulation]?
     let pois: [PointOfInterest]?
-    let breakdown: BreakdownField?
+    /// The points of interest, areas and breakdown field, as the grid count state binds them (SPEC §20).
+    let places: ReportPlaces
 
     init(_ settings: ReportSettings) throws {
         areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
@@ -188,11 +189,8 @@ struct AuxiliaryInputs {
             try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
         }
         pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
-        breakdown = settings.groupBy
+        places = ReportPlaces(points: pois, areas: areas, breakdown: settings.groupBy)
     }
-
-    /// The points of interest, areas and breakdown field, as the grid count state binds them (SPEC §20).
-    var places: ReportPlaces { ReportPlaces(points: pois, areas: areas, breakdown: breakdown) }
 }
 
 /// The stages' timings, each logged as it ends with the peak memory so far, per incident once

@@ -47,6 +47,41 @@ struct GridCountStateFileTests {
         }
     }
 
+    @Test("a file whose places count a year the grid does not, its checksum right, is refused")
+    func placesOutsideTheGridYears() throws {
+        var generator = IncidentGenerator(rng: SplitMix64(seed: 23))
+        let asOf = epoch("2024-02-28T12:00:00Z")
+        let parameters = QueryParameters(asOf: asOf)
+        var placeRNG = SplitMix64(seed: 24)
+        let (places, spots) = PlaceGenerator.places(&placeRNG, radius: parameters.radius)
+        generator.spots = spots
+        let live = (0..<300).map { _ in generator.incident(asOf: asOf) }
+        var state = GridCountState(columns: live.columns, parameters: parameters, system: .geohash(precision: 7))
+        state.recordFull(places, live)
+        let binding = GridCountStateFile.Binding(
+            stamp: Self.stamp, settings: "s", asOf: asOf, points: places.pointsDigest, areas: places.areasDigest,
+            breakdown: places.breakdownDigest)
+        let system = GridSystem.geohash(precision: 7)
+        #expect(throws: Never.self) {
+            try GridCountStateFile.decode(
+                GridCountStateFile.encode(state, binding: binding), parameters: parameters, system: system
+            ).get()
+        }
+        for forged in ["area", "value"] {
+            var bad = state
+            if forged == "area" {
+                bad.places.areas[0].months.insert(PlaceCounts.Month(month: Int32(1990 * 12), count: 1), at: 0)
+            } else {
+                bad.places.values[0].years.insert(GridCountState.Counts.Year(year: 1990, count: 1), at: 0)
+            }
+            let bytes = GridCountStateFile.encode(bad, binding: binding)
+            guard case .failure = GridCountStateFile.decode(bytes, parameters: parameters, system: system) else {
+                Issue.record("a state whose \(forged) counts 1990 was read")
+                continue
+            }
+        }
+    }
+
     @Test("a truncated, flipped, mislabelled or foreign file is refused")
     func damaged() {
         var generator = IncidentGenerator(rng: SplitMix64(seed: 21))

@@ -148,7 +148,10 @@ public enum GridCountStateFile {
             guard let c = try readCounts(&r) else { return nil }
             state.cells[id] = c
         }
-        guard let places = try decodePlaces(&r, binding: binding) else { return nil }
+        // Every year the places count is one the grid counts (their rows are laid out over those).
+        guard let places = try decodePlaces(&r, binding: binding),
+            places.years.allSatisfy({ state.yearTotals[$0] != nil })
+        else { return nil }
         state.places = places
         return state
     }

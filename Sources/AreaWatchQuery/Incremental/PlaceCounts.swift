@@ -4,20 +4,26 @@ import AreaWatchCore
 /// field (§7.5), with the digests that bind a grid count state to them: a changed list (another
 /// file, or the same file edited) or field has another digest, and the night recomputes.
 public struct ReportPlaces: Sendable {
-    public var points: [PointOfInterest]?
-    public var areas: [NamedArea]?
+    public let points: [PointOfInterest]?
+    public let areas: [NamedArea]?
     /// The state counts a breakdown by category only (an attribute's values are not in the
     /// night's delta).
-    public var breakdown: BreakdownField?
+    public let breakdown: BreakdownField?
+    /// The digests, made once: a surveyed boundary has many vertices, and a night compares them
+    /// more than once.
+    public let pointsDigest: UInt64, areasDigest: UInt64, breakdownDigest: UInt64
 
     public init(points: [PointOfInterest]? = nil, areas: [NamedArea]? = nil, breakdown: BreakdownField? = nil) {
         self.points = points
         self.areas = areas
         self.breakdown = breakdown
+        pointsDigest = Self.digest(points)
+        areasDigest = Self.digest(areas)
+        breakdownDigest = Self.digest(breakdown)
     }
 
     /// 0 without a breakdown; otherwise FNV-1a 64 of the field's name (never 0).
-    public var breakdownDigest: UInt64 {
+    static func digest(_ breakdown: BreakdownField?) -> UInt64 {
         guard let breakdown else { return 0 }
         var h = FNV1a()
         h.combine(breakdown.name)
@@ -26,7 +32,7 @@ public struct ReportPlaces: Sendable {
 
     /// 0 without points of interest; otherwise FNV-1a 64 of their count, names and coordinates'
     /// bit patterns, in order (never 0).
-    public var pointsDigest: UInt64 {
+    static func digest(_ points: [PointOfInterest]?) -> UInt64 {
         guard let points else { return 0 }
         var h = FNV1a()
         h.combine(points.count)
@@ -40,7 +46,7 @@ public struct ReportPlaces: Sendable {
 
     /// 0 without areas; otherwise FNV-1a 64 of their count, ids and every ring's vertices' bit
     /// patterns, in order (never 0).
-    public var areasDigest: UInt64 {
+    static func digest(_ areas: [NamedArea]?) -> UInt64 {
         guard let areas else { return 0 }
         var h = FNV1a()
         h.combine(areas.count)
@@ -148,6 +154,14 @@ struct PlaceCounts: Sendable, Equatable {
                 current: Int64(areaResult.unassignedCurrent), previous: Int64(areaResult.unassignedPrevious),
                 all: Int64(areaResult.unassignedAll))
         }
+    }
+
+    /// The calendar years the areas' months and the breakdown's values count, each once.
+    var years: Set<Int16> {
+        var out = Set<Int16>()
+        for a in areas { for m in a.months { out.insert(Int16(MonthSeries.year(ofMonth: Int(m.month)))) } }
+        for v in values { for y in v.years { out.insert(y.year) } }
+        return out
     }
 
     /// Whether these counts are those of `places`: the same digests, and one count per place.
