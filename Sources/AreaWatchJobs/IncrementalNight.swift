@@ -37,7 +37,8 @@ public struct IncrementalNight: Sendable {
 
     /// How the grid is made tonight: by applying a delta to a state, or recomputed (and why).
     enum Plan {
-        case apply(GridCountState, crossing: [Incident], removing: [Incident], adding: [Incident])
+        case apply(
+            GridCountState, crossing: [Incident], removing: [Incident], adding: [Incident], places: ReportPlaces)
         case recompute(reason: String)
     }
 
@@ -49,26 +50,31 @@ public struct IncrementalNight: Sendable {
     }
 
     /// The outputs the state does not cover (SPEC §20), named; nil when it covers the report.
+    /// (Points of interest, areas and a breakdown by category it covers, bound to their digests.)
     static func uncovered(_ settings: ReportSettings) -> String? {
         var names: [String] = []
-        if settings.areas != nil { names.append("areas") }
-        if settings.poi != nil { names.append("points of interest") }
-        if settings.groupBy != nil { names.append("breakdown") }
+        if let field = settings.groupBy, field != .category { names.append("breakdown by an attribute") }
         if settings.ehsa { names.append("emerging hot spots") }
         if settings.nearRepeat { names.append("near-repeat") }
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 
     /// Tonight's plan for the report's resolved `parameters` and `settings`; `columns`: the
-    /// store's incidents after the ingest, in rowid order (the report's own, loaded).
-    func plan(parameters: QueryParameters, settings: ReportSettings, columns: IncidentColumns) -> Plan {
+    /// store's incidents after the ingest, in rowid order (the report's own, loaded); `places`:
+    /// the report's points of interest and areas, read from their files tonight.
+    func plan(parameters: QueryParameters, settings: ReportSettings, columns: IncidentColumns, places: ReportPlaces)
+        -> Plan
+    {
         if let names = Self.uncovered(settings) {
             return .recompute(reason: "the report asks for \(names), which the grid count state does not cover")
         }
         guard let before, let after else { return .recompute(reason: "the store has no stamp") }
         guard let data = Self.read(statePath) else { return .recompute(reason: "no grid count state") }
         guard let header = GridCountStateFile.peek(data) else {
-            return .recompute(reason: "the grid count state is unreadable")
+            let version = GridCountStateFile.fileVersion(data)
+            return .recompute(
+                reason: "the grid count state is unreadable"
+                    + (version.map { " (version \($0), not \(GridCountStateFile.version))" } ?? ""))
         }
         guard header.stamp == before else {
             return .recompute(reason: "the store is not the one the grid count state was computed from")
@@ -76,6 +82,7 @@ public struct IncrementalNight: Sendable {
         guard header.settings == Self.settingsText(parameters, grid: settings.gridSystem) else {
             return .recompute(reason: "the query settings differ from the grid count state's")
         }
+        if let reason = Self.placesDiffer(header, places) { return .recompute(reason: reason) }
         guard parameters.asOf >= header.asOf else { return .recompute(reason: "the as-of moved backwards") }
         let (ingested, complete) = (journal.start != nil, journal.isComplete)
         guard ingested ? complete && journal.start == before && (journal.end ?? before) == after : before == after
@@ -94,6 +101,9 @@ public struct IncrementalNight: Sendable {
         switch GridCountStateFile.decode(data, parameters: stateParameters, system: settings.gridSystem) {
         case .failure(let error): return .recompute(reason: "the grid count state is unreadable (\(error))")
         case .success(let (state, _)):
+            guard state.covers(places) else {
+                return .recompute(reason: "the grid count state is unreadable (its places do not match their digests)")
+            }
             let ranges = state.crossingRanges(to: parameters.asOf)
             // Row i of the columns is rowid i + 1 only when the rowids are 1…n (rows never deleted).
             guard ranges.isEmpty || Int64(columns.count) == after.lastIncidentRowid else {
@@ -104,8 +114,23 @@ public struct IncrementalNight: Sendable {
                 return .recompute(reason: "the incidents crossing a window bound could not be read (\(error))")
             }
             let (removing, adding) = known.map { delta(snapshot: $0) } ?? ([], [])
-            return .apply(state, crossing: crossing, removing: removing, adding: adding)
+            return .apply(state, crossing: crossing, removing: removing, adding: adding, places: places)
         }
+    }
+
+    /// Why the state's points of interest, areas or breakdown are not tonight's (SPEC §20); nil
+    /// when they are.
+    static func placesDiffer(_ header: GridCountStateFile.Binding, _ places: ReportPlaces) -> String? {
+        func differ(_ name: String, _ held: UInt64, _ tonight: UInt64) -> String? {
+            guard held != tonight else { return nil }
+            let how =
+                held == 0
+                ? "it counts none" : tonight == 0 ? "the report asks for none" : "the file changed"
+            return "\(name) from the grid count state's (\(how))"
+        }
+        return differ("the points of interest differ", header.points, places.pointsDigest)
+            ?? differ("the areas differ", header.areas, places.areasDigest)
+            ?? differ("the breakdown differs", header.breakdown, places.breakdownDigest)
     }
 
     /// The incidents the store held before the night whose time lies in `ranges`, with their
@@ -166,7 +191,8 @@ public struct IncrementalNight: Sendable {
         guard let after else { return "grid count state not written: the store's stamp is not known" }
         let binding = GridCountStateFile.Binding(
             stamp: after, settings: Self.settingsText(state.parameters, grid: settings.gridSystem),
-            asOf: state.parameters.asOf)
+            asOf: state.parameters.asOf, points: state.pointsDigest, areas: state.areasDigest,
+            breakdown: state.breakdownDigest)
         let bytes = GridCountStateFile.encode(state, binding: binding)
         // Under the store's lock: a temporary file beside the state is a killed run's.
         ColumnSnapshotFile.removeLeftovers(of: statePath)

@@ -16,18 +16,19 @@ extension ReportJob {
     }
 
     /// SPEC §7.2, §20: the index and the grid, or, when the nightly's grid count state and the
-    /// night's delta apply, the grid from the state and the other figures from the columns in one
-    /// pass (`ColumnFigures`), without an index. `ownCells`: the rows' H3 cells found with the
-    /// extent (`DataExtent.measure`), for a recompute.
+    /// night's delta apply, the grid (and the counts of `places`) from the state and the other
+    /// figures from the columns in one pass (`ColumnFigures`), without an index. `ownCells`: the
+    /// rows' H3 cells found with the extent (`DataExtent.measure`), for a recompute.
     static func analyse(
         _ loaded: inout LoadedIncidents, parameters: QueryParameters, ownCells: ColumnCells?, request: ReportRequest,
-        pointQueries: Bool, clock: inout StageClock, progress: ProgressReporter
+        places: ReportPlaces, clock: inout StageClock, progress: ProgressReporter
     ) throws -> Analysis {
         let settings = request.report
         let started = ProgressReporter.now()
-        let plan = request.incremental?.plan(parameters: parameters, settings: settings, columns: loaded.columns)
+        let plan = request.incremental?.plan(
+            parameters: parameters, settings: settings, columns: loaded.columns, places: places)
         let planned = ProgressReporter.now()
-        if case .apply(var state, let crossing, let removing, let adding)? = plan {
+        if case .apply(var state, let crossing, let removing, let adding, let places)? = plan {
             progress.log("totals of \(loaded.columns.count) incidents (the grid count state applies: no index)")
             let figures = ColumnFigures(
                 columns: loaded.columns, parameters: parameters, grid: settings.gridSystem,
@@ -37,7 +38,7 @@ extension ReportJob {
             logGrid(parameters, settings: settings, progress: progress)
             let applying = ProgressReporter.now()
             let summary = state.apply(
-                asOf: parameters.asOf, crossing: crossing, removing: removing, adding: adding,
+                asOf: parameters.asOf, crossing: crossing, removing: removing, adding: adding, places: places,
                 threads: settings.workerThreads)
             if summary.consistent {
                 progress.log(
@@ -55,7 +56,7 @@ extension ReportJob {
         }
         if case .recompute(let reason)? = plan { progress.log("full recompute: \(reason)") }
         progress.log("indexing \(loaded.columns.count) incidents")
-        let index = makeIndex(&loaded, parameters: parameters, pointQueries: pointQueries, settings: settings)
+        let index = makeIndex(&loaded, parameters: parameters, pointQueries: places.points != nil, settings: settings)
         clock.lap("index")
         try checkGridSize(
             GridCellEstimate.cells(index, grid: settings.gridSystem), radius: parameters.radius,
@@ -68,7 +69,8 @@ extension ReportJob {
         logGrid(parameters, settings: settings, progress: progress)
         let grid = index.grid(
             settings.gridSystem, strategy: settings.gridStrategy, threads: settings.workerThreads, ownCells: ownCells)
-        // A nightly that may carry on by deltas saves the state of this grid.
+        // A nightly that may carry on by deltas saves the state of this grid (and, once the
+        // queries are answered, of the places: `ReportJob.run`).
         let state =
             plan != nil && IncrementalNight.uncovered(settings) == nil
             ? GridCountState(index: index, grid: grid) : nil

@@ -70,12 +70,18 @@ public enum ReportJob {
             for: loaded.columns, grid: settings.gridSystem,
             minCellCount: settings.minCellCount, progress: progress)
         clock.lap(request.source.isStore ? "load" : "ingest")
-        let analysis = try analyse(
-            &loaded, parameters: parameters, ownCells: cells, request: request, pointQueries: auxiliary.pois != nil,
+        var analysis = try analyse(
+            &loaded, parameters: parameters, ownCells: cells, request: request, places: auxiliary.places,
             clock: &clock, progress: progress)
         let grid = analysis.grid
         var content = answerQueries(
             analysis, loaded: loaded, auxiliary: auxiliary, parameters: parameters, settings: settings)
+        if analysis.index != nil {
+            // A recompute's state: the places' counts are those of the answers just made.
+            analysis.state?.record(
+                auxiliary.places, pointAnswers: content.pointsOfInterest?.map(\.answer),
+                areaResult: content.areas?.result, breakdown: content.breakdown)
+        }
         if let warning = extent?.emptyWindowsWarning(
             current: content.totals.current, previous: content.totals.previous,
             asOf: parameters.asOf)
@@ -117,26 +123,33 @@ public enum ReportJob {
     }
 
     /// The areas, points of interest, breakdown and totals, and the report's content around them.
-    /// Without an index (an incremental night, SPEC §20) there are no areas, points of interest
-    /// or breakdown, and the totals are given.
+    /// Without an index (an incremental night, SPEC §20) the areas, points of interest
+    /// and the breakdown (by category) come from the grid count state, and the totals are given.
     static func answerQueries(
         _ analysis: Analysis, loaded: LoadedIncidents, auxiliary: AuxiliaryInputs,
         parameters: QueryParameters, settings: ReportSettings
     ) -> ReportContent {
         let grid = analysis.grid
-        guard let index = analysis.index else {
-            return content(
-                parameters: parameters, grid: grid, totals: analysis.totals!, loaded: loaded, settings: settings)
-        }
-        var areaReport = auxiliary.areas.map {
-            AreaReport(result: index.areas($0), areas: $0, idProperty: settings.areaId)
+        var areaReport = auxiliary.areas.map { areas in
+            AreaReport(
+                result: analysis.index?.areas(areas) ?? analysis.state!.areaResult(areas), areas: areas,
+                idProperty: settings.areaId)
         }
         if let populations = auxiliary.populations, let property = settings.areaPopulation {
             areaReport?.population = AreaPopulations(
                 property: property, ratePer: settings.ratePer.value,
                 values: populations)
         }
-        let poiAnswers = auxiliary.pois.map { index.pointsOfInterest($0, threads: settings.workerThreads) }
+        let poiAnswers = auxiliary.pois.map { points in
+            analysis.index?.pointsOfInterest(points, threads: settings.workerThreads)
+                ?? analysis.state!.pointAnswers(points)
+        }
+        guard let index = analysis.index else {
+            return content(
+                parameters: parameters, grid: grid, totals: analysis.totals!, loaded: loaded, settings: settings,
+                areas: areaReport, pointsOfInterest: poiAnswers,
+                breakdown: settings.groupBy.map { _ in analysis.state!.breakdownResult() })
+        }
         let breakdown = settings.groupBy.map { index.breakdown(columns: loaded.columns, field: $0) }
         return content(
             parameters: parameters, grid: grid, totals: analysis.totals ?? index.totals(), loaded: loaded,
@@ -167,6 +180,8 @@ struct AuxiliaryInputs {
     let areas: [NamedArea]?
     let populations: [AreaPopulation]?
     let pois: [PointOfInterest]?
+    /// The points of interest, areas and breakdown field, as the grid count state binds them (SPEC §20).
+    let places: ReportPlaces
 
     init(_ settings: ReportSettings) throws {
         areas = try settings.areas.map { try FeatureReaders.areas(path: $0, idProperty: settings.areaId) }
@@ -174,6 +189,7 @@ struct AuxiliaryInputs {
             try FeatureReaders.areaPopulations(path: settings.areas!, property: property)
         }
         pois = try settings.poi.map { try FeatureReaders.pointsOfInterest(path: $0) }
+        places = ReportPlaces(points: pois, areas: areas, breakdown: settings.groupBy)
     }
 }
 

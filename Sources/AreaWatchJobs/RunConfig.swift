@@ -15,8 +15,9 @@ public struct RunConfig: Sendable {
     public var include: [InboxPattern]
     /// `[inbox] follow_links_outside`: follow links whose target lies outside the inbox folder.
     public var followLinksOutside: Bool
-    /// `incremental = true`: the grid from the grid count state of the night before plus the
-    /// night's delta when they match (SPEC §20); false (the default): recomputed every night.
+    /// `incremental = true`: the grid (and the points of interest, areas and a breakdown by
+    /// category) from the grid count state of the night before plus the night's delta when they
+    /// match (SPEC §20); false (the default): recomputed every night.
     public var incremental: Bool
     public var reading: ReadingSettings
     /// `[[inbox.files]]`: reading options of the files matching each pattern, first match wins.

@@ -19,6 +19,25 @@ public struct AreaStats: Sendable, Equatable {
     public var yearOverYear: YearOverYear { YearOverYear(current: nCurrent, previous: nPrevious) }
 }
 
+extension AreaStats {
+    /// The row of `area` with its counts; the area, density equivalent and class follow from them.
+    init(
+        area: NamedArea, nCurrent: Int, nPrevious: Int, handled: Int, yearCounts: [Int], months: MonthSeries,
+        parameters: QueryParameters
+    ) {
+        let areaKm2 = area.sphericalArea / 1e6
+        let areaM2 = areaKm2 * 1e6
+        let circle = Double.pi * parameters.radius * parameters.radius
+        // The area readers refuse zero-area parts (`NamedArea.problem`); an area built in code
+        // without area holds no incident of positive measure: density 0, never infinite.
+        let density = areaM2 > 0 ? Double(nCurrent) * circle / areaM2 : 0
+        self.init(
+            id: area.id, nCurrent: nCurrent, nPrevious: nPrevious, handled: handled, yearCounts: yearCounts,
+            months: months, areaKm2: areaKm2, densityEquivalent: density,
+            safetyClass: parameters.thresholds.classify(density))
+    }
+}
+
 public struct AreaResult: Sendable {
     public var areas: [AreaStats]
     public var years: [Int]
@@ -120,35 +139,29 @@ extension IncidentIndex {
         let years = slot.years
         var assigned = [Bool](repeating: false, count: count)
         var stats: [AreaStats] = []
-        let circle = Double.pi * parameters.radius * parameters.radius
         for area in areas {
-            var s = AreaStats(
-                id: area.id, nCurrent: 0, nPrevious: 0, handled: 0,
-                yearCounts: [Int](repeating: 0, count: years.count),
-                areaKm2: area.sphericalArea / 1e6, densityEquivalent: 0, safetyClass: .safe)
+            var nCurrent = 0, nPrevious = 0, handledCount = 0
+            var yearCounts = [Int](repeating: 0, count: years.count)
             // Edges indexed by latitude: the cost per incident does not grow with the vertices.
             let index = AreaIndex(area)
             var months = MonthCounter(years: years)
             for range in coveringRanges(area.bounds) {
                 for i in range where index.contains(lat: lat[i], lon: lon[i]) {
                     assigned[i] = true
-                    s.yearCounts[slot[year[i]]] += 1
+                    yearCounts[slot[year[i]]] += 1
                     months.add(year: year[i], month: month[i])
                     if membership[i] == WindowMembership.current.rawValue {
-                        s.nCurrent += 1
-                        if handled[i] == 1 { s.handled += 1 }
+                        nCurrent += 1
+                        if handled[i] == 1 { handledCount += 1 }
                     } else if membership[i] == WindowMembership.previous.rawValue {
-                        s.nPrevious += 1
+                        nPrevious += 1
                     }
                 }
             }
-            s.months = months.series
-            let areaM2 = s.areaKm2 * 1e6
-            // The area readers refuse zero-area parts (`NamedArea.problem`); an area built in code
-            // without area holds no incident of positive measure: density 0, never infinite.
-            s.densityEquivalent = areaM2 > 0 ? Double(s.nCurrent) * circle / areaM2 : 0
-            s.safetyClass = parameters.thresholds.classify(s.densityEquivalent)
-            stats.append(s)
+            stats.append(
+                AreaStats(
+                    area: area, nCurrent: nCurrent, nPrevious: nPrevious, handled: handledCount,
+                    yearCounts: yearCounts, months: months.series, parameters: parameters))
         }
         var current = 0, previous = 0, all = 0
         for i in 0..<count where !assigned[i] {
@@ -164,6 +177,12 @@ extension IncidentIndex {
     /// Geohash-bucket ranges covering a box: the finest precision that covers it with at most
     /// 256 cells, each cell one binary-searched range of the sorted codes.
     func coveringRanges(_ box: GeoBox) -> [Range<Int>] {
+        Self.coveringCells(box).map { range(of: $0) }.filter { !$0.isEmpty }
+    }
+
+    /// The geohash cells of `coveringRanges`, in its order: the incidents an area query tests
+    /// are those whose code lies in one of them (the incremental nightly tests the same ones).
+    static func coveringCells(_ box: GeoBox) -> [GeohashCell] {
         guard box.minLat <= box.maxLat, box.minLon <= box.maxLon else { return [] }
         var precision = 1
         for p in stride(from: Geohash.maxPrecision, through: 1, by: -1) {
@@ -180,14 +199,13 @@ extension IncidentIndex {
         }
         let low = GeohashCell(lat: max(-90, box.minLat), lon: max(-180, box.minLon), precision: precision)
         let high = GeohashCell(lat: min(90, box.maxLat), lon: min(180, box.maxLon), precision: precision)
-        var ranges: [Range<Int>] = []
+        var cells: [GeohashCell] = []
         for row in low.latIndex...high.latIndex {
             for column in low.lonIndex...high.lonIndex {
-                let r = range(of: GeohashCell(lonIndex: column, latIndex: row, precision: precision))
-                if !r.isEmpty { ranges.append(r) }
+                cells.append(GeohashCell(lonIndex: column, latIndex: row, precision: precision))
             }
         }
-        return ranges
+        return cells
     }
 
     /// The widget answer at every point of interest.

@@ -26,6 +26,16 @@ public struct PointAnswer: Sendable, Equatable {
     public var text: String { yearOverYear.text }
 }
 
+extension PointAnswer {
+    /// The answer at a location from its radius counts: the class follows from the current count.
+    init(lat: Double, lon: Double, parameters: QueryParameters, counts: (current: Int, previous: Int, handled: Int)) {
+        self.init(
+            lat: lat, lon: lon, radius: parameters.radius, asOf: parameters.asOf, current: counts.current,
+            previous: counts.previous, handled: counts.handled,
+            safetyClass: parameters.thresholds.classify(counts.current))
+    }
+}
+
 extension IncidentIndex {
     public func pointAnswer(lat: Double, lon: Double) -> PointAnswer {
         pointAnswer(lat: lat, lon: lon, test: RadiusTest(radius: parameters.radius))
@@ -33,11 +43,7 @@ extension IncidentIndex {
 
     /// The same with a radius test built once for many queries.
     public func pointAnswer(lat: Double, lon: Double, test: RadiusTest) -> PointAnswer {
-        let c = radiusCounts(lat: lat, lon: lon, test: test)
-        return PointAnswer(
-            lat: lat, lon: lon, radius: parameters.radius, asOf: parameters.asOf,
-            current: c.current, previous: c.previous, handled: c.handled,
-            safetyClass: parameters.thresholds.classify(c.current))
+        PointAnswer(lat: lat, lon: lon, parameters: parameters, counts: radiusCounts(lat: lat, lon: lon, test: test))
     }
 
     /// Answers for many locations, in their order, spread over `threads` cores (a batch of phones

@@ -6,7 +6,8 @@ import Testing
 /// SPEC §20 end to end: nights of new, edited, duplicate and rejected records into one store,
 /// the as-of stepping 0, 1, 29 and 366 days across 29 February (and once backwards), the radius
 /// and the filters changed once each, nights without a new file, an ingest outside the nightly,
-/// and an output the state does not cover asked for once. After every night the
+/// points of interest, areas and a breakdown (carried on by deltas, the points file changed
+/// once), and an output the state does not cover asked for once. After every night the
 /// nightly's report folder equals a report made from a copy of the store without the state
 /// (every file byte for byte except `timings_s` in summary.json), and its stderr says whether
 /// the grid was updated incrementally or recomputed, and why.
@@ -15,7 +16,13 @@ struct IncrementalNightCLITests {
     struct Night {
         var asOf: Int64
         var radius = 500
-        var areas = false
+        /// Points of interest and areas (SPEC §7.3, §7.4): "bundled" (the bundled files),
+        /// "edited" (the points file with one more point, on the crossing rows), or none.
+        var places: String? = nil
+        /// A breakdown by category (SPEC §7.5).
+        var breakdown = false
+        /// Emerging hot spots (SPEC §13), which the state does not cover.
+        var ehsa = false
         /// `categories` and `handled` filters (SPEC §7).
         var filtered = false
         /// The report grid: "geohash:7" or an H3 grid (SPEC §18).
@@ -91,28 +98,58 @@ struct IncrementalNightCLITests {
             Night(asOf: base + 395 * day, expect: "full recompute: the as-of moved backwards"),
             Night(asOf: base + 396 * day, radius: 800, expect: "full recompute: the query settings differ"),
             Night(asOf: base + 397 * day, radius: 800, expect: "incremental"),
+            // Points of interest and areas bind the state; from the next night they are deltas too.
             Night(
-                asOf: base + 397 * day, radius: 800, areas: true, expect: "full recompute: the report asks for areas"),
-            // The state was left at the night before the areas' night: the store moved on since.
-            Night(asOf: base + 398 * day, radius: 800, expect: "full recompute: the store is not the one"),
-            Night(asOf: base + 764 * day, radius: 800, expect: "incremental"), // +366, 2025-04-01
+                asOf: base + 397 * day, radius: 800, places: "bundled",
+                expect: "full recompute: the points of interest differ from the grid count state's (it counts none)"),
+            Night(asOf: base + 398 * day, radius: 800, places: "bundled", expect: "incremental"),
+            Night(asOf: base + 764 * day, radius: 800, places: "bundled", expect: "incremental"), // +366, 2025-04-01
             // After an ingest outside the nightly.
-            Night(asOf: base + 765 * day, radius: 800, expect: "full recompute: the store is not the one"),
-            Night(asOf: base + 765 * day, radius: 800, expect: "incremental"),
-            // Nights without a new file: the as-of alone, then nothing at all.
-            Night(asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: "),
             Night(
-                asOf: base + 766 * day, radius: 800, file: false, expect: "incremental: 0 incidents changed, 0 cells"),
+                asOf: base + 765 * day, radius: 800, places: "bundled",
+                expect: "full recompute: the store is not the one"),
+            Night(asOf: base + 765 * day, radius: 800, places: "bundled", expect: "incremental"),
+            // Nights without a new file: the as-of alone, then nothing at all.
+            Night(asOf: base + 766 * day, radius: 800, places: "bundled", file: false, expect: "incremental: "),
+            Night(
+                asOf: base + 766 * day, radius: 800, places: "bundled", file: false,
+                expect: "incremental: 0 incidents changed, 0 cells"),
             // Filters bind the state too; with them the delta skips what they leave out.
-            Night(asOf: base + 767 * day, radius: 800, filtered: true, expect: "full recompute: the query settings"),
-            Night(asOf: base + 796 * day, radius: 800, filtered: true, expect: "incremental"),
+            Night(
+                asOf: base + 767 * day, radius: 800, places: "bundled", filtered: true,
+                expect: "full recompute: the query settings"),
+            Night(asOf: base + 796 * day, radius: 800, places: "bundled", filtered: true, expect: "incremental"),
             // Another grid system binds the state too; H3 nights carry on by deltas as well.
-            Night(asOf: base + 797 * day, grid: "h3:9", expect: "full recompute: the query settings"),
-            Night(asOf: base + 798 * day, grid: "h3:9", expect: "incremental")
+            Night(
+                asOf: base + 797 * day, places: "bundled", grid: "h3:9", expect: "full recompute: the query settings"),
+            Night(asOf: base + 798 * day, places: "bundled", grid: "h3:9", expect: "incremental"),
+            // The points file edited: recomputed; then the edited file carries on.
+            Night(
+                asOf: base + 799 * day, places: "edited", grid: "h3:9",
+                expect: "full recompute: the points of interest differ from the grid count state's (the file changed)"),
+            Night(asOf: base + 800 * day, places: "edited", grid: "h3:9", expect: "incremental"),
+            // Without the places: recomputed, said so.
+            Night(
+                asOf: base + 801 * day, grid: "h3:9",
+                expect: "full recompute: the points of interest differ from the grid count state's (the report asks"),
+            // A breakdown by category binds the state too, then carries on by deltas.
+            Night(
+                asOf: base + 802 * day, breakdown: true, grid: "h3:9",
+                expect: "full recompute: the breakdown differs from the grid count state's (it counts none)"),
+            Night(asOf: base + 803 * day, breakdown: true, grid: "h3:9", expect: "incremental"),
+            // An output the state does not cover: recomputed, and no state saved, so the next
+            // night's store has moved on from the last one saved.
+            Night(
+                asOf: base + 804 * day, breakdown: true, ehsa: true, grid: "h3:9",
+                expect: "full recompute: the report asks for emerging hot spots"),
+            Night(
+                asOf: base + 805 * day, breakdown: true, grid: "h3:9",
+                expect: "full recompute: the store is not the one")
         ]
     }()
 
-    static func config(_ night: Night) -> String {
+    /// `editedPOI`: where the edited points file is (the report names the file it read).
+    static func config(_ night: Night, editedPOI: String = "") -> String {
         """
         store = "s.db"
         out = "out"
@@ -127,14 +164,22 @@ struct IncrementalNightCLITests {
         [report]
         grid = "\(night.grid)"
         tile_zooms = "12-13"
-        \(night.areas ? "areas = \"\(Datasets.areas)\"\narea_id = \"name\"" : "")
+        \(night.places != nil ? "areas = \"\(Datasets.areas)\"\narea_id = \"name\"\npoi = \"\(night.places == "edited" ? editedPOI : Datasets.poi)\"" : "")
+        \(night.breakdown ? "group_by = \"category\"" : "")
+        \(night.ehsa ? "ehsa = true" : "")
         """
+    }
+
+    /// The bundled points file with one more point, on the crossing rows.
+    static func editedPOI() throws -> String {
+        try String(contentsOfFile: Datasets.poi, encoding: .utf8) + "Crossing rows,53.7245,-1.86\n"
     }
 
     @Test("every night's report equals a full recompute; stderr says incremental or why not")
     func nightsMatchFullRecompute() throws {
         let tmp = try TempDir()
         let inbox = try tmp.folder("inbox")
+        _ = try tmp.file("poi-edited.csv", try Self.editedPOI())
         var rng = SplitMix64(seed: 33)
         for (k, night) in Self.nights.enumerated() {
             let text = Self.file(
@@ -154,7 +199,7 @@ struct IncrementalNightCLITests {
                 }
                 _ = try tmp.file("inbox/night-3b.csv", "id,time,lat,lon,category,handled\n" + edits.joined())
             }
-            _ = try tmp.file("job.toml", Self.config(night))
+            _ = try tmp.file("job.toml", Self.config(night, editedPOI: tmp.sub("poi-edited.csv")))
             // Run from the folder: summary.json names the store as the config gives it ("s.db").
             let run = try areawatchOK(["run", "--config", "job.toml"], cwd: tmp.path)
             let lines = run.stderrLines.filter { $0.contains("incremental:") || $0.contains("full recompute:") }
@@ -202,7 +247,12 @@ struct IncrementalNightCLITests {
             "report", "--db", "s.db", "--out", "out", "--as-of", Civil.iso(night.asOf), "--grid", night.grid,
             "--tile-zooms", "12-13", "--radius", "\(night.radius)", "--quiet"
         ]
-        if night.areas { arguments += ["--areas", Datasets.areas, "--area-id", "name"] }
+        if night.places != nil {
+            let poi = night.places == "edited" ? tmp.sub("poi-edited.csv") : Datasets.poi
+            arguments += ["--areas", Datasets.areas, "--area-id", "name", "--poi", poi]
+        }
+        if night.breakdown { arguments += ["--group-by", "category"] }
+        if night.ehsa { arguments += ["--ehsa"] }
         if night.filtered { arguments += ["--category", "Burglary", "--category", "Robbery", "--handled", "true"] }
         try areawatchOK(arguments, cwd: folder)
         #expect(!exists(folder + "/s.db.gridstate"))

@@ -20,23 +20,65 @@ struct GridCountStateFileTests {
         var generator = IncidentGenerator(rng: SplitMix64(seed: 20))
         var asOf = epoch("2024-02-28T12:00:00Z")
         let parameters = QueryParameters(asOf: asOf, radius: 600, categories: ["Burglary", "Robbery"])
+        var placeRNG = SplitMix64(seed: 22)
+        let (places, spots) = PlaceGenerator.places(&placeRNG, radius: parameters.radius)
+        generator.spots = spots
         var live = (0..<1_000).map { _ in generator.incident(asOf: asOf) }
-        let written = GridCountState(columns: live.columns, parameters: parameters, system: system)
-        let binding = GridCountStateFile.Binding(stamp: Self.stamp, settings: "settings ✓", asOf: asOf)
+        var written = GridCountState(columns: live.columns, parameters: parameters, system: system)
+        written.recordFull(places, live)
+        let binding = GridCountStateFile.Binding(
+            stamp: Self.stamp, settings: "settings ✓", asOf: asOf, points: places.pointsDigest,
+            areas: places.areasDigest, breakdown: places.breakdownDigest)
         let bytes = GridCountStateFile.encode(written, binding: binding)
         #expect(GridCountStateFile.peek(bytes) == binding)
         var (state, read) = try GridCountStateFile.decode(bytes, parameters: parameters, system: system).get()
         #expect(read == binding)
         #expect(state.cells == written.cells && state.yearTotals == written.yearTotals)
+        #expect(state.places == written.places && state.covers(places))
         #expect(GridCountStateFile.encode(state, binding: binding) == bytes)
-        try #require(GridCountStateTests.expectSame(state, live, "read back"))
+        try #require(GridCountStateTests.expectSame(state, live, "read back", places: places))
         for night in 1...4 {
             asOf += [1, 29, 366, 0][night - 1] * 86_400
             let removing = Array(live.prefix(20))
             let adding = (0..<50).map { _ in generator.incident(asOf: asOf, near: live) }
-            state.night(asOf: asOf, held: live, removing: removing, adding: adding)
+            state.night(asOf: asOf, held: live, removing: removing, adding: adding, places: places)
             live = Array(live.dropFirst(20)) + adding
-            try #require(GridCountStateTests.expectSame(state, live, "night \(night)"))
+            try #require(GridCountStateTests.expectSame(state, live, "night \(night)", places: places))
+        }
+    }
+
+    @Test("a file whose places count a year the grid does not, its checksum right, is refused")
+    func placesOutsideTheGridYears() throws {
+        var generator = IncidentGenerator(rng: SplitMix64(seed: 23))
+        let asOf = epoch("2024-02-28T12:00:00Z")
+        let parameters = QueryParameters(asOf: asOf)
+        var placeRNG = SplitMix64(seed: 24)
+        let (places, spots) = PlaceGenerator.places(&placeRNG, radius: parameters.radius)
+        generator.spots = spots
+        let live = (0..<300).map { _ in generator.incident(asOf: asOf) }
+        var state = GridCountState(columns: live.columns, parameters: parameters, system: .geohash(precision: 7))
+        state.recordFull(places, live)
+        let binding = GridCountStateFile.Binding(
+            stamp: Self.stamp, settings: "s", asOf: asOf, points: places.pointsDigest, areas: places.areasDigest,
+            breakdown: places.breakdownDigest)
+        let system = GridSystem.geohash(precision: 7)
+        #expect(throws: Never.self) {
+            try GridCountStateFile.decode(
+                GridCountStateFile.encode(state, binding: binding), parameters: parameters, system: system
+            ).get()
+        }
+        for forged in ["area", "value"] {
+            var bad = state
+            if forged == "area" {
+                bad.places.areas[0].months.insert(PlaceCounts.Month(month: Int32(1990 * 12), count: 1), at: 0)
+            } else {
+                bad.places.values[0].years.insert(GridCountState.Counts.Year(year: 1990, count: 1), at: 0)
+            }
+            let bytes = GridCountStateFile.encode(bad, binding: binding)
+            guard case .failure = GridCountStateFile.decode(bytes, parameters: parameters, system: system) else {
+                Issue.record("a state whose \(forged) counts 1990 was read")
+                continue
+            }
         }
     }
 
@@ -67,16 +109,17 @@ struct GridCountStateFileTests {
         #expect(refused(bytes, system: .h3(resolution: 7)))
         #expect(refused(bytes, asOf: asOf + 1))
         #expect(refused([]))
-        // Another version (version 1 kept the timeline), its checksum right: refused for its version.
+        // Another version (version 2 counted no places), its checksum right: refused for its version.
         var other = Array(bytes.dropLast(8))
-        other[8] = 1
+        other[8] = 2
         other += withUnsafeBytes(of: other.withUnsafeBytes { FNV1a.hash($0) }.littleEndian) { Array($0) }
         #expect(GridCountStateFile.peek(other) == nil)
+        #expect(GridCountStateFile.fileVersion(other) == 2)
         guard
             case .failure(let error) = GridCountStateFile.decode(
                 other, parameters: parameters, system: .geohash(precision: 7))
         else {
-            Issue.record("a version 1 file was read")
+            Issue.record("a version 2 file was read")
             return
         }
         #expect(error.description == "unknown version")

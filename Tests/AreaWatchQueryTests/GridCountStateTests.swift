@@ -3,7 +3,8 @@ import Testing
 
 @testable import AreaWatchQuery
 
-/// The incremental grid state against a full recompute by the grid query, night after night.
+/// The incremental grid state against a full recompute by the grid query, the point queries
+/// and the area query, night after night.
 @Suite("Incremental grid state")
 struct GridCountStateTests {
     struct Scenario: Sendable, CustomTestStringConvertible {
@@ -13,12 +14,17 @@ struct GridCountStateTests {
         var fromEmpty = false
         var handledFilter: Bool? = nil
         var categories: Set<String> = []
-        var testDescription: String { "\(system) seed \(seed)\(fromEmpty ? " from empty" : "")" }
+        /// Whether the state also counts random points of interest and areas (`PlaceGenerator`)
+        /// and the breakdown by category.
+        var places = true
+        var testDescription: String {
+            "\(system) seed \(seed)\(fromEmpty ? " from empty" : "")\(places ? "" : " without places")"
+        }
     }
 
     static let scenarios: [Scenario] = [
         Scenario(system: .geohash(precision: 6), seed: 1),
-        Scenario(system: .geohash(precision: 7), seed: 2),
+        Scenario(system: .geohash(precision: 7), seed: 2, places: false),
         Scenario(system: .geohash(precision: 7), seed: 3, fromEmpty: true, handledFilter: true),
         Scenario(system: .h3(resolution: 8), seed: 4, categories: ["Burglary", "Robbery"]),
         Scenario(system: .h3(resolution: 9), seed: 5),
@@ -33,15 +39,21 @@ struct GridCountStateTests {
             asOf: asOf, radius: [400.0, 1000][Int(rng.next() % 2)], categories: scenario.categories,
             handled: scenario.handledFilter)
         var generator = IncidentGenerator(rng: rng)
+        var placeRNG = SplitMix64(seed: scenario.seed &* 7_919)
+        let (places, spots) =
+            scenario.places ? PlaceGenerator.places(&placeRNG, radius: parameters.radius) : (ReportPlaces(), [])
+        generator.spots = spots
         var live = (0..<1_200).map { _ in generator.incident(asOf: asOf) }
         var state: GridCountState
         if scenario.fromEmpty {
             state = GridCountState(parameters: parameters, system: scenario.system)
-            state.night(asOf: asOf, held: [], removing: [], adding: live)
+            state.recordFull(places, [])
+            state.night(asOf: asOf, held: [], removing: [], adding: live, places: places)
         } else {
             state = GridCountState(columns: live.columns, parameters: parameters, system: scenario.system)
+            state.recordFull(places, live)
         }
-        try #require(Self.expectSame(state, live, "\(scenario) start"))
+        try #require(Self.expectSame(state, live, "\(scenario) start", places: places))
         for night in 1...14 {
             asOf += [0, 1, 1, 29, 29, 366][Int(generator.rng.next() % 6)] * 86_400
             let n = live.count
@@ -62,11 +74,13 @@ struct GridCountStateTests {
             let crossing = before.filter { old.membership($0.time) != new.membership($0.time) }
             let changed = (crossing + removing + adding).filter { Self.passes($0, parameters) }.count
             let cellsBefore = state.cells
-            let summary = state.night(asOf: asOf, held: before, removing: removing, adding: adding)
+            let summary = state.night(asOf: asOf, held: before, removing: removing, adding: adding, places: places)
             #expect(summary.changedIncidents == changed)
             let keys = Set(cellsBefore.keys).union(state.cells.keys)
             #expect(summary.touchedCells >= keys.filter { cellsBefore[$0] != state.cells[$0] }.count)
-            try #require(Self.expectSame(state, live, "\(scenario) night \(night), as-of \(UTCTime.iso8601(asOf))"))
+            try #require(
+                Self.expectSame(
+                    state, live, "\(scenario) night \(night), as-of \(UTCTime.iso8601(asOf))", places: places))
         }
     }
 
@@ -87,10 +101,43 @@ struct GridCountStateTests {
         return entries == expected ? nil : "\(label): year entries differ"
     }
 
+    /// The first difference between the state's answers for the places and the point and area
+    /// queries' over `live`; nil when equal.
+    static func placesDifference(_ state: GridCountState, _ live: [Incident], _ label: String, _ places: ReportPlaces)
+        -> String?
+    {
+        let columns = live.columns
+        let index = IncidentIndex(columns: columns, parameters: state.parameters)
+        guard state.covers(places) else { return "\(label): the state does not cover the places" }
+        if let field = places.breakdown {
+            let (full, got) = (index.breakdown(columns: columns, field: field), state.breakdownResult())
+            guard got.years == full.years, got.field == full.field, got.rows == full.rows else {
+                return "\(label): breakdown \(got.rows), expected \(full.rows)"
+            }
+        }
+        if let points = places.points {
+            let full = index.pointsOfInterest(points).map(\.answer), got = state.pointAnswers(points).map(\.answer)
+            for (k, (a, b)) in zip(got, full).enumerated() where a != b {
+                return "\(label): point of interest \(k): \(a), expected \(b)"
+            }
+        }
+        guard let areas = places.areas else { return nil }
+        let (full, got) = (index.areas(areas), state.areaResult(areas))
+        guard got.years == full.years else { return "\(label): area years \(got.years), expected \(full.years)" }
+        for (k, (a, b)) in zip(got.areas, full.areas).enumerated() where a != b {
+            return "\(label): area \(k): \(a), expected \(b)"
+        }
+        let unassigned = [got.unassignedCurrent, got.unassignedPrevious, got.unassignedAll]
+        let expected = [full.unassignedCurrent, full.unassignedPrevious, full.unassignedAll]
+        return unassigned == expected ? nil : "\(label): unassigned \(unassigned), expected \(expected)"
+    }
+
     /// Records the difference, if any; whether there was none.
     @discardableResult
-    static func expectSame(_ state: GridCountState, _ live: [Incident], _ label: String) -> Bool {
-        let d = difference(state, live, label)
+    static func expectSame(
+        _ state: GridCountState, _ live: [Incident], _ label: String, places: ReportPlaces = ReportPlaces()
+    ) -> Bool {
+        let d = difference(state, live, label) ?? placesDifference(state, live, label, places)
         #expect(d == nil, Comment(rawValue: d ?? ""))
         return d == nil
     }
@@ -215,6 +262,10 @@ struct IncidentGenerator {
     private var serial = 0
     static let centres = [(51.507, -0.128), (51.52, -0.10), (51.46, -0.01)]
 
+    /// Places incidents land on now and then (on an area's edge, at a point's radius), with
+    /// their repeats: none by default.
+    var spots: [(lat: Double, lon: Double)] = []
+
     init(rng: SplitMix64) { self.rng = rng }
 
     mutating func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &rng) }
@@ -236,6 +287,7 @@ struct IncidentGenerator {
         let spread = [0.002, 0.01, 0.04][Int(rng.next() % 3)]
         var lat = clat + uniform(-spread...spread), lon = clon + uniform(-spread...spread)
         var t = time(asOf: asOf)
+        if !spots.isEmpty && rng.next() % 5 == 0 { (lat, lon) = spots[Int(rng.next() % UInt64(spots.count))] }
         if !live.isEmpty && rng.next() % 4 == 0 {
             // A place (and often a time) seen before.
             let other = live[Int(rng.next() % UInt64(live.count))]
@@ -265,10 +317,22 @@ extension GridCountState {
     /// `apply`, given the incidents `held` before the night: the crossing ones are those whose time
     /// lies in the crossing ranges, as the store's time index gives them to the nightly.
     @discardableResult
-    mutating func night(asOf: Int64, held: [Incident], removing: [Incident], adding: [Incident]) -> NightSummary {
+    mutating func night(
+        asOf: Int64, held: [Incident], removing: [Incident], adding: [Incident], places: ReportPlaces = ReportPlaces()
+    ) -> NightSummary {
         let ranges = crossingRanges(to: asOf)
         let crossing = held.filter { i in ranges.contains { i.time > $0.low && i.time <= $0.high } }
-        return apply(asOf: asOf, crossing: crossing, removing: removing, adding: adding)
+        return apply(asOf: asOf, crossing: crossing, removing: removing, adding: adding, places: places)
+    }
+
+    /// Records the places' counts from the point and area queries over `live` (a full recompute's).
+    mutating func recordFull(_ places: ReportPlaces, _ live: [Incident]) {
+        let index = IncidentIndex(columns: live.columns, parameters: parameters)
+        let columns = live.columns
+        record(
+            places, pointAnswers: places.points.map { index.pointsOfInterest($0).map(\.answer) },
+            areaResult: places.areas.map { index.areas($0) },
+            breakdown: places.breakdown.map { index.breakdown(columns: columns, field: $0) })
     }
 }
 
@@ -277,5 +341,78 @@ extension Array where Element == Incident {
         var c = IncidentColumns()
         for i in self { c.append(lat: i.lat, lon: i.lon, time: i.time, handled: i.handled, category: i.category) }
         return c
+    }
+}
+
+/// Random points of interest and areas around the generator's centres, and the spots that put
+/// incidents on their boundaries: exactly at a point's radius (the last Double within it and the
+/// next one), on an area's vertices and on its edges (horizontal, vertical and slanted).
+enum PlaceGenerator {
+    static func places(_ rng: inout SplitMix64, radius: Double) -> (ReportPlaces, [(lat: Double, lon: Double)]) {
+        func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &rng) }
+        var spots: [(lat: Double, lon: Double)] = []
+        var points: [PointOfInterest] = []
+        for k in 0..<24 {
+            let (clat, clon) = IncidentGenerator.centres[k % 3]
+            let p = PointOfInterest(name: "p\(k)", lat: clat + uniform(-0.03...0.03), lon: clon + uniform(-0.04...0.04))
+            points.append(p)
+            guard k % 2 == 0 else { continue }
+            let north = radiusEdge(from: p.lat, towards: p.lat + 0.05, radius: radius) {
+                Haversine.distance(lat1: p.lat, lon1: p.lon, lat2: $0, lon2: p.lon)
+            }
+            let east = radiusEdge(from: p.lon, towards: p.lon + 0.08, radius: radius) {
+                Haversine.distance(lat1: p.lat, lon1: p.lon, lat2: p.lat, lon2: $0)
+            }
+            spots += [(north.0, p.lon), (north.1, p.lon), (p.lat, east.0), (p.lat, east.1)]
+        }
+        var areas: [NamedArea] = []
+        for k in 0..<10 {
+            let (clat, clon) = IncidentGenerator.centres[k % 3]
+            let lat0 = clat + uniform(-0.03...0.01), lon0 = clon + uniform(-0.04...0.02)
+            let lat1 = lat0 + uniform(0.004...0.03), lon1 = lon0 + uniform(0.006...0.04)
+            let box: [(lon: Double, lat: Double)] = [
+                (lon0, lat0), (lon1, lat0), (lon1, lat1), (lon0, lat1), (lon0, lat0)
+            ]
+            var polygons = [GeoPolygon(rings: [box])]
+            switch k % 4 {
+            case 1:
+                // A hole in the middle third.
+                let (dl, dn) = ((lat1 - lat0) / 3, (lon1 - lon0) / 3)
+                let hole: [(lon: Double, lat: Double)] = [
+                    (lon0 + dn, lat0 + dl), (lon0 + 2 * dn, lat0 + dl), (lon0 + 2 * dn, lat0 + 2 * dl),
+                    (lon0 + dn, lat0 + 2 * dl)
+                ]
+                polygons = [GeoPolygon(rings: [box, hole])]
+                spots += [(hole[0].lat, hole[0].lon), (lat0 + dl, lon0 + 1.5 * dn)]
+            case 2:
+                // A triangle: its slanted edge's midpoint, as Doubles round it.
+                let triangle: [(lon: Double, lat: Double)] = [(lon0, lat0), (lon1, lat0), (lon0, lat1)]
+                polygons = [GeoPolygon(rings: [triangle])]
+                spots.append(((lat0 + lat1) / 2, (lon0 + lon1) / 2))
+            case 3:
+                // A MultiPolygon: a second part beside the first, sharing its east edge.
+                let width = lon1 - lon0
+                polygons.append(
+                    GeoPolygon(rings: [[(lon1, lat0), (lon1 + width, lat0), (lon1 + width, lat1), (lon1, lat1)]]))
+            default: break
+            }
+            areas.append(NamedArea(id: "a\(k)", polygons: polygons))
+            // Vertices and the middles of the horizontal and vertical edges.
+            let (mlat, mlon) = ((lat0 + lat1) / 2, (lon0 + lon1) / 2)
+            spots += [(lat0, lon0), (lat1, lon1), (lat0, mlon), (lat1, mlon), (mlat, lon0), (mlat, lon1)]
+        }
+        return (ReportPlaces(points: points, areas: areas, breakdown: .category), spots)
+    }
+
+    /// The last Double from `inside` towards `outside` within `radius` by `f`, and the next one.
+    static func radiusEdge(from inside: Double, towards outside: Double, radius: Double, _ f: (Double) -> Double)
+        -> (Double, Double)
+    {
+        var (lo, hi) = (inside, outside)
+        while true {
+            let mid = lo / 2 + hi / 2
+            if mid == lo || mid == hi { return (lo, hi) }
+            if f(mid) <= radius { lo = mid } else { hi = mid }
+        }
     }
 }

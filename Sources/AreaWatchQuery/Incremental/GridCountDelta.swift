@@ -14,7 +14,9 @@ extension GridCountState {
 
     /// One night: the as-of moves to `asOf` (not backwards) over `crossing`, then `removing` is
     /// taken out and `adding` put in (an edited incident is in both, its old content removed).
-    /// Incidents that fail the query's filters are ignored.
+    /// Incidents that fail the query's filters are ignored. `places`: the points of interest and
+    /// areas the state counts (`places.covers`; otherwise the night is not consistent and
+    /// nothing is trusted).
     ///
     /// `crossing` must be every incident held before the night (the content before the night's
     /// edits, none of the night's additions) whose time lies in `crossingRanges(to: asOf)`, each
@@ -24,9 +26,13 @@ extension GridCountState {
     /// run over them alone.
     @discardableResult
     public mutating func apply(
-        asOf: Int64, crossing: [Incident], removing: [Incident], adding: [Incident], threads: Int = 1
+        asOf: Int64, crossing: [Incident], removing: [Incident], adding: [Incident],
+        places: ReportPlaces = ReportPlaces(), threads: Int = 1
     ) -> NightSummary {
         precondition(asOf >= parameters.asOf, "the as-of of an incremental grid moves forward only")
+        guard self.places.covers(places) else {
+            return NightSummary(changedIncidents: 0, touchedCells: 0, consistent: false)
+        }
         let old = parameters.windows
         parameters.asOf = asOf
         let new = parameters.windows
@@ -47,7 +53,9 @@ extension GridCountState {
             delta.changed += 1
         }
         let (touched, consistent) = commit(delta, threads: threads)
-        return NightSummary(changedIncidents: delta.changed, touchedCells: touched, consistent: consistent)
+        let placesConsistent = commitPlaces(delta, places: places, threads: threads)
+        return NightSummary(
+            changedIncidents: delta.changed, touchedCells: touched, consistent: consistent && placesConsistent)
     }
 
     /// The time ranges (low, high] in which an incident's window changes when the as-of moves from
@@ -135,6 +143,12 @@ extension GridCountState {
             var lat: Double, lon: Double
             var membership: WindowMembership
             var year: Int16
+            /// The month number (`MonthSeries.number`), for the areas' months.
+            var month: Int32
+            /// Whether the incident's handled is true (counted for current-window ones only).
+            var handled: Bool
+            /// For the breakdown by category.
+            var category: String?
             var sign: Int32
         }
 
@@ -148,8 +162,12 @@ extension GridCountState {
         mutating func add(_ incident: Incident, _ membership: WindowMembership, sign: Int32) {
             guard membership != .future else { return }
             let (lat, lon) = (incident.lat, incident.lon)
-            let year = Int16(UTCTime.yearMonth(of: incident.time).0)
-            inCell.append(InCell(lat: lat, lon: lon, membership: membership, year: year, sign: sign))
+            let (year, month) = UTCTime.yearMonth(of: incident.time)
+            inCell.append(
+                InCell(
+                    lat: lat, lon: lon, membership: membership, year: Int16(year),
+                    month: Int32(MonthSeries.number(year: year, month: month)), handled: incident.handled == true,
+                    category: incident.category, sign: sign))
             guard membership == .current || membership == .previous else { return }
             let flags = LeafFlags(current: membership == .current, handled: IncidentColumns.code(incident.handled))
             if sign > 0 {

@@ -51,6 +51,8 @@ public struct GridCountState: Sendable {
     var cells: [UInt64: Counts] = [:]
     /// Incidents per calendar year (filtered, not after the as-of): the grid's `years`.
     var yearTotals: [Int16: Int] = [:]
+    /// The counts of the report's points of interest and areas, when it has them.
+    var places = PlaceCounts()
 
     /// The state of `columns` at `parameters`, made from one full grid (`IncidentIndex.grid`).
     public init(columns: IncidentColumns, parameters: QueryParameters, system: GridSystem, threads: Int = 1) {
@@ -86,6 +88,39 @@ public struct GridCountState: Sendable {
 
     /// How many cells the state holds (reported or not).
     public var cellCount: Int { cells.count }
+
+    /// Takes the counts of `places` from a full recompute's answers over the same incidents and
+    /// parameters (nil: the report has none): the state then covers them too.
+    public mutating func record(
+        _ places: ReportPlaces, pointAnswers: [PointAnswer]?, areaResult: AreaResult?, breakdown: BreakdownResult?
+    ) {
+        self.places = PlaceCounts(
+            places: places, pointAnswers: pointAnswers, areaResult: areaResult, breakdown: breakdown)
+    }
+
+    /// The digests of the points of interest and areas the state counts (0: none).
+    public var pointsDigest: UInt64 { places.pointsDigest }
+    public var areasDigest: UInt64 { places.areasDigest }
+    public var breakdownDigest: UInt64 { places.breakdownDigest }
+
+    /// The breakdown by category the state counts (`covers` a category breakdown).
+    public func breakdownResult() -> BreakdownResult { places.breakdownResult(years: years) }
+
+    /// The calendar years with incidents, ascending: the grid's, the areas' and the breakdown's.
+    private var years: [Int] { yearTotals.filter { $0.value > 0 }.keys.sorted().map { Int($0) } }
+
+    /// Whether the state counts exactly these points of interest and areas.
+    public func covers(_ places: ReportPlaces) -> Bool { self.places.covers(places) }
+
+    /// The widget answers at the points of interest the state counts (`covers(places)`).
+    public func pointAnswers(_ places: [PointOfInterest]) -> [(poi: PointOfInterest, answer: PointAnswer)] {
+        self.places.pointAnswers(places, parameters: parameters)
+    }
+
+    /// The rows of the areas the state counts (`covers(places)`), over the grid's calendar years.
+    public func areaResult(_ areas: [NamedArea]) -> AreaResult {
+        places.areaResult(areas, years: years, parameters: parameters)
+    }
 
     /// The grid of the incidents held, at the current as-of: cells in ascending id, as
     /// `IncidentIndex.grid` lays them out.
