@@ -17,7 +17,7 @@ public struct RunConfig: Sendable {
     public var followLinksOutside: Bool
     /// `incremental = true`: the grid (and the points of interest, areas and a breakdown by
     /// category) from the grid count state of the night before plus the night's delta when they
-    /// match (SPEC §20); false (the default): recomputed every night.
+    /// match (SPEC §20), the default; false: recomputed every night, no state written.
     public var incremental: Bool
     public var reading: ReadingSettings
     /// `[[inbox.files]]`: reading options of the files matching each pattern, first match wins.
@@ -68,7 +68,7 @@ public struct RunConfig: Sendable {
             guard let flag = value.bool else { throw fail("incremental must be true or false") }
             incremental = flag
         } else {
-            incremental = false
+            incremental = true
         }
 
         let inbox = try section("inbox")

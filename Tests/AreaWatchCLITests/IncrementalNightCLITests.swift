@@ -215,8 +215,10 @@ struct IncrementalNightCLITests {
         #expect(exists(inbox))
     }
 
-    @Test("without incremental = true the nightly recomputes: no state, no line about it; a non-boolean is refused")
-    func optIn() throws {
+    @Test(
+        "incremental is the default; incremental = false recomputes: no state, no line about it; a non-boolean is refused"
+    )
+    func optOut() throws {
         let tmp = try TempDir()
         _ = try tmp.folder("inbox")
         var rng = SplitMix64(seed: 34)
@@ -225,10 +227,24 @@ struct IncrementalNightCLITests {
             let text = Self.file(
                 night: k, fresh: 200, edits: k == 0 ? 0 : 10, duplicates: 0, asOf: night.asOf, rng: &rng)
             _ = try tmp.file("inbox/night-\(k).csv", text)
-            _ = try tmp.file("job.toml", Self.config(night).replacingOccurrences(of: "incremental = true\n", with: ""))
+            _ = try tmp.file(
+                "job.toml",
+                Self.config(night).replacingOccurrences(of: "incremental = true", with: "incremental = false"))
             let run = try areawatchOK(["run", "--config", "job.toml"], cwd: tmp.path)
             #expect(!run.stderrLines.contains { $0.contains("incremental:") || $0.contains("full recompute:") })
             #expect(!exists(tmp.sub("s.db.gridstate")), "night \(k)")
+        }
+        // Without the key: the first night builds the state (a recompute, said), the next uses it.
+        _ = try tmp.file("job.toml", Self.config(night).replacingOccurrences(of: "incremental = true\n", with: ""))
+        for (k, expected) in ["full recompute: no grid count state", "incremental: "].enumerated() {
+            if k == 1 {
+                let text = Self.file(night: 2, fresh: 50, edits: 5, duplicates: 0, asOf: night.asOf, rng: &rng)
+                _ = try tmp.file("inbox/night-2.csv", text)
+            }
+            let run = try areawatchOK(["run", "--config", "job.toml"], cwd: tmp.path)
+            let said = run.stderrLines.filter { $0.contains("incremental:") || $0.contains("full recompute:") }
+            #expect(said.count == 1 && said[0].contains(expected), "default night \(k): \(said)")
+            #expect(exists(tmp.sub("s.db.gridstate")), "default night \(k)")
         }
         _ = try tmp.file(
             "job.toml", Self.config(night).replacingOccurrences(of: "incremental = true", with: "incremental = \"yes\"")
