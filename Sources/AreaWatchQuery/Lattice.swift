@@ -55,67 +55,87 @@ struct Lattice {
         // sensitive to it, a column tested one by one), the exact term is used instead: the grid
         // stays equal to the brute force bit for bit, with a sine per row only in those cases.
         let estimateSin = row.sinHalf * point.cosHalf - row.cosHalf * point.sinHalf
-        var t = RowTerms(
-            a0: estimateSin * estimateSin, c: point.cos * row.cos, threshold: threshold, rowDegrees: row.degrees,
-            pointDegrees: point.degrees, lon: lon)
+        var a0 = estimateSin * estimateSin
+        var exact = false
+        @inline(__always) func makeExact() {
+            guard !exact else { return }
+            let s = sin((row.degrees - point.degrees) * rad / 2)
+            a0 = s * s
+            exact = true
+        }
         // The estimate's error is below 2·|sin|·δ + δ² with δ ~1e-16 (a few ulps of ½): 100× that.
         let slack = 1e-13 * abs(estimateSin) + 1e-30
         // a = a0 + c·sin²(Δλ/2) never drops below a0: past the threshold, no centre of the row is in.
-        if t.a0 > threshold + slack { return nil }
-        if t.a0 >= threshold - slack { t.makeExact() }
-        guard t.a0 <= threshold else { return nil }
-        let c = t.c
+        if a0 > threshold + slack { return nil }
+        if a0 >= threshold - slack { makeExact() }
+        guard a0 <= threshold else { return nil }
+        let c = point.cos * row.cos
+        // Exactly the test `RadiusTest.contains(lat, lon, rowLat, centre)` makes, with its
+        // row-constant parts computed once.
+        @inline(__always) func inside(_ column: Int64) -> Bool {
+            makeExact()
+            let s = sin((centreLongitude(column) - lon) * rad / 2)
+            return a0 + c * s * s <= threshold
+        }
         let near = Lattice.floorIndex((lon + 180) * columnsPerDegree)
         // By the two latitudes' reciprocal cosines, not a division per run: q is off by a few ulps,
         // far inside the margin below.
-        var q = c > 0 ? (threshold - t.a0) * (point.inverseCos * row.inverseCos) : .infinity
-        if q >= 0.98 { return widestRun(&t, near: near) }
+        var q = c > 0 ? (threshold - a0) * (point.inverseCos * row.inverseCos) : .infinity
+        if q >= 0.98 {
+            // The run nears half the globe (polar rows, huge radii): decide column by column
+            // outward from the nearest centre.
+            guard inside(near) || inside(near - 1) || inside(near + 1) else { return nil }
+            var first = inside(near) ? near : (inside(near - 1) ? near - 1 : near + 1)
+            var last = first
+            while last - first + 1 < columnCount && inside(last + 1) { last += 1 }
+            while last - first + 1 < columnCount && inside(first - 1) { first -= 1 }
+            return (first, last)
+        }
         // The half-width's error from the estimate, ~(1/rad)·δa0 / (c·√(q(1−q))) degrees, must stay
         // below a tenth of the margin (1e-9) added next: a run where it might not (q small against
         // the estimate's error) takes the exact term.
-        if !t.exact && q * (1 - q) * c * c < 1e-6 * t.a0 + 1e-36 {
-            t.makeExact()
-            guard t.a0 <= threshold else { return nil } // not expected: the slack above keeps it in
-            q = (threshold - t.a0) / c
+        if !exact && q * (1 - q) * c * c < 1e-6 * a0 + 1e-36 {
+            makeExact()
+            guard a0 <= threshold else { return nil } // not expected: the slack above keeps it in
+            q = (threshold - a0) / c
         }
-        // Half-width of the run in degrees of longitude, then the columns certainly in
-        // (half-width − margin) and possibly in (+ margin); only the latter are tested.
-        // Two divisions and four calls to `floor` and `ceil` were a third of this function's time.
-        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) * (1 / rad)
-        let margin = 1e-9 * (1 + halfWidth)
-        let offset = lon + 180
-        var last = Lattice.floorIndex((offset + halfWidth - margin) * columnsPerDegree - 0.5)
-        let lastMaybe = Lattice.floorIndex((offset + halfWidth + margin) * columnsPerDegree - 0.5)
-        var first = Lattice.ceilIndex((offset - halfWidth + margin) * columnsPerDegree - 0.5)
-        let firstMaybe = Lattice.ceilIndex((offset - halfWidth - margin) * columnsPerDegree - 0.5)
+        let columns = bounds(lon: lon, q: q)
+        let firstMaybe = columns.firstMaybe, lastMaybe = columns.lastMaybe
+        var first = columns.first, last = columns.last
         if last < first {
             // No centre is certainly in: at most the few columns around the point.
             var any: Int64?
-            for x in firstMaybe...max(firstMaybe, lastMaybe) where t.inside(self, x) {
+            for x in firstMaybe...max(firstMaybe, lastMaybe) where inside(x) {
                 any = x
                 break
             }
             guard let seed = any else { return nil }
             first = seed
             last = seed
-            while last < lastMaybe && t.inside(self, last + 1) { last += 1 }
+            while last < lastMaybe && inside(last + 1) { last += 1 }
             return (first, last)
         }
-        while last < lastMaybe && t.inside(self, last + 1) { last += 1 }
-        while first > firstMaybe && t.inside(self, first - 1) { first -= 1 }
+        while last < lastMaybe && inside(last + 1) { last += 1 }
+        while first > firstMaybe && inside(first - 1) { first -= 1 }
         return (first, last)
     }
 
-    /// The run when it nears half the globe (polar rows, huge radii): decided column by column
-    /// outward from the nearest centre.
+    /// The columns of a run with q = sin²(half-width / 2) around `lon`: those certainly in
+    /// (half-width − margin) and those possibly in (+ margin); only the latter are tested.
+    /// Two divisions and four calls to `floor` and `ceil` were a third of `run`'s time.
     @inline(__always)
-    private func widestRun(_ t: inout RowTerms, near: Int64) -> (Int64, Int64)? {
-        guard t.inside(self, near) || t.inside(self, near - 1) || t.inside(self, near + 1) else { return nil }
-        var first = t.inside(self, near) ? near : (t.inside(self, near - 1) ? near - 1 : near + 1)
-        var last = first
-        while last - first + 1 < columnCount && t.inside(self, last + 1) { last += 1 }
-        while last - first + 1 < columnCount && t.inside(self, first - 1) { first -= 1 }
-        return (first, last)
+    private func bounds(lon: Double, q: Double) -> (
+        first: Int64, firstMaybe: Int64, last: Int64, lastMaybe: Int64
+    ) {
+        // Half-width of the run in degrees of longitude.
+        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) * (1 / Haversine.radiansPerDegree)
+        let margin = 1e-9 * (1 + halfWidth)
+        let offset = lon + 180
+        let last = Lattice.floorIndex((offset + halfWidth - margin) * columnsPerDegree - 0.5)
+        let lastMaybe = Lattice.floorIndex((offset + halfWidth + margin) * columnsPerDegree - 0.5)
+        let first = Lattice.ceilIndex((offset - halfWidth + margin) * columnsPerDegree - 0.5)
+        let firstMaybe = Lattice.ceilIndex((offset - halfWidth - margin) * columnsPerDegree - 0.5)
+        return (first, firstMaybe, last, lastMaybe)
     }
 
     /// ⌊x⌋ and ⌈x⌉ for the finite column indices of a run, inline (`rounded` calls the C library).
@@ -140,35 +160,6 @@ struct Lattice {
         guard x < 0.01 else { return asin(x) }
         let x2 = x * x
         return x * (1 + x2 * (1.0 / 6 + x2 * (3.0 / 40)))
-    }
-}
-
-/// One row's haversine terms for one incident: a0 = sin²(Δφ/2), from the angle-difference
-/// estimate until `makeExact` puts the exact term in its place (once), and c = cos φ₁ · cos φ₂.
-private struct RowTerms {
-    var a0: Double
-    var exact = false
-    let c: Double
-    let threshold: Double
-    let rowDegrees: Double
-    let pointDegrees: Double
-    let lon: Double
-
-    @inline(__always)
-    mutating func makeExact() {
-        guard !exact else { return }
-        let s = sin((rowDegrees - pointDegrees) * Haversine.radiansPerDegree / 2)
-        a0 = s * s
-        exact = true
-    }
-
-    /// Exactly the test `RadiusTest.contains(lat, lon, rowLat, centre)` makes, with its
-    /// row-constant parts computed once.
-    @inline(__always)
-    mutating func inside(_ lattice: Lattice, _ column: Int64) -> Bool {
-        makeExact()
-        let s = sin((lattice.centreLongitude(column) - lon) * Haversine.radiansPerDegree / 2)
-        return a0 + c * s * s <= threshold
     }
 }
 
