@@ -96,8 +96,7 @@ run: build
 # status 5, "no tests collected", is not a failure; AREAWATCH_SPARK_FULL=1 runs the full matrix).
 # First the code-shape checks: the Swift sources as swift-format writes them (`make lint`), raw
 # memory (allocate, mmap, posix_memalign, unsafeBitCast) only in Sources/AreaWatchCore/Memory, and
-# no function over 80 lines but the byte loops kept whole (Tools/code_metrics.py;
-# docs/DECISIONS.md, "Memory" and "Style").
+# no function over 80 lines (Tools/code_metrics.py; docs/DECISIONS.md, "Memory" and "Style").
 test: test-deps spark-deps web lint
 	python3 Tools/code_metrics.py --check
 	$(SWIFT) build --product areawatch

@@ -118,113 +118,17 @@ final class CSVScanner {
     private func scanRecord() throws(InputError) -> Bool {
         firstFieldQuoted = false
         while true {
-            let base = recordStart
-            let limit = buffer.end
-            let p = buffer.storage
-            let delimiter = self.delimiter
-            let stops = self.stops
-            // The loop works on locals; they are written back before any return or refill.
-            var state = self.state
-            var fieldCount = self.fieldCount
-            var nextLine = self.nextLine
-            var quotingError = self.quotingError
-            let skipping = oversized
-            var i = base + scan
-            var closed = false
-            scanning: while i < limit {
-                let b = p[i]
-                switch state {
-                case .fieldStart:
-                    // A record being skipped keeps one placeholder field, so memory stays bounded.
-                    if skipping { fieldCount = 0 }
-                    if fieldCount == fieldCapacity { growFields() }
-                    fieldEscaped[fieldCount] = false
-                    if b == ASCII.quote {
-                        state = .quoted
-                        if fieldCount == 0 { firstFieldQuoted = true }
-                        fieldStarts[fieldCount] = i + 1 - base
-                        fieldEnds[fieldCount] = i + 1 - base
-                        fieldCount += 1
-                    } else {
-                        fieldStarts[fieldCount] = i - base
-                        fieldEnds[fieldCount] = i - base
-                        fieldCount += 1
-                        state = .unquoted
-                        continue scanning // re-read the byte as part of the field
-                    }
-                case .unquoted:
-                    // Hot path: run to the next byte that matters, eight bytes at a time.
-                    var j = i
-                    var found = false
-                    while j &+ 8 <= limit {
-                        let hits = stops.matches(
-                            UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)))
-                        if hits != 0 {
-                            j &+= hits.trailingZeroBitCount &>> 3
-                            found = true
-                            break
-                        }
-                        j &+= 8
-                    }
-                    if !found {
-                        while j < limit && !stops.contains(p[j]) { j += 1 }
-                    }
-                    i = j
-                    if i == limit { break scanning }
-                    let c = p[i]
-                    if c == ASCII.quote {
-                        quotingError = true
-                    } else if c == delimiter {
-                        fieldEnds[fieldCount - 1] = i - base
-                        state = .fieldStart
-                    } else { // newline; a CR before it belongs to the line end
-                        let crlf = i > base && p[i - 1] == ASCII.cr && i - 1 - base >= fieldStarts[fieldCount - 1]
-                        fieldEnds[fieldCount - 1] = (crlf ? i - 1 : i) - base
-                        nextLine += 1
-                        i += 1
-                        closed = true
-                        break scanning
-                    }
-                case .quoted:
-                    // Run to the next quote, counting the newlines inside the field.
-                    var j = i
-                    while j < limit {
-                        let c = p[j]
-                        if c == ASCII.quote { break }
-                        if c == ASCII.lf { nextLine += 1 }
-                        j += 1
-                    }
-                    i = j
-                    if i == limit { break scanning }
-                    state = .quoteInQuoted
-                    fieldEnds[fieldCount - 1] = i - base
-                case .quoteInQuoted:
-                    if b == ASCII.quote { // a doubled quote: the field goes on
-                        fieldEscaped[fieldCount - 1] = true
-                        state = .quoted
-                        break
-                    }
-                    state = .afterClose // the quote closed the field; this byte follows it
-                    fallthrough
-                case .afterClose:
-                    if b == delimiter {
-                        state = .fieldStart
-                    } else if b == ASCII.lf {
-                        nextLine += 1
-                        i += 1
-                        closed = true
-                        break scanning
-                    } else if b != ASCII.cr {
-                        quotingError = true
-                    }
-                }
-                i += 1
-            }
-            self.state = state
-            self.fieldCount = fieldCount
-            self.nextLine = nextLine
-            self.quotingError = quotingError
-            scan = i - base
+            // The loop works on a local copy of the state, written back before any return or refill.
+            var s = ScanState(
+                p: buffer.storage, base: recordStart, limit: buffer.end, delimiter: delimiter, stops: stops,
+                skipping: oversized, i: recordStart + scan, state: state, fieldCount: fieldCount,
+                nextLine: nextLine, quotingError: quotingError)
+            let closed = scanBytes(&s)
+            self.state = s.state
+            self.fieldCount = s.fieldCount
+            self.nextLine = s.nextLine
+            self.quotingError = s.quotingError
+            scan = s.i - s.base
             if closed {
                 recordLength = scan
                 // The whole record may have been in the buffer: its size (without the LF) counts too.
@@ -240,6 +144,145 @@ final class CSVScanner {
                 return try finishAtEndOfInput()
             }
         }
+    }
+
+    /// The record scan's state between bytes. Its steps below are inlined into one loop on a
+    /// local copy, so the fields live in registers across the loop as plain locals would.
+    private struct ScanState {
+        let p: UnsafeMutablePointer<UInt8>
+        /// The record's first byte: field bounds are kept relative to it.
+        let base: Int
+        let limit: Int
+        let delimiter: UInt8
+        let stops: ByteStops
+        /// A record being skipped keeps one placeholder field, so memory stays bounded.
+        let skipping: Bool
+        var i: Int
+        var state: State
+        var fieldCount: Int
+        var nextLine: Int
+        var quotingError: Bool
+    }
+
+    /// Scans the bytes read so far; true when the record's line end was passed (`s.i` after it),
+    /// false when the bytes ran out first (`s.i` at the limit).
+    @inline(__always)
+    private func scanBytes(_ s: inout ScanState) -> Bool {
+        while s.i < s.limit {
+            switch s.state {
+            case .fieldStart: startField(&s)
+            case .unquoted: if unquotedRun(&s) { return true }
+            case .quoted: quotedRun(&s)
+            case .quoteInQuoted, .afterClose: if afterQuote(&s) { return true }
+            }
+        }
+        return false
+    }
+
+    /// A field's first byte: an opening quote is passed; any other byte is left to be read again
+    /// as part of the unquoted field.
+    @inline(__always)
+    private func startField(_ s: inout ScanState) {
+        if s.skipping { s.fieldCount = 0 }
+        if s.fieldCount == fieldCapacity { growFields() }
+        let offset = s.i - s.base
+        fieldEscaped[s.fieldCount] = false
+        if s.p[s.i] == ASCII.quote {
+            if s.fieldCount == 0 { firstFieldQuoted = true }
+            fieldStarts[s.fieldCount] = offset + 1
+            fieldEnds[s.fieldCount] = offset + 1
+            s.fieldCount += 1
+            s.state = .quoted
+            s.i += 1
+        } else {
+            fieldStarts[s.fieldCount] = offset
+            fieldEnds[s.fieldCount] = offset
+            s.fieldCount += 1
+            s.state = .unquoted
+        }
+    }
+
+    /// Inside an unquoted field: runs to the next delimiter, LF or quote, eight bytes at a time
+    /// (the hot path), and takes that byte. True when it was the record's LF.
+    @inline(__always)
+    private func unquotedRun(_ s: inout ScanState) -> Bool {
+        let p = s.p, limit = s.limit
+        var j = s.i
+        var found = false
+        while j &+ 8 <= limit {
+            let hits = s.stops.matches(UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)))
+            if hits != 0 {
+                j &+= hits.trailingZeroBitCount &>> 3
+                found = true
+                break
+            }
+            j &+= 8
+        }
+        if !found {
+            while j < limit && !s.stops.contains(p[j]) { j += 1 }
+        }
+        s.i = j
+        if j == limit { return false }
+        let c = p[j]
+        s.i += 1
+        if c == ASCII.quote {
+            s.quotingError = true
+        } else if c == s.delimiter {
+            fieldEnds[s.fieldCount - 1] = j - s.base
+            s.state = .fieldStart
+        } else { // newline; a CR before it belongs to the line end
+            let crlf = j > s.base && p[j - 1] == ASCII.cr && j - 1 - s.base >= fieldStarts[s.fieldCount - 1]
+            fieldEnds[s.fieldCount - 1] = (crlf ? j - 1 : j) - s.base
+            s.nextLine += 1
+            return true
+        }
+        return false
+    }
+
+    /// Inside a quoted field: runs to the next quote, counting the newlines inside the field,
+    /// and passes it (it closes the field or starts a doubled quote).
+    @inline(__always)
+    private func quotedRun(_ s: inout ScanState) {
+        let p = s.p, limit = s.limit
+        var j = s.i
+        var lines = s.nextLine
+        while j < limit {
+            let c = p[j]
+            if c == ASCII.quote { break }
+            if c == ASCII.lf { lines += 1 }
+            j += 1
+        }
+        s.nextLine = lines
+        s.i = j
+        if j == limit { return }
+        s.state = .quoteInQuoted
+        fieldEnds[s.fieldCount - 1] = j - s.base
+        s.i += 1
+    }
+
+    /// The byte after a quote in a quoted field, or after the field's closing quote. True when
+    /// it was the record's LF.
+    @inline(__always)
+    private func afterQuote(_ s: inout ScanState) -> Bool {
+        let b = s.p[s.i]
+        s.i += 1
+        if s.state == .quoteInQuoted {
+            if b == ASCII.quote { // a doubled quote: the field goes on
+                fieldEscaped[s.fieldCount - 1] = true
+                s.state = .quoted
+                return false
+            }
+            s.state = .afterClose // the quote closed the field; this byte follows it
+        }
+        if b == s.delimiter {
+            s.state = .fieldStart
+        } else if b == ASCII.lf {
+            s.nextLine += 1
+            return true
+        } else if b != ASCII.cr {
+            s.quotingError = true
+        }
+        return false
     }
 
     private func growFields() {

@@ -291,84 +291,111 @@ final class JSONStream {
     /// quotes, and a block whose closers cannot bring the depth to zero is passed whole.
     private func skipContainer() throws(InputError) {
         let startLine = line
-        var depth = 1
-        var inString = false
-        var escaped = false
         i += 1
+        var s = ContainerSkip(
+            p: buffer.storage, end: buffer.end, base: buffer.baseOffset, k: i, line: line, lineStart: lineStart)
         while true {
-            let p = buffer.storage, end = buffer.end
-            var k = i
-            var line = self.line
-            var lineStart = self.lineStart
-            let base = buffer.baseOffset
-            var done = false
-            scan: while k < end {
-                if !escaped && k + 8 <= end {
-                    let x = JSONSWAR.load(p + k)
-                    if JSONSWAR.equal(x, ASCII.backslash) == 0 {
-                        let quotes = JSONSWAR.equal(x, ASCII.quote)
-                        let strings = JSONSWAR.prefixXor(quotes) ^ (inString ? JSONSWAR.high : 0)
-                        let folded = x | (JSONSWAR.ones &* 0x20)
-                        // `{` 0x7B and `[` 0x5B (`}` 0x7D and `]` 0x5D) differ only in bit 0x20.
-                        let opens = JSONSWAR.equal(folded, ASCII.openBrace) & ~strings
-                        let closes = JSONSWAR.equal(folded, ASCII.closeBrace) & ~strings
-                        let closing = JSONSWAR.count(closes)
-                        if closing < depth {
-                            depth += JSONSWAR.count(opens) - closing
-                            inString = strings >> 63 != 0
-                            let lfs = JSONSWAR.equal(x, ASCII.lf)
-                            if lfs != 0 {
-                                line += JSONSWAR.count(lfs)
-                                lineStart = base + Int64(k + JSONSWAR.last(lfs) + 1)
-                            }
-                            k += 8
-                            continue
-                        }
-                    }
-                }
-                // One byte at a time: a backslash, a block that may close the value, the tail.
-                let stop = min(k + 8, end)
-                while k < stop {
-                    let b = p[k]
-                    k += 1
-                    if inString {
-                        if escaped {
-                            escaped = false
-                        } else if b == ASCII.backslash {
-                            escaped = true
-                        } else if b == ASCII.quote {
-                            inString = false
-                        } else if b == ASCII.lf {
-                            line += 1
-                            lineStart = base + Int64(k)
-                        }
-                        continue
-                    }
-                    switch b {
-                    case ASCII.lf:
-                        line += 1
-                        lineStart = base + Int64(k)
-                    case ASCII.quote: inString = true
-                    case ASCII.openBrace, ASCII.openBracket: depth += 1
-                    case ASCII.closeBrace, ASCII.closeBracket:
-                        depth -= 1
-                        if depth == 0 {
-                            done = true
-                            break scan
-                        }
-                    default: break
-                    }
-                }
-            }
-            i = k
-            self.line = line
-            self.lineStart = lineStart
+            let done = s.run()
+            i = s.k
+            line = s.line
+            lineStart = s.lineStart
             if done { return }
             guard try refill() else {
                 throw InputError(
                     file: path, position: position,
                     message: "the file ends inside a JSON value that starts at line \(startLine) (truncated JSON)")
             }
+            s.p = buffer.storage
+            s.end = buffer.end
+            s.base = buffer.baseOffset
+            s.k = i
+        }
+    }
+
+    /// `skipContainer`'s state: where it is in the bytes read so far, the depth and string state
+    /// that carry across refills, and the line count. Its steps are inlined into one loop on a
+    /// local copy, so the fields live in registers across the loop as plain locals would.
+    private struct ContainerSkip {
+        var p: UnsafeMutablePointer<UInt8>
+        var end: Int
+        /// Content offset of the buffer's first byte (for `lineStart`).
+        var base: Int64
+        var k: Int
+        var line: Int
+        var lineStart: Int64
+        var depth = 1
+        var inString = false
+        var escaped = false
+
+        /// True when the value ended (`k` just after its closer); false at the end of the bytes.
+        @inline(__always)
+        mutating func run() -> Bool {
+            while k < end {
+                if !escaped && k + 8 <= end && passBlock() { continue }
+                if passBytes() { return true }
+            }
+            return false
+        }
+
+        /// Passes the eight bytes at `k` whole when they hold no backslash and their closers
+        /// cannot bring the depth to zero; false (nothing passed) otherwise.
+        @inline(__always)
+        mutating func passBlock() -> Bool {
+            let x = JSONSWAR.load(p + k)
+            guard JSONSWAR.equal(x, ASCII.backslash) == 0 else { return false }
+            let quotes = JSONSWAR.equal(x, ASCII.quote)
+            let strings = JSONSWAR.prefixXor(quotes) ^ (inString ? JSONSWAR.high : 0)
+            let folded = x | (JSONSWAR.ones &* 0x20)
+            // `{` 0x7B and `[` 0x5B (`}` 0x7D and `]` 0x5D) differ only in bit 0x20.
+            let opens = JSONSWAR.equal(folded, ASCII.openBrace) & ~strings
+            let closes = JSONSWAR.equal(folded, ASCII.closeBrace) & ~strings
+            let closing = JSONSWAR.count(closes)
+            guard closing < depth else { return false }
+            depth += JSONSWAR.count(opens) - closing
+            inString = strings >> 63 != 0
+            let lfs = JSONSWAR.equal(x, ASCII.lf)
+            if lfs != 0 {
+                line += JSONSWAR.count(lfs)
+                lineStart = base + Int64(k + JSONSWAR.last(lfs) + 1)
+            }
+            k += 8
+            return true
+        }
+
+        /// One byte at a time, up to eight (a backslash, a block that may close the value, the
+        /// tail); true when the value ended.
+        @inline(__always)
+        mutating func passBytes() -> Bool {
+            let stop = min(k + 8, end)
+            while k < stop {
+                let b = p[k]
+                k += 1
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if b == ASCII.backslash {
+                        escaped = true
+                    } else if b == ASCII.quote {
+                        inString = false
+                    } else if b == ASCII.lf {
+                        line += 1
+                        lineStart = base + Int64(k)
+                    }
+                    continue
+                }
+                switch b {
+                case ASCII.lf:
+                    line += 1
+                    lineStart = base + Int64(k)
+                case ASCII.quote: inString = true
+                case ASCII.openBrace, ASCII.openBracket: depth += 1
+                case ASCII.closeBrace, ASCII.closeBracket:
+                    depth -= 1
+                    if depth == 0 { return true }
+                default: break
+                }
+            }
+            return false
         }
     }
 

@@ -56,10 +56,50 @@ final class JSONTape {
         if !reference && parseValid(input, maxDepth: maxDepth, prefix: prefix) { return nil }
         nodes.removeAll()
         openStack.removeAll()
+        var c = Cursor(input: input, maxDepth: maxDepth, prefix: prefix)
+        // Expecting: a value (after '[' ',' ':' or at the start), or a key, or ',' / closer.
+        var expect = Expect.value
+        do {
+            while expect != .done {
+                c.skipSpace()
+                switch expect {
+                case .value: expect = try generalValue(&c)
+                case .key:
+                    try generalKey(&c)
+                    expect = .value
+                case .more: expect = try generalAfterValue(&c)
+                case .done: break
+                }
+            }
+        } catch {
+            return error
+        }
+        return nil
+    }
+
+    /// What the general parser expects next: a value, a member name, `,` or a closer after a
+    /// value, or nothing (the value is complete).
+    private enum Expect { case value, key, more, done }
+
+    /// The general parser's place in its input and the line feeds it has passed.
+    private struct Cursor {
+        let input: UnsafeBufferPointer<UInt8>
+        let n: Int
+        let maxDepth: Int
+        let prefix: Bool
         var i = 0
-        let n = input.count
-        var lineFeeds = 0, lastLineFeed = -1
-        @inline(__always) func skipSpace() {
+        var lineFeeds = 0
+        var lastLineFeed = -1
+
+        init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, prefix: Bool) {
+            self.input = input
+            n = input.count
+            self.maxDepth = maxDepth
+            self.prefix = prefix
+        }
+
+        @inline(__always)
+        mutating func skipSpace() {
             // One compare passes the usual next byte (a token); blanks are rare in exports.
             while i < n, input[i] <= ASCII.space,
                 input[i] == ASCII.space || input[i] == ASCII.lf || input[i] == ASCII.cr || input[i] == ASCII.tab
@@ -71,112 +111,108 @@ final class JSONTape {
                 i += 1
             }
         }
-        @inline(__always) func rootClosed() -> Bool {
-            guard prefix && openStack.isEmpty else { return false }
-            valueEnd = i
-            newlines = lineFeeds
-            lastNewline = lastLineFeed
-            return true
+    }
+
+    /// With `prefix`, whether the root container just closed; if so, where the value ended.
+    @inline(__always)
+    private func rootClosed(_ c: Cursor) -> Bool {
+        guard c.prefix && openStack.isEmpty else { return false }
+        valueEnd = c.i
+        newlines = c.lineFeeds
+        lastNewline = c.lastLineFeed
+        return true
+    }
+
+    /// A value at the cursor onto the tape; what is expected after it.
+    private func generalValue(_ c: inout Cursor) throws(Failure) -> Expect {
+        guard c.i < c.n else { throw Failure.truncated }
+        let input = c.input, i = c.i, n = c.n
+        let b = input[i]
+        let index = nodes.count
+        switch b {
+        case ASCII.openBrace, ASCII.openBracket:
+            return try generalOpen(&c)
+        case ASCII.quote:
+            guard let (end, escaped) = JSONTape.scanString(input, from: i + 1) else {
+                throw i + 1 >= n ? Failure.truncated : stringFailure(input, from: i + 1)
+            }
+            nodes.append(
+                Node(kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(index + 1), escaped: escaped))
+            c.i = end + 1
+        case 116, 102, 110:
+            let (word, kind): (StaticString, Kind) =
+                b == 116 ? ("true", .trueValue) : b == 102 ? ("false", .falseValue) : ("null", .null)
+            let len = word.utf8CodeUnitCount
+            guard i + len <= n else { throw Failure.truncated }
+            for k in 0..<len where input[i + k] != word.utf8Start[k] { throw Failure.invalid }
+            nodes.append(Node(kind: kind, start: Int32(i), end: Int32(i + len), next: Int32(index + 1), escaped: false))
+            c.i = i + len
+        default:
+            var cut = false
+            guard let end = scanNumber(input, from: i, cut: &cut) else {
+                // `-`, `5.`, `5e`, `5e+` at the very end: the input was cut inside the number.
+                throw cut ? Failure.truncated : Failure.invalid
+            }
+            nodes.append(Node(kind: .number, start: Int32(i), end: Int32(end), next: Int32(index + 1), escaped: false))
+            c.i = end
         }
-        // Expecting: a value (after '[' ',' ':' or at the start), or a key, or ',' / closer.
-        var expectValue = true
-        var expectKey = false
-        while true {
-            skipSpace()
-            if expectValue {
-                guard i < n else { return .truncated }
-                let b = input[i]
-                let index = nodes.count
-                switch b {
-                case ASCII.openBrace, ASCII.openBracket:
-                    guard openStack.count < maxDepth else { return .tooDeep }
-                    nodes.append(
-                        Node(
-                            kind: b == ASCII.openBrace ? .object : .array, start: Int32(i), end: 0, next: 0,
-                            escaped: false))
-                    openStack.append(index)
-                    i += 1
-                    skipSpace()
-                    guard i < n else { return .truncated }
-                    if input[i] == (b == ASCII.openBrace ? ASCII.closeBrace : ASCII.closeBracket) {
-                        i += 1
-                        close(index, at: i)
-                        openStack.removeLast()
-                        if rootClosed() { return nil }
-                        expectValue = false
-                    } else if b == ASCII.openBrace {
-                        expectKey = true
-                        expectValue = false
-                    }
-                    continue
-                case ASCII.quote:
-                    guard let (end, escaped) = scanString(input, from: i + 1) else {
-                        return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1)
-                    }
-                    nodes.append(
-                        Node(
-                            kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(index + 1),
-                            escaped: escaped))
-                    i = end + 1
-                case 116, 102, 110:
-                    let (word, kind): (StaticString, Kind) =
-                        b == 116 ? ("true", .trueValue) : b == 102 ? ("false", .falseValue) : ("null", .null)
-                    let len = word.utf8CodeUnitCount
-                    guard i + len <= n else { return .truncated }
-                    for k in 0..<len where input[i + k] != word.utf8Start[k] { return .invalid }
-                    nodes.append(
-                        Node(kind: kind, start: Int32(i), end: Int32(i + len), next: Int32(index + 1), escaped: false))
-                    i += len
-                default:
-                    var cut = false
-                    guard let end = scanNumber(input, from: i, cut: &cut) else {
-                        // `-`, `5.`, `5e`, `5e+` at the very end: the input was cut inside the number.
-                        return cut ? .truncated : .invalid
-                    }
-                    nodes.append(
-                        Node(kind: .number, start: Int32(i), end: Int32(end), next: Int32(index + 1), escaped: false))
-                    i = end
-                }
-                expectValue = false
-                continue
-            }
-            if expectKey {
-                guard i < n else { return .truncated }
-                guard input[i] == ASCII.quote else { return .invalid }
-                guard let (end, escaped) = scanString(input, from: i + 1) else {
-                    return i + 1 >= n ? .truncated : stringFailure(input, from: i + 1)
-                }
-                nodes.append(
-                    Node(
-                        kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(nodes.count + 1),
-                        escaped: escaped))
-                i = end + 1
-                skipSpace()
-                guard i < n else { return .truncated }
-                guard input[i] == ASCII.colon else { return .invalid }
-                i += 1
-                expectKey = false
-                expectValue = true
-                continue
-            }
-            // After a value: close containers or continue them.
-            guard let open = openStack.last else {
-                return i == n ? nil : .invalid
-            }
-            guard i < n else { return .truncated }
-            let b = input[i]
-            i += 1
-            let isObject = nodes[open].kind == .object
-            if b == ASCII.comma {
-                if isObject { expectKey = true } else { expectValue = true }
-            } else if b == (isObject ? ASCII.closeBrace : ASCII.closeBracket) {
-                close(open, at: i)
-                openStack.removeLast()
-                if rootClosed() { return nil }
-            } else {
-                return .invalid
-            }
+        return .more
+    }
+
+    /// An object or array opening at the cursor; what is expected inside it (or after it, when
+    /// it is empty).
+    private func generalOpen(_ c: inout Cursor) throws(Failure) -> Expect {
+        guard openStack.count < c.maxDepth else { throw Failure.tooDeep }
+        let b = c.input[c.i]
+        let index = nodes.count
+        nodes.append(
+            Node(kind: b == ASCII.openBrace ? .object : .array, start: Int32(c.i), end: 0, next: 0, escaped: false))
+        openStack.append(index)
+        c.i += 1
+        c.skipSpace()
+        guard c.i < c.n else { throw Failure.truncated }
+        if c.input[c.i] == (b == ASCII.openBrace ? ASCII.closeBrace : ASCII.closeBracket) {
+            c.i += 1
+            close(index, at: c.i)
+            openStack.removeLast()
+            return rootClosed(c) ? .done : .more
         }
+        return b == ASCII.openBrace ? .key : .value
+    }
+
+    /// A member name and its `:` at the cursor onto the tape.
+    private func generalKey(_ c: inout Cursor) throws(Failure) {
+        let input = c.input, i = c.i, n = c.n
+        guard i < n else { throw Failure.truncated }
+        guard input[i] == ASCII.quote else { throw Failure.invalid }
+        guard let (end, escaped) = JSONTape.scanString(input, from: i + 1) else {
+            throw i + 1 >= n ? Failure.truncated : stringFailure(input, from: i + 1)
+        }
+        nodes.append(
+            Node(
+                kind: .string, start: Int32(i + 1), end: Int32(end), next: Int32(nodes.count + 1), escaped: escaped))
+        c.i = end + 1
+        c.skipSpace()
+        guard c.i < n else { throw Failure.truncated }
+        guard input[c.i] == ASCII.colon else { throw Failure.invalid }
+        c.i += 1
+    }
+
+    /// After a value: closes containers or continues them; what is expected next.
+    private func generalAfterValue(_ c: inout Cursor) throws(Failure) -> Expect {
+        guard let open = openStack.last else {
+            guard c.i == c.n else { throw Failure.invalid }
+            return .done
+        }
+        guard c.i < c.n else { throw Failure.truncated }
+        let b = c.input[c.i]
+        c.i += 1
+        let isObject = nodes[open].kind == .object
+        if b == ASCII.comma { return isObject ? .key : .value }
+        guard b == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else { throw Failure.invalid }
+        close(open, at: c.i)
+        openStack.removeLast()
+        return rootClosed(c) ? .done : .more
     }
 
     /// The fast path of `parse` for input it accepts: the same nodes, `valueEnd` and line counts
@@ -191,9 +227,54 @@ final class JSONTape {
         let n = input.count
         // Offsets are stored as Int32: larger inputs go the general way (which traps as before).
         guard n > 0, n < Int(Int32.max), let p = input.baseAddress else { return false }
+        var c = ValidCursor(input: input, p: p, n: n)
+        c.skipSpace()
+        guard c.i < n, p[c.i] == ASCII.openBrace || p[c.i] == ASCII.openBracket, maxDepth > 0 else { return false }
+        var inObject = p[c.i] == ASCII.openBrace
+        nodes.append(
+            Node(
+                kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: c.i), end: 0, next: 0,
+                escaped: false))
+        openStack.append(0)
+        c.i += 1
+        var first = true
+        members: while true {
+            switch validMember(&c, first: first, inObject: &inObject, maxDepth: maxDepth) {
+            case .invalid: return false
+            case .opened:
+                first = true
+                continue members
+            case .value: first = false
+            }
+            switch validClosers(&c, inObject: &inObject) {
+            case .invalid: return false
+            case .next: continue members
+            case .root: break members
+            }
+        }
+        if prefix {
+            valueEnd = c.i
+            newlines = c.lineFeeds
+            lastNewline = c.lastLineFeed
+            return true
+        }
+        c.skipSpace()
+        return c.i == n
+    }
+
+    /// The fast path's place in its input and the line feeds it has passed. Its steps are
+    /// inlined into `parseValid`'s loop on a local copy, so the fields live in registers across
+    /// the loop as plain locals would.
+    private struct ValidCursor {
+        let input: UnsafeBufferPointer<UInt8>
+        let p: UnsafePointer<UInt8>
+        let n: Int
         var i = 0
-        var lineFeeds = 0, lastLineFeed = -1
-        @inline(__always) func skipSpace() {
+        var lineFeeds = 0
+        var lastLineFeed = -1
+
+        @inline(__always)
+        mutating func skipSpace() {
             while i < n, p[i] <= ASCII.space {
                 let b = p[i]
                 if b == ASCII.lf {
@@ -205,16 +286,18 @@ final class JSONTape {
                 i += 1
             }
         }
+
         /// End of the string whose body starts at `from` (its closing quote), and whether it
         /// has escapes; -1 when it is not a valid string.
-        @inline(__always) func string(from: Int) -> (Int, Bool) {
+        @inline(__always)
+        func string(from: Int) -> (Int, Bool) {
             var k = from
             while k + 8 <= n {
                 let x = JSONSWAR.load(p + k)
                 let stops = JSONSWAR.equal(x, ASCII.quote) | JSONSWAR.equal(x, ASCII.backslash) | JSONSWAR.control(x)
                 if stops != 0 {
                     k += JSONSWAR.first(stops)
-                    return p[k] == ASCII.quote ? (k, false) : (scanString(input, from: from) ?? (-1, false))
+                    return p[k] == ASCII.quote ? (k, false) : (JSONTape.scanString(input, from: from) ?? (-1, false))
                 }
                 k += 8
             }
@@ -226,10 +309,12 @@ final class JSONTape {
                 if b == ASCII.backslash || b < 0x20 { break }
                 k += 1
             }
-            return scanString(input, from: from) ?? (-1, false)
+            return JSONTape.scanString(input, from: from) ?? (-1, false)
         }
+
         /// The first byte at or after `from` that is not an ASCII digit.
-        @inline(__always) func digits(from: Int) -> Int {
+        @inline(__always)
+        func digits(from: Int) -> Int {
             var k = from
             while k + 8 <= n {
                 let other = JSONSWAR.nonDigits(JSONSWAR.load(p + k))
@@ -239,8 +324,10 @@ final class JSONTape {
             while k < n, p[k] &- 48 < 10 { k += 1 }
             return k
         }
+
         /// End of the number at `i` (RFC 8259 grammar, followed by a delimiter or the end), or -1.
-        @inline(__always) func number() -> Int {
+        @inline(__always)
+        func number() -> Int {
             var k = i
             if p[k] == 45 {
                 k += 1
@@ -265,110 +352,115 @@ final class JSONTape {
             default: return -1 // an exponent, or not a number
             }
         }
-        @inline(__always) func scalar(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) {
-            nodes.append(
-                Node(
-                    kind: kind, start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end),
-                    next: Int32(truncatingIfNeeded: nodes.count + 1), escaped: escaped))
-        }
+    }
 
-        skipSpace()
-        guard i < n, p[i] == ASCII.openBrace || p[i] == ASCII.openBracket, maxDepth > 0 else { return false }
-        var inObject = p[i] == ASCII.openBrace
+    /// What a member step of the fast path did: declined the input, opened a container (its
+    /// members come next), or put a value on the tape (or found an empty container's closer).
+    private enum MemberStep { case invalid, opened, value }
+
+    /// What follows a value on the fast path: a declined input, `,` (another member), or the
+    /// root's closer.
+    private enum CloseStep { case invalid, next, root }
+
+    @inline(__always)
+    private func scalar(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) {
         nodes.append(
             Node(
-                kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0, escaped: false)
-        )
-        openStack.append(0)
-        i += 1
-        var first = true
-        members: while true {
-            // After `{`, `[` or `,`: a member or element, or (first only) the closer.
-            skipSpace()
-            guard i < n else { return false }
-            var b = p[i]
-            if !(first && b == (inObject ? ASCII.closeBrace : ASCII.closeBracket)) {
-                if inObject {
-                    guard b == ASCII.quote else { return false }
-                    let (end, escaped) = string(from: i + 1)
-                    guard end >= 0 else { return false }
-                    scalar(.string, i + 1, end, escaped: escaped)
-                    i = end + 1
-                    skipSpace()
-                    guard i < n, p[i] == ASCII.colon else { return false }
-                    i += 1
-                    skipSpace()
-                    guard i < n else { return false }
-                    b = p[i]
-                }
-                switch b {
-                case ASCII.quote:
-                    let (end, escaped) = string(from: i + 1)
-                    guard end >= 0 else { return false }
-                    scalar(.string, i + 1, end, escaped: escaped)
-                    i = end + 1
-                case ASCII.openBrace, ASCII.openBracket:
-                    guard openStack.count < maxDepth else { return false }
-                    openStack.append(nodes.count)
-                    inObject = b == ASCII.openBrace
-                    nodes.append(
-                        Node(
-                            kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0,
-                            escaped: false))
-                    i += 1
-                    first = true
-                    continue members
-                case 116: // true
-                    guard i + 4 <= n,
-                        UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6575_7274)
-                    else { return false }
-                    scalar(.trueValue, i, i + 4)
-                    i += 4
-                case 102: // false
-                    guard i + 5 <= n,
-                        UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x736C_6166),
-                        p[i + 4] == 101
-                    else { return false }
-                    scalar(.falseValue, i, i + 5)
-                    i += 5
-                case 110: // null
-                    guard i + 4 <= n,
-                        UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6C6C_756E)
-                    else { return false }
-                    scalar(.null, i, i + 4)
-                    i += 4
-                default:
-                    let end = number()
-                    guard end >= 0 else { return false }
-                    scalar(.number, i, end)
-                    i = end
-                }
-            }
-            first = false
-            // After a value (or an empty container's opener): `,` or closers.
-            while true {
-                skipSpace()
-                guard i < n else { return false }
-                let c = p[i]
-                i += 1
-                if c == ASCII.comma { continue members }
-                guard c == (inObject ? ASCII.closeBrace : ASCII.closeBracket), let open = openStack.last else {
-                    return false
-                }
-                close(open, at: i)
-                openStack.removeLast()
-                guard let outer = openStack.last else { break members }
-                inObject = nodes[outer].kind == .object
-            }
+                kind: kind, start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end),
+                next: Int32(truncatingIfNeeded: nodes.count + 1), escaped: escaped))
+    }
+
+    /// After `{`, `[` or `,`: a member or element, or (`first` only) the closer, left for
+    /// `validClosers`.
+    @inline(__always)
+    private func validMember(_ c: inout ValidCursor, first: Bool, inObject: inout Bool, maxDepth: Int) -> MemberStep {
+        let p = c.p, n = c.n
+        c.skipSpace()
+        guard c.i < n else { return .invalid }
+        var b = p[c.i]
+        if first && b == (inObject ? ASCII.closeBrace : ASCII.closeBracket) { return .value }
+        if inObject {
+            guard b == ASCII.quote else { return .invalid }
+            let (end, escaped) = c.string(from: c.i + 1)
+            guard end >= 0 else { return .invalid }
+            scalar(.string, c.i + 1, end, escaped: escaped)
+            c.i = end + 1
+            c.skipSpace()
+            guard c.i < n, p[c.i] == ASCII.colon else { return .invalid }
+            c.i += 1
+            c.skipSpace()
+            guard c.i < n else { return .invalid }
+            b = p[c.i]
         }
-        if prefix {
-            valueEnd = i
-            newlines = lineFeeds
-            lastNewline = lastLineFeed
-            return true
+        return validValue(&c, b, inObject: &inObject, maxDepth: maxDepth)
+    }
+
+    /// The value starting with `b` at the cursor onto the tape.
+    @inline(__always)
+    private func validValue(_ c: inout ValidCursor, _ b: UInt8, inObject: inout Bool, maxDepth: Int) -> MemberStep {
+        let p = c.p, n = c.n, i = c.i
+        switch b {
+        case ASCII.quote:
+            let (end, escaped) = c.string(from: i + 1)
+            guard end >= 0 else { return .invalid }
+            scalar(.string, i + 1, end, escaped: escaped)
+            c.i = end + 1
+        case ASCII.openBrace, ASCII.openBracket:
+            guard openStack.count < maxDepth else { return .invalid }
+            openStack.append(nodes.count)
+            inObject = b == ASCII.openBrace
+            nodes.append(
+                Node(
+                    kind: inObject ? .object : .array, start: Int32(truncatingIfNeeded: i), end: 0, next: 0,
+                    escaped: false))
+            c.i = i + 1
+            return .opened
+        case 116: // true
+            guard i + 4 <= n,
+                UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6575_7274)
+            else { return .invalid }
+            scalar(.trueValue, i, i + 4)
+            c.i = i + 4
+        case 102: // false
+            guard i + 5 <= n,
+                UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x736C_6166),
+                p[i + 4] == 101
+            else { return .invalid }
+            scalar(.falseValue, i, i + 5)
+            c.i = i + 5
+        case 110: // null
+            guard i + 4 <= n,
+                UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0x6C6C_756E)
+            else { return .invalid }
+            scalar(.null, i, i + 4)
+            c.i = i + 4
+        default:
+            let end = c.number()
+            guard end >= 0 else { return .invalid }
+            scalar(.number, i, end)
+            c.i = end
         }
-        skipSpace()
-        return i == n
+        return .value
+    }
+
+    /// After a value (or an empty container's opener): `,`, or closers up to one that leaves an
+    /// outer container open (its kind in `inObject`) or closes the root.
+    @inline(__always)
+    private func validClosers(_ c: inout ValidCursor, inObject: inout Bool) -> CloseStep {
+        while true {
+            c.skipSpace()
+            guard c.i < c.n else { return .invalid }
+            let b = c.p[c.i]
+            c.i += 1
+            if b == ASCII.comma { return .next }
+            guard b == (inObject ? ASCII.closeBrace : ASCII.closeBracket), let open = openStack.last else {
+                return .invalid
+            }
+            close(open, at: c.i)
+            openStack.removeLast()
+            guard let outer = openStack.last else { return .root }
+            inObject = nodes[outer].kind == .object
+        }
     }
 
     private func close(_ index: Int, at end: Int) {
@@ -378,7 +470,7 @@ final class JSONTape {
 
     /// End index of a string's content (the closing quote) and whether it has escapes; nil when
     /// it is unterminated or has a raw control character or a bad escape.
-    private func scanString(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (Int, Bool)? {
+    private static func scanString(_ s: UnsafeBufferPointer<UInt8>, from: Int) -> (Int, Bool)? {
         var i = from
         var escaped = false
         let p = s.baseAddress!

@@ -75,28 +75,64 @@ public struct Totals: Sendable, Equatable {
     public var months = MonthSeries()
 }
 
-/// Counts per month over the span of the years present (one array slot per month of those years).
+/// Counts per month number (`MonthSeries.number`) over a span of months: fixed to the years
+/// present (`init(years:)`: an add is an index and an increment, for the index's passes), or grown
+/// to hold whatever is added (`init()`: for a pass that does not know the years before it ends).
 struct MonthCounter: Sendable {
-    private let firstYear: Int
-    private var counts: [Int]
+    /// The month number of `counts[0]`.
+    private(set) var first: Int
+    private(set) var counts: [Int]
 
-    /// `years`: the years present, ascending.
+    /// An empty counter that grows to hold the months added.
+    init() {
+        first = 0
+        counts = []
+    }
+
+    /// `years`: the years present, ascending; `add(year:month:)` takes only months of their span.
     init(years: [Int]) {
-        firstYear = years.first ?? 0
+        let firstYear = years.first ?? 0
+        first = MonthSeries.number(year: firstYear, month: 1)
         counts = [Int](repeating: 0, count: years.isEmpty ? 0 : (years[years.count - 1] - firstYear + 1) * 12)
     }
 
+    /// Counts one incident of a month within the span.
     @inline(__always)
     mutating func add(year: Int16, month: UInt8) {
-        counts[(Int(year) - firstYear) * 12 + Int(month) - 1] += 1
+        counts[MonthSeries.number(year: Int(year), month: Int(month)) - first] += 1
     }
 
-    /// Adds a counter made for the same years.
+    /// Adds `n` to month number `month`, growing the span to hold it.
+    mutating func add(month: Int, _ n: Int = 1) {
+        hold(month..<(month + 1))
+        counts[month - first] += n
+    }
+
+    /// Adds another counter's counts, growing the span to hold them.
     mutating func add(_ other: MonthCounter) {
-        for k in counts.indices { counts[k] += other.counts[k] }
+        guard !other.counts.isEmpty else { return }
+        hold(other.first..<(other.first + other.counts.count))
+        let offset = other.first - first
+        for k in other.counts.indices { counts[offset + k] += other.counts[k] }
     }
 
-    var series: MonthSeries { MonthSeries(first: MonthSeries.number(year: firstYear, month: 1), counts: counts) }
+    /// Widens the span (with zeros) to take in `months`; a span already holding them is kept.
+    private mutating func hold(_ months: Range<Int>) {
+        if counts.isEmpty {
+            first = months.lowerBound
+            counts = [Int](repeating: 0, count: months.count)
+            return
+        }
+        if months.lowerBound < first {
+            counts.insert(contentsOf: repeatElement(0, count: first - months.lowerBound), at: 0)
+            first = months.lowerBound
+        }
+        if months.upperBound > first + counts.count {
+            counts += repeatElement(0, count: months.upperBound - first - counts.count)
+        }
+    }
+
+    var series: MonthSeries { MonthSeries(first: first, counts: counts) }
 }
 
 extension IncidentIndex {

@@ -99,16 +99,9 @@ struct Lattice {
             guard a0 <= threshold else { return nil } // not expected: the slack above keeps it in
             q = (threshold - a0) / c
         }
-        // Half-width of the run in degrees of longitude, then the columns certainly in
-        // (half-width − margin) and possibly in (+ margin); only the latter are tested.
-        // Two divisions and four calls to `floor` and `ceil` were a third of this function's time.
-        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) * (1 / rad)
-        let margin = 1e-9 * (1 + halfWidth)
-        let offset = lon + 180
-        var last = Lattice.floorIndex((offset + halfWidth - margin) * columnsPerDegree - 0.5)
-        let lastMaybe = Lattice.floorIndex((offset + halfWidth + margin) * columnsPerDegree - 0.5)
-        var first = Lattice.ceilIndex((offset - halfWidth + margin) * columnsPerDegree - 0.5)
-        let firstMaybe = Lattice.ceilIndex((offset - halfWidth - margin) * columnsPerDegree - 0.5)
+        let columns = bounds(lon: lon, q: q)
+        let firstMaybe = columns.firstMaybe, lastMaybe = columns.lastMaybe
+        var first = columns.first, last = columns.last
         if last < first {
             // No centre is certainly in: at most the few columns around the point.
             var any: Int64?
@@ -125,6 +118,24 @@ struct Lattice {
         while last < lastMaybe && inside(last + 1) { last += 1 }
         while first > firstMaybe && inside(first - 1) { first -= 1 }
         return (first, last)
+    }
+
+    /// The columns of a run with q = sin²(half-width / 2) around `lon`: those certainly in
+    /// (half-width − margin) and those possibly in (+ margin); only the latter are tested.
+    /// Two divisions and four calls to `floor` and `ceil` were a third of `run`'s time.
+    @inline(__always)
+    private func bounds(lon: Double, q: Double) -> (
+        first: Int64, firstMaybe: Int64, last: Int64, lastMaybe: Int64
+    ) {
+        // Half-width of the run in degrees of longitude.
+        let halfWidth = 2 * Lattice.arcsine(q.squareRoot()) * (1 / Haversine.radiansPerDegree)
+        let margin = 1e-9 * (1 + halfWidth)
+        let offset = lon + 180
+        let last = Lattice.floorIndex((offset + halfWidth - margin) * columnsPerDegree - 0.5)
+        let lastMaybe = Lattice.floorIndex((offset + halfWidth + margin) * columnsPerDegree - 0.5)
+        let first = Lattice.ceilIndex((offset - halfWidth + margin) * columnsPerDegree - 0.5)
+        let firstMaybe = Lattice.ceilIndex((offset - halfWidth - margin) * columnsPerDegree - 0.5)
+        return (first, firstMaybe, last, lastMaybe)
     }
 
     /// ⌊x⌋ and ⌈x⌉ for the finite column indices of a run, inline (`rounded` calls the C library).

@@ -46,3 +46,43 @@ struct ColumnFiguresTests {
         }
     }
 }
+
+/// The month counter in both its modes (the index's, over the years known first, and the column
+/// figures', grown while counting) against a plain count per month.
+@Suite("Month counter")
+struct MonthCounterTests {
+    @Test("grown while counting, in parts merged in any order, equals the count over known years", arguments: 0..<6)
+    func grownEqualsKnownYears(seed: Int) {
+        var rng = SplitMix64(seed: UInt64(seed))
+        // A random walk over the months, so that a part's span grows at both ends and parts
+        // merged later start before or end after what was merged first; seed 0 counts nothing.
+        let count = seed == 0 ? 0 : 5_000 + Int(rng.next() % 15_000)
+        var month = MonthSeries.number(year: 2010, month: 6)
+        var months: [Int] = []
+        for _ in 0..<count {
+            month += Int(rng.next() % 13) - 6
+            months.append(month)
+        }
+        var expected: [Int: Int] = [:]
+        for m in months { expected[m, default: 0] += 1 }
+        let years = Set(months.map { MonthSeries.year(ofMonth: $0) }).sorted()
+
+        var known = MonthCounter(years: years)
+        var parts: [MonthCounter] = [MonthCounter()]
+        for m in months {
+            known.add(year: Int16(MonthSeries.year(ofMonth: m)), month: UInt8(MonthSeries.monthOfYear(m)))
+            parts[parts.count - 1].add(month: m)
+            if rng.next() % 500 == 0 { parts.append(MonthCounter()) }
+        }
+        parts.shuffle(using: &rng)
+        var grown = MonthCounter()
+        for part in parts { grown.add(part) }
+        var knownMerged = MonthCounter(years: years)
+        knownMerged.add(known)
+
+        #expect(known.series == MonthSeries(sparse: expected))
+        #expect(grown.series == MonthSeries(sparse: expected))
+        #expect(knownMerged.series == known.series)
+        if count > 0 { #expect(parts.count > 1 && grown.series.counts.count > 24) }
+    }
+}

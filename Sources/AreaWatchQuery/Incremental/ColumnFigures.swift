@@ -30,7 +30,7 @@ public struct ColumnFigures: Sendable {
                     part.future += 1
                     continue
                 }
-                part.months.add(MonthSeries.number(of: t))
+                part.months.add(month: MonthSeries.number(of: t))
                 guard membership != .older else { continue }
                 if membership == .current { part.current += 1 } else { part.previous += 1 }
                 let (lat, lon) = (columns.lat[i], columns.lon[i])
@@ -48,13 +48,13 @@ public struct ColumnFigures: Sendable {
 
     /// One chunk's counts.
     private struct Part {
-        var months = MonthTally()
+        var months = MonthCounter()
         var current = 0, previous = 0, future = 0
         /// Geohash group of the windowed incidents → the box around them.
         var groups: [UInt64: GeoBox] = [:]
 
         mutating func merge(_ other: Part) {
-            months.merge(other.months)
+            months.add(other.months)
             current += other.current
             previous += other.previous
             future += other.future
@@ -82,30 +82,7 @@ public struct ColumnFigures: Sendable {
             return Totals(
                 years: years, yearCounts: yearCounts, current: current, previous: previous,
                 older: count - current - previous, excludedFuture: future,
-                months: MonthSeries(first: months.first, counts: months.counts))
-        }
-    }
-
-    /// Counts per month number over a range that grows to hold what is added.
-    private struct MonthTally {
-        var first = 0
-        var counts: [Int] = []
-
-        mutating func add(_ month: Int, _ n: Int = 1) {
-            if counts.isEmpty {
-                first = month
-                counts = [0]
-            } else if month < first {
-                counts.insert(contentsOf: repeatElement(0, count: first - month), at: 0)
-                first = month
-            } else if month >= first + counts.count {
-                counts += repeatElement(0, count: month - first - counts.count + 1)
-            }
-            counts[month - first] += n
-        }
-
-        mutating func merge(_ other: MonthTally) {
-            for (k, n) in other.counts.enumerated() where n > 0 { add(other.first + k, n) }
+                months: months.series)
         }
     }
 }
