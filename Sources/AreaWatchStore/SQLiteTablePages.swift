@@ -246,6 +246,7 @@ enum SQLiteVarint {
     }
 
     static func append(_ v: UInt64, to out: inout [UInt8]) {
+        if v < 0x80 { return out.append(UInt8(v)) }
         if v >> 56 != 0 {
             for shift in stride(from: 57, through: 8, by: -7) {
                 out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)) | 0x80)
@@ -298,15 +299,12 @@ struct SQLiteRecord {
             default: (6, 8)
             }
         serialType(type)
-        for k in stride(from: bytes - 1, through: 0, by: -1) {
-            body.append(UInt8(truncatingIfNeeded: v >> Int64(8 * k)))
-        }
+        withUnsafeBytes(of: v.bigEndian) { body.append(contentsOf: $0[(8 - bytes)...]) }
     }
 
     mutating func append(_ v: Double) {
         serialType(7)
-        let bits = v.bitPattern
-        for k in stride(from: 7, through: 0, by: -1) { body.append(UInt8(truncatingIfNeeded: bits >> UInt64(8 * k))) }
+        withUnsafeBytes(of: v.bitPattern.bigEndian) { body.append(contentsOf: $0) }
     }
 
     mutating func appendText(_ bytes: some Collection<UInt8>) {
