@@ -88,18 +88,24 @@ struct SQLiteTablePages {
 
     /// Records per leaf, each leaf as full as its page allows (rowids are k + 1).
     private func leafGroups() -> [Range<Int>] {
+        pack(ends.count, header: 8) { cellSize($0) + 2 }
+    }
+
+    /// Items 0..<`count` in consecutive runs, each as long as fits a page: `header` bytes, then
+    /// `size(k)` bytes for item k.
+    private func pack(_ count: Int, header: Int, size: (Int) -> Int) -> [Range<Int>] {
         var groups: [Range<Int>] = []
-        var start = 0, used = 8
-        for k in ends.indices {
-            let size = cellSize(k) + 2
-            if used + size > pageSize && k > start {
+        var start = 0, used = header
+        for k in 0..<count {
+            let bytes = size(k)
+            if used + bytes > pageSize && k > start {
                 groups.append(start..<k)
                 start = k
-                used = 8
+                used = header
             }
-            used += size
+            used += bytes
         }
-        groups.append(start..<ends.count)
+        groups.append(start..<count)
         return groups
     }
 
@@ -149,19 +155,9 @@ struct SQLiteTablePages {
     /// Children per interior page: every child but the last is a cell (its page and its
     /// largest rowid), the last is the page's right-most pointer.
     private func interiorGroups(_ children: [(page: Int, maxRowid: Int64)]) -> [Range<Int>] {
-        var groups: [Range<Int>] = []
-        var start = 0, used = 12
-        for (k, child) in children.enumerated() {
-            // A child that becomes a cell when a later child joins the page.
-            let size = 2 + 4 + SQLiteVarint.length(UInt64(child.maxRowid))
-            if used + size > pageSize && k > start {
-                groups.append(start..<k)
-                start = k
-                used = 12
-            }
-            used += size
-        }
-        groups.append(start..<children.count)
+        // Each child counted as a cell (pointer, page number, key): the last one, the page's
+        // right-most pointer, needs no cell, so a page is never overfull.
+        var groups = pack(children.count, header: 12) { 2 + 4 + SQLiteVarint.length(UInt64(children[$0].maxRowid)) }
         // No page but the root may be without cells: a last page of one child takes one more.
         if groups.count > 1, groups[groups.count - 1].count < 2 {
             let last = groups.count - 1
