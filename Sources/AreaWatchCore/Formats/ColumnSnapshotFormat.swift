@@ -239,6 +239,7 @@ public enum ColumnSnapshotFormat {
         func column<T: BitwiseCopyable>(_ offset: Int, _ n: Int, as: T.Type) -> [T] {
             [T](unsafeUninitializedCapacity: n) { out, initialized in
                 let raw = UnsafeMutableRawBufferPointer(out)
+                HugePageAllocation.adviseHugePages(raw)
                 if !failed && read(offset, raw) {
                     crc = checksum(crc, UnsafeRawBufferPointer(raw))
                 } else {

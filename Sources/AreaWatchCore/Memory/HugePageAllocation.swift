@@ -47,6 +47,19 @@ public struct HugePageAllocation: ~Copyable {
     /// `mmap` failed).
     public var isHugePageAligned: Bool { mapping != nil }
 
+    /// Advises the whole 2 MiB pages inside `buffer` for transparent huge pages, before its first
+    /// touch: memory about to be filled once, front to back (a large array read from a file), then
+    /// takes one page fault and one zeroing per 2 MiB instead of per 4 KiB. Only advice: a buffer
+    /// of less than a huge page, or a kernel that declines, keeps 4 KiB pages.
+    public static func adviseHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let start = buffer.baseAddress else { return }
+        let page = hugePageBytes
+        let first = (Int(bitPattern: start) + page - 1) & ~(page - 1)
+        let end = (Int(bitPattern: start) + buffer.count) & ~(page - 1)
+        guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(aligned, end - first, MADV_HUGEPAGE)
+    }
+
     /// The block as `count` values of `T` (`count * stride` must fit in it).
     public func bound<T: BitwiseCopyable>(to type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         precondition(count * MemoryLayout<T>.stride <= byteCount, "block too small")
