@@ -71,17 +71,20 @@ struct ServeHostileTests {
         let baseline = server.openDescriptors
         var held: [ServeSocket] = []
         for k in 0..<150 { held.append(try ServeSocket(port: server.port).send("BAD \(k)\r\n\r\n")) }
+        // Each is answered and closed: 400, or 503 when a loaded machine lets more of the storm
+        // be open at once than the cap the descriptor limit sets (SPEC §14: 503 at the cap).
         var answered = 0
         for client in held {
             let answer = try? client.response()
-            if answer?.status == 400 && client.closedByServer(within: 2) { answered += 1 }
+            if [400, 503].contains(answer?.status) && client.closedByServer(within: 2) { answered += 1 }
         }
-        #expect(answered == held.count, "each got its 400 and was closed by the server")
+        #expect(answered == held.count, "each got its 400 (or 503 at the cap) and was closed by the server")
         #expect(server.openDescriptors <= baseline + 1, "no descriptor is left to a client that never closes")
         #expect(probeAnswered(server), "the server still answers a new client")
         held.removeAll()
         let ended = server.stop()
-        #expect(ended.stderr.components(separatedBy: "\"- -\" 400 ").count - 1 == 150)
+        let logged = ["400", "503"].map { ended.stderr.components(separatedBy: "\"- -\" \($0) ").count - 1 }
+        #expect(logged[0] + logged[1] == 150 && logged[0] > 0, "\(logged)")
     }
 
     @Test("idle sockets beyond the connection cap: 503 at once, the rest closed at the header timeout, no spinning")
