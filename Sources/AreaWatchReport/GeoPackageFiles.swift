@@ -131,24 +131,19 @@ public enum GridGeoPackageTiming {
     /// Writes the grid to `path` (replacing a file there); returns the seconds it took and the
     /// file's bytes.
     public static func write(
-        _ grid: GridResult, asOf: Int64,
+        _ grid: GridResult, changes: [ChangeSignificance?], asOf: Int64,
         to path: String
     ) throws -> (seconds: Double, bytes: Int64) {
         unlink(path)
-        // The changes are the report's, computed once before its writers (ReportChanges).
-        let changes = grid.changeSignificance().map { $0 }
-        let start = MonotonicClock.now()
-        let file = try GeoPackageFile(path: path, lastChange: GeoPackageFiles.lastChange(asOf))
-        let layer = try file.addLayer(
-            "grid", geometry: .polygon,
-            columns: GeoPackageFiles.columns(GridParquet.attributes(years: grid.years)),
-            description: "grid")
-        try GridParquet.rows(grid, changes: changes, disclosure: Disclosure(), into: GeoPackageRows(layer))
-        try GeoPackageFiles.addStyle(.safetyClasses(layer: "grid", symbol: .fill), to: file)
-        try file.finish()
-        let seconds = MonotonicClock.now() - start
-        var info = stat()
-        stat(path, &info)
-        return (seconds, Int64(info.st_size))
+        return try timedWrite(to: path) {
+            let file = try GeoPackageFile(path: path, lastChange: GeoPackageFiles.lastChange(asOf))
+            let layer = try file.addLayer(
+                "grid", geometry: .polygon,
+                columns: GeoPackageFiles.columns(GridParquet.attributes(years: grid.years)),
+                description: "grid")
+            try GridParquet.rows(grid, changes: changes, disclosure: Disclosure(), into: GeoPackageRows(layer))
+            try GeoPackageFiles.addStyle(.safetyClasses(layer: "grid", symbol: .fill), to: file)
+            try file.finish()
+        }
     }
 }

@@ -275,15 +275,24 @@ enum EHSAParquet {
 
 /// Timing of the grid.parquet writer alone (for `make bench`: the report stage's cost of it).
 public enum GridParquetTiming {
-    /// Writes the grid to `path`; returns the seconds it took and the file's bytes.
-    public static func write(_ grid: GridResult, to path: String) throws -> (seconds: Double, bytes: Int64) {
-        // The changes are the report's, computed once before its writers (ReportChanges).
-        let changes = grid.changeSignificance().map { $0 }
-        let start = MonotonicClock.now()
-        try GridParquet.write(grid, changes: changes, disclosure: Disclosure(), version: "benchmark", to: path)
-        let seconds = MonotonicClock.now() - start
-        var info = stat()
-        stat(path, &info)
-        return (seconds, Int64(info.st_size))
+    /// Writes the grid with the report's `changes` to `path`; returns the seconds it took and
+    /// the file's bytes.
+    public static func write(
+        _ grid: GridResult, changes: [ChangeSignificance?], to path: String
+    ) throws -> (seconds: Double, bytes: Int64) {
+        try timedWrite(to: path) {
+            try GridParquet.write(grid, changes: changes, disclosure: Disclosure(), version: "benchmark", to: path)
+        }
     }
+}
+
+/// The seconds `write` takes and the bytes of the file it leaves at `path` (the writers' timings
+/// alone, for `make bench`).
+func timedWrite(to path: String, _ write: () throws -> Void) rethrows -> (seconds: Double, bytes: Int64) {
+    let start = MonotonicClock.now()
+    try write()
+    let seconds = MonotonicClock.now() - start
+    var info = stat()
+    stat(path, &info)
+    return (seconds, Int64(info.st_size))
 }
