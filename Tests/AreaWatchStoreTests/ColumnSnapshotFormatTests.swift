@@ -65,6 +65,25 @@ struct ColumnSnapshotFormatTests {
         #expect(try Self.decode(bytes) == snapshot)
     }
 
+    @Test("a decoded snapshot has room for a night's rows: appending them keeps every column in place")
+    func roomForTheNextNight() throws {
+        let rows = 5000
+        var snapshot = try Self.decode(
+            ColumnSnapshotFormat.encode(Self.randomSnapshot(rows: rows, seed: 17), checksum: Self.crc))
+        let room = rows / 64 + 65_536
+        for capacity in [
+            snapshot.lat.capacity, snapshot.lon.capacity, snapshot.time.capacity, snapshot.handled.capacity,
+            snapshot.category.capacity
+        ] {
+            #expect(capacity >= rows + room)
+        }
+        let before = snapshot.lat.withUnsafeBufferPointer { $0.baseAddress }
+        var rng = SplitMix64(seed: 18)
+        snapshot.reserveCapacity(rows + room)
+        for _ in 0..<room { snapshot.append(Self.row(&rng, ["theft", nil])) }
+        #expect(snapshot.lat.withUnsafeBufferPointer { $0.baseAddress } == before, "the column was not moved")
+    }
+
     @Test("the pieces written are the bytes encoded, checksum included")
     func piecesAreTheFile() {
         let snapshot = Self.randomSnapshot(rows: 33, seed: 9)

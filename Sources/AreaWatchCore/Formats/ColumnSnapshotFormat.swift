@@ -236,10 +236,14 @@ public enum ColumnSnapshotFormat {
         var crc = head.withUnsafeBytes { checksum(0, UnsafeRawBufferPointer(rebasing: $0[0..<checksumOffset])) }
         var failed = false
         var nonzeroPadding = false
-        func column<T: BitwiseCopyable>(_ offset: Int, _ n: Int, as: T.Type) -> [T] {
-            [T](unsafeUninitializedCapacity: n) { out, initialized in
+        // Room for the rows of the next nights: a night appends its rows to the snapshot it
+        // read, which would otherwise reallocate and copy every column first.
+        let headroom = header.rows / 64 + 65_536
+        func column<T: BitwiseCopyable>(_ offset: Int, _ n: Int, as: T.Type, spare: Int = 0) -> [T] {
+            [T](unsafeUninitializedCapacity: n + spare) { whole, initialized in
+                let out = UnsafeMutableBufferPointer(rebasing: whole[0..<n])
                 let raw = UnsafeMutableRawBufferPointer(out)
-                HugePageAllocation.adviseHugePages(raw)
+                HugePageAllocation.adviseHugePages(UnsafeMutableRawBufferPointer(whole))
                 if !failed && read(offset, raw) {
                     crc = checksum(crc, UnsafeRawBufferPointer(raw))
                 } else {
@@ -255,12 +259,12 @@ public enum ColumnSnapshotFormat {
         }
         let n = header.rows
         var snapshot = ColumnSnapshot(stamp: header.stamp, rowidsAreDense: header.rowidsAreDense)
-        snapshot.lat = column(layout.lat, n, as: Double.self)
-        snapshot.lon = column(layout.lon, n, as: Double.self)
-        snapshot.time = column(layout.time, n, as: Int64.self)
-        snapshot.category = column(layout.category, n, as: Int32.self)
+        snapshot.lat = column(layout.lat, n, as: Double.self, spare: headroom)
+        snapshot.lon = column(layout.lon, n, as: Double.self, spare: headroom)
+        snapshot.time = column(layout.time, n, as: Int64.self, spare: headroom)
+        snapshot.category = column(layout.category, n, as: Int32.self, spare: headroom)
         padding(layout.category + 4 * n, layout.handled - layout.category - 4 * n)
-        snapshot.handled = column(layout.handled, n, as: Int8.self)
+        snapshot.handled = column(layout.handled, n, as: Int8.self, spare: headroom)
         padding(layout.handled + n, layout.texts - layout.handled - n)
         let table = column(layout.texts, layout.end - layout.texts, as: UInt8.self)
         guard !failed else { throw Invalid(reason: "could not be read whole") }
