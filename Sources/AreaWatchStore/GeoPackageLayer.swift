@@ -2,20 +2,25 @@
 /// (`add`), then `endRow` with the geometry. The geometry is stored as GeoPackage binary: the
 /// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB. Each row
 /// becomes a record of the table in SQLite's format (`fid` NULL, the rowid alias; `geom`; the
-/// attributes), numbered in the order rows were added, so `fid` is the row's number; the file
-/// lays the records out as the table's pages when it finishes (`SQLiteTablePages`).
+/// attributes), numbered in the order rows were added, so `fid` is the row's number, written
+/// straight into the table's pages as it ends (`SQLiteTablePages`), which the file lays into
+/// itself when it finishes.
 public final class GeoPackageLayer {
     public let name: String
     public let geometry: GeoPackageGeometry
     public let columns: [GeoPackageColumn]
     private let database: SQLiteDatabase
+    let records: SQLiteTablePages
     /// Unchecked: a layer belongs to one writer on one thread, and every value of every row
     /// goes through these, where the run-time exclusivity bookkeeping would find nothing.
-    @exclusivity(unchecked) private(set) var records: SQLiteTablePages
+    /// The row's `fid` and `geom`, and its attributes.
     @exclusivity(unchecked) private var head = SQLiteRecord()
     @exclusivity(unchecked) private var attributes = SQLiteRecord()
-    /// minX, maxX, minY, maxY of each row (NaN for an empty geometry), for the R-tree.
-    @exclusivity(unchecked) private var envelopes: [Double] = []
+    /// The row's geometry as GeoPackage binary.
+    @exclusivity(unchecked) private var blob: [UInt8] = []
+    /// For the R-tree: the rows with a non-empty geometry (fid) and their minX, maxX, minY, maxY.
+    @exclusivity(unchecked) private var ids: [Int64] = []
+    @exclusivity(unchecked) private var bounds: [Double] = []
     public private(set) var extent: GeoPackageEnvelope?
     public var rowCount: Int { records.count }
 
@@ -53,14 +58,17 @@ public final class GeoPackageLayer {
     }
 
     public func add(_ v: String?) {
-        guard let v else { return addNull() }
-        addText(v.utf8)
+        guard var v else { return addNull() }
+        if v.utf8.withContiguousStorageIfAvailable({ addText(UnsafeRawBufferPointer($0)) }) == nil {
+            v.makeContiguousUTF8()
+            add(v)
+        }
     }
 
     /// A text column's value as UTF-8 bytes already at hand.
-    public func add(utf8 v: [UInt8]) { addText(v) }
+    public func add(utf8 v: [UInt8]) { v.withUnsafeBytes { addText($0) } }
 
-    private func addText(_ bytes: some Collection<UInt8>) {
+    private func addText(_ bytes: UnsafeRawBufferPointer) {
         precondition(nextAttribute() == .text, "a text in a numeric column of \(name)")
         attributes.appendText(bytes)
     }
@@ -84,22 +92,20 @@ public final class GeoPackageLayer {
     /// their header (as GDAL writes them); other types carry [minx, maxx, miny, maxy].
     public func endRow(envelope: GeoPackageEnvelope?, wkb: (inout [UInt8]) -> Void) throws {
         precondition(attributes.valueCount == columns.count, "a row ended before its last attribute")
+        blob.removeAll(keepingCapacity: true)
+        GeoPackageBinary.appendHeader(envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &blob)
+        wkb(&blob)
         head.appendNull()
-        head.appendBlob { out in
-            GeoPackageBinary.appendHeader(
-                envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &out)
-            wkb(&out)
-        }
-        records.appendRecord { attributes.finish(after: &head, to: &$0) }
-        if let e = envelope {
-            envelopes.append(e.minX)
-            envelopes.append(e.maxX)
-            envelopes.append(e.minY)
-            envelopes.append(e.maxY)
-            extent = extent?.union(e) ?? e
-        } else {
-            envelopes.append(contentsOf: repeatElement(.nan, count: 4))
-        }
+        blob.withUnsafeBytes { head.appendBlob($0) }
+        records.appendRecord(size: attributes.size(after: head)) { attributes.finish(after: &head, to: $0) }
+        guard let e = envelope else { return }
+        extent = extent?.union(e) ?? e
+        guard !e.minX.isNaN else { return }
+        ids.append(Int64(records.count))
+        bounds.append(e.minX)
+        bounds.append(e.maxX)
+        bounds.append(e.minY)
+        bounds.append(e.maxY)
     }
 
     /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
@@ -117,15 +123,9 @@ public final class GeoPackageLayer {
         let q = GeoPackageSQL.quoted
         let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
         try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")
-        var ids: [Int64] = [], bounds: [Double] = []
-        ids.reserveCapacity(rowCount)
-        bounds.reserveCapacity(envelopes.count)
-        for row in 0..<rowCount where !envelopes[4 * row].isNaN {
-            ids.append(Int64(row + 1))
-            bounds.append(contentsOf: envelopes[4 * row..<4 * row + 4])
-        }
-        envelopes = []
-        try RTreeBulkLoader.load(database, table: rtree, packing: .init(ids: ids, bounds: bounds))
+        let packing = RTreeBulkLoader.Packing(ids: ids, bounds: bounds)
+        (ids, bounds) = ([], [])
+        try RTreeBulkLoader.load(database, table: rtree, packing: packing)
         try database.execute(GeoPackageSQL.rtreeTriggers(table: name, column: GeoPackageFile.geometryColumn))
         let ext = try database.prepare("INSERT INTO gpkg_extensions VALUES (?, ?, 'gpkg_rtree_index', ?, 'write-only')")
         try ext.bind([.text(name), .text(GeoPackageFile.geometryColumn), .text(GeoPackageSQL.rtreeDefinition)])
