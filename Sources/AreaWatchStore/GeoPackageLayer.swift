@@ -9,6 +9,8 @@ public final class GeoPackageLayer {
     public let name: String
     public let geometry: GeoPackageGeometry
     public let columns: [GeoPackageColumn]
+    /// Each column's kind, in order (what `nextAttribute` reads for every value).
+    private let kinds: [GeoPackageColumn.Kind]
     private let database: SQLiteDatabase
     let records: SQLiteTablePages
     /// Unchecked: a layer belongs to one writer on one thread, and every value of every row
@@ -18,10 +20,10 @@ public final class GeoPackageLayer {
     @exclusivity(unchecked) private var attributes = SQLiteRecord()
     /// The row's geometry as GeoPackage binary.
     @exclusivity(unchecked) private var blob: [UInt8] = []
-    /// For the R-tree: the rows with a non-empty geometry (fid) and their minX, maxX, minY, maxY.
+    /// For the R-tree: the rows with a non-empty geometry (fid) and their bounds.
     @exclusivity(unchecked) private var ids: [Int64] = []
-    @exclusivity(unchecked) private var bounds: [Double] = []
-    public private(set) var extent: GeoPackageEnvelope?
+    @exclusivity(unchecked) private var envelopes: [GeoPackageEnvelope] = []
+    @exclusivity(unchecked) public private(set) var extent: GeoPackageEnvelope?
     public var rowCount: Int { records.count }
 
     init(database: SQLiteDatabase, name: String, geometry: GeoPackageGeometry, columns: [GeoPackageColumn]) throws {
@@ -29,6 +31,7 @@ public final class GeoPackageLayer {
         self.name = name
         self.geometry = geometry
         self.columns = columns
+        kinds = columns.map(\.kind)
         records = SQLiteTablePages(pageSize: Int(try database.integer("PRAGMA page_size") ?? 4096))
     }
 
@@ -81,8 +84,8 @@ public final class GeoPackageLayer {
     /// The kind of the column the next attribute goes to.
     private func nextAttribute() -> GeoPackageColumn.Kind {
         let k = attributes.valueCount
-        precondition(k < columns.count, "more attributes than columns")
-        return columns[k].kind
+        precondition(k < kinds.count, "more attributes than columns")
+        return kinds[k]
     }
 
     // MARK: Geometry, ending the row
@@ -102,10 +105,7 @@ public final class GeoPackageLayer {
         extent = extent?.union(e) ?? e
         guard !e.minX.isNaN else { return }
         ids.append(Int64(records.count))
-        bounds.append(e.minX)
-        bounds.append(e.maxX)
-        bounds.append(e.minY)
-        bounds.append(e.maxY)
+        envelopes.append(e)
     }
 
     /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
@@ -123,8 +123,8 @@ public final class GeoPackageLayer {
         let q = GeoPackageSQL.quoted
         let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
         try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")
-        let packing = RTreeBulkLoader.Packing(ids: ids, bounds: bounds)
-        (ids, bounds) = ([], [])
+        let packing = RTreeBulkLoader.Packing(ids: ids, envelopes: envelopes)
+        (ids, envelopes) = ([], [])
         try RTreeBulkLoader.load(database, table: rtree, packing: packing)
         try database.execute(GeoPackageSQL.rtreeTriggers(table: name, column: GeoPackageFile.geometryColumn))
         let ext = try database.prepare("INSERT INTO gpkg_extensions VALUES (?, ?, 'gpkg_rtree_index', ?, 'write-only')")
@@ -146,14 +146,18 @@ public enum GeoPackageBinary {
     /// `GP`, version 0, flags (bit 0 little-endian, bits 1-3 the envelope's kind: 1 = [minx,
     /// maxx, miny, maxy], bit 4 empty), srs_id 4326 little-endian, then the envelope if any.
     public static func appendHeader(envelope: GeoPackageEnvelope?, empty: Bool, to out: inout [UInt8]) {
-        let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
-        out += [0x47, 0x50, 0, flags]
-        withUnsafeBytes(of: GeoPackageFile.srsID.littleEndian) { out += $0 }
-        guard let e = envelope else { return }
-        func append(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out += $0 } }
-        append(e.minX)
-        append(e.maxX)
-        append(e.minY)
-        append(e.maxY)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: envelope == nil ? 8 : 40))
+        out.withUnsafeMutableBytes { bytes in
+            let header = UnsafeMutableRawBufferPointer(rebasing: bytes[start...])
+            let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
+            header.storeBytes(of: (0x4750_0000 | UInt32(flags)).bigEndian, as: UInt32.self)
+            header.storeBytes(of: GeoPackageFile.srsID.littleEndian, toByteOffset: 4, as: Int32.self)
+            guard let e = envelope else { return }
+            header.storeBytes(of: e.minX.bitPattern.littleEndian, toByteOffset: 8, as: UInt64.self)
+            header.storeBytes(of: e.maxX.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
+            header.storeBytes(of: e.minY.bitPattern.littleEndian, toByteOffset: 24, as: UInt64.self)
+            header.storeBytes(of: e.maxY.bitPattern.littleEndian, toByteOffset: 32, as: UInt64.self)
+        }
     }
 }

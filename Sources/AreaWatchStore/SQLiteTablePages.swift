@@ -293,12 +293,16 @@ enum SQLiteVarint {
     }
 
     /// Writes `v` at `offset` (the bytes must be there); returns its length.
-    @discardableResult
+    @discardableResult @inline(__always)
     static func put(_ v: UInt64, at offset: Int, in bytes: UnsafeMutableRawBufferPointer) -> Int {
         if v < 0x80 {
             bytes[offset] = UInt8(v)
             return 1
         }
+        return putLong(v, at: offset, in: bytes)
+    }
+
+    private static func putLong(_ v: UInt64, at offset: Int, in bytes: UnsafeMutableRawBufferPointer) -> Int {
         let n = length(v)
         if n == 9 {
             for j in 0..<8 { bytes[offset + j] = UInt8(truncatingIfNeeded: v >> UInt64(57 - 7 * j)) | 0x80 }
@@ -370,8 +374,10 @@ struct SQLiteRecord: ~Copyable {
     }
 
     private mutating func serialType(_ t: UInt64) {
-        types.appendUninitialized(maxCount: 9) { SQLiteVarint.put(t, at: 0, in: UnsafeMutableRawBufferPointer($0)) }
         valueCount += 1
+        // Every type but a long text's or blob's is one byte.
+        if t < 0x80 { return types.append(UInt8(t)) }
+        types.appendUninitialized(maxCount: 9) { SQLiteVarint.put(t, at: 0, in: UnsafeMutableRawBufferPointer($0)) }
     }
 
     /// The size of the header of `head`'s values then these: the varint of its own size, then
