@@ -47,7 +47,8 @@ final class RTreeBulkLoader {
     @exclusivity(unchecked) private var nextNodeNumber: Int64 = 2
     /// The leaf node of each entry, in Hilbert order (the order entries are added).
     @exclusivity(unchecked) private var leafByPosition: [UInt32] = []
-    private let insertNode, insertParent, insertRowid: Statement
+    private let insertNode, insertParent, insertRowid, insertRowids: Statement
+    private static let rowidBatch = 64
 
     /// Rebuilds the (freshly created, empty) rtree `table` from rows in rowid order.
     static func load(_ db: SQLiteDatabase, table: String, rows: inout IncidentStore.PointRows) throws {
@@ -127,10 +128,18 @@ final class RTreeBulkLoader {
         leafOfRow.withUnsafeMutableBufferPointer { leafOfRow in
             for (k, i) in order.enumerated() { leafOfRow[Int(i)] = loader.leafByPosition[k] }
         }
-        for (i, rowid) in rowids.enumerated() {
-            loader.insertRowid.bind(1, rowid)
-            loader.insertRowid.bind(2, Int64(leafOfRow[i]))
-            try loader.insertRowid.run()
+        // In statements of `rowidBatch` rows (the rest one by one): the same inserts in the same
+        // order, so the same table, with the statement's per-run work paid once per batch.
+        var i = 0
+        while i < n {
+            let batch = n - i >= rowidBatch ? rowidBatch : 1
+            let insert = batch == rowidBatch ? loader.insertRowids : loader.insertRowid
+            for k in 0..<batch {
+                insert.bind(Int32(2 * k + 1), rowids[i + k])
+                insert.bind(Int32(2 * k + 2), Int64(leafOfRow[i + k]))
+            }
+            try insert.run()
+            i += batch
         }
     }
 
@@ -162,6 +171,8 @@ final class RTreeBulkLoader {
         insertNode = try db.prepare("INSERT INTO \"\(table)_node\"(nodeno, data) VALUES(?, ?)")
         insertParent = try db.prepare("INSERT INTO \"\(table)_parent\"(nodeno, parentnode) VALUES(?, ?)")
         insertRowid = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES(?, ?)")
+        let rows = repeatElement("(?, ?)", count: Self.rowidBatch).joined(separator: ", ")
+        insertRowids = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES \(rows)")
     }
 
     /// Adds an entry to a level; writes the level's node when its group is complete.
