@@ -303,6 +303,11 @@ enum SQLiteVarint {
     }
 
     private static func putLong(_ v: UInt64, at offset: Int, in bytes: UnsafeMutableRawBufferPointer) -> Int {
+        if v < 0x4000 { // a record's size, a rowid, a text's or blob's type: mostly 2 bytes
+            bytes[offset] = UInt8(truncatingIfNeeded: v >> 7) | 0x80
+            bytes[offset + 1] = UInt8(truncatingIfNeeded: v) & 0x7F
+            return 2
+        }
         let n = length(v)
         if n == 9 {
             for j in 0..<8 { bytes[offset + j] = UInt8(truncatingIfNeeded: v >> UInt64(57 - 7 * j)) | 0x80 }
@@ -331,8 +336,10 @@ struct SQLiteRecord: ~Copyable {
 
     init() {}
 
+    @inline(__always)
     mutating func appendNull() { serialType(0) }
 
+    @inline(__always)
     mutating func append(_ v: Int64) {
         if v == 0 || v == 1 { return serialType(UInt64(8 + v)) }
         let (type, bytes): (UInt64, Int) =
@@ -345,16 +352,16 @@ struct SQLiteRecord: ~Copyable {
             default: (6, 8)
             }
         serialType(type)
-        // The low `bytes` bytes, big-endian: the 8-byte big-endian value with its top bytes skipped.
+        // The low `bytes` bytes, big-endian: all 8 stored shifted to the front of the spare room,
+        // the first `bytes` kept.
         body.appendUninitialized(maxCount: 8) { out in
-            withUnsafeBytes(of: v.bigEndian) {
-                UnsafeMutableRawBufferPointer(out).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: $0[(8 - bytes)...]))
-            }
+            let front = UInt64(bitPattern: v) << UInt64(8 * (8 - bytes))
+            UnsafeMutableRawBufferPointer(out).storeBytes(of: front.bigEndian, as: UInt64.self)
             return bytes
         }
     }
 
+    @inline(__always)
     mutating func append(_ v: Double) {
         serialType(7)
         body.appendUninitialized(maxCount: 8) { out in
@@ -373,6 +380,7 @@ struct SQLiteRecord: ~Copyable {
         body.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
+    @inline(__always)
     private mutating func serialType(_ t: UInt64) {
         valueCount += 1
         // Every type but a long text's or blob's is one byte.
