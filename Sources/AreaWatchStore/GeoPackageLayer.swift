@@ -61,10 +61,10 @@ public final class GeoPackageLayer {
     }
 
     public func add(_ v: String?) {
-        guard var v else { return addNull() }
+        guard let v else { return addNull() }
+        // A native string's UTF-8 is read in place; a bridged one is copied first.
         if v.utf8.withContiguousStorageIfAvailable({ addText(UnsafeRawBufferPointer($0)) }) == nil {
-            v.makeContiguousUTF8()
-            add(v)
+            Array(v.utf8).withUnsafeBytes { addText($0) }
         }
     }
 
