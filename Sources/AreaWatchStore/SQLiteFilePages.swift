@@ -3,9 +3,9 @@ import Glibc
 
 /// Tables' pages laid into a closed SQLite file that SQLite wrote (`SQLiteTablePages`): each
 /// table's root page rewritten, its other pages appended after the file's last page, and the
-/// header's page count set to the new end; then the file's writeback is started. Refused unless the file is one this can extend
-/// safely: no reserved bytes, no free pages, no auto-vacuum, the header's page count valid and
-/// equal to the file's size.
+/// header's page count set to the new end; then the file's writeback is started. Refused unless
+/// the file is one this can extend safely: no reserved bytes, no free pages, no auto-vacuum, the
+/// header's page count valid and equal to the file's size.
 enum SQLiteFilePages {
     static func append(_ tables: [(pages: SQLiteTablePages, root: Int)], toFile path: String) throws {
         guard tables.contains(where: { $0.pages.count > 0 }) else { return }
