@@ -2,21 +2,28 @@
 /// (`add`), then `endRow` with the geometry. The geometry is stored as GeoPackage binary: the
 /// header (magic `GP`, version 0, flags, srs_id, envelope) followed by the caller's WKB. Each row
 /// becomes a record of the table in SQLite's format (`fid` NULL, the rowid alias; `geom`; the
-/// attributes), numbered in the order rows were added, so `fid` is the row's number; the file
-/// lays the records out as the table's pages when it finishes (`SQLiteTablePages`).
+/// attributes), numbered in the order rows were added, so `fid` is the row's number, written
+/// straight into the table's pages as it ends (`SQLiteTablePages`), which the file lays into
+/// itself when it finishes.
 public final class GeoPackageLayer {
     public let name: String
     public let geometry: GeoPackageGeometry
     public let columns: [GeoPackageColumn]
+    /// Each column's kind, in order (what `nextAttribute` reads for every value).
+    private let kinds: [GeoPackageColumn.Kind]
     private let database: SQLiteDatabase
+    let records: SQLiteTablePages
     /// Unchecked: a layer belongs to one writer on one thread, and every value of every row
     /// goes through these, where the run-time exclusivity bookkeeping would find nothing.
-    @exclusivity(unchecked) private(set) var records: SQLiteTablePages
+    /// The row's `fid` and `geom`, and its attributes.
     @exclusivity(unchecked) private var head = SQLiteRecord()
     @exclusivity(unchecked) private var attributes = SQLiteRecord()
-    /// minX, maxX, minY, maxY of each row (NaN for an empty geometry), for the R-tree.
-    @exclusivity(unchecked) private var envelopes: [Double] = []
-    public private(set) var extent: GeoPackageEnvelope?
+    /// The row's geometry as GeoPackage binary.
+    @exclusivity(unchecked) private var blob: [UInt8] = []
+    /// For the R-tree: the rows with a non-empty geometry (fid) and their bounds.
+    @exclusivity(unchecked) private var ids: [Int64] = []
+    @exclusivity(unchecked) private var envelopes: [GeoPackageEnvelope] = []
+    @exclusivity(unchecked) public private(set) var extent: GeoPackageEnvelope?
     public var rowCount: Int { records.count }
 
     init(database: SQLiteDatabase, name: String, geometry: GeoPackageGeometry, columns: [GeoPackageColumn]) throws {
@@ -24,6 +31,7 @@ public final class GeoPackageLayer {
         self.name = name
         self.geometry = geometry
         self.columns = columns
+        kinds = columns.map(\.kind)
         records = SQLiteTablePages(pageSize: Int(try database.integer("PRAGMA page_size") ?? 4096))
     }
 
@@ -54,13 +62,16 @@ public final class GeoPackageLayer {
 
     public func add(_ v: String?) {
         guard let v else { return addNull() }
-        addText(v.utf8)
+        // A native string's UTF-8 is read in place; a bridged one is copied first.
+        if v.utf8.withContiguousStorageIfAvailable({ addText(UnsafeRawBufferPointer($0)) }) == nil {
+            Array(v.utf8).withUnsafeBytes { addText($0) }
+        }
     }
 
     /// A text column's value as UTF-8 bytes already at hand.
-    public func add(utf8 v: [UInt8]) { addText(v) }
+    public func add(utf8 v: [UInt8]) { v.withUnsafeBytes { addText($0) } }
 
-    private func addText(_ bytes: some Collection<UInt8>) {
+    private func addText(_ bytes: UnsafeRawBufferPointer) {
         precondition(nextAttribute() == .text, "a text in a numeric column of \(name)")
         attributes.appendText(bytes)
     }
@@ -73,8 +84,8 @@ public final class GeoPackageLayer {
     /// The kind of the column the next attribute goes to.
     private func nextAttribute() -> GeoPackageColumn.Kind {
         let k = attributes.valueCount
-        precondition(k < columns.count, "more attributes than columns")
-        return columns[k].kind
+        precondition(k < kinds.count, "more attributes than columns")
+        return kinds[k]
     }
 
     // MARK: Geometry, ending the row
@@ -84,22 +95,17 @@ public final class GeoPackageLayer {
     /// their header (as GDAL writes them); other types carry [minx, maxx, miny, maxy].
     public func endRow(envelope: GeoPackageEnvelope?, wkb: (inout [UInt8]) -> Void) throws {
         precondition(attributes.valueCount == columns.count, "a row ended before its last attribute")
+        blob.removeAll(keepingCapacity: true)
+        GeoPackageBinary.appendHeader(envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &blob)
+        wkb(&blob)
         head.appendNull()
-        head.appendBlob { out in
-            GeoPackageBinary.appendHeader(
-                envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &out)
-            wkb(&out)
-        }
-        records.appendRecord { attributes.finish(after: &head, to: &$0) }
-        if let e = envelope {
-            envelopes.append(e.minX)
-            envelopes.append(e.maxX)
-            envelopes.append(e.minY)
-            envelopes.append(e.maxY)
-            extent = extent?.union(e) ?? e
-        } else {
-            envelopes.append(contentsOf: repeatElement(.nan, count: 4))
-        }
+        blob.withUnsafeBytes { head.appendBlob($0) }
+        records.appendRecord(size: attributes.size(after: head)) { attributes.finish(after: &head, to: $0) }
+        guard let e = envelope else { return }
+        extent = extent?.union(e) ?? e
+        guard !e.minX.isNaN else { return }
+        ids.append(Int64(records.count))
+        envelopes.append(e)
     }
 
     /// The R-tree packed at once from the rows' bounds (fid = row number; `RTreeBulkLoader`, as
@@ -117,15 +123,9 @@ public final class GeoPackageLayer {
         let q = GeoPackageSQL.quoted
         let rtree = "rtree_\(name)_\(GeoPackageFile.geometryColumn)"
         try database.execute("CREATE VIRTUAL TABLE \(q(rtree)) USING rtree(id, minx, maxx, miny, maxy)")
-        var ids: [Int64] = [], bounds: [Double] = []
-        ids.reserveCapacity(rowCount)
-        bounds.reserveCapacity(envelopes.count)
-        for row in 0..<rowCount where !envelopes[4 * row].isNaN {
-            ids.append(Int64(row + 1))
-            bounds.append(contentsOf: envelopes[4 * row..<4 * row + 4])
-        }
-        envelopes = []
-        try RTreeBulkLoader.load(database, table: rtree, packing: .init(ids: ids, bounds: bounds))
+        let packing = RTreeBulkLoader.Packing(ids: ids, envelopes: envelopes)
+        (ids, envelopes) = ([], [])
+        try RTreeBulkLoader.load(database, table: rtree, packing: packing)
         try database.execute(GeoPackageSQL.rtreeTriggers(table: name, column: GeoPackageFile.geometryColumn))
         let ext = try database.prepare("INSERT INTO gpkg_extensions VALUES (?, ?, 'gpkg_rtree_index', ?, 'write-only')")
         try ext.bind([.text(name), .text(GeoPackageFile.geometryColumn), .text(GeoPackageSQL.rtreeDefinition)])
@@ -146,14 +146,18 @@ public enum GeoPackageBinary {
     /// `GP`, version 0, flags (bit 0 little-endian, bits 1-3 the envelope's kind: 1 = [minx,
     /// maxx, miny, maxy], bit 4 empty), srs_id 4326 little-endian, then the envelope if any.
     public static func appendHeader(envelope: GeoPackageEnvelope?, empty: Bool, to out: inout [UInt8]) {
-        let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
-        out += [0x47, 0x50, 0, flags]
-        withUnsafeBytes(of: GeoPackageFile.srsID.littleEndian) { out += $0 }
-        guard let e = envelope else { return }
-        func append(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out += $0 } }
-        append(e.minX)
-        append(e.maxX)
-        append(e.minY)
-        append(e.maxY)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: envelope == nil ? 8 : 40))
+        out.withUnsafeMutableBytes { bytes in
+            let header = UnsafeMutableRawBufferPointer(rebasing: bytes[start...])
+            let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
+            header.storeBytes(of: (0x4750_0000 | UInt32(flags)).bigEndian, as: UInt32.self)
+            header.storeBytes(of: GeoPackageFile.srsID.littleEndian, toByteOffset: 4, as: Int32.self)
+            guard let e = envelope else { return }
+            header.storeBytes(of: e.minX.bitPattern.littleEndian, toByteOffset: 8, as: UInt64.self)
+            header.storeBytes(of: e.maxX.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
+            header.storeBytes(of: e.minY.bitPattern.littleEndian, toByteOffset: 24, as: UInt64.self)
+            header.storeBytes(of: e.maxY.bitPattern.littleEndian, toByteOffset: 32, as: UInt64.self)
+        }
     }
 }

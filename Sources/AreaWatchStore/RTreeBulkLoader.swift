@@ -40,13 +40,15 @@ final class RTreeBulkLoader {
     private let nodeSize: Int
     /// Group sizes per level, from the leaves up (sizes differ by at most one within a level).
     private let plan: [[Int]]
-    /// The unfinished node of each level and how many of its groups are done.
-    private var pending: [[Entry]]
-    private var groupIndex: [Int]
-    private var nextNodeNumber: Int64 = 2
+    /// The unfinished node of each level and how many of its groups are done. Unchecked: the
+    /// loader is used by one thread, and every entry goes through these.
+    @exclusivity(unchecked) private var pending: [[Entry]]
+    @exclusivity(unchecked) private var groupIndex: [Int]
+    @exclusivity(unchecked) private var nextNodeNumber: Int64 = 2
     /// The leaf node of each entry, in Hilbert order (the order entries are added).
-    private var leafByPosition: [UInt32] = []
-    private let insertNode, insertParent, insertRowid: Statement
+    @exclusivity(unchecked) private var leafByPosition: [UInt32] = []
+    private let insertNode, insertParent, insertRowid, insertRowids: Statement
+    private static let rowidBatch = 64
 
     /// Rebuilds the (freshly created, empty) rtree `table` from rows in rowid order.
     static func load(_ db: SQLiteDatabase, table: String, rows: inout IncidentStore.PointRows) throws {
@@ -86,28 +88,26 @@ final class RTreeBulkLoader {
             rowids = rows.rowids
         }
 
-        /// Rectangles (a GeoPackage layer's bounds): `bounds` holds minX, maxX, minY, maxY of
-        /// each id in turn, ids ascending; packed in the Hilbert order of their centres.
-        init(ids: [Int64], bounds: [Double]) {
+        /// Rectangles (a GeoPackage layer's bounds), one per id, ids ascending; packed in the
+        /// Hilbert order of their centres.
+        init(ids: [Int64], envelopes: [GeoPackageEnvelope]) {
             let n = ids.count
-            precondition(bounds.count == 4 * n, "four bounds per id")
-            var centreX: [Double] = [], centreY: [Double] = []
-            centreX.reserveCapacity(n)
-            centreY.reserveCapacity(n)
-            for i in 0..<n {
-                let at: Int = 4 * i
-                centreX.append((bounds[at] + bounds[at + 1]) / 2)
-                centreY.append((bounds[at + 2] + bounds[at + 3]) / 2)
-            }
+            precondition(envelopes.count == n, "one envelope per id")
+            let centreX = envelopes.map { ($0.minX + $0.maxX) / 2 }
+            let centreY = envelopes.map { ($0.minY + $0.maxY) / 2 }
             let order = PackedHilbertRTree.hilbertOrder(latitudes: centreY, longitudes: centreX)
             var entries: [Entry] = []
             entries.reserveCapacity(n)
-            for i in order {
-                let at: Int = 4 * Int(i)
-                entries.append(
-                    Entry(
-                        id: ids[Int(i)], xmin: down(bounds[at]), xmax: up(bounds[at + 1]),
-                        ymin: down(bounds[at + 2]), ymax: up(bounds[at + 3])))
+            ids.withUnsafeBufferPointer { ids in
+                envelopes.withUnsafeBufferPointer { envelopes in
+                    for i in order {
+                        let e = envelopes[Int(i)]
+                        entries.append(
+                            Entry(
+                                id: ids[Int(i)], xmin: down(e.minX), xmax: up(e.maxX), ymin: down(e.minY),
+                                ymax: up(e.maxY)))
+                    }
+                }
             }
             self.order = order
             self.entries = entries
@@ -128,10 +128,18 @@ final class RTreeBulkLoader {
         leafOfRow.withUnsafeMutableBufferPointer { leafOfRow in
             for (k, i) in order.enumerated() { leafOfRow[Int(i)] = loader.leafByPosition[k] }
         }
-        for (i, rowid) in rowids.enumerated() {
-            loader.insertRowid.bind(1, rowid)
-            loader.insertRowid.bind(2, Int64(leafOfRow[i]))
-            try loader.insertRowid.run()
+        // In statements of `rowidBatch` rows (the rest one by one): the same inserts in the same
+        // order, so the same table, with the statement's per-run work paid once per batch.
+        var i = 0
+        while i < n {
+            let batch = n - i >= rowidBatch ? rowidBatch : 1
+            let insert = batch == rowidBatch ? loader.insertRowids : loader.insertRowid
+            for k in 0..<batch {
+                insert.bind(Int32(2 * k + 1), rowids[i + k])
+                insert.bind(Int32(2 * k + 2), Int64(leafOfRow[i + k]))
+            }
+            try insert.run()
+            i += batch
         }
     }
 
@@ -163,6 +171,8 @@ final class RTreeBulkLoader {
         insertNode = try db.prepare("INSERT INTO \"\(table)_node\"(nodeno, data) VALUES(?, ?)")
         insertParent = try db.prepare("INSERT INTO \"\(table)_parent\"(nodeno, parentnode) VALUES(?, ?)")
         insertRowid = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES(?, ?)")
+        let rows = repeatElement("(?, ?)", count: Self.rowidBatch).joined(separator: ", ")
+        insertRowids = try db.prepare("INSERT INTO \"\(table)_rowid\"(rowid, nodeno) VALUES \(rows)")
     }
 
     /// Adds an entry to a level; writes the level's node when its group is complete.

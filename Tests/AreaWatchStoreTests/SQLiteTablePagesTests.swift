@@ -49,7 +49,7 @@ struct SQLiteTablePagesTests {
             try db.execute("COMMIT")
             db.close()
             guard path == pagesPath else { continue }
-            var pages = SQLiteTablePages(pageSize: pageSize)
+            let pages = SQLiteTablePages(pageSize: pageSize)
             var head = SQLiteRecord(), record = SQLiteRecord()
             for row in rows {
                 head.appendNull()
@@ -58,11 +58,11 @@ struct SQLiteTablePagesTests {
                     case .null: record.appendNull()
                     case .integer(let v): record.append(v)
                     case .real(let v): record.append(v)
-                    case .text(let v): record.appendText(v.utf8)
+                    case .text(let v): Array(v.utf8).withUnsafeBytes { record.appendText($0) }
                     }
                 }
-                record.appendBlob { $0 += row.blob }
-                pages.appendRecord { record.finish(after: &head, to: &$0) }
+                row.blob.withUnsafeBytes { record.appendBlob($0) }
+                pages.appendRecord(size: record.size(after: head)) { record.finish(after: &head, to: $0) }
             }
             try SQLiteFilePages.append([(pages, Int(root))], toFile: path)
         }
@@ -102,19 +102,45 @@ struct SQLiteTablePagesTests {
         }
     }
 
+    @Test("a single leaf with an overflow chain is the root, its chain before it")
+    func oneLeafWithOverflow() throws {
+        let tmp = try TempDir()
+        var rows = Self.rows(seed: 5, count: 2, maxBlob: 10)
+        rows[0].blob = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let (a, b) = (tmp.sub("sqlite.db"), tmp.sub("pages.db"))
+        try Self.write(rows, pageSize: 4096, sqlitePath: a, pagesPath: b)
+        let (expected, actual) = (try Self.contents(a), try Self.contents(b))
+        #expect(actual.check == "ok")
+        #expect(actual.rows == expected.rows)
+        // Two overflow pages (10 000 bytes past the local part need two of 4 092), no leaf beside the root.
+        let db = try SQLiteDatabase(path: b, create: false, spatiaLite: false)
+        defer { db.close() }
+        let sqlite = try SQLiteDatabase(path: a, create: false, spatiaLite: false)
+        defer { sqlite.close() }
+        #expect(try db.integer("PRAGMA page_count") == sqlite.integer("PRAGMA page_count"))
+    }
+
     @Test("varints of 1 to 9 bytes as SQLite reads them back as rowids and sizes")
     func varints() {
-        for (v, length) in [(0, 1), (127, 1), (128, 2), (16_383, 2), (16_384, 3), (1 << 56 - 1, 8), (1 << 56, 9)] {
-            var out: [UInt8] = []
-            SQLiteVarint.append(UInt64(v), to: &out)
-            #expect(out.count == length)
-            #expect(SQLiteVarint.length(UInt64(v)) == length)
-            var placed = [UInt8](repeating: 0, count: 10)
-            #expect(SQLiteVarint.put(UInt64(v), at: 1, in: &placed) == length)
-            #expect(Array(placed[1..<1 + length]) == out)
+        /// SQLite's reading of a varint (sqlite3GetVarint).
+        func read(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+            var v: UInt64 = 0
+            for (j, byte) in bytes.enumerated() {
+                if j == 8 { return v << 8 | UInt64(byte) }
+                v = v << 7 | UInt64(byte & 0x7F)
+                if byte & 0x80 == 0 { return v }
+            }
+            return v
         }
-        var out: [UInt8] = []
-        SQLiteVarint.append(UInt64.max, to: &out)
+        for (v, length) in [(0, 1), (127, 1), (128, 2), (16_383, 2), (16_384, 3), (1 << 56 - 1, 8), (1 << 56, 9)] {
+            #expect(SQLiteVarint.length(UInt64(v)) == length)
+            var placed = [UInt8](repeating: 0, count: 11)
+            #expect(placed.withUnsafeMutableBytes { SQLiteVarint.put(UInt64(v), at: 1, in: $0) } == length)
+            #expect(read(placed[1...]) == UInt64(v))
+            #expect(placed[1 + length] == 0)
+        }
+        var out = [UInt8](repeating: 0, count: 9)
+        #expect(out.withUnsafeMutableBytes { SQLiteVarint.put(UInt64.max, at: 0, in: $0) } == 9)
         #expect(out == [UInt8](repeating: 0xFF, count: 9))
     }
 }
