@@ -118,9 +118,8 @@ public final class ParquetWriter {
         var uncompressed = 0
         var dictionaryOffset: Int64?
         var encoding = ParquetThrift.Encoding.plain
-        if leaf.allowsDictionary, let dictionary = ParquetValueEncoding.dictionary(column),
-            Self.dictionaryPays(dictionary, column: column)
-        {
+        let dictionary = leaf.allowsDictionary ? ParquetValueEncoding.dictionary(column) : nil
+        if let dictionary, Self.dictionaryPays(dictionary, column: column) {
             dictionaryOffset = start
             uncompressed += appendPage(
                 .dictionaryPage, body: dictionary.plain, valueCount: dictionary.count,
@@ -139,7 +138,8 @@ public final class ParquetWriter {
             path: path, codec: compressor?.codec ?? .uncompressed, valueCount: Int64(column.rowCount),
             uncompressedSize: Int64(uncompressed), compressedSize: Int64(out.count), dataPageOffset: dataOffset,
             dictionaryPageOffset: dictionaryOffset,
-            statistics: ParquetValueEncoding.statistics(column, minMax: leaf.hasMinMax))
+            statistics: ParquetValueEncoding.statistics(
+                column, minMax: leaf.hasMinMax, distinct: dictionary?.firstValues))
         return (out, chunk)
     }
 
