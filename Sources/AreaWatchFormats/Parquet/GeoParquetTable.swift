@@ -23,7 +23,6 @@ public final class GeoParquetTable {
     @exclusivity(unchecked) private var columns: [ParquetColumnData]
     private let attributeCount: Int
     private var next = 0
-    private var scratch: [UInt8] = []
     private var extent: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
     private var hasPolygon = false
     private var hasMultiPolygon = false
@@ -45,6 +44,7 @@ public final class GeoParquetTable {
         writer = try ParquetWriter(schema: schema, compression: compression, createdBy: createdBy, output: output)
         self.rowGroupRows = rowGroupRows
         columns = schema.leaves.map { ParquetColumnData($0.leaf) }
+        for k in columns.indices { columns[k].reserveCapacity(rows: rowGroupRows) }
         attributeCount = attributes.count
     }
 
@@ -67,8 +67,10 @@ public final class GeoParquetTable {
 
     /// Ends the row with a rectangle (a Polygon, `WKB.appendRectangle`).
     public func endRow(rectangle minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
-        scratch.removeAll(keepingCapacity: true)
-        WKB.appendRectangle(minX: minX, minY: minY, maxX: maxX, maxY: maxY, to: &scratch)
+        precondition(next == attributeCount, "a row ended before its last attribute")
+        columns[attributeCount].appendByteArray {
+            WKB.appendRectangle(minX: minX, minY: minY, maxX: maxX, maxY: maxY, to: &$0)
+        }
         hasPolygon = true
         try endRow(minX, minY, maxX, maxY)
     }
@@ -76,21 +78,20 @@ public final class GeoParquetTable {
     /// Ends the row with a Polygon (one member) or a MultiPolygon (several, or none: an empty
     /// MultiPolygon, whose covering is NaN and which adds nothing to the extent), rings as given.
     public func endRow(polygons: [[WKB.Ring]]) throws {
-        scratch.removeAll(keepingCapacity: true)
+        precondition(next == attributeCount, "a row ended before its last attribute")
         if polygons.count == 1 {
-            WKB.appendPolygon(polygons[0], to: &scratch)
+            columns[attributeCount].appendByteArray { WKB.appendPolygon(polygons[0], to: &$0) }
             hasPolygon = true
         } else {
-            WKB.appendMultiPolygon(polygons, to: &scratch)
+            columns[attributeCount].appendByteArray { WKB.appendMultiPolygon(polygons, to: &$0) }
             hasMultiPolygon = true
         }
         let b = WKB.bounds(polygons)
         try endRow(b?.minX ?? .nan, b?.minY ?? .nan, b?.maxX ?? .nan, b?.maxY ?? .nan)
     }
 
+    /// Ends the row, whose geometry is already in the geometry column, with the covering.
     private func endRow(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
-        precondition(next == attributeCount, "a row ended before its last attribute")
-        columns[attributeCount].append(bytes: scratch)
         columns[attributeCount + 1].append(minX)
         columns[attributeCount + 2].append(minY)
         columns[attributeCount + 3].append(maxX)

@@ -109,10 +109,10 @@ public final class ParquetWriter {
     ) -> ([UInt8], ParquetThrift.ColumnChunk) {
         var body: [UInt8] = []
         if column.isOptional {
-            var levels: [UInt8] = []
-            RLEHybrid.encode(column.defined.map { $0 ? 1 : 0 }, bitWidth: 1, to: &levels)
-            ParquetValueEncoding.appendLittleEndian(UInt32(levels.count), to: &body)
-            body += levels
+            // The levels' length goes before them: written as 0, set once they are encoded.
+            ParquetValueEncoding.appendLittleEndian(UInt32(0), to: &body)
+            RLEHybrid.encode(levels: column.definitionLevels, to: &body)
+            withUnsafeBytes(of: UInt32(body.count - 4).littleEndian) { body.replaceSubrange(0..<4, with: $0) }
         }
         var out: [UInt8] = []
         var uncompressed = 0
