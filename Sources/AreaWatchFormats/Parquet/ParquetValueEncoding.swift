@@ -142,7 +142,9 @@ enum ParquetValueEncoding {
     /// `Swift.Dictionary`: its per-process seeded SipHash of every value of every chunk was a
     /// large part of the writer's time; these hashes need no seed, since a collision only costs a
     /// longer probe and the file's bytes never depend on the table. Always inlined, so that each
-    /// column type's closures are compiled into its own loop rather than called per value.
+    /// column type's closures are compiled into its own loop rather than called per value. The
+    /// PLAIN dictionary is written once the dictionary is known to be complete, so a chunk too
+    /// varied for one (a column of unique cells) does not pay for it.
     @inline(__always)
     private static func dictionary(
         count: Int, limit: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool,
@@ -153,7 +155,6 @@ enum ParquetValueEncoding {
         let table = OpenAddressingTable<UInt32>(capacity: 1 << bits)
         var firstValues: [Int] = [] // per entry, the value that made it
         var indices = [UInt32](repeating: 0, count: count)
-        var plainValues: [UInt8] = []
         let complete = indices.withUnsafeMutableBufferPointer { indices in
             for i in 0..<count {
                 // Fibonacci hashing: the product's top bits, spread over the table.
@@ -168,11 +169,12 @@ enum ParquetValueEncoding {
                 firstValues.append(i)
                 table[slot] = UInt32(firstValues.count)
                 indices[i] = UInt32(firstValues.count - 1)
-                plain(i, &plainValues)
             }
             return true
         }
         guard complete else { return nil }
+        var plainValues: [UInt8] = []
+        for i in firstValues { plain(i, &plainValues) }
         return Dictionary(plain: plainValues, count: firstValues.count, indices: indices, firstValues: firstValues)
     }
 
