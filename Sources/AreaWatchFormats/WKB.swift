@@ -55,21 +55,20 @@ public enum WKB {
 
     /// The rectangle as a Polygon of one closed counter-clockwise ring from its south-west
     /// corner: (minX minY, maxX minY, maxX maxY, minX maxY, minX minY). No array per call: a
-    /// grid has a million of them.
+    /// grid has a million of them, so the bytes go in with two appends: the fixed head, then the
+    /// ten coordinates as one little-endian block.
     public static func appendRectangle(minX: Double, minY: Double, maxX: Double, maxY: Double, to out: inout [UInt8]) {
-        out.append(1)
-        append(polygonType, &out)
-        append(UInt32(1), &out)
-        append(UInt32(5), &out)
-        func point(_ x: Double, _ y: Double) {
-            append(x.bitPattern, &out)
-            append(y.bitPattern, &out)
-        }
-        point(minX, minY)
-        point(maxX, minY)
-        point(maxX, maxY)
-        point(minX, maxY)
-        point(minX, minY)
+        // Byte order 1, type 3 (Polygon), one ring, five points: each count 4 bytes little-endian.
+        let head: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (1, 3, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0)
+        let (x0, y0, x1, y1) = (
+            minX.bitPattern.littleEndian, minY.bitPattern.littleEndian,
+            maxX.bitPattern.littleEndian, maxY.bitPattern.littleEndian
+        )
+        // A homogeneous tuple is laid out like a C array: no padding between its elements.
+        let ring = (x0, y0, x1, y0, x1, y1, x0, y1, x0, y0)
+        withUnsafeBytes(of: head) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: ring) { out.append(contentsOf: $0) }
     }
 
     @inline(__always)

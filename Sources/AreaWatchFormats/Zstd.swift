@@ -22,15 +22,17 @@ public final class ZstdCompressor {
     /// `input` as one frame.
     public func compress(_ input: [UInt8]) -> [UInt8] {
         let bound = ZSTD_compressBound(input.count)
-        var out = [UInt8](repeating: 0, count: bound)
-        let written = out.withUnsafeMutableBytes { o in
-            input.withUnsafeBytes { i in ZSTD_compressCCtx(context, o.baseAddress, bound, i.baseAddress, i.count, level)
+        var written = 0
+        // Not zero-filled first: zstd writes the frame's bytes, and only those are kept.
+        let out = [UInt8](unsafeUninitializedCapacity: bound) { o, count in
+            written = input.withUnsafeBytes { i in
+                ZSTD_compressCCtx(context, o.baseAddress, bound, i.baseAddress, i.count, level)
             }
+            count = ZSTD_isError(written) == 0 ? written : 0
         }
         // ZSTD_compressBound guarantees room, so an error is a broken library or context.
         precondition(
             ZSTD_isError(written) == 0, "zstd did not compress (\(String(cString: ZSTD_getErrorName(written))))")
-        out.removeLast(out.count - written)
         return out
     }
 }

@@ -42,11 +42,17 @@ enum ParquetFiles {
 /// cache (a grid's coordinates and percentages repeat; a value that collides is worked out
 /// again, to the same result), since formatting and parsing cost far more than a lookup.
 struct FixedDecimals {
+    /// A remembered value: `key` the bits of the value given, `rounded` what it reads back as.
+    private struct Entry {
+        var filled = false
+        var key: UInt64 = 0
+        var rounded = Double.nan
+    }
+
     let decimals: Int
     private static let slots = 1 << 12
-    private var keys = [UInt64](repeating: 0, count: FixedDecimals.slots)
-    private var values = [Double](repeating: .nan, count: FixedDecimals.slots)
-    private var filled = [Bool](repeating: false, count: FixedDecimals.slots)
+    /// One array of entries, so that a lookup is one load of one entry.
+    private var entries = [Entry](repeating: Entry(), count: FixedDecimals.slots)
     private var text: [UInt8] = []
 
     init(_ decimals: Int) {
@@ -57,12 +63,13 @@ struct FixedDecimals {
         let bits = v.bitPattern
         // Fibonacci hashing: the product's top 12 bits.
         let slot = Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> 52)
-        if filled[slot] && keys[slot] == bits { return values[slot] }
+        let entry = entries[slot]
+        if entry.filled && entry.key == bits { return entry.rounded }
         text.removeAll(keepingCapacity: true)
         NumberFormat.appendFixed(v, decimals: decimals, to: &text)
         // The text is a decimal number, "nan", "inf" or "-inf": all read back.
         let rounded = Double(String(decoding: text, as: UTF8.self)) ?? v
-        (keys[slot], values[slot], filled[slot]) = (bits, rounded, true)
+        entries[slot] = Entry(filled: true, key: bits, rounded: rounded)
         return rounded
     }
 }

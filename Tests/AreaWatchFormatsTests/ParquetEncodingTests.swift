@@ -132,7 +132,7 @@ struct ParquetEncodingTests {
     func hybridRoundTrip() throws {
         var random = SplitMix64(seed: 0x5EED_0001)
         for _ in 0..<500 {
-            let width = 1 + Int(random.next() % 20)
+            let width = 1 + Int(random.next() % 32)
             let count = Int(random.next() % 300)
             var values: [UInt32] = []
             while values.count < count {

@@ -20,10 +20,34 @@ enum ParquetValueEncoding {
             if column.booleans.count % 8 != 0 { out.append(byte) }
         case .int32: appendLittleEndian(column.int32s, to: &out)
         case .int64: appendLittleEndian(column.int64s, to: &out)
-        case .double: appendLittleEndian(column.doubles.map(\.bitPattern), to: &out)
-        case .byteArray:
-            out.reserveCapacity(out.count + column.bytes.count + 4 * column.ends.count)
-            for k in 0..<column.ends.count { appendByteArray(column.byteArray(k), to: &out) }
+        case .double:
+            #if _endian(little)
+                // A double's bytes in memory are its bit pattern's, little-endian here.
+                column.doubles.withUnsafeBytes { out.append(contentsOf: $0) }
+            #else
+                appendLittleEndian(column.doubles.map(\.bitPattern), to: &out)
+            #endif
+        case .byteArray: appendPlainByteArrays(column, to: &out)
+        }
+    }
+
+    /// Each byte array as its length and its bytes, written in place into room made for all of
+    /// them at once (a chunk holds tens of thousands, such as every cell's geometry).
+    private static func appendPlainByteArrays(_ column: ParquetColumnData, to out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: column.bytes.count + 4 * column.ends.count))
+        out.withUnsafeMutableBytes { o in
+            column.bytes.withUnsafeBytes { bytes in
+                var at = start, from = 0
+                for end in column.ends {
+                    o.storeBytes(of: UInt32(end - from).littleEndian, toByteOffset: at, as: UInt32.self)
+                    UnsafeMutableRawBufferPointer(rebasing: o[(at + 4)..<(at + 4 + end - from)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[from..<end]))
+                    at += 4 + end - from
+                    from = end
+                }
+                precondition(at == o.count, "byte arrays beyond their room")
+            }
         }
     }
 
@@ -53,6 +77,9 @@ enum ParquetValueEncoding {
         var plain: [UInt8]
         var count: Int
         var indices: [UInt32]
+        /// Per distinct value, the first value that has it: the chunk's distinct values, from
+        /// which its statistics are found without another pass over every value.
+        var firstValues: [Int]
     }
 
     /// The chunk's dictionary, or nil when its values are too varied for one to pay: more
@@ -86,6 +113,7 @@ enum ParquetValueEncoding {
     }
 
     /// Values of up to eight bytes, compared and hashed by their bits.
+    @inline(__always)
     private static func fixedWidthDictionary(
         count: Int, limit: Int, bits: (Int) -> UInt64,
         plain: (Int, inout [UInt8]) -> Void
@@ -102,7 +130,7 @@ enum ParquetValueEncoding {
                     return UnsafeBufferPointer(rebasing: bytes[start..<ends[k]])
                 }
                 return dictionary(
-                    count: ends.count, limit: limit, hash: { FNV1a.hash(value($0)) },
+                    count: ends.count, limit: limit, hash: { FNV1a.hash(UnsafeRawBufferPointer(value($0))) },
                     same: { value($0).elementsEqual(value($1)) },
                     plain: { appendByteArray(value($0), to: &$1) })
             }
@@ -113,7 +141,11 @@ enum ParquetValueEncoding {
     /// `OpenAddressingTable` (entry + 1 per slot) sized for `limit` entries at half load. Why not
     /// `Swift.Dictionary`: its per-process seeded SipHash of every value of every chunk was a
     /// large part of the writer's time; these hashes need no seed, since a collision only costs a
-    /// longer probe and the file's bytes never depend on the table.
+    /// longer probe and the file's bytes never depend on the table. Always inlined, so that each
+    /// column type's closures are compiled into its own loop rather than called per value. The
+    /// PLAIN dictionary is written once the dictionary is known to be complete, so a chunk too
+    /// varied for one (a column of unique cells) does not pay for it.
+    @inline(__always)
     private static func dictionary(
         count: Int, limit: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool,
         plain: (Int, inout [UInt8]) -> Void
@@ -121,26 +153,29 @@ enum ParquetValueEncoding {
         var bits = 4
         while 1 << bits < 2 * (limit + 1) { bits += 1 }
         let table = OpenAddressingTable<UInt32>(capacity: 1 << bits)
-        var firstRow: [Int] = [] // per entry, the value that made it
-        var out = Dictionary(plain: [], count: 0, indices: [])
-        out.indices.reserveCapacity(count)
-        for i in 0..<count {
-            // Fibonacci hashing: the product's top bits, spread over the table.
-            let home = Int(truncatingIfNeeded: (hash(i) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
-            let slot = table.probe(from: home) { same(i, firstRow[Int($0) - 1]) }
-            let entry = table[slot]
-            if entry != 0 {
-                out.indices.append(entry - 1)
-                continue
+        var firstValues: [Int] = [] // per entry, the value that made it
+        var indices = [UInt32](repeating: 0, count: count)
+        let complete = indices.withUnsafeMutableBufferPointer { indices in
+            for i in 0..<count {
+                // Fibonacci hashing: the product's top bits, spread over the table.
+                let home = Int(truncatingIfNeeded: (hash(i) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
+                let slot = table.probe(from: home) { same(i, firstValues[Int($0) - 1]) }
+                let entry = table[slot]
+                if entry != 0 {
+                    indices[i] = entry - 1
+                    continue
+                }
+                guard firstValues.count < limit else { return false }
+                firstValues.append(i)
+                table[slot] = UInt32(firstValues.count)
+                indices[i] = UInt32(firstValues.count - 1)
             }
-            guard firstRow.count < limit else { return nil }
-            firstRow.append(i)
-            table[slot] = UInt32(firstRow.count)
-            out.indices.append(UInt32(firstRow.count - 1))
-            plain(i, &out.plain)
+            return true
         }
-        out.count = firstRow.count
-        return out
+        guard complete else { return nil }
+        var plainValues: [UInt8] = []
+        for i in firstValues { plain(i, &plainValues) }
+        return Dictionary(plain: plainValues, count: firstValues.count, indices: indices, firstValues: firstValues)
     }
 
     // MARK: Statistics
@@ -148,10 +183,15 @@ enum ParquetValueEncoding {
     /// null_count, and min/max by the type's order (TYPE_ORDER): signed for integers, numeric for
     /// doubles with NaN left out (and a zero minimum written as −0, a zero maximum as +0, as
     /// parquet-format asks), unsigned bytewise for byte arrays. No min/max without a value.
-    static func statistics(_ column: ParquetColumnData, minMax: Bool) -> ParquetThrift.Statistics {
+    /// `distinct`: the values that hold every distinct value of the chunk (a dictionary's first
+    /// values), enough for min/max since a repeated value changes neither; nil: every value.
+    static func statistics(
+        _ column: ParquetColumnData, minMax: Bool, distinct: [Int]? = nil
+    ) -> ParquetThrift.Statistics {
         var s = ParquetThrift.Statistics(nullCount: Int64(column.rowCount - column.valueCount), min: nil, max: nil)
         guard minMax else { return s }
-        func set<T: FixedWidthInteger>(_ lo: T, _ hi: T) {
+        func set<T: FixedWidthInteger>(_ bounds: (lo: T, hi: T)?) {
+            guard let (lo, hi) = bounds else { return }
             var min: [UInt8] = [], max: [UInt8] = []
             appendLittleEndian(lo, to: &min)
             appendLittleEndian(hi, to: &max)
@@ -160,28 +200,42 @@ enum ParquetValueEncoding {
         }
         switch column.type {
         case .boolean: break
-        case .int32:
-            if let lo = column.int32s.min(), let hi = column.int32s.max() { set(lo, hi) }
-        case .int64:
-            if let lo = column.int64s.min(), let hi = column.int64s.max() { set(lo, hi) }
+        case .int32: set(bounds(column.int32s, distinct))
+        case .int64: set(bounds(column.int64s, distinct))
         case .double:
-            let numbers = column.doubles.filter { !$0.isNaN }
-            if var lo = numbers.min(), var hi = numbers.max() {
+            if var (lo, hi) = bounds(column.doubles, distinct) {
                 if lo == 0 { lo = -0.0 }
                 if hi == 0 { hi = 0.0 }
-                set(lo.bitPattern, hi.bitPattern)
+                set((lo.bitPattern, hi.bitPattern))
             }
         case .byteArray:
             guard column.valueCount > 0 else { break }
-            var lo = column.byteArray(0), hi = lo
-            for k in 1..<column.valueCount {
+            var lo = column.byteArray(distinct?.first ?? 0), hi = lo
+            func visit(_ k: Int) {
                 let v = column.byteArray(k)
                 if v.lexicographicallyPrecedes(lo) { lo = v }
                 if hi.lexicographicallyPrecedes(v) { hi = v }
             }
+            if let distinct { distinct.forEach(visit) } else { (0..<column.valueCount).forEach(visit) }
             s.min = Array(lo)
             s.max = Array(hi)
         }
         return s
+    }
+
+    /// The least and greatest of `values` (at the indices `only`, or all), NaN left out; nil
+    /// when no value is left.
+    private static func bounds<T: Comparable & Numeric>(_ values: [T], _ only: [Int]?) -> (lo: T, hi: T)? {
+        values.withUnsafeBufferPointer { v in
+            var lo: T?, hi: T?
+            func visit(_ x: T) {
+                guard x == x else { return } // NaN, which is unordered
+                if let l = lo, !(x < l) {} else { lo = x }
+                if let h = hi, !(h < x) {} else { hi = x }
+            }
+            if let only { for k in only { visit(v[k]) } } else { for x in v { visit(x) } }
+            guard let lo, let hi else { return nil }
+            return (lo, hi)
+        }
     }
 }

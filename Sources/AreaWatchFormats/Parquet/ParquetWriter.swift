@@ -109,18 +109,17 @@ public final class ParquetWriter {
     ) -> ([UInt8], ParquetThrift.ColumnChunk) {
         var body: [UInt8] = []
         if column.isOptional {
-            var levels: [UInt8] = []
-            RLEHybrid.encode(column.defined.map { $0 ? 1 : 0 }, bitWidth: 1, to: &levels)
-            ParquetValueEncoding.appendLittleEndian(UInt32(levels.count), to: &body)
-            body += levels
+            // The levels' length goes before them: written as 0, set once they are encoded.
+            ParquetValueEncoding.appendLittleEndian(UInt32(0), to: &body)
+            RLEHybrid.encode(levels: column.definitionLevels, to: &body)
+            withUnsafeBytes(of: UInt32(body.count - 4).littleEndian) { body.replaceSubrange(0..<4, with: $0) }
         }
         var out: [UInt8] = []
         var uncompressed = 0
         var dictionaryOffset: Int64?
         var encoding = ParquetThrift.Encoding.plain
-        if leaf.allowsDictionary, let dictionary = ParquetValueEncoding.dictionary(column),
-            Self.dictionaryPays(dictionary, column: column)
-        {
+        let dictionary = leaf.allowsDictionary ? ParquetValueEncoding.dictionary(column) : nil
+        if let dictionary, Self.dictionaryPays(dictionary, column: column) {
             dictionaryOffset = start
             uncompressed += appendPage(
                 .dictionaryPage, body: dictionary.plain, valueCount: dictionary.count,
@@ -139,7 +138,8 @@ public final class ParquetWriter {
             path: path, codec: compressor?.codec ?? .uncompressed, valueCount: Int64(column.rowCount),
             uncompressedSize: Int64(uncompressed), compressedSize: Int64(out.count), dataPageOffset: dataOffset,
             dictionaryPageOffset: dictionaryOffset,
-            statistics: ParquetValueEncoding.statistics(column, minMax: leaf.hasMinMax))
+            statistics: ParquetValueEncoding.statistics(
+                column, minMax: leaf.hasMinMax, distinct: dictionary?.firstValues))
         return (out, chunk)
     }
 
