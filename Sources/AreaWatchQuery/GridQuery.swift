@@ -15,8 +15,8 @@ public struct GridCell: Sendable, Equatable {
     public var handled: Int
     public var safetyClass: SafetyClass
     /// Where this cell's calendar-year counts start in `GridResult.yearEntries`.
-    var yearStart: Int32
-    var yearCount: Int32
+    @usableFromInline var yearStart: Int32
+    @usableFromInline var yearCount: Int32
 
     public var yearOverYear: YearOverYear { YearOverYear(current: rCurrent, previous: rPrevious) }
 
@@ -42,7 +42,7 @@ public struct GridResult: Sendable {
     /// Calendar years present in the data (incidents that pass the filters, not after the as-of).
     public let years: [Int]
     /// (index into `years`, incidents inside the cell), grouped per cell.
-    let yearEntries: [(year: UInt16, count: UInt32)]
+    @usableFromInline let yearEntries: [(year: UInt16, count: UInt32)]
 
     /// Incidents inside a cell per calendar year of `years` (zeros included).
     public func yearCounts(of cell: GridCell) -> [Int] {
@@ -50,7 +50,9 @@ public struct GridResult: Sendable {
     }
 
     /// `yearCounts(of:)` in a buffer on the stack, for the writers that visit every cell.
-    @inline(__always)
+    /// Inlinable: the writers are in other modules, where a generic body that is not inlined
+    /// looks its types up at run time on every call.
+    @inlinable @inline(__always)
     public func withYearCounts<R>(of cell: GridCell, _ body: (UnsafeBufferPointer<Int>) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: years.count) { counts in
             counts.initialize(repeating: 0)
