@@ -67,9 +67,6 @@ public final class FileTransaction: IncidentSink {
     private var chunks: SortedChunkInserter?
     private var finished = false
     private var rowidOfKey: Statement?
-    /// Row-by-row mode reads pages through the memory map until its last write
-    /// (`IncidentStore.mapReads`).
-    private var mapped = false
     /// Rowids of the incidents this file updated (kept for the column snapshot).
     public private(set) var updatedRowids: [Int64] = []
     /// Runs inside the transaction after its last write, just before COMMIT (the column
@@ -176,8 +173,6 @@ public final class FileTransaction: IncidentSink {
                 }
             } else {
                 deferredTriggers = try DeferredRowTriggers.suspend(store)
-                try store.mapReads(true)
-                mapped = true
             }
             self.statements = statements
         } catch {
@@ -189,14 +184,6 @@ public final class FileTransaction: IncidentSink {
     deinit {
         chunks?.abandon()
         if !finished { try? store.db.execute("ROLLBACK") }
-        try? unmapReads()
-    }
-
-    /// Before anything may scan the table (the column snapshot's fallback reads it whole).
-    private func unmapReads() throws {
-        guard mapped else { return }
-        mapped = false
-        try store.mapReads(false)
     }
 
     public func write(_ batch: borrowing IncidentBatch, outcome: (WriteOutcome) -> Void) throws {
@@ -273,7 +260,6 @@ public final class FileTransaction: IncidentSink {
             try deferredTriggers.apply()
             self.deferredTriggers = nil
         }
-        try unmapReads()
         phase?("committing")
         do {
             let log = try db.prepare(
@@ -309,6 +295,5 @@ public final class FileTransaction: IncidentSink {
         chunks?.abandon()
         try? store.db.execute("ROLLBACK")
         finished = true
-        try? unmapReads()
     }
 }

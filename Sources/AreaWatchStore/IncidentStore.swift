@@ -98,16 +98,6 @@ public final class IncidentStore {
     static let writablePragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
     static let cachePragmas = "PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY"
 
-    /// Reads the store's pages through a memory map (up to SQLite's build limit, 2 GiB here) or,
-    /// `false`, by system calls again; SQLite applies it from the next page it fetches, inside a
-    /// transaction too. Only a row-by-row file maps (`FileTransaction`): its rows go to random
-    /// pages of the key, geohash and spatial indexes, each otherwise read with one `pread`. A
-    /// scan of the whole table does not: the mapped pages it touches would count as the
-    /// process's memory for as long as it runs.
-    func mapReads(_ on: Bool) throws {
-        try db.execute("PRAGMA mmap_size=\(on ? 2_147_418_112 : 0)")
-    }
-
     deinit {
         // A store never published (its first file failed with a store error) is not left behind.
         if let stagingPath { IncidentStore.removeStaging(stagingPath) }

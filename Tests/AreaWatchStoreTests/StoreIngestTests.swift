@@ -72,38 +72,6 @@ struct StoreIngestTests {
         #expect(try count(store, "SELECT count(*) FROM incidents") == 0)
     }
 
-    @Test("a row-by-row file reads pages through the memory map until its last write; commit and rollback end it")
-    func mappedReadsEndWithTheFile() throws {
-        let dir = try TempDir()
-        let store = try newStore(dir)
-        let generated = generatedRows(count: 400, seed: 82)
-        try ingestFile(try dir.file("a.csv", csvText(generated)), into: store)
-        let before = try dump(store)
-        let mapSize = { try store.db.integer("PRAGMA mmap_size") ?? -1 }
-        #expect(try mapSize() == 0, "a store opened for writing reads by system calls")
-        for commits in [false, true] {
-            let transaction = try FileTransaction(store: store, source: "b.csv", expectedRows: 0)
-            #expect(!transaction.bulk)
-            #expect(try mapSize() > 0)
-            #expect(
-                try transaction.write(Incident(key: "m-\(commits)", time: 1, precision: .second, lat: 53.7, lon: -1.8))
-                    == .inserted)
-            if commits {
-                try transaction.commit(
-                    IngestLogEntry(
-                        file: "b.csv", sha256: String(repeating: "b", count: 64), bytes: 1, records: 1, accepted: 1,
-                        updated: 0, duplicates: 0, rejected: 0, startedAt: 0, finishedAt: 0, inserted: 1, format: "csv",
-                        rejectsByReason: "{}"))
-            } else {
-                transaction.rollback()
-                #expect(try dump(store) == before, "the rolled-back file left nothing")
-            }
-            #expect(try mapSize() == 0, "a whole-table scan after the file must not map the store")
-        }
-        #expect(try count(store, "SELECT count(*) FROM incidents") == 401)
-        #expect(try store.check() == [])
-    }
-
     @Test("re-ingesting identical content counts duplicates and changes nothing")
     func reingestIdentical() throws {
         let dir = try TempDir()
