@@ -184,7 +184,11 @@ def nightly(runs, lines, results, stored=5_000_000, aged_nights=0):
         for suffix in ("", ".columns", ".gridstate"):
             shutil.copyfile(store + suffix, loaded + suffix)
         lines.append(f"The {stored:,}-incident store was built once in {built.wall:.1f} s (`areawatch ingest`).\n")
-    if steady and not all(os.path.exists(base + suffix) for suffix in ("", ".columns")):
+    # Made again whenever the store it grows from is newer (rebuilt by another binary or data).
+    aged_is_stale = steady and not (
+        all(os.path.exists(base + suffix) for suffix in ("", ".columns"))
+        and os.path.getmtime(base) >= os.path.getmtime(loaded))
+    if aged_is_stale:
         b.log(f"the {stored:,} store after {aged_nights} nights of 20k, made once")
         for suffix in ("", ".columns"):
             shutil.copyfile(loaded + suffix, base + suffix)
