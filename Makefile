@@ -9,7 +9,7 @@ RUNTIME_PKGS := libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite zlib1
 TEST_PKGS    := $(RUNTIME_PKGS) spatialite-bin gdal-bin python3-gdal chromium
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build install uninstall run serve web test test-asan format lint bench bench-nearrepeat bench-e2e bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
+.PHONY: all build install uninstall run serve web test test-asan format lint bench bench-nearrepeat bench-e2e bench-ab bench-serve bench-spark spark-deps bench-deps fuzz hostile hostile-rss hostile-serve peer-timezones screenshot deps test-deps clean
 
 all: build
 
@@ -141,6 +141,12 @@ bench-serve: build bench-deps
 
 bench-e2e: build bench-deps
 	python3 Benchmarks/bench_e2e.py
+
+# Two builds side by side (a change's A/B): OLD is another build's binary, NEW defaults to this one.
+# Parse, the ad-hoc job stage by stage, a bulk load and a night, alternating; prints new / old.
+bench-ab: build bench-deps
+	@test -n "$(OLD)" || { echo "usage: make bench-ab OLD=path/to/other/areawatch [NEW=path]" >&2; exit 1; }
+	python3 Benchmarks/bench_ab.py $(OLD) $(NEW)
 
 # The scale-out job on local[2] against one machine at 1M, 10M and 50M incidents, and the halo's
 # copies per incident by shard precision (docs/SCALE-OUT.md). AREAWATCH_SPARK_SIZES picks sizes.
