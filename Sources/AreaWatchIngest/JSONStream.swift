@@ -153,7 +153,7 @@ final class JSONStream {
                     hex.append(buffer[i])
                     i += 1
                 }
-                guard JSONEscapes.hexValue(hex) != nil else { throw error("invalid \\u escape") }
+                guard JSONEscapes.hexValue(hex.span, at: 0) != nil else { throw error("invalid \\u escape") }
                 keep([b, e] + hex)
             } else {
                 guard JSONEscapes.simple(e) != nil else { throw error("invalid escape '\\\(printable(e))'") }
@@ -161,7 +161,7 @@ final class JSONStream {
             }
         }
         var decoded: [UInt8] = []
-        raw.withUnsafeBufferPointer { JSONTape.decodeEscapes($0, into: &decoded) }
+        JSONTape.decodeEscapes(raw.span, into: &decoded)
         return (String(decoding: decoded, as: UTF8.self), whole)
     }
 
@@ -173,7 +173,7 @@ final class JSONStream {
         var keeping = maxBytes >= 0
         var from = i
         func flush() {
-            if keeping { out.append(buffer.slice(from, i)) }
+            if keeping { out.append(buffer.slice(from, i).span) }
         }
         var depth = 0
         var inString = false
@@ -405,7 +405,7 @@ final class JSONStream {
     func readShortString() throws(InputError) -> String? {
         let bytes = ByteBuffer(capacity: 256)
         guard try captureValue(into: bytes, maxBytes: 256), bytes.bytes.first == ASCII.quote else { return nil }
-        return JSONTape.decodeStringLiteral(bytes.bytes)
+        return JSONTape.decodeStringLiteral(bytes.bytes.span)
     }
 
     /// True when only whitespace is left.

@@ -19,10 +19,10 @@ final class TimeReader {
     func parse(_ value: RawValue) -> ParsedTime? {
         switch value.kind {
         case .number:
-            return DecimalParsing.parse(value.bytes).flatMap(TimeParser.fromEpoch)
+            return DecimalParsing.parse(value.bytes.span).flatMap(TimeParser.fromEpoch)
         case .text:
-            if let format, let wall = format.parse(value.bytes) { return resolve(wall) }
-            switch TimeParser.parseValue(value.bytes) {
+            if let format, let wall = format.parse(value.bytes.span) { return resolve(wall) }
+            switch TimeParser.parseValue(value.bytes.span) {
             case .instant(let t): return t
             case .calendar(let wall): return resolve(wall)
             case nil: return nil

@@ -66,7 +66,7 @@ struct RawValue: @unchecked Sendable {
 enum RecordBuilder {
     static func coordinate(_ v: RawValue) -> Double? {
         switch v.kind {
-        case .number, .text: return DecimalParsing.parse(v.trimmed)
+        case .number, .text: return DecimalParsing.parse(v.trimmed.span)
         default: return nil
         }
     }
@@ -124,7 +124,7 @@ enum RecordBuilder {
     ) -> Incident {
         let categoryText: String?
         if category.kind == .text, !category.isEmpty {
-            categoryText = categories.text(category.bytes)
+            categoryText = categories.text(category.bytes.span)
         } else {
             categoryText = nonEmptyText(category)
         }
@@ -173,7 +173,7 @@ struct AttributeWriter {
     }
 
     /// Adds one attribute; empty values are left out (an empty cell says nothing).
-    mutating func add(name: UnsafeBufferPointer<UInt8>, value: RawValue) {
+    mutating func add(name: Span<UInt8>, value: RawValue) {
         guard !value.isEmpty else { return }
         bytes.append(count == 0 ? ASCII.openBrace : ASCII.comma)
         appendJSONString(name)
@@ -181,7 +181,7 @@ struct AttributeWriter {
         if value.kind == .boolean {
             bytes.append(contentsOf: value.bool ? Array("\"true\"".utf8) : Array("\"false\"".utf8))
         } else {
-            appendJSONString(value.bytes)
+            appendJSONString(value.bytes.span)
         }
         count += 1
     }
@@ -194,7 +194,7 @@ struct AttributeWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private mutating func appendJSONString(_ s: UnsafeBufferPointer<UInt8>) {
+    private mutating func appendJSONString(_ s: Span<UInt8>) {
         bytes.append(ASCII.quote)
         JSONText.appendEscaped(s, to: &bytes)
         bytes.append(ASCII.quote)
