@@ -197,12 +197,14 @@ public enum TimeParser {
 
         var atEnd: Bool { index >= count }
 
+        @inline(__always)
         mutating func take(_ b: UInt8, _ bytes: Span<UInt8>) -> Bool {
             guard index < count, bytes[unchecked: index] == b else { return false }
             index += 1
             return true
         }
 
+        @inline(__always)
         mutating func takeWord(_ word: StaticString, _ bytes: Span<UInt8>) -> Bool {
             let n = word.utf8CodeUnitCount
             guard index + n <= count else { return false }
@@ -211,6 +213,7 @@ public enum TimeParser {
             return true
         }
 
+        @inline(__always)
         mutating func digits(_ n: Int, _ bytes: Span<UInt8>) -> Int? {
             guard index + n <= count else { return nil }
             var v = 0
@@ -223,6 +226,7 @@ public enum TimeParser {
             return v
         }
 
+        @inline(__always)
         mutating func skipDigits(_ bytes: Span<UInt8>) -> Int {
             let start = index
             while index < count, bytes[unchecked: index] &- 48 < 10 { index += 1 }
