@@ -58,6 +58,29 @@ struct RawValue: @unchecked Sendable {
     }
 }
 
+extension RawValue {
+    /// A text value of a buffer's bytes, valid until the buffer's next mutation.
+    init(text buffer: borrowing GrowableBuffer<UInt8>) {
+        self.init(kind: .text, bytes: buffer.unsafeElements)
+    }
+
+    /// Calls `body` with the trimmed bytes.
+    @inline(__always)
+    func withTrimmedSpan<R>(_ body: (Span<UInt8>) -> R) -> R {
+        let t = trimmed
+        return body(t.span)
+    }
+
+    /// Bytes `range` of the trimmed text, as a text value of its own.
+    func trimmedPiece(_ range: Range<Int>) -> RawValue {
+        RawValue(kind: .text, bytes: UnsafeBufferPointer(rebasing: trimmed[range]))
+    }
+
+    func appendTrimmed(to buffer: inout GrowableBuffer<UInt8>) {
+        buffer.append(contentsOf: trimmed)
+    }
+}
+
 /// Turns the raw values of one record into an incident or a reject reason (SPEC §2.4, §3).
 ///
 /// The incident's `key` is the record's source id, or empty for an id-less record, until
