@@ -33,7 +33,7 @@ enum ValuesFuzz {
     }
 
     static func parseTime(_ bytes: [UInt8]) -> ParsedTime? {
-        TimeParser.parse(bytes.span)
+        bytes.withUnsafeBufferPointer { TimeParser.parse($0) }
     }
 
     static func parseDecimal(_ bytes: [UInt8]) -> Double? {
