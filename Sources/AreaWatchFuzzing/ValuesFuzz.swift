@@ -33,7 +33,7 @@ enum ValuesFuzz {
     }
 
     static func parseTime(_ bytes: [UInt8]) -> ParsedTime? {
-        bytes.withUnsafeBufferPointer { TimeParser.parse($0) }
+        TimeParser.parse(bytes.span)
     }
 
     static func parseDecimal(_ bytes: [UInt8]) -> Double? {

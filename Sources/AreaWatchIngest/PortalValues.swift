@@ -22,7 +22,7 @@ final class TimeReader {
             return DecimalParsing.parse(value.bytes.span).flatMap(TimeParser.fromEpoch)
         case .text:
             if let format, let wall = format.parse(value.bytes.span) { return resolve(wall) }
-            switch TimeParser.parseValue(value.bytes) {
+            switch TimeParser.parseValue(value.bytes.span) {
             case .instant(let t): return t
             case .calendar(let wall): return resolve(wall)
             case nil: return nil
