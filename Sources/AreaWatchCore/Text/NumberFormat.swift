@@ -49,21 +49,19 @@ public enum NumberFormat {
     /// per number, then an append per digit, were most of writing grid.geojson.
     @inline(__always)
     private static func appendDigits(_ magnitude: UInt64, negative: Bool, decimals: Int, to out: inout [UInt8]) {
-        var text = DigitText(repeating: 0)
-        let at = writeDigits(magnitude, negative: negative, decimals: decimals, endingAt: &text)
-        out.append(span: text.span.extracting(unchecked: at..<text.count))
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buf in
+            let at = writeDigits(magnitude, negative: negative, decimals: decimals, endingAt: buf)
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buf[at...]))
+        }
     }
 
-    /// Room for one number's text, written backwards from its end: at most 20 digits (an `Int`'s
-    /// magnitude; the decimal forms stay below 1e15 with at most 16), a point and a sign.
-    typealias DigitText = InlineArray<32, UInt8>
-
-    /// Writes the text `appendDigits` appends so that it ends at the end of `buf`; returns where
-    /// it starts.
+    /// Writes the text `appendDigits` appends so that it ends at the end of `buf` (32 bytes);
+    /// returns where it starts.
     @inline(__always)
     fileprivate static func writeDigits(
         _ magnitude: UInt64, negative: Bool, decimals: Int,
-        endingAt buf: inout DigitText
+        endingAt buf: UnsafeMutableRawBufferPointer
     ) -> Int {
         var rest = magnitude
         var at = buf.count
@@ -71,16 +69,16 @@ public enum NumberFormat {
         repeat {
             if written == decimals && decimals > 0 {
                 at -= 1
-                buf[unchecked: at] = UInt8(ascii: ".")
+                buf[at] = UInt8(ascii: ".")
             }
             at -= 1
-            buf[unchecked: at] = 48 + UInt8(rest % 10)
+            buf[at] = 48 + UInt8(rest % 10)
             rest /= 10
             written += 1
         } while rest > 0 || written <= decimals
         if negative {
             at -= 1
-            buf[unchecked: at] = UInt8(ascii: "-")
+            buf[at] = UInt8(ascii: "-")
         }
         return at
     }
@@ -154,7 +152,7 @@ public enum NumberFormat {
 /// cell polygon names each edge two or three times, and formatting each once halves the number
 /// formatting of grid.geojson and grid.csv.
 public struct FixedText {
-    private var text = NumberFormat.DigitText(repeating: 0)
+    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     private var start = 0
     /// The rare text the fast path does not produce (non-finite, huge, near a rounding tie).
     private var other: [UInt8]?
@@ -167,12 +165,14 @@ public struct FixedText {
             other = bytes
             return
         }
-        start = NumberFormat.writeDigits(digits, negative: v.sign == .minus, decimals: decimals, endingAt: &text)
+        start = withUnsafeMutableBytes(of: &text) { buf in
+            NumberFormat.writeDigits(digits, negative: v.sign == .minus, decimals: decimals, endingAt: buf)
+        }
     }
 
     @inline(__always)
     public func append(to out: inout [UInt8]) {
         if let other { return out.append(contentsOf: other) }
-        out.append(span: text.span.extracting(unchecked: start..<text.count))
+        withUnsafeBytes(of: text) { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[start...])) }
     }
 }
