@@ -19,8 +19,9 @@ enum TimeFormatFuzz {
             return
         }
         findings.check(text.utf8.count <= TimeFormat.maxPatternBytes, "pattern of \(text.utf8.count) bytes compiled")
-        let parsed = value.withUnsafeBufferPointer { format.parse($0) }
-        let padded = ([32, 9] + value + [9, 32]).withUnsafeBufferPointer { format.parse($0) }
+        let parsed = format.parse(value.span)
+        let paddedValue = [32, 9] + value + [9, 32]
+        let padded = format.parse(paddedValue.span)
         findings.check(
             parsed == padded,
             "pattern \(ValuesFuzz.show(pattern)), value \(ValuesFuzz.show(value)): \(String(describing: parsed)) but \(String(describing: padded)) with blanks around"
@@ -35,7 +36,7 @@ enum TimeFormatFuzz {
                 w.precision == format.precision, "precision \(w.precision), the pattern's is \(format.precision)")
             findings.check(w.offset.map { abs($0) < 86_400 } ?? true, "offset \(String(describing: w.offset))")
             if let again = written(w, pattern: text) {
-                let reread = again.withUnsafeBufferPointer { format.parse($0) }
+                let reread = format.parse(again.span)
                 findings.check(
                     reread == w,
                     "pattern \(ValuesFuzz.show(pattern)): \(ValuesFuzz.show(value)) → \(w), written back as \(ValuesFuzz.show(again)) → \(String(describing: reread))"

@@ -33,11 +33,11 @@ enum ValuesFuzz {
     }
 
     static func parseTime(_ bytes: [UInt8]) -> ParsedTime? {
-        bytes.withUnsafeBufferPointer { TimeParser.parse($0) }
+        TimeParser.parse(bytes.span)
     }
 
     static func parseDecimal(_ bytes: [UInt8]) -> Double? {
-        bytes.withUnsafeBufferPointer { DecimalParsing.parse($0) }
+        DecimalParsing.parse(bytes.span)
     }
 
     static func show(_ bytes: [UInt8]) -> String { String(decoding: bytes.prefix(80), as: UTF8.self).debugDescription }

@@ -56,10 +56,8 @@ enum AllRejected {
 
     /// The first common pattern that reads the value, if any.
     static func suggestion(for value: String) -> String? {
-        var copy = value
-        return copy.withUTF8 { bytes in
-            commonPatterns.first { (try? TimeFormat.compile($0))?.parse(bytes) != nil }
-        }
+        let bytes = value.utf8.span
+        return commonPatterns.first { (try? TimeFormat.compile($0))?.parse(bytes) != nil }
     }
 
     /// A value quoted for a one-line message, cut to 80 characters.

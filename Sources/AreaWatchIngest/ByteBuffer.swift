@@ -18,11 +18,9 @@ final class ByteBuffer {
 
     func removeAll() { storage.removeAll() }
 
-    func append(_ data: UnsafeBufferPointer<UInt8>) { storage.append(contentsOf: data) }
+    func append(_ data: Span<UInt8>) { storage.append(span: data) }
 
-    func append(_ array: [UInt8]) {
-        array.withUnsafeBufferPointer { storage.append(contentsOf: $0) }
-    }
+    func append(_ array: [UInt8]) { storage.append(span: array.span) }
 
     /// Drops the first `n` bytes.
     func removeFirst(_ n: Int) { storage.removeFirst(n) }

@@ -52,7 +52,7 @@ final class CSVRecordSource: RecordSource {
             throw InputError(file: path, message: "empty file: no CSV header and no JSON value")
         }
         let raw = scanner.rawRecord
-        guard !scanner.oversized, !CSVRecordSource.containsNUL(raw),
+        guard !scanner.oversized, !CSVRecordSource.containsNUL(raw.span),
             String(validating: raw, as: UTF8.self) != nil, !scanner.quotingError
         else {
             throw InputError(
@@ -165,7 +165,7 @@ final class CSVRecordSource: RecordSource {
         while try scanner.next() {
             let raw = scanner.rawRecord
             guard !scanner.oversized, !scanner.quotingError, scanner.fieldCount == expected,
-                !CSVRecordSource.containsNUL(raw)
+                !CSVRecordSource.containsNUL(raw.span)
             else {
                 try body(.rejected(.malformedRecord, location: .line(scanner.recordLine), idHint: nil))
                 continue
@@ -219,17 +219,14 @@ final class CSVRecordSource: RecordSource {
         guard !attributeColumns.isEmpty else { return nil }
         attributes.reset()
         for (column, name) in attributeColumns {
-            name.withUnsafeBufferPointer { attributes.add(name: $0, value: text(column)) }
+            attributes.add(name: name.span, value: text(column))
         }
         return attributes.finish()
     }
 
-    static func containsNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
-        return memchr(base, 0, bytes.count) != nil
-    }
+    static func containsNUL(_ bytes: Span<UInt8>) -> Bool { bytes.containsByte(0) }
 
-    func currentExcerpt() -> String { Excerpt.make(scanner.rawRecord) }
+    func currentExcerpt() -> String { Excerpt.make(scanner.rawRecord.span) }
 
     var contentOffset: Int64 { scanner.buffer.baseOffset + Int64(scanner.endOfRecord) }
 

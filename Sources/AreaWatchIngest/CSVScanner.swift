@@ -337,7 +337,7 @@ final class CSVScanner {
     private func beginSkipping() {
         oversized = true
         let head = min(scan, 1024)
-        oversizedHead.append(buffer.slice(recordStart, recordStart + head))
+        oversizedHead.append(buffer.slice(recordStart, recordStart + head).span)
     }
 
     /// In skip mode the scanned bytes of the oversized record are dropped before each refill.

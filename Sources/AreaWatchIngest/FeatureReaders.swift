@@ -62,7 +62,7 @@ public enum FeatureReaders {
             switch raw.kind {
             case .null, .absent: return .missing
             case .number:
-                guard let v = DecimalParsing.parse(raw.bytes), v.isFinite else { return .notNumeric }
+                guard let v = DecimalParsing.parse(raw.bytes.span), v.isFinite else { return .notNumeric }
                 return .value(v)
             case .text, .boolean, .composite: return .notNumeric
             }
@@ -119,8 +119,10 @@ public enum FeatureReaders {
         var points: [PointOfInterest] = []
         while try scanner.next() {
             guard scanner.fieldCount == header.count, !scanner.quotingError,
-                let lat = DecimalParsing.parse(trimmed(scanner.field(assignment.column(.lat)))),
-                let lon = DecimalParsing.parse(trimmed(scanner.field(assignment.column(.lon)))),
+                let lat = DecimalParsing.parse(
+                    RawValue(kind: .text, bytes: scanner.field(assignment.column(.lat))).trimmed.span),
+                let lon = DecimalParsing.parse(
+                    RawValue(kind: .text, bytes: scanner.field(assignment.column(.lon))).trimmed.span),
                 (-90...90).contains(lat), (-180...180).contains(lon)
             else {
                 throw InputError(
@@ -131,10 +133,6 @@ public enum FeatureReaders {
                 PointOfInterest(name: String(decoding: scanner.field(nameColumn), as: UTF8.self), lat: lat, lon: lon))
         }
         return points
-    }
-
-    private static func trimmed(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        RawValue(kind: .text, bytes: b).trimmed
     }
 
     private static func geoJSONPoints(_ path: String) throws(InputError) -> [PointOfInterest] {
@@ -192,8 +190,8 @@ public enum FeatureReaders {
             for point in tape.elements(of: ring) {
                 let xy = tape.node(point).kind == .array ? tape.elements(of: point) : []
                 guard xy.count >= 2, tape.node(xy[0]).kind == .number, tape.node(xy[1]).kind == .number,
-                    let lon = DecimalParsing.parse(tape.rawBytes(xy[0])),
-                    let lat = DecimalParsing.parse(tape.rawBytes(xy[1])),
+                    let lon = DecimalParsing.parse(tape.rawBytes(xy[0]).span),
+                    let lat = DecimalParsing.parse(tape.rawBytes(xy[1]).span),
                     lon.isFinite, lat.isFinite
                 else {
                     throw InputError(file: path, position: position, message: "a ring position must be [lon, lat]")

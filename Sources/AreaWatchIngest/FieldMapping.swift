@@ -118,18 +118,18 @@ public struct ColumnMappingError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Case-, space-, `_`- and `-`-insensitive form of a column name (SPEC §2.3).
-func normalizedName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+func normalizedName(_ bytes: Span<UInt8>) -> String {
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count)
-    for b in bytes where b != 32 && b != 95 && b != 45 && b != 9 {
-        out.append((b >= 65 && b <= 90) ? b + 32 : b)
+    for i in bytes.indices {
+        let b = bytes[i]
+        if b != 32 && b != 95 && b != 45 && b != 9 { out.append((b >= 65 && b <= 90) ? b + 32 : b) }
     }
     return String(decoding: out, as: UTF8.self)
 }
 
 func normalizedName(_ text: String) -> String {
-    var copy = text
-    return copy.withUTF8 { normalizedName($0) }
+    normalizedName(text.utf8.span)
 }
 
 /// Which column (by position) fills each field, decided once per header or record shape.

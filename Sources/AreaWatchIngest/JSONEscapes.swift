@@ -16,9 +16,11 @@ enum JSONEscapes {
         }
     }
 
-    static func hexValue(_ digits: some Collection<UInt8>) -> UInt32? {
+    /// The four hex digits at `start` (the caller checked they are inside `raw`).
+    static func hexValue(_ raw: Span<UInt8>, at start: Int) -> UInt32? {
         var v: UInt32 = 0
-        for d in digits {
+        for k in start..<(start + 4) {
+            let d = raw[k]
             switch d {
             case 48...57: v = v << 4 | UInt32(d - 48)
             case 65...70: v = v << 4 | UInt32(d - 55)
@@ -43,14 +45,14 @@ enum JSONEscapes {
 }
 
 extension JSONTape {
-    static func decodeEscapes(_ raw: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    static func decodeEscapes(_ raw: Span<UInt8>, into out: inout [UInt8]) {
         var i = 0
         var pendingHigh: UInt32?
         while i < raw.count {
-            let b = raw[i]
+            let b = raw[unchecked: i]
             if b == ASCII.backslash && i + 1 < raw.count {
-                let e = raw[i + 1]
-                if e == UInt8(ascii: "u"), i + 5 < raw.count, let unit = JSONEscapes.hexValue(raw[(i + 2)...(i + 5)]) {
+                let e = raw[unchecked: i + 1]
+                if e == UInt8(ascii: "u"), i + 5 < raw.count, let unit = JSONEscapes.hexValue(raw, at: i + 2) {
                     i += 6
                     if (0xD800...0xDBFF).contains(unit) {
                         if let high = pendingHigh { JSONEscapes.appendUnit(high, pendingHigh: nil, to: &out) }
@@ -85,7 +87,7 @@ extension JSONTape {
     }
 
     /// Decodes a complete string literal (with quotes); nil when it is not one.
-    static func decodeStringLiteral(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
+    static func decodeStringLiteral(_ literal: Span<UInt8>) -> String? {
         var lo = 0, hi = literal.count
         while lo < hi,
             literal[lo] == ASCII.space || literal[lo] == ASCII.tab || literal[lo] == ASCII.lf || literal[lo] == ASCII.cr
@@ -96,7 +98,7 @@ extension JSONTape {
         { hi -= 1 }
         guard hi - lo >= 2, literal[lo] == ASCII.quote, literal[hi - 1] == ASCII.quote else { return nil }
         var out: [UInt8] = []
-        decodeEscapes(UnsafeBufferPointer(rebasing: literal[(lo + 1)..<(hi - 1)]), into: &out)
+        decodeEscapes(literal.extracting((lo + 1)..<(hi - 1)), into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 }

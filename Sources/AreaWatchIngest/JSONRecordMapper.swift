@@ -63,12 +63,12 @@ final class JSONRecordMapper {
     /// The field slot and rank of a member name (rank -1 for an explicit `--column`).
     /// `position`: the member's place in its record. Records of one file list their members in
     /// the same order, so the entry found at this place last time is tried first.
-    private func resolve(_ name: UnsafeBufferPointer<UInt8>, position: Int) -> (slot: Int, rank: Int) {
+    private func resolve(_ name: Span<UInt8>, position: Int) -> (slot: Int, rank: Int) {
         if position < lastAtPosition.count {
             let entry = resolved[lastAtPosition[position]]
-            if Bytes.equal(entry.name, name) { return (entry.slot, entry.rank) }
+            if Bytes.equal(entry.name.span, name) { return (entry.slot, entry.rank) }
         }
-        for (k, entry) in resolved.enumerated() where Bytes.equal(entry.name, name) {
+        for (k, entry) in resolved.enumerated() where Bytes.equal(entry.name.span, name) {
             if position < 64 {
                 if position < lastAtPosition.count {
                     lastAtPosition[position] = k
@@ -94,7 +94,7 @@ final class JSONRecordMapper {
         }
         // At most 256 names of at most 256 bytes are kept (64 KiB), whatever names a file has.
         if resolved.count < 256 && name.count <= 256 {
-            resolved.append((Array(name), result.slot, result.rank))
+            resolved.append((name.copiedArray, result.slot, result.rank))
             if position < 64 {
                 if position < lastAtPosition.count {
                     lastAtPosition[position] = resolved.count - 1
@@ -146,7 +146,7 @@ final class JSONRecordMapper {
         var position = 0
         while k < end {
             let v = k + 1
-            let (slot, rank) = resolve(tape.string(k), position: position)
+            let (slot, rank) = resolve(tape.string(k).span, position: position)
             position += 1
             let usable = slot >= 0 && !(coordinates != nil && slot <= 1) && !(memberID != nil && slot == idSlot)
             if usable && rank < slotRank[slot] {
@@ -236,28 +236,22 @@ final class JSONRecordMapper {
         if attributeMembers.count > 1 {
             attributeMembers.sort { a, b in
                 let x = tape.string(a.key), y = tape.string(b.key)
-                if Bytes.equal(x, y) { return a.key < b.key }
-                return Bytes.less(x, y)
+                if Bytes.equal(x.span, y.span) { return a.key < b.key }
+                return Bytes.less(x.span, y.span)
             }
         }
         var previous: UnsafeBufferPointer<UInt8>?
         for (key, value) in attributeMembers {
             let name = tape.string(key)
-            if let p = previous, Bytes.equal(p, name) { continue }
+            if let p = previous, Bytes.equal(p.span, name.span) { continue }
             previous = name
-            attributes.add(name: name, value: JSONRecordMapper.rawValue(tape, value))
+            attributes.add(name: name.span, value: JSONRecordMapper.rawValue(tape, value))
         }
         return attributes.finish()
     }
 
     /// Coordinates of a GeoJSON feature's geometry: null/absent → missing, not a Point with two
     /// numbers → invalid (SPEC §2.1 form 5).
-    /// `Point`, from static memory.
-    private static var point: UnsafeBufferPointer<UInt8> {
-        let text: StaticString = "Point"
-        return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-    }
-
     static func pointCoordinates(_ tape: JSONTape, feature: Int) -> Result<(lat: RawValue, lon: RawValue), RejectReason>
     {
         guard let geometry = member(tape, of: feature, named: "geometry"), tape.node(geometry).kind != .null else {
@@ -265,7 +259,7 @@ final class JSONRecordMapper {
         }
         guard tape.node(geometry).kind == .object,
             let type = member(tape, of: geometry, named: "type"), tape.node(type).kind == .string,
-            Bytes.equal(tape.string(type), point)
+            Bytes.equal(tape.string(type).span, "Point".utf8.span)
         else {
             return .failure(.invalidCoordinates)
         }
@@ -288,16 +282,15 @@ final class JSONRecordMapper {
     /// The first member of an object with this exact name (no allocation: called a few times
     /// per GeoJSON feature).
     static func member(_ tape: JSONTape, of object: Int, named name: String) -> Int? {
-        var name = name
-        return name.withUTF8 { member(tape, of: object, bytes: $0) }
+        member(tape, of: object, bytes: name.utf8.span)
     }
 
-    static func member(_ tape: JSONTape, of object: Int, bytes wanted: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func member(_ tape: JSONTape, of object: Int, bytes wanted: Span<UInt8>) -> Int? {
         var k = object + 1
         let end = Int(tape.node(object).next)
         while k < end {
             let v = k + 1
-            if Bytes.equal(wanted, tape.string(k)) { return v }
+            if Bytes.equal(wanted, tape.string(k).span) { return v }
             k = Int(tape.node(v).next)
         }
         return nil

@@ -120,7 +120,7 @@ final class JSONRecordSource: RecordSource {
     }
 
     func currentExcerpt() -> String {
-        Excerpt.make(current)
+        Excerpt.make(current.span)
     }
 
     // NDJSON lines are read beside the stream: the buffer's start is the current line's.

@@ -153,7 +153,7 @@ final class JSONStream {
                     hex.append(buffer[i])
                     i += 1
                 }
-                guard JSONEscapes.hexValue(hex) != nil else { throw error("invalid \\u escape") }
+                guard JSONEscapes.hexValue(hex.span, at: 0) != nil else { throw error("invalid \\u escape") }
                 keep([b, e] + hex)
             } else {
                 guard JSONEscapes.simple(e) != nil else { throw error("invalid escape '\\\(printable(e))'") }
@@ -161,7 +161,7 @@ final class JSONStream {
             }
         }
         var decoded: [UInt8] = []
-        raw.withUnsafeBufferPointer { JSONTape.decodeEscapes($0, into: &decoded) }
+        JSONTape.decodeEscapes(raw.span, into: &decoded)
         return (String(decoding: decoded, as: UTF8.self), whole)
     }
 
@@ -173,7 +173,7 @@ final class JSONStream {
         var keeping = maxBytes >= 0
         var from = i
         func flush() {
-            if keeping { out.append(buffer.slice(from, i)) }
+            if keeping { out.append(buffer.slice(from, i).span) }
         }
         var depth = 0
         var inString = false
@@ -197,21 +197,14 @@ final class JSONStream {
             }
             let b = buffer[i]
             if inString {
-                if escaped {
-                    escaped = false
-                } else if b == ASCII.backslash {
-                    escaped = true
-                } else if b == ASCII.quote {
-                    inString = false
-                    if depth == 0 {
-                        i += 1
-                        flush()
-                        return finishCapture(out, keeping: keeping, maxBytes: maxBytes)
-                    }
-                } else if b == ASCII.lf {
+                if JSONStringBody.pass(b, inString: &inString, escaped: &escaped) {
                     // Invalid JSON, but only this value's problem: the record parser rejects it.
                     line += 1
                     lineStart = buffer.baseOffset + Int64(i) + 1
+                } else if !inString && depth == 0 {
+                    i += 1
+                    flush()
+                    return finishCapture(out, keeping: keeping, maxBytes: maxBytes)
                 }
                 i += 1
                 continue
@@ -371,13 +364,7 @@ final class JSONStream {
                 let b = p[k]
                 k += 1
                 if inString {
-                    if escaped {
-                        escaped = false
-                    } else if b == ASCII.backslash {
-                        escaped = true
-                    } else if b == ASCII.quote {
-                        inString = false
-                    } else if b == ASCII.lf {
+                    if JSONStringBody.pass(b, inString: &inString, escaped: &escaped) {
                         line += 1
                         lineStart = base + Int64(k)
                     }
@@ -405,7 +392,7 @@ final class JSONStream {
     func readShortString() throws(InputError) -> String? {
         let bytes = ByteBuffer(capacity: 256)
         guard try captureValue(into: bytes, maxBytes: 256), bytes.bytes.first == ASCII.quote else { return nil }
-        return JSONTape.decodeStringLiteral(bytes.bytes)
+        return JSONTape.decodeStringLiteral(bytes.bytes.span)
     }
 
     /// True when only whitespace is left.
@@ -413,6 +400,26 @@ final class JSONStream {
 
     private func printable(_ b: UInt8) -> String {
         (b >= 32 && b < 127) ? String(UnicodeScalar(b)) : String(format: b)
+    }
+}
+
+/// JSON's in-string state machine, shared by every byte-at-a-time loop over JSON text.
+enum JSONStringBody {
+    /// Passes one byte inside a string: a backslash escapes the next byte, an unescaped quote
+    /// ends the string (`inString` false). True when the byte is an unescaped line feed, which
+    /// the caller counts as a line (invalid JSON, rejected later, but the line count stays right).
+    @inline(__always)
+    static func pass(_ b: UInt8, inString: inout Bool, escaped: inout Bool) -> Bool {
+        if escaped {
+            escaped = false
+        } else if b == ASCII.backslash {
+            escaped = true
+        } else if b == ASCII.quote {
+            inString = false
+        } else if b == ASCII.lf {
+            return true
+        }
+        return false
     }
 }
 

@@ -494,7 +494,7 @@ final class JSONTape {
                 guard i + 1 < s.count else { return nil }
                 let e = s[i + 1]
                 if e == UInt8(ascii: "u") {
-                    guard i + 5 < s.count, JSONEscapes.hexValue(s[(i + 2)...(i + 5)]) != nil else { return nil }
+                    guard i + 5 < s.count, JSONEscapes.hexValue(s.span, at: i + 2) != nil else { return nil }
                     i += 6
                     continue
                 }
@@ -586,7 +586,7 @@ final class JSONTape {
         let raw = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
         if node.decodedAt < 0 {
             scratch.removeAll(keepingCapacity: true)
-            JSONTape.decodeEscapes(raw, into: &scratch)
+            JSONTape.decodeEscapes(raw.span, into: &scratch)
             // Escapes shrink text, except lone surrogates (6 bytes → 3): still within the input.
             let count = min(scratch.count, arena.capacity - arena.count)
             nodes[index].decodedAt = Int32(arena.count)

@@ -19,10 +19,10 @@ final class TimeReader {
     func parse(_ value: RawValue) -> ParsedTime? {
         switch value.kind {
         case .number:
-            return DecimalParsing.parse(value.bytes).flatMap(TimeParser.fromEpoch)
+            return DecimalParsing.parse(value.bytes.span).flatMap(TimeParser.fromEpoch)
         case .text:
-            if let format, let wall = format.parse(value.bytes) { return resolve(wall) }
-            switch TimeParser.parseValue(value.bytes) {
+            if let format, let wall = format.parse(value.bytes.span) { return resolve(wall) }
+            switch TimeParser.parseValue(value.bytes.span) {
             case .instant(let t): return t
             case .calendar(let wall): return resolve(wall)
             case nil: return nil
@@ -43,21 +43,12 @@ final class TimeReader {
     /// part reads as `00:00:00`. The result lives until the next call.
     func join(_ date: RawValue, _ time: RawValue) -> RawValue {
         guard !date.isEmpty else { return .absent }
-        let d = date.trimmed
-        let t: UnsafeBufferPointer<UInt8> = time.isEmpty ? TimeReader.midnight : time.trimmed
         scratch.removeAll()
-        scratch.append(contentsOf: d)
+        date.appendTrimmed(to: &scratch)
         scratch.append(32)
-        scratch.append(contentsOf: t)
-        return RawValue(kind: .text, bytes: scratch.unsafeElements)
+        if time.isEmpty { scratch.append(span: "00:00:00".utf8.span) } else { time.appendTrimmed(to: &scratch) }
+        return RawValue(text: scratch)
     }
-
-    /// Never written after it is made.
-    nonisolated(unsafe) private static let midnight: UnsafeBufferPointer<UInt8> = {
-        // A static String's UTF-8 lives in the binary for the whole run.
-        let text: StaticString = "00:00:00"
-        return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-    }()
 }
 
 /// `--column point=Location` (SPEC §2.5): one value holding `(lat, lon)`, `lat, lon` or WKT
@@ -67,27 +58,17 @@ enum PointText {
     static func split(_ value: RawValue) -> Result<(lat: RawValue, lon: RawValue), RejectReason> {
         guard !value.isEmpty else { return .failure(.missingCoordinates) }
         guard value.kind == .text else { return .failure(.invalidCoordinates) }
-        let t = value.trimmed
+        return value.withTrimmedSpan(pieces).map { (value.trimmedPiece($0.lat), value.trimmedPiece($0.lon)) }
+    }
+
+    /// Where the latitude and longitude texts are in the trimmed, non-empty value `t`.
+    static func pieces(_ t: Span<UInt8>) -> Result<(lat: Range<Int>, lon: Range<Int>), RejectReason> {
         var i = 0, end = t.count
-        func skipBlanks() { while i < end && (t[i] == 32 || t[i] == 9) { i += 1 } }
-        func piece(until stop: (UInt8) -> Bool) -> RawValue? {
-            skipBlanks()
-            let start = i
-            while i < end && !stop(t[i]) { i += 1 }
-            guard i > start else { return nil }
-            return RawValue(kind: .text, bytes: UnsafeBufferPointer(rebasing: t[start..<i]))
-        }
         let isBlank = { (b: UInt8) in b == 32 || b == 9 }
-        if end >= 5, t[0] | 0x20 == UInt8(ascii: "p"), t[1] | 0x20 == UInt8(ascii: "o"),
-            t[2] | 0x20 == UInt8(ascii: "i"),
-            t[3] | 0x20 == UInt8(ascii: "n"), t[4] | 0x20 == UInt8(ascii: "t")
-        {
+        if end >= 5, matches(t, at: 0, "point") {
             i = 5
-            skipBlanks()
-            if end - i == 5, t[i] | 0x20 == UInt8(ascii: "e"), t[i + 1] | 0x20 == UInt8(ascii: "m"),
-                t[i + 2] | 0x20 == UInt8(ascii: "p"),
-                t[i + 3] | 0x20 == UInt8(ascii: "t"), t[i + 4] | 0x20 == UInt8(ascii: "y")
-            {
+            skipBlanks(t, &i, end)
+            if end - i == 5, matches(t, at: i, "empty") {
                 return .failure(.missingCoordinates) // WKT's own "no point"
             }
             guard i < end, t[i] == UInt8(ascii: "("), t[end - 1] == UInt8(ascii: ")") else {
@@ -95,9 +76,9 @@ enum PointText {
             }
             i += 1
             end -= 1
-            guard let lon = piece(until: isBlank) else { return .failure(.invalidCoordinates) }
-            guard let lat = piece(until: isBlank) else { return .failure(.invalidCoordinates) }
-            skipBlanks()
+            guard let lon = piece(t, &i, end, until: isBlank) else { return .failure(.invalidCoordinates) }
+            guard let lat = piece(t, &i, end, until: isBlank) else { return .failure(.invalidCoordinates) }
+            skipBlanks(t, &i, end)
             return i == end ? .success((lat, lon)) : .failure(.invalidCoordinates)
         }
         if t[0] == UInt8(ascii: "(") {
@@ -105,9 +86,30 @@ enum PointText {
             i = 1
             end -= 1
         }
-        guard let lat = piece(until: { $0 == UInt8(ascii: ",") }), i < end else { return .failure(.invalidCoordinates) }
+        guard let lat = piece(t, &i, end, until: { $0 == UInt8(ascii: ",") }), i < end else {
+            return .failure(.invalidCoordinates)
+        }
         i += 1
-        guard let lon = piece(until: { _ in false }) else { return .failure(.invalidCoordinates) }
+        guard let lon = piece(t, &i, end, until: { _ in false }) else { return .failure(.invalidCoordinates) }
         return .success((lat, lon))
+    }
+
+    /// The lowercase ASCII `word` at `at`, in any case (the caller checked it fits).
+    private static func matches(_ t: Span<UInt8>, at: Int, _ word: StaticString) -> Bool {
+        for k in 0..<word.utf8CodeUnitCount where t[at + k] | 0x20 != word.utf8Start[k] { return false }
+        return true
+    }
+
+    private static func skipBlanks(_ t: Span<UInt8>, _ i: inout Int, _ end: Int) {
+        while i < end && (t[i] == 32 || t[i] == 9) { i += 1 }
+    }
+
+    /// The non-empty run after blanks up to the first byte `stop` accepts (or `end`).
+    private static func piece(_ t: Span<UInt8>, _ i: inout Int, _ end: Int, until stop: (UInt8) -> Bool) -> Range<Int>?
+    {
+        skipBlanks(t, &i, end)
+        let start = i
+        while i < end && !stop(t[i]) { i += 1 }
+        return i > start ? start..<i : nil
     }
 }

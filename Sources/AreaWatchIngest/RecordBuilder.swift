@@ -58,6 +58,29 @@ struct RawValue: @unchecked Sendable {
     }
 }
 
+extension RawValue {
+    /// A text value of a buffer's bytes, valid until the buffer's next mutation.
+    init(text buffer: borrowing GrowableBuffer<UInt8>) {
+        self.init(kind: .text, bytes: buffer.unsafeElements)
+    }
+
+    /// Calls `body` with the trimmed bytes.
+    @inline(__always)
+    func withTrimmedSpan<R>(_ body: (Span<UInt8>) -> R) -> R {
+        let t = trimmed
+        return body(t.span)
+    }
+
+    /// Bytes `range` of the trimmed text, as a text value of its own.
+    func trimmedPiece(_ range: Range<Int>) -> RawValue {
+        RawValue(kind: .text, bytes: UnsafeBufferPointer(rebasing: trimmed[range]))
+    }
+
+    func appendTrimmed(to buffer: inout GrowableBuffer<UInt8>) {
+        buffer.append(contentsOf: trimmed)
+    }
+}
+
 /// Turns the raw values of one record into an incident or a reject reason (SPEC §2.4, §3).
 ///
 /// The incident's `key` is the record's source id, or empty for an id-less record, until
@@ -66,7 +89,7 @@ struct RawValue: @unchecked Sendable {
 enum RecordBuilder {
     static func coordinate(_ v: RawValue) -> Double? {
         switch v.kind {
-        case .number, .text: return DecimalParsing.parse(v.trimmed)
+        case .number, .text: return DecimalParsing.parse(v.trimmed.span)
         default: return nil
         }
     }
@@ -124,7 +147,7 @@ enum RecordBuilder {
     ) -> Incident {
         let categoryText: String?
         if category.kind == .text, !category.isEmpty {
-            categoryText = categories.text(category.bytes)
+            categoryText = categories.text(category.bytes.span)
         } else {
             categoryText = nonEmptyText(category)
         }
@@ -173,7 +196,7 @@ struct AttributeWriter {
     }
 
     /// Adds one attribute; empty values are left out (an empty cell says nothing).
-    mutating func add(name: UnsafeBufferPointer<UInt8>, value: RawValue) {
+    mutating func add(name: Span<UInt8>, value: RawValue) {
         guard !value.isEmpty else { return }
         bytes.append(count == 0 ? ASCII.openBrace : ASCII.comma)
         appendJSONString(name)
@@ -181,7 +204,7 @@ struct AttributeWriter {
         if value.kind == .boolean {
             bytes.append(contentsOf: value.bool ? Array("\"true\"".utf8) : Array("\"false\"".utf8))
         } else {
-            appendJSONString(value.bytes)
+            appendJSONString(value.bytes.span)
         }
         count += 1
     }
@@ -194,7 +217,7 @@ struct AttributeWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private mutating func appendJSONString(_ s: UnsafeBufferPointer<UInt8>) {
+    private mutating func appendJSONString(_ s: Span<UInt8>) {
         bytes.append(ASCII.quote)
         JSONText.appendEscaped(s, to: &bytes)
         bytes.append(ASCII.quote)

@@ -59,9 +59,8 @@ protocol RecordSource: AnyObject {
 enum Excerpt {
     static let maxCharacters = 200
 
-    static func make(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let head = UnsafeBufferPointer(rebasing: bytes.prefix(maxCharacters * 4))
-        var text = String(decoding: head, as: UTF8.self)
+    static func make(_ bytes: Span<UInt8>) -> String {
+        var text = bytes.extracting(first: maxCharacters * 4).decodedString
         // "\r\n" is one Character in Swift: compare it too, or CRLF files keep their line ends.
         while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text.removeLast() }
         if text.count > maxCharacters { text = String(text.prefix(maxCharacters)) }

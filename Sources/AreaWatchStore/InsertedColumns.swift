@@ -51,7 +51,7 @@ final class ColumnCapture {
     }
 
     private func id(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        if let entry = interner.entry(bytes) {
+        if let entry = interner.entry(bytes.span) {
             if entry == entryIDs.count { entryIDs.append(newText(bytes)) }
             return entryIDs[entry]
         }

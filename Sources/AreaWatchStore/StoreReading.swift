@@ -116,7 +116,7 @@ extension IncidentStore {
             let handled: Bool? = statement.isNull(3) ? nil : statement.int64(3) != 0
             var categoryID: Int32 = -1
             if let bytes = statement.bytes(4) {
-                if let entry = categoryTexts.entry(bytes) {
+                if let entry = categoryTexts.entry(bytes.span) {
                     if entry == categoryIDs.count { // entries are numbered as first seen
                         categoryIDs.append(columns.internCategory(categoryTexts.text(ofEntry: entry)))
                     }

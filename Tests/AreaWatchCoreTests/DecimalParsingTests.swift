@@ -142,7 +142,8 @@ struct DecimalParsingTests {
     @Test("the byte entry point matches the String one")
     func bytes() {
         for text in ["53.5974", "-1.550626", "1e22", "abc", "", "-0"] {
-            let viaBytes = Array(text.utf8).withUnsafeBufferPointer { DecimalParsing.parse($0) }
+            let bytes = Array(text.utf8)
+            let viaBytes = DecimalParsing.parse(bytes.span)
             #expect(viaBytes?.bitPattern == DecimalParsing.parse(text)?.bitPattern, "\"\(text)\"")
         }
     }

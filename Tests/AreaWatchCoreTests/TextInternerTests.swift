@@ -32,10 +32,10 @@ struct TextInternerTests {
             } else {
                 expected = nil
             }
-            bytes.withUnsafeBufferPointer { buffer in
-                #expect(interner.entry(buffer) == expected, "seed \(seed): \(bytes)")
-                #expect(Array(interner.text(buffer).utf8) == Array(String(decoding: bytes, as: UTF8.self).utf8))
-            }
+            let entry = interner.entry(bytes.span)
+            let text = interner.text(bytes.span)
+            #expect(entry == expected, "seed \(seed): \(bytes)")
+            #expect(Array(text.utf8) == Array(String(decoding: bytes, as: UTF8.self).utf8))
         }
         #expect(numbers.count == 300) // the cap was reached: later new values are not kept
         for (bytes, k) in numbers {

@@ -218,11 +218,13 @@ struct TimeParserTests {
     @Test("bytes and String entry points agree")
     func bytesEntryPoint() {
         for row in accepted {
-            let viaBytes = Array(row.text.utf8).withUnsafeBufferPointer { TimeParser.parse($0) }
+            let bytes = Array(row.text.utf8)
+            let viaBytes = TimeParser.parse(bytes.span)
             #expect(viaBytes == TimeParser.parse(row.text), "\"\(row.text)\"")
         }
         let empty: [UInt8] = []
-        #expect(empty.withUnsafeBufferPointer { TimeParser.parse($0) } == nil)
+        let viaEmpty = TimeParser.parse(empty.span)
+        #expect(viaEmpty == nil)
     }
 
     @Test("random instants written in every accepted form parse back")

@@ -10,7 +10,8 @@ struct OwnedBuffersTests {
     @Test func byteBufferAppendsDropsAndReadsInPlace() throws {
         let buffer = ByteBuffer(capacity: 1)
         buffer.append(Array("hello, ".utf8))
-        Array("world".utf8).withUnsafeBufferPointer { buffer.append($0) }
+        let world = Array("world".utf8)
+        buffer.append(world.span)
         #expect(Array(buffer.bytes) == Array("hello, world".utf8))
         buffer.removeFirst(7)
         #expect(Array(buffer.bytes) == Array("world".utf8))

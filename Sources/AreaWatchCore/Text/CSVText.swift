@@ -3,25 +3,28 @@ public enum CSVText {
     /// Appends one field, quoted only when it holds a comma, quote, CR or LF, or starts or ends
     /// with a space (so spreadsheets keep it as written).
     public static func appendField(_ s: String, to out: inout [UInt8]) {
-        var copy = s
-        copy.withUTF8 { appendField($0, to: &out) }
+        appendField(s.utf8.span, to: &out)
     }
 
-    public static func appendField(_ s: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        var needsQuotes = false
-        if let first = s.first, let last = s.last, first == 32 || last == 32 { needsQuotes = true }
+    public static func appendField(_ s: Span<UInt8>, to out: inout [UInt8]) {
+        let n = s.count
+        var needsQuotes = n > 0 && (s[unchecked: 0] == 32 || s[unchecked: n - 1] == 32)
         if !needsQuotes {
-            for b in s where b == 44 || b == 34 || b == 10 || b == 13 {
-                needsQuotes = true
-                break
+            for i in 0..<n {
+                let b = s[unchecked: i]
+                if b == 44 || b == 34 || b == 10 || b == 13 {
+                    needsQuotes = true
+                    break
+                }
             }
         }
         guard needsQuotes else {
-            out.append(contentsOf: s)
+            out.append(span: s)
             return
         }
         out.append(34)
-        for b in s {
+        for i in 0..<n {
+            let b = s[unchecked: i]
             if b == 34 { out.append(34) }
             out.append(b)
         }

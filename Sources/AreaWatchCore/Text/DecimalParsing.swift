@@ -14,11 +14,10 @@ public enum DecimalParsing {
     ]
 
     public static func parse(_ text: String) -> Double? {
-        var copy = text
-        return copy.withUTF8 { parse($0) }
+        parse(text.utf8.span)
     }
 
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    public static func parse(_ bytes: Span<UInt8>) -> Double? {
         if let value = parseShort(bytes) { return value }
         return parseGeneral(bytes)
     }
@@ -30,25 +29,25 @@ public enum DecimalParsing {
     /// digits and exponents byte by byte, and coordinates are two fields of every record; without
     /// `exactQuotient` the 17-digit coordinates of a WatchMe export would go through `strtod`.
     @inline(__always)
-    private static func parseShort(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    private static func parseShort(_ bytes: Span<UInt8>) -> Double? {
         let n = bytes.count
         guard n > 0, n <= 21 else { return nil }
         var i = 0
-        let negative = bytes[0] == UInt8(ascii: "-")
+        let negative = bytes[unchecked: 0] == UInt8(ascii: "-")
         if negative { i = 1 }
         var mantissa: UInt64 = 0
         let integerStart = i
-        while i < n, bytes[i] &- 48 < 10 {
-            mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 48)
+        while i < n, bytes[unchecked: i] &- 48 < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(bytes[unchecked: i] &- 48)
             i += 1
         }
         let integerDigits = i - integerStart
         var fractionDigits = 0
-        if i < n && bytes[i] == UInt8(ascii: ".") {
+        if i < n && bytes[unchecked: i] == UInt8(ascii: ".") {
             i += 1
             let fractionStart = i
-            while i < n, bytes[i] &- 48 < 10 {
-                mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 48)
+            while i < n, bytes[unchecked: i] &- 48 < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(bytes[unchecked: i] &- 48)
                 i += 1
             }
             fractionDigits = i - fractionStart
@@ -96,12 +95,12 @@ public enum DecimalParsing {
         19073486328125, 95367431640625, 476837158203125, 2384185791015625
     ]
 
-    private static func parseGeneral(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    private static func parseGeneral(_ bytes: Span<UInt8>) -> Double? {
         let n = bytes.count
         var i = 0
         var negative = false
-        if i < n && (bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")) {
-            negative = bytes[i] == UInt8(ascii: "-")
+        if i < n && (bytes[unchecked: i] == UInt8(ascii: "-") || bytes[unchecked: i] == UInt8(ascii: "+")) {
+            negative = bytes[unchecked: i] == UInt8(ascii: "-")
             i += 1
         }
         var mantissa: UInt64 = 0
@@ -110,35 +109,37 @@ public enum DecimalParsing {
         var decimalExponent = 0
         var digitsSeen = 0
         var seenNonZero = false
-        while i < n, bytes[i] &- 48 < 10 {
+        while i < n, bytes[unchecked: i] &- 48 < 10 {
             accumulate(
-                bytes[i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits, &decimalExponent,
+                bytes[unchecked: i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits,
+                &decimalExponent,
                 afterPoint: false)
             digitsSeen += 1
             i += 1
         }
-        if i < n && bytes[i] == UInt8(ascii: ".") {
+        if i < n && bytes[unchecked: i] == UInt8(ascii: ".") {
             i += 1
-            while i < n, bytes[i] &- 48 < 10 {
+            while i < n, bytes[unchecked: i] &- 48 < 10 {
                 accumulate(
-                    bytes[i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits, &decimalExponent,
+                    bytes[unchecked: i] &- 48, &mantissa, &significantDigits, &seenNonZero, &droppedDigits,
+                    &decimalExponent,
                     afterPoint: true)
                 digitsSeen += 1
                 i += 1
             }
         }
         guard digitsSeen > 0 else { return nil }
-        if i < n && (bytes[i] | 0x20) == UInt8(ascii: "e") {
+        if i < n && (bytes[unchecked: i] | 0x20) == UInt8(ascii: "e") {
             i += 1
             var expNegative = false
-            if i < n && (bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")) {
-                expNegative = bytes[i] == UInt8(ascii: "-")
+            if i < n && (bytes[unchecked: i] == UInt8(ascii: "-") || bytes[unchecked: i] == UInt8(ascii: "+")) {
+                expNegative = bytes[unchecked: i] == UInt8(ascii: "-")
                 i += 1
             }
             var exp = 0
             var expDigits = 0
-            while i < n, bytes[i] &- 48 < 10 {
-                if exp < 100_000 { exp = exp * 10 + Int(bytes[i] &- 48) }
+            while i < n, bytes[unchecked: i] &- 48 < 10 {
+                if exp < 100_000 { exp = exp * 10 + Int(bytes[unchecked: i] &- 48) }
                 expDigits += 1
                 i += 1
             }
@@ -164,7 +165,7 @@ public enum DecimalParsing {
             return negative ? -v : v
         }
         // Rare slow path: long mantissas or large exponents.
-        return Double(String(decoding: bytes, as: UTF8.self))
+        return Double(bytes.decodedString)
     }
 
     @inline(__always)

@@ -4,20 +4,24 @@ public enum JSONText {
 
     /// Appends the bytes of a string body (without quotes), escaping `"`, `\` and control bytes.
     /// Invalid UTF-8 is replaced by U+FFFD so the output is always valid JSON.
-    public static func appendEscaped(_ s: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    public static func appendEscaped(_ s: Span<UInt8>, to out: inout [UInt8]) {
         // Fast path: plain ASCII without anything to escape is copied in one go.
         var plain = true
-        for b in s where b < 32 || b == ASCII.quote || b == ASCII.backslash || b >= 127 {
-            plain = false
-            break
+        for i in 0..<s.count {
+            let b = s[unchecked: i]
+            if b < 32 || b == ASCII.quote || b == ASCII.backslash || b >= 127 {
+                plain = false
+                break
+            }
         }
         if plain {
-            out.append(contentsOf: s)
+            out.append(span: s)
             return
         }
         let start = out.count
         var needsRepair = false
-        for b in s {
+        for i in 0..<s.count {
+            let b = s[unchecked: i]
             switch b {
             case ASCII.quote:
                 out.append(ASCII.backslash)
@@ -48,8 +52,7 @@ public enum JSONText {
     }
 
     public static func appendEscaped(_ s: String, to out: inout [UInt8]) {
-        var copy = s
-        copy.withUTF8 { appendEscaped($0, to: &out) }
+        appendEscaped(s.utf8.span, to: &out)
     }
 
     public static func escaped(_ s: String) -> String {

@@ -50,17 +50,13 @@ public struct NumberTextMemo {
                     bits[slot] = key
                     starts[slot] = Int32(texts.count)
                     lengths[slot] = UInt8(length)
-                    out.withUnsafeBufferPointer {
-                        texts.append(contentsOf: UnsafeBufferPointer(rebasing: $0[before...]))
-                    }
+                    texts.append(span: out.span.extracting(unchecked: before..<out.count))
                 }
                 return
             }
             if bits[slot] == key {
                 let length = Int(lengths[slot])
-                texts.withUnsafeBufferPointer {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<(start + length)]))
-                }
+                out.append(span: texts.span.extracting(unchecked: start..<(start + length)))
                 return
             }
             slot = (slot + 1) & mask

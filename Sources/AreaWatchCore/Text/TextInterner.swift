@@ -31,28 +31,28 @@ public final class TextInterner {
         starts.append(0)
     }
 
-    public func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    public func text(_ bytes: Span<UInt8>) -> String {
         if let k = entry(bytes) { return texts[k] }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes.decodedString
     }
 
     /// The position of the bytes' entry (entries are numbered from 0 in the order first seen), or
     /// nil when the value is not kept (too long, or the interner is full).
-    public func entry(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
+    public func entry(_ value: Span<UInt8>) -> Int? {
         guard value.count <= TextInterner.maxBytes else { return nil }
-        let stored = bytes.unsafeBaseAddress
-        let slot = slots.probe(from: TextInterner.hash(value) & mask) { slot in
-            let k = Int(slot) - 1
-            let start = starts[k]
-            return Bytes.equal(UnsafeBufferPointer(start: stored + start, count: starts[k + 1] - start), value)
+        let slot = bytes.withSpan { stored in
+            slots.probe(from: TextInterner.hash(value) & mask) { slot in
+                let k = Int(slot) - 1
+                return Bytes.equal(stored.extracting(unchecked: starts[k]..<starts[k + 1]), value)
+            }
         }
         if slots[slot] != 0 { return Int(slots[slot]) - 1 }
         let k = texts.count
         guard k < capacity else { return nil }
         slots[slot] = UInt32(k + 1)
-        bytes.append(contentsOf: value)
+        bytes.append(span: value)
         starts.append(bytes.count)
-        texts.append(String(decoding: value, as: UTF8.self))
+        texts.append(value.decodedString)
         return k
     }
 
@@ -60,7 +60,7 @@ public final class TextInterner {
     public func text(ofEntry k: Int) -> String { texts[k] }
 
     @inline(__always)
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    private static func hash(_ bytes: Span<UInt8>) -> Int {
         let n = bytes.count
         let (head, tail) = Bytes.headAndTail(bytes)
         let mixed = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(n)) &* 0xD6E8_FEB8_6659_FD93

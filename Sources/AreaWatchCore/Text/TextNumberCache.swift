@@ -26,7 +26,7 @@ struct TextNumberCache {
     }
 
     @inline(__always)
-    private func home(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+    private func home(_ text: Span<UInt8>) -> Int {
         let n = text.count
         let (head, tail) = Bytes.headAndTail(text)
         let mixed = (head ^ UInt64(n)) &* factors.0 &+ tail &* factors.1
@@ -35,15 +35,13 @@ struct TextNumberCache {
 
     /// The slot holding these bytes, or the empty slot where they would go.
     @inline(__always)
-    private func slot(of text: UnsafeBufferPointer<UInt8>) -> Int {
+    private func slot(of text: Span<UInt8>) -> Int {
         let mask = slots.count - 1
         var slot = home(text)
         while slots[slot] != 0 {
             let k = Int(slots[slot]) - 1
             if starts[k + 1] - starts[k] == text.count
-                && bytes.withUnsafeBufferPointer({
-                    Bytes.equal(UnsafeBufferPointer(rebasing: $0[starts[k]..<starts[k + 1]]), text)
-                })
+                && Bytes.equal(bytes.span.extracting(unchecked: starts[k]..<starts[k + 1]), text)
             {
                 break
             }
@@ -56,11 +54,11 @@ struct TextNumberCache {
     @inline(__always)
     func number(of text: borrowing String) -> Int32? {
         guard !slots.isEmpty else { return nil }
-        return text.utf8.withContiguousStorageIfAvailable { number(ofUTF8: $0) } ?? nil
+        return number(ofUTF8: text.utf8.span)
     }
 
     @inline(__always)
-    private func number(ofUTF8 utf8: UnsafeBufferPointer<UInt8>) -> Int32? {
+    private func number(ofUTF8 utf8: Span<UInt8>) -> Int32? {
         let k = Int(slots[slot(of: utf8)]) - 1
         return k >= 0 ? numbers[k] : nil
     }
@@ -74,15 +72,13 @@ struct TextNumberCache {
             starts.append(0)
             numbers.removeAll(keepingCapacity: true)
         }
-        var text = text
-        text.withUTF8 { utf8 in
-            guard utf8.count <= Self.maxBytes else { return }
-            let free = slot(of: utf8)
-            guard slots[free] == 0 else { return }
-            bytes.append(contentsOf: utf8)
-            starts.append(bytes.count)
-            numbers.append(number)
-            slots[free] = Int32(numbers.count)
-        }
+        let utf8 = text.utf8.span
+        guard utf8.count <= Self.maxBytes else { return }
+        let free = slot(of: utf8)
+        guard slots[free] == 0 else { return }
+        bytes.append(span: utf8)
+        starts.append(bytes.count)
+        numbers.append(number)
+        slots[free] = Int32(numbers.count)
     }
 }

@@ -150,10 +150,10 @@ public struct TimeFormat: Sendable, Equatable {
 
     /// Matches the whole value (blanks around it ignored); nil when it does not match or names
     /// an impossible date or time.
-    public func parse(_ raw: UnsafeBufferPointer<UInt8>) -> WallTime? {
+    public func parse(_ raw: Span<UInt8>) -> WallTime? {
         var lo = 0, hi = raw.count
-        while lo < hi && TimeFormat.isBlank(raw[lo]) { lo += 1 }
-        while hi > lo && TimeFormat.isBlank(raw[hi - 1]) { hi -= 1 }
+        while lo < hi && TimeFormat.isBlank(raw[unchecked: lo]) { lo += 1 }
+        while hi > lo && TimeFormat.isBlank(raw[unchecked: hi - 1]) { hi -= 1 }
         guard lo < hi else { return nil }
         var i = lo
         var year = -1, month = 1, day = 1, dayOfYear = -1, hour = 0, minute = 0, second = 0
@@ -162,15 +162,15 @@ public struct TimeFormat: Sendable, Equatable {
         for step in steps {
             switch step {
             case .literal(let b):
-                guard i < hi, raw[i] == b else { return nil }
+                guard i < hi, raw[unchecked: i] == b else { return nil }
                 i += 1
             case .blanks:
-                while i < hi && TimeFormat.isBlank(raw[i]) { i += 1 }
+                while i < hi && TimeFormat.isBlank(raw[unchecked: i]) { i += 1 }
             case .number(let field, let maxDigits):
-                while i < hi && TimeFormat.isBlank(raw[i]) { i += 1 }
+                while i < hi && TimeFormat.isBlank(raw[unchecked: i]) { i += 1 }
                 var value = 0, digits = 0
                 while digits < maxDigits && i < hi {
-                    let d = raw[i] &- 48
+                    let d = raw[unchecked: i] &- 48
                     guard d < 10 else { break }
                     value = value * 10 + Int(d)
                     digits += 1
@@ -194,8 +194,8 @@ public struct TimeFormat: Sendable, Equatable {
                 month = m
                 i = end
             case .meridiem:
-                guard i + 2 <= hi, raw[i + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
-                switch raw[i] | 0x20 {
+                guard i + 2 <= hi, raw[unchecked: i + 1] | 0x20 == UInt8(ascii: "m") else { return nil }
+                switch raw[unchecked: i] | 0x20 {
                 case UInt8(ascii: "a"): pm = false
                 case UInt8(ascii: "p"): pm = true
                 default: return nil
@@ -251,10 +251,12 @@ public struct TimeFormat: Sendable, Equatable {
 
     /// `Z`, `UTC` or `GMT` (any case) at `i`: where it ends, nil when none is there.
     @inline(__always)
-    static func zoneName(_ raw: UnsafeBufferPointer<UInt8>, from i: Int, to hi: Int) -> Int? {
-        if i < hi, raw[i] | 0x20 == UInt8(ascii: "z") { return i + 1 }
+    static func zoneName(_ raw: Span<UInt8>, from i: Int, to hi: Int) -> Int? {
+        if i < hi, raw[unchecked: i] | 0x20 == UInt8(ascii: "z") { return i + 1 }
         guard i + 3 <= hi else { return nil }
-        let word = (UInt32(raw[i] | 0x20) << 16) | (UInt32(raw[i + 1] | 0x20) << 8) | UInt32(raw[i + 2] | 0x20)
+        let word =
+            (UInt32(raw[unchecked: i] | 0x20) << 16) | (UInt32(raw[unchecked: i + 1] | 0x20) << 8)
+            | UInt32(raw[unchecked: i + 2] | 0x20)
         guard word == 0x75_74_63 || word == 0x67_6D_74 else { return nil } // utc gmt
         return i + 3
     }
@@ -265,10 +267,10 @@ public struct TimeFormat: Sendable, Equatable {
     ].map { Array($0.utf8) }
 
     /// An English month name or its first three letters, any case (the full name when it fits).
-    private static func monthName(_ raw: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (Int, Int)? {
+    private static func monthName(_ raw: Span<UInt8>, from start: Int, to end: Int) -> (Int, Int)? {
         for (index, name) in months.enumerated() {
             var k = 0
-            while k < name.count && start + k < end && raw[start + k] | 0x20 == name[k] { k += 1 }
+            while k < name.count && start + k < end && raw[unchecked: start + k] | 0x20 == name[k] { k += 1 }
             if k == name.count { return (index + 1, start + k) }
             if k >= 3 { return (index + 1, start + 3) }
         }
@@ -276,31 +278,34 @@ public struct TimeFormat: Sendable, Equatable {
     }
 
     /// `Z`, `±hh`, `±hhmm` or `±hh:mm`.
-    private static func offset(_ raw: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (Int32, Int)? {
+    private static func offset(_ raw: Span<UInt8>, from start: Int, to end: Int) -> (Int32, Int)? {
         var i = start
         guard i < end else { return nil }
-        if raw[i] | 0x20 == UInt8(ascii: "z") { return (0, i + 1) }
+        if raw[unchecked: i] | 0x20 == UInt8(ascii: "z") { return (0, i + 1) }
         let sign: Int32
-        switch raw[i] {
+        switch raw[unchecked: i] {
         case UInt8(ascii: "+"): sign = 1
         case UInt8(ascii: "-"): sign = -1
         default: return nil
         }
         i += 1
-        func two() -> Int32? {
-            guard i + 2 <= end else { return nil }
-            let a = raw[i] &- 48, b = raw[i + 1] &- 48
-            guard a < 10, b < 10 else { return nil }
-            i += 2
-            return Int32(a) * 10 + Int32(b)
-        }
-        guard let hours = two(), hours <= 23 else { return nil }
+        guard let hours = twoDigits(raw, &i, end), hours <= 23 else { return nil }
         var minutes: Int32 = 0
-        if i < end && (raw[i] == UInt8(ascii: ":") || raw[i] &- 48 < 10) {
-            if raw[i] == UInt8(ascii: ":") { i += 1 }
-            guard let m = two(), m < 60 else { return nil }
+        if i < end && (raw[unchecked: i] == UInt8(ascii: ":") || raw[unchecked: i] &- 48 < 10) {
+            if raw[unchecked: i] == UInt8(ascii: ":") { i += 1 }
+            guard let m = twoDigits(raw, &i, end), m < 60 else { return nil }
             minutes = m
         }
         return (sign * (hours * 3600 + minutes * 60), i)
+    }
+
+    /// Two digits at `i` (before `end`) as a number, `i` moved past them; nil when they are not.
+    @inline(__always)
+    private static func twoDigits(_ raw: Span<UInt8>, _ i: inout Int, _ end: Int) -> Int32? {
+        guard i + 2 <= end else { return nil }
+        let a = raw[unchecked: i] &- 48, b = raw[unchecked: i + 1] &- 48
+        guard a < 10, b < 10 else { return nil }
+        i += 2
+        return Int32(a) * 10 + Int32(b)
     }
 }

@@ -53,11 +53,10 @@ public enum TimeValue: Sendable, Hashable {
 /// Fractional seconds are dropped (floor). Anything outside 0001-01-01 … 9999-12-31 is invalid.
 public enum TimeParser {
     public static func parse(_ text: String) -> ParsedTime? {
-        var copy = text
-        return copy.withUTF8 { parse($0) }
+        parse(text.utf8.span)
     }
 
-    public static func parse(_ raw: UnsafeBufferPointer<UInt8>) -> ParsedTime? {
+    public static func parse(_ raw: Span<UInt8>) -> ParsedTime? {
         switch parseValue(raw) {
         case .instant(let t): return t
         case .calendar(let w): return w.instantInUTC
@@ -67,12 +66,12 @@ public enum TimeParser {
 
     /// The value before zone rules: an epoch, or a calendar time with or without its zone.
     @inline(__always)
-    public static func parseValue(_ raw: UnsafeBufferPointer<UInt8>) -> TimeValue? {
+    public static func parseValue(_ raw: Span<UInt8>) -> TimeValue? {
         var lo = 0, hi = raw.count
-        while lo < hi && isSpace(raw[lo]) { lo += 1 }
-        while hi > lo && isSpace(raw[hi - 1]) { hi -= 1 }
+        while lo < hi && isSpace(raw[unchecked: lo]) { lo += 1 }
+        while hi > lo && isSpace(raw[unchecked: hi - 1]) { hi -= 1 }
         guard lo < hi else { return nil }
-        let text = UnsafeBufferPointer(rebasing: raw[lo..<hi])
+        let text = raw.extracting(unchecked: lo..<hi)
         if looksLikeCalendar(text) { return parseCalendar(text).map(TimeValue.calendar) }
         guard let value = DecimalParsing.parse(text), let t = fromEpoch(value) else { return nil }
         return .instant(t)
@@ -118,42 +117,43 @@ public enum TimeParser {
     private static func isDigit(_ b: UInt8) -> Bool { b &- 48 < 10 }
 
     /// Four digits then `-` or `/`: a calendar form, not a number.
-    private static func looksLikeCalendar(_ t: UnsafeBufferPointer<UInt8>) -> Bool {
-        t.count >= 7 && isDigit(t[0]) && isDigit(t[1]) && isDigit(t[2]) && isDigit(t[3])
-            && (t[4] == UInt8(ascii: "-") || t[4] == UInt8(ascii: "/"))
+    private static func looksLikeCalendar(_ t: Span<UInt8>) -> Bool {
+        t.count >= 7 && isDigit(t[unchecked: 0]) && isDigit(t[unchecked: 1]) && isDigit(t[unchecked: 2])
+            && isDigit(t[unchecked: 3])
+            && (t[unchecked: 4] == UInt8(ascii: "-") || t[unchecked: 4] == UInt8(ascii: "/"))
     }
 
-    private static func parseCalendar(_ t: UnsafeBufferPointer<UInt8>) -> WallTime? {
-        var cursor = Cursor(bytes: t)
-        guard let year = cursor.digits(4), year >= 1 else { return nil }
-        let separator = t[4]
+    private static func parseCalendar(_ t: Span<UInt8>) -> WallTime? {
+        var cursor = Cursor(count: t.count)
+        guard let year = cursor.digits(4, t), year >= 1 else { return nil }
+        let separator = t[unchecked: 4]
         cursor.index = 5
-        guard let month = cursor.digits(2), (1...12).contains(month) else { return nil }
+        guard let month = cursor.digits(2, t), (1...12).contains(month) else { return nil }
         if cursor.atEnd {
             return WallTime(
                 wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: 1)), precision: .month, offset: nil)
         }
-        guard cursor.take(separator), let day = cursor.digits(2),
+        guard cursor.take(separator, t), let day = cursor.digits(2, t),
             day >= 1, day <= UTCTime.daysInMonth(year: year, month: month)
         else { return nil }
         if cursor.atEnd {
             return WallTime(
                 wall: UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day)), precision: .day, offset: nil)
         }
-        guard cursor.take(UInt8(ascii: "T")) || cursor.take(UInt8(ascii: "t")) || cursor.take(ASCII.space),
-            let hour = cursor.digits(2), cursor.take(ASCII.colon),
-            let minute = cursor.digits(2), minute < 60
+        guard cursor.take(UInt8(ascii: "T"), t) || cursor.take(UInt8(ascii: "t"), t) || cursor.take(ASCII.space, t),
+            let hour = cursor.digits(2, t), cursor.take(ASCII.colon, t),
+            let minute = cursor.digits(2, t), minute < 60
         else { return nil }
         var second = 0
-        if cursor.take(ASCII.colon) {
-            guard let s = cursor.digits(2), s <= 60 else { return nil }
+        if cursor.take(ASCII.colon, t) {
+            guard let s = cursor.digits(2, t), s <= 60 else { return nil }
             second = s
-            if cursor.take(UInt8(ascii: ".")) || cursor.take(ASCII.comma) {
-                guard cursor.skipDigits() > 0 else { return nil }
+            if cursor.take(UInt8(ascii: "."), t) || cursor.take(ASCII.comma, t) {
+                guard cursor.skipDigits(t) > 0 else { return nil }
             }
         }
         guard hour < 24 || (hour == 24 && minute == 0 && second == 0) else { return nil }
-        guard let offset = parseZone(&cursor), cursor.atEnd else { return nil }
+        guard let offset = parseZone(&cursor, t), cursor.atEnd else { return nil }
         let local =
             UTCTime.epochSeconds(CivilTime(year: year, month: month, day: day))
             + Int64(hour * 3600 + minute * 60 + second)
@@ -161,63 +161,75 @@ public enum TimeParser {
     }
 
     /// Offset east of UTC in seconds, and whether the text gave a zone at all.
-    private static func parseZone(_ c: inout Cursor) -> (seconds: Int, given: Bool)? {
+    private static func parseZone(_ c: inout Cursor, _ t: Span<UInt8>) -> (seconds: Int, given: Bool)? {
         if c.atEnd { return (0, false) }
-        guard let seconds = parseGivenZone(&c) else { return nil }
+        guard let seconds = parseGivenZone(&c, t) else { return nil }
         return (seconds, true)
     }
 
-    private static func parseGivenZone(_ c: inout Cursor) -> Int? {
-        _ = c.take(ASCII.space)
-        if c.take(UInt8(ascii: "Z")) || c.take(UInt8(ascii: "z")) { return 0 }
-        if c.takeWord("UTC") || c.takeWord("GMT") { return 0 }
+    private static func parseGivenZone(_ c: inout Cursor, _ t: Span<UInt8>) -> Int? {
+        _ = c.take(ASCII.space, t)
+        if c.take(UInt8(ascii: "Z"), t) || c.take(UInt8(ascii: "z"), t) { return 0 }
+        if c.takeWord("UTC", t) || c.takeWord("GMT", t) { return 0 }
         let sign: Int
-        if c.take(UInt8(ascii: "+")) { sign = 1 } else if c.take(UInt8(ascii: "-")) { sign = -1 } else { return nil }
-        guard let hours = c.digits(2), hours <= 23 else { return nil }
+        if c.take(UInt8(ascii: "+"), t) {
+            sign = 1
+        } else if c.take(UInt8(ascii: "-"), t) {
+            sign = -1
+        } else {
+            return nil
+        }
+        guard let hours = c.digits(2, t), hours <= 23 else { return nil }
         var minutes = 0
         if !c.atEnd {
-            _ = c.take(ASCII.colon)
-            guard let m = c.digits(2), m < 60 else { return nil }
+            _ = c.take(ASCII.colon, t)
+            guard let m = c.digits(2, t), m < 60 else { return nil }
             minutes = m
         }
         return sign * (hours * 3600 + minutes * 60)
     }
 
+    /// A position in the text being parsed; each step is given the text (a span cannot be stored
+    /// in an escapable struct).
     private struct Cursor {
-        let bytes: UnsafeBufferPointer<UInt8>
+        let count: Int
         var index = 0
 
-        var atEnd: Bool { index >= bytes.count }
+        var atEnd: Bool { index >= count }
 
-        mutating func take(_ b: UInt8) -> Bool {
-            guard index < bytes.count, bytes[index] == b else { return false }
+        @inline(__always)
+        mutating func take(_ b: UInt8, _ bytes: Span<UInt8>) -> Bool {
+            guard index < count, bytes[unchecked: index] == b else { return false }
             index += 1
             return true
         }
 
-        mutating func takeWord(_ word: StaticString) -> Bool {
+        @inline(__always)
+        mutating func takeWord(_ word: StaticString, _ bytes: Span<UInt8>) -> Bool {
             let n = word.utf8CodeUnitCount
-            guard index + n <= bytes.count else { return false }
-            for k in 0..<n where bytes[index + k] != word.utf8Start[k] { return false }
+            guard index + n <= count else { return false }
+            for k in 0..<n where bytes[unchecked: index + k] != word.utf8Start[k] { return false }
             index += n
             return true
         }
 
-        mutating func digits(_ count: Int) -> Int? {
-            guard index + count <= bytes.count else { return nil }
+        @inline(__always)
+        mutating func digits(_ n: Int, _ bytes: Span<UInt8>) -> Int? {
+            guard index + n <= count else { return nil }
             var v = 0
-            for k in 0..<count {
-                let d = bytes[index + k] &- 48
+            for k in 0..<n {
+                let d = bytes[unchecked: index + k] &- 48
                 guard d < 10 else { return nil }
                 v = v * 10 + Int(d)
             }
-            index += count
+            index += n
             return v
         }
 
-        mutating func skipDigits() -> Int {
+        @inline(__always)
+        mutating func skipDigits(_ bytes: Span<UInt8>) -> Int {
             let start = index
-            while index < bytes.count, bytes[index] &- 48 < 10 { index += 1 }
+            while index < count, bytes[unchecked: index] &- 48 < 10 { index += 1 }
             return index - start
         }
     }
