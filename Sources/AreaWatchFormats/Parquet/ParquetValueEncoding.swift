@@ -31,24 +31,15 @@ enum ParquetValueEncoding {
         }
     }
 
-    /// Each byte array as its length and its bytes, written in place into room made for all of
+    /// Each byte array as its length and its bytes, appended after room is reserved for all of
     /// them at once (a chunk holds tens of thousands, such as every cell's geometry).
     private static func appendPlainByteArrays(_ column: ParquetColumnData, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: column.bytes.count + 4 * column.ends.count))
-        var o = out.mutableSpan
-        let bytes = column.bytes.span
-        var at = start, from = 0
+        out.reserveCapacity(out.count + column.bytes.count + 4 * column.ends.count)
+        var from = 0
         for end in column.ends {
-            precondition(
-                from <= end && end <= bytes.count && at + 4 + end - from <= o.count, "byte arrays beyond their room")
-            let length = UInt32(end - from)
-            for k in 0..<4 { o[unchecked: at + k] = UInt8(truncatingIfNeeded: length >> UInt32(8 * k)) }
-            for k in from..<end { o[unchecked: at + 4 + k - from] = bytes[unchecked: k] }
-            at += 4 + end - from
+            appendByteArray(column.bytes[from..<end], to: &out)
             from = end
         }
-        precondition(at == o.count, "byte arrays beyond their room")
     }
 
     static func appendByteArray(_ value: some Collection<UInt8>, to out: inout [UInt8]) {
