@@ -203,7 +203,7 @@ final class CSVRecordSource: RecordSource {
     private func hash(id: UnsafeBufferPointer<UInt8>) -> KeyHash {
         let prefix = keyHashPrefix!
         let ascii = !id.contains { $0 >= 0x80 }
-        if prefix.isEmpty && ascii { return KeyHash(bytes: UnsafeRawBufferPointer(id)) }
+        if prefix.isEmpty && ascii { return KeyHash(bytes: UnsafeRawBufferPointer(id).bytes) }
         keyBytes.removeAll(keepingCapacity: true)
         keyBytes.append(contentsOf: prefix)
         if ascii {
@@ -211,7 +211,7 @@ final class CSVRecordSource: RecordSource {
         } else {
             keyBytes.append(contentsOf: String(decoding: id, as: UTF8.self).utf8)
         }
-        return keyBytes.withUnsafeBytes { KeyHash(bytes: $0) }
+        return keyBytes.withUnsafeBytes { KeyHash(bytes: $0.bytes) }
     }
 
     /// The record's unmatched columns as canonical attribute text (nil when there are none).

@@ -74,7 +74,7 @@ struct IncidentKeyer {
     /// The hash of an id-less record's key (`assignKey`'s text, never built as a String).
     mutating func idlessKeyHash(digest: UInt64) -> KeyHash {
         writeIdlessKey(digest: digest)
-        return scratch.withUnsafeBytes { KeyHash(bytes: $0) }
+        return scratch.withUnsafeBytes { KeyHash(bytes: $0.bytes) }
     }
 
     /// The next id-less key of this content into `scratch`.

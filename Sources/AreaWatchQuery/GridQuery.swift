@@ -46,20 +46,20 @@ public struct GridResult: Sendable {
 
     /// Incidents inside a cell per calendar year of `years` (zeros included).
     public func yearCounts(of cell: GridCell) -> [Int] {
-        withYearCounts(of: cell) { Array($0) }
+        withYearCounts(of: cell) { counts in counts.indices.map { counts[$0] } }
     }
 
-    /// `yearCounts(of:)` in a buffer on the stack, for the writers that visit every cell.
+    /// `yearCounts(of:)` in a buffer on the stack, lent as a span, for the writers that visit every cell.
     /// Inlinable: the writers are in other modules, where a generic body that is not inlined
     /// looks its types up at run time on every call.
     @inlinable @inline(__always)
-    public func withYearCounts<R>(of cell: GridCell, _ body: (UnsafeBufferPointer<Int>) throws -> R) rethrows -> R {
+    public func withYearCounts<R>(of cell: GridCell, _ body: (Span<Int>) throws -> R) rethrows -> R {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: years.count) { counts in
             counts.initialize(repeating: 0)
             for k in Int(cell.yearStart)..<Int(cell.yearStart + cell.yearCount) {
                 counts[Int(yearEntries[k].year)] += Int(yearEntries[k].count)
             }
-            return try body(UnsafeBufferPointer(counts))
+            return try body(counts.span)
         }
     }
 

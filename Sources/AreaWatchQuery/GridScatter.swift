@@ -178,22 +178,36 @@ enum GridScatter {
 
         /// The window's difference arrays (`rows` × `width` counters), zeroed, for `body`; the
         /// storage is kept for the next band.
-        mutating func withZeroedWindow<R>(width: Int, rows: Int, _ body: (DiffWindow) -> R) -> R {
+        mutating func withZeroedWindow<R>(
+            width: Int, rows: Int,
+            _ body: (DiffWindow, inout MutableSpan<Int32>, inout MutableSpan<Int32>, inout MutableSpan<Int32>) -> R
+        ) -> R {
             let size = width * rows
             if current.count < size {
                 current = [Int32](repeating: 0, count: size)
                 previous = [Int32](repeating: 0, count: size)
                 handled = [Int32](repeating: 0, count: size)
             }
-            return withUnsafeMutableSendableBuffers(&current, &previous, &handled) { cur, prev, hand in
+            // The arrays move out for the call (three spans of one `self` would overlap) and back.
+            var (c, p, h) = ([Int32](), [Int32](), [Int32]())
+            swap(&c, &current)
+            swap(&p, &previous)
+            swap(&h, &handled)
+            let result: R
+            do {
+                var cur = c.mutableSpan, prev = p.mutableSpan, hand = h.mutableSpan
+                precondition(size <= cur.count && size <= prev.count && size <= hand.count)
                 for k in 0..<size {
-                    cur[k] = 0
-                    prev[k] = 0
-                    hand[k] = 0
+                    cur[unchecked: k] = 0
+                    prev[unchecked: k] = 0
+                    hand[unchecked: k] = 0
                 }
-                return body(
-                    DiffWindow(current: cur.base, previous: prev.base, handled: hand.base, width: width, rows: rows))
+                result = body(DiffWindow(width: width, rows: rows), &cur, &prev, &hand)
             }
+            swap(&c, &current)
+            swap(&p, &previous)
+            swap(&h, &handled)
+            return result
         }
     }
 
@@ -280,7 +294,9 @@ enum GridScatter {
 
     /// Every run of the band: the columns of row `k` (band row) whose centres are within the
     /// radius of one member, with the member's flags. `body` returns false to stop; so does this.
-    @discardableResult
+    /// Inlined into each caller, so that `body` (which writes through the window's spans) is
+    /// compiled into the loop rather than called per run.
+    @discardableResult @inline(__always)
     static func forEachRun(
         of band: Band, points: Points, lattice: Lattice, test: RadiusTest,
         rowLow: [Int64], rowHigh: [Int64], rows: [LatitudeTerms],
@@ -318,13 +334,15 @@ enum GridScatter {
         var passStart = 0
         while passStart < rows {
             let passRows = min(rowsPerPass, rows - passStart)
-            scratch.withZeroedWindow(width: width, rows: passRows) { window in
+            scratch.withZeroedWindow(width: width, rows: passRows) { window, current, previous, handled in
                 for run in runs where Int(run.row) >= passStart && Int(run.row) < passStart + passRows {
                     window.add(
                         row: Int(run.row) - passStart, from: Int(run.first - firstColumn),
-                        through: Int(run.last - firstColumn), flags: run.flags)
+                        through: Int(run.last - firstColumn), flags: run.flags,
+                        current: &current, previous: &previous, handled: &handled)
                 }
                 window.sweep(
+                    current: current.span, previous: previous.span, handled: handled.span,
                     firstRow: band.firstRow + Int64(passStart), firstColumn: firstColumn, lattice: lattice, into: &cells
                 )
             }
@@ -376,40 +394,49 @@ extension GridScatter {
     }
 }
 
-/// Difference arrays over a window of cells (one spare column a row): a run adds at its first
-/// column and subtracts past its last; prefix sums along each row give the counts.
+/// The shape of difference arrays over a window of cells (`rows` × `width` counters, one spare
+/// column a row), whose counters (current, previous, handled) are lent with it: a run adds at its
+/// first column and subtracts past its last; prefix sums along each row give the counts. The
+/// runs' columns lie inside the window, so the counters are indexed unchecked.
 struct DiffWindow {
-    let current, previous, handled: UnsafeMutableBufferPointer<Int32>
     let width: Int
     let rows: Int
 
     /// One incident's run of columns `first...last` (window columns) in `row`.
     @inline(__always)
-    func add(row: Int, from first: Int, through last: Int, flags: LeafFlags) {
+    func add(
+        row: Int, from first: Int, through last: Int, flags: LeafFlags,
+        current: inout MutableSpan<Int32>, previous: inout MutableSpan<Int32>, handled: inout MutableSpan<Int32>
+    ) {
         let a = row * width + first, b = row * width + last + 1
+        assert(a >= 0 && a < b && b < current.count, "a run outside its window")
         if flags.contains(.current) {
-            current[a] &+= 1
-            current[b] &-= 1
+            current[unchecked: a] &+= 1
+            current[unchecked: b] &-= 1
             if flags.contains(.handled) {
-                handled[a] &+= 1
-                handled[b] &-= 1
+                handled[unchecked: a] &+= 1
+                handled[unchecked: b] &-= 1
             }
         } else {
-            previous[a] &+= 1
-            previous[b] &-= 1
+            previous[unchecked: a] &+= 1
+            previous[unchecked: b] &-= 1
         }
     }
 
     /// Every cell of the window with incidents, row by row, as a `RadiusCell`.
-    func sweep(firstRow: Int64, firstColumn: Int64, lattice: Lattice, into cells: inout [RadiusCell]) {
+    func sweep(
+        current: Span<Int32>, previous: Span<Int32>, handled: Span<Int32>,
+        firstRow: Int64, firstColumn: Int64, lattice: Lattice, into cells: inout [RadiusCell]
+    ) {
+        precondition(current.count >= rows * width && previous.count >= rows * width && handled.count >= rows * width)
         for r in 0..<rows {
             let base = r * width
             var c: Int32 = 0, p: Int32 = 0, h: Int32 = 0
             let row = firstRow + Int64(r)
             for x in 0..<(width - 1) {
-                c &+= current[base + x]
-                p &+= previous[base + x]
-                h &+= handled[base + x]
+                c &+= current[unchecked: base + x]
+                p &+= previous[unchecked: base + x]
+                h &+= handled[unchecked: base + x]
                 if c != 0 || p != 0 {
                     let cell = GeohashCell(
                         lonIndex: UInt64(firstColumn + Int64(x)), latIndex: UInt64(row),

@@ -19,17 +19,22 @@ extension GridScatter {
         let width = Int(lastColumn - firstColumn + 2)
         guard width * Int(bandRows) <= maxDenseWindowCells else { return nil }
         var cells: [RadiusCell] = []
-        let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) { window in
+        let complete = scratch.withZeroedWindow(width: width, rows: Int(bandRows)) {
+            window, current, previous, handled in
             let inside = forEachRun(
                 of: band, points: points, lattice: lattice, test: test, rowLow: rowLow, rowHigh: rowHigh,
                 rows: rows
             ) { k, first, last, flags in
                 guard first >= firstColumn && last <= lastColumn else { return false }
-                window.add(row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: flags)
+                window.add(
+                    row: k, from: Int(first - firstColumn), through: Int(last - firstColumn), flags: flags,
+                    current: &current, previous: &previous, handled: &handled)
                 return true
             }
             guard inside else { return false }
-            window.sweep(firstRow: band.firstRow, firstColumn: firstColumn, lattice: lattice, into: &cells)
+            window.sweep(
+                current: current.span, previous: previous.span, handled: handled.span, firstRow: band.firstRow,
+                firstColumn: firstColumn, lattice: lattice, into: &cells)
             return true
         }
         return complete ? cells : nil

@@ -76,7 +76,8 @@ enum GridGeoJSON {
         var first = true
         // Years with nothing to show are left out, as years with no incident are.
         grid.withYearCounts(of: c) { counts in
-            for (year, count) in zip(grid.years, counts) where count > 0 {
+            for (k, year) in grid.years.enumerated() where counts[k] > 0 {
+                let count = counts[k]
                 guard let shownCount = disclosure.show(count) else { continue }
                 if !first { out.append(44) }
                 first = false
@@ -132,7 +133,7 @@ enum GridGeoJSON {
     /// Appends literal text straight from the binary's bytes (no String transcoding per cell).
     @inline(__always)
     static func appendLiteral(_ text: StaticString, _ out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     @inline(__always)
@@ -228,9 +229,9 @@ enum GridCSV {
         out.append(contentsOf: c.safetyClass.rawValue.utf8)
         ReportChanges.appendCSV(change, to: &out, memo: &memos.changes)
         grid.withYearCounts(of: c) { counts in
-            for count in counts {
+            for k in counts.indices {
                 out.append(44)
-                if let v = disclosure.show(count) { NumberFormat.appendInteger(v, to: &out) }
+                if let v = disclosure.show(counts[k]) { NumberFormat.appendInteger(v, to: &out) }
             }
         }
         out.append(contentsOf: ",\"".utf8)

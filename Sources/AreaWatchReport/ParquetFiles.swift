@@ -125,7 +125,7 @@ enum GridParquet {
             table.add(c.safetyClass.rawValue)
             ParquetFiles.addChange(changes[k], to: table)
             grid.withYearCounts(of: c) { counts in
-                for count in counts { table.add(disclosure.show(count)) }
+                for k in counts.indices { table.add(disclosure.show(counts[k])) }
             }
             guard case .geohash = c.system else {
                 try table.endRow(polygons: hexagon(c, coordinate: &coordinate))

@@ -24,8 +24,10 @@ public enum ColumnSnapshotFile {
     /// over the whole snapshot. The checksum guards against damage, not forgery (whoever can
     /// write the snapshot can write the store beside it), so a cryptographic hash buys nothing.
     public static let crc32: ColumnSnapshotFormat.Checksum = { running, bytes in
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return running }
-        return UInt32(CZlib.crc32_z(UInt(running), base.assumingMemoryBound(to: UInt8.self), bytes.count))
+        bytes.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return running }
+            return UInt32(CZlib.crc32_z(UInt(running), base.assumingMemoryBound(to: UInt8.self), bytes.count))
+        }
     }
 
     /// Reads the snapshot at `path` if its stamp is `stamp`. Reads the header first, so a stale
@@ -41,14 +43,14 @@ public enum ColumnSnapshotFile {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .invalid("not a regular file") }
         let size = Int(info.st_size)
         var head = [UInt8](repeating: 0, count: ColumnSnapshotFormat.headerSize)
-        guard head.withUnsafeMutableBytes({ readFully(fd, into: $0, at: 0) }) else {
+        var headBytes = head.mutableSpan
+        var headRaw = headBytes.mutableBytes
+        guard readFully(fd, into: &headRaw, at: 0) else {
             return .invalid("shorter than its header (\(size) bytes)")
         }
         let header: ColumnSnapshotFormat.Header
         do {
-            header = try head.withUnsafeBytes { bytes in
-                Result { () throws(ColumnSnapshotFormat.Invalid) in try ColumnSnapshotFormat.header(bytes) }
-            }.get()
+            header = try ColumnSnapshotFormat.header(head.span.bytes)
         } catch {
             return .invalid("\(error)")
         }
@@ -66,7 +68,7 @@ public enum ColumnSnapshotFile {
         do {
             // Each column is read straight into its array: no buffer of the whole file.
             let snapshot = try ColumnSnapshotFormat.decode(size: size, checksum: crc32) { offset, out in
-                readFully(fd, into: out, at: offset)
+                readFully(fd, into: &out, at: offset)
             }
             return .valid(snapshot)
         } catch {
@@ -74,16 +76,18 @@ public enum ColumnSnapshotFile {
         }
     }
 
-    /// `pread` until `buffer` is full; false at an early end of file or an error.
-    private static func readFully(_ fd: Int32, into out: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
-        var done = 0
-        while done < out.count {
-            let n = pread(fd, out.baseAddress! + done, out.count - done, off_t(offset + done))
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            done += n
+    /// `pread` until `out` is full; false at an early end of file or an error.
+    private static func readFully(_ fd: Int32, into out: inout MutableRawSpan, at offset: Int) -> Bool {
+        out.withUnsafeMutableBytes { out in
+            var done = 0
+            while done < out.count {
+                let n = pread(fd, out.baseAddress! + done, out.count - done, off_t(offset + done))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
         }
-        return true
     }
 
     /// Writes `snapshot` to `path` atomically (temporary file, then rename). Only a process
@@ -97,8 +101,9 @@ public enum ColumnSnapshotFile {
         guard fd >= 0 else { throw SnapshotWriteError(path: temporary, errno: errno) }
         var failure: Int32 = 0
         // The columns are written from their arrays, piece by piece: no copy of the file.
-        ColumnSnapshotFormat.withPieces(snapshot, checksum: crc32) { pieces in
-            for piece in pieces where failure == 0 && piece.count > 0 {
+        ColumnSnapshotFormat.forEachPiece(snapshot, checksum: crc32) { piece in
+            guard failure == 0 && piece.byteCount > 0 else { return }
+            piece.withUnsafeBytes { piece in
                 var done = 0
                 while done < piece.count {
                     let n = Glibc.write(fd, piece.baseAddress! + done, piece.count - done)

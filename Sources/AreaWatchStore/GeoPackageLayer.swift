@@ -63,15 +63,15 @@ public final class GeoPackageLayer {
     public func add(_ v: String?) {
         guard let v else { return addNull() }
         // A native string's UTF-8 is read in place; a bridged one is copied first.
-        if v.utf8.withContiguousStorageIfAvailable({ addText(UnsafeRawBufferPointer($0)) }) == nil {
-            Array(v.utf8).withUnsafeBytes { addText($0) }
+        if v.utf8.withContiguousStorageIfAvailable({ addText($0.span.bytes) }) == nil {
+            addText(Array(v.utf8).span.bytes)
         }
     }
 
     /// A text column's value as UTF-8 bytes already at hand.
-    public func add(utf8 v: [UInt8]) { v.withUnsafeBytes { addText($0) } }
+    public func add(utf8 v: [UInt8]) { addText(v.span.bytes) }
 
-    private func addText(_ bytes: UnsafeRawBufferPointer) {
+    private func addText(_ bytes: RawSpan) {
         precondition(nextAttribute() == .text, "a text in a numeric column of \(name)")
         attributes.appendText(bytes)
     }
@@ -99,7 +99,7 @@ public final class GeoPackageLayer {
         GeoPackageBinary.appendHeader(envelope: geometry == .point ? nil : envelope, empty: envelope == nil, to: &blob)
         wkb(&blob)
         head.appendNull()
-        blob.withUnsafeBytes { head.appendBlob($0) }
+        head.appendBlob(blob.span.bytes)
         records.appendRecord(size: attributes.size(after: head)) { attributes.finish(after: &head, to: $0) }
         guard let e = envelope else { return }
         extent = extent?.union(e) ?? e
@@ -148,16 +148,15 @@ public enum GeoPackageBinary {
     public static func appendHeader(envelope: GeoPackageEnvelope?, empty: Bool, to out: inout [UInt8]) {
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: envelope == nil ? 8 : 40))
-        out.withUnsafeMutableBytes { bytes in
-            let header = UnsafeMutableRawBufferPointer(rebasing: bytes[start...])
-            let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
-            header.storeBytes(of: (0x4750_0000 | UInt32(flags)).bigEndian, as: UInt32.self)
-            header.storeBytes(of: GeoPackageFile.srsID.littleEndian, toByteOffset: 4, as: Int32.self)
-            guard let e = envelope else { return }
-            header.storeBytes(of: e.minX.bitPattern.littleEndian, toByteOffset: 8, as: UInt64.self)
-            header.storeBytes(of: e.maxX.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
-            header.storeBytes(of: e.minY.bitPattern.littleEndian, toByteOffset: 24, as: UInt64.self)
-            header.storeBytes(of: e.maxY.bitPattern.littleEndian, toByteOffset: 32, as: UInt64.self)
-        }
+        var elements = out.mutableSpan
+        var header = elements.mutableBytes
+        let flags: UInt8 = 0x01 | (envelope == nil ? 0 : 0x02) | (empty ? 0x10 : 0)
+        header.storeBytes(of: (0x4750_0000 | UInt32(flags)).bigEndian, toByteOffset: start, as: UInt32.self)
+        header.storeBytes(of: GeoPackageFile.srsID.littleEndian, toByteOffset: start + 4, as: Int32.self)
+        guard let e = envelope else { return }
+        header.storeBytes(of: e.minX.bitPattern.littleEndian, toByteOffset: start + 8, as: UInt64.self)
+        header.storeBytes(of: e.maxX.bitPattern.littleEndian, toByteOffset: start + 16, as: UInt64.self)
+        header.storeBytes(of: e.minY.bitPattern.littleEndian, toByteOffset: start + 24, as: UInt64.self)
+        header.storeBytes(of: e.maxY.bitPattern.littleEndian, toByteOffset: start + 32, as: UInt64.self)
     }
 }

@@ -9,24 +9,24 @@
 enum PointBlob {
     static let byteCount = 60
 
-    /// Calls `body` with the point's blob (valid only inside `body`).
+    /// Calls `body` with the point's blob (valid only inside `body`), built on the stack.
     @inline(__always)
-    static func with<R>(lat: Double, lon: Double, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 8) { raw in
-            raw[0] = 0x00
-            raw[1] = 0x01
-            raw.storeBytes(of: UInt32(4326).littleEndian, toByteOffset: 2, as: UInt32.self)
-            let x = lon.bitPattern.littleEndian, y = lat.bitPattern.littleEndian
-            raw.storeBytes(of: x, toByteOffset: 6, as: UInt64.self)
-            raw.storeBytes(of: y, toByteOffset: 14, as: UInt64.self)
-            raw.storeBytes(of: x, toByteOffset: 22, as: UInt64.self)
-            raw.storeBytes(of: y, toByteOffset: 30, as: UInt64.self)
-            raw[38] = 0x7C
-            raw.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 39, as: UInt32.self)
-            raw.storeBytes(of: x, toByteOffset: 43, as: UInt64.self)
-            raw.storeBytes(of: y, toByteOffset: 51, as: UInt64.self)
-            raw[59] = 0xFE
-            return try body(UnsafeRawBufferPointer(raw))
-        }
+    static func with<R>(lat: Double, lon: Double, _ body: (RawSpan) throws -> R) rethrows -> R {
+        var blob = InlineArray<60, UInt8>(repeating: 0)
+        var elements = blob.mutableSpan
+        var raw = elements.mutableBytes
+        raw.storeBytes(of: 0x01, toByteOffset: 1, as: UInt8.self)
+        raw.storeBytes(of: UInt32(4326).littleEndian, toByteOffset: 2, as: UInt32.self)
+        let x = lon.bitPattern.littleEndian, y = lat.bitPattern.littleEndian
+        raw.storeBytes(of: x, toByteOffset: 6, as: UInt64.self)
+        raw.storeBytes(of: y, toByteOffset: 14, as: UInt64.self)
+        raw.storeBytes(of: x, toByteOffset: 22, as: UInt64.self)
+        raw.storeBytes(of: y, toByteOffset: 30, as: UInt64.self)
+        raw.storeBytes(of: 0x7C, toByteOffset: 38, as: UInt8.self)
+        raw.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 39, as: UInt32.self)
+        raw.storeBytes(of: x, toByteOffset: 43, as: UInt64.self)
+        raw.storeBytes(of: y, toByteOffset: 51, as: UInt64.self)
+        raw.storeBytes(of: 0xFE, toByteOffset: 59, as: UInt8.self)
+        return try body(blob.span.bytes)
     }
 }

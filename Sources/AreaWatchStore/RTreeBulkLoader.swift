@@ -72,16 +72,10 @@ final class RTreeBulkLoader {
             // work, every read waited for its miss alone).
             var entries: [Entry] = []
             entries.reserveCapacity(n)
-            rows.rowids.withUnsafeBufferPointer { rowids in
-                rows.lats.withUnsafeBufferPointer { lats in
-                    rows.lons.withUnsafeBufferPointer { lons in
-                        for i in order {
-                            let i = Int(i), lat = lats[i], lon = lons[i]
-                            entries.append(
-                                Entry(id: rowids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
-                        }
-                    }
-                }
+            let ids = rows.rowids.span, lats = rows.lats.span, lons = rows.lons.span
+            for i in order {
+                let i = Int(i), lat = lats[i], lon = lons[i]
+                entries.append(Entry(id: ids[i], xmin: down(lon), xmax: up(lon), ymin: down(lat), ymax: up(lat)))
             }
             self.order = order
             self.entries = entries
@@ -98,16 +92,12 @@ final class RTreeBulkLoader {
             let order = PackedHilbertRTree.hilbertOrder(latitudes: centreY, longitudes: centreX)
             var entries: [Entry] = []
             entries.reserveCapacity(n)
-            ids.withUnsafeBufferPointer { ids in
-                envelopes.withUnsafeBufferPointer { envelopes in
-                    for i in order {
-                        let e = envelopes[Int(i)]
-                        entries.append(
-                            Entry(
-                                id: ids[Int(i)], xmin: down(e.minX), xmax: up(e.maxX), ymin: down(e.minY),
-                                ymax: up(e.maxY)))
-                    }
-                }
+            let idSpan = ids.span, envelopeSpan = envelopes.span
+            for i in order {
+                let e = envelopeSpan[Int(i)]
+                entries.append(
+                    Entry(
+                        id: idSpan[Int(i)], xmin: down(e.minX), xmax: up(e.maxX), ymin: down(e.minY), ymax: up(e.maxY)))
             }
             self.order = order
             self.entries = entries
@@ -125,9 +115,8 @@ final class RTreeBulkLoader {
         let rowids = packing.rowids
         packing = Packing(IncidentStore.PointRows()) // the entries freed before the last part
         var leafOfRow = [UInt32](repeating: 0, count: n)
-        leafOfRow.withUnsafeMutableBufferPointer { leafOfRow in
-            for (k, i) in order.enumerated() { leafOfRow[Int(i)] = loader.leafByPosition[k] }
-        }
+        var leaves = leafOfRow.mutableSpan
+        for (k, i) in order.enumerated() { leaves[Int(i)] = loader.leafByPosition[k] }
         // In statements of `rowidBatch` rows (the rest one by one): the same inserts in the same
         // order, so the same table, with the statement's per-run work paid once per batch.
         var i = 0
@@ -199,10 +188,12 @@ final class RTreeBulkLoader {
     }
 
     private func writeNode(_ number: Int64, entries: [Entry], depth: Int?) throws {
-        // Filled through a raw buffer: byte-wise writes into an array property cost an
+        // Filled through a local array's span: byte-wise writes into an array property cost an
         // exclusivity check each, more than the writes themselves.
-        try withUnsafeTemporaryAllocation(byteCount: nodeSize, alignment: 8) { raw in
-            raw.initializeMemory(as: UInt8.self, repeating: 0)
+        var node = [UInt8](repeating: 0, count: nodeSize)
+        do {
+            var elements = node.mutableSpan
+            var raw = elements.mutableBytes
             if let depth { raw.storeBytes(of: UInt16(depth).bigEndian, toByteOffset: 0, as: UInt16.self) }
             raw.storeBytes(of: UInt16(entries.count).bigEndian, toByteOffset: 2, as: UInt16.self)
             for (c, e) in entries.enumerated() {
@@ -213,10 +204,10 @@ final class RTreeBulkLoader {
                 raw.storeBytes(of: e.ymin.bitPattern.bigEndian, toByteOffset: at + 16, as: UInt32.self)
                 raw.storeBytes(of: e.ymax.bitPattern.bigEndian, toByteOffset: at + 20, as: UInt32.self)
             }
-            insertNode.bind(1, number)
-            insertNode.bind(2, blob: UnsafeRawBufferPointer(raw))
-            try insertNode.run()
         }
+        insertNode.bind(1, number)
+        insertNode.bind(2, blob: node.span.bytes)
+        try insertNode.run()
     }
 
     /// Sizes of consecutive groups of at most `fanout` covering `n` items, differing by at most

@@ -302,8 +302,11 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
-    public func bind(_ index: Int32, blob: UnsafeRawBufferPointer) {
-        sqlite3_bind_blob(handle, index, blob.baseAddress, Int32(blob.count), Statement.transient)
+    /// Binds a copy of the bytes (SQLITE_TRANSIENT), so they need not outlive the call.
+    public func bind(_ index: Int32, blob: RawSpan) {
+        blob.withUnsafeBytes {
+            _ = sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Statement.transient)
+        }
     }
 
     public func bind(_ arguments: [SQLValue]) throws {

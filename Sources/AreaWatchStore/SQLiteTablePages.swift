@@ -370,14 +370,20 @@ struct SQLiteRecord: ~Copyable {
         }
     }
 
-    mutating func appendText(_ bytes: UnsafeRawBufferPointer) {
-        serialType(UInt64(2 * bytes.count + 13))
-        body.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+    mutating func appendText(_ bytes: RawSpan) {
+        serialType(UInt64(2 * bytes.byteCount + 13))
+        appendBody(bytes)
     }
 
-    mutating func appendBlob(_ bytes: UnsafeRawBufferPointer) {
-        serialType(UInt64(2 * bytes.count + 12))
-        body.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+    mutating func appendBlob(_ bytes: RawSpan) {
+        serialType(UInt64(2 * bytes.byteCount + 12))
+        appendBody(bytes)
+    }
+
+    /// The bytes copied into `body` (one copy, through the buffer's bulk append).
+    @inline(__always)
+    private mutating func appendBody(_ bytes: RawSpan) {
+        bytes.withUnsafeBytes { body.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     @inline(__always)

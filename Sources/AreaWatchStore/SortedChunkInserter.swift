@@ -181,12 +181,10 @@ struct KeyDigestSet {
         shift = UInt64(64 - capacity.trailingZeroBitCount)
     }
 
-    /// SipHash with the process's random seed: a file cannot be made of keys that collide.
+    /// SipHash of the key's bytes with the process's random seed (`KeyHash`): a file cannot be
+    /// made of keys that collide.
     static func digest(_ key: String) -> UInt64 {
-        var hasher = Hasher()
-        var key = key
-        key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        let digest = UInt64(bitPattern: Int64(hasher.finalize()))
+        let digest = KeyHash(key).a
         return digest == 0 ? 1 : digest // 0 marks an empty slot
     }
 
@@ -201,16 +199,15 @@ struct KeyDigestSet {
     private static func place(_ digest: UInt64, in slots: inout [UInt64], shift: UInt64) -> Bool {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: digest >> shift)
-        return slots.withUnsafeMutableBufferPointer { table in
-            while true {
-                let entry = table[slot]
-                if entry == 0 {
-                    table[slot] = digest
-                    return true
-                }
-                if entry == digest { return false }
-                slot = (slot + 1) & mask
+        var table = slots.mutableSpan
+        while true {
+            let entry = table[unchecked: slot]
+            if entry == 0 {
+                table[unchecked: slot] = digest
+                return true
             }
+            if entry == digest { return false }
+            slot = (slot + 1) & mask
         }
     }
 

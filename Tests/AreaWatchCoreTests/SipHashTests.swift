@@ -49,9 +49,8 @@ struct SipHashTests {
     func referenceVectorsMatch() {
         let message = (0..<64).map { UInt8($0) }
         for (n, expected) in referenceVectors.enumerated() {
-            let words = message.withUnsafeBytes {
-                reference.hash(UnsafeRawBufferPointer(rebasing: $0[0..<n]), compressionRounds: 2, finalizationRounds: 4)
-            }
+            let words = reference.hash(
+                message.span.bytes.extracting(0..<n), compressionRounds: 2, finalizationRounds: 4)
             #expect(hex(words) == expected, "length \(n)")
         }
     }
@@ -61,16 +60,16 @@ struct SipHashTests {
         var rng = SplitMix64(seed: 11)
         for _ in 0..<500 {
             let bytes = (0..<rng.int(0...40)).map { _ in UInt8(rng.int(0...255)) }
-            let h13 = bytes.withUnsafeBytes { reference.hash($0) }
-            let h24 = bytes.withUnsafeBytes { reference.hash($0, compressionRounds: 2, finalizationRounds: 4) }
+            let h13 = reference.hash(bytes.span.bytes)
+            let h24 = reference.hash(bytes.span.bytes, compressionRounds: 2, finalizationRounds: 4)
             #expect(h13 != h24)
             var longer = bytes
             longer.append(0)
-            #expect(longer.withUnsafeBytes { reference.hash($0) } != h13)
+            #expect(reference.hash(longer.span.bytes) != h13)
             if !bytes.isEmpty {
                 var changed = bytes
                 changed[rng.int(0...(bytes.count - 1))] ^= UInt8(1 << rng.int(0...7))
-                #expect(changed.withUnsafeBytes { reference.hash($0) } != h13)
+                #expect(reference.hash(changed.span.bytes) != h13)
             }
         }
     }
@@ -84,7 +83,7 @@ struct KeyHashTests {
         #expect(composed == decomposed) // equal as Strings…
         #expect(KeyHash(composed) != KeyHash(decomposed)) // …but the store keeps them apart
         for key in ["", "a", "f12363a29a07c40b", "police:f12363a29a07c40b", "h:0123456789abcdef:2", composed] {
-            #expect(KeyHash(key) == Array(key.utf8).withUnsafeBytes { KeyHash(bytes: $0) })
+            #expect(KeyHash(key) == KeyHash(bytes: Array(key.utf8).span.bytes))
         }
         // The same text from another String hashes the same.
         let sliced = String("xxf12363a29a07c40b".dropFirst(2))

@@ -112,7 +112,7 @@ struct GridCountStateFileTests {
         // Another version (version 2 counted no places), its checksum right: refused for its version.
         var other = Array(bytes.dropLast(8))
         other[8] = 2
-        other += withUnsafeBytes(of: other.withUnsafeBytes { FNV1a.hash($0) }.littleEndian) { Array($0) }
+        other += withUnsafeBytes(of: FNV1a.hash(other.span.bytes).littleEndian) { Array($0) }
         #expect(GridCountStateFile.peek(other) == nil)
         #expect(GridCountStateFile.fileVersion(other) == 2)
         guard

@@ -39,16 +39,14 @@ struct ColumnSnapshotFormatTests {
     }
 
     static func decode(_ bytes: [UInt8]) throws(ColumnSnapshotFormat.Invalid) -> ColumnSnapshot {
-        try bytes.withUnsafeBytes { b in
-            Result { () throws(ColumnSnapshotFormat.Invalid) in try ColumnSnapshotFormat.decode(b, checksum: crc) }
-        }.get()
+        try ColumnSnapshotFormat.decode(bytes.span.bytes, checksum: crc)
     }
 
     /// The bytes with their checksum recomputed: a forged or self-consistent file, so the
     /// value checks behind the checksum are what must refuse it.
     static func resealed(_ bytes: [UInt8]) -> [UInt8] {
         var out = bytes
-        let crc = bytes.withUnsafeBytes { ColumnSnapshotFormat.fileChecksum($0, Self.crc) }
+        let crc = ColumnSnapshotFormat.fileChecksum(bytes.span.bytes, Self.crc)
         withUnsafeBytes(of: crc.littleEndian) { for k in 0..<4 { out[124 + k] = $0[k] } }
         return out
     }
@@ -87,7 +85,10 @@ struct ColumnSnapshotFormatTests {
     @Test("the pieces written are the bytes encoded, checksum included")
     func piecesAreTheFile() {
         let snapshot = Self.randomSnapshot(rows: 33, seed: 9)
-        let pieces = ColumnSnapshotFormat.withPieces(snapshot, checksum: Self.crc) { $0.flatMap { Array($0) } }
+        var pieces: [UInt8] = []
+        ColumnSnapshotFormat.forEachPiece(snapshot, checksum: Self.crc) { piece in
+            pieces += (0..<piece.byteCount).map { piece.unsafeLoad(fromByteOffset: $0, as: UInt8.self) }
+        }
         #expect(pieces == ColumnSnapshotFormat.encode(snapshot, checksum: Self.crc))
         let table = snapshot.categoryTexts.reduce(0) { $0 + 4 + $1.utf8.count }
         // Header, three 8-byte columns, categories (132 bytes padded to 136), handled (33 → 40), table padded.

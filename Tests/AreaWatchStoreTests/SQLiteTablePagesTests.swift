@@ -58,10 +58,10 @@ struct SQLiteTablePagesTests {
                     case .null: record.appendNull()
                     case .integer(let v): record.append(v)
                     case .real(let v): record.append(v)
-                    case .text(let v): Array(v.utf8).withUnsafeBytes { record.appendText($0) }
+                    case .text(let v): record.appendText(Array(v.utf8).span.bytes)
                     }
                 }
-                row.blob.withUnsafeBytes { record.appendBlob($0) }
+                record.appendBlob(row.blob.span.bytes)
                 pages.appendRecord(size: record.size(after: head)) { record.finish(after: &head, to: $0) }
             }
             try SQLiteFilePages.append([(pages, Int(root))], toFile: path)

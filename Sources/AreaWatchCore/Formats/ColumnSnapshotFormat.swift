@@ -16,7 +16,7 @@ public enum ColumnSnapshotFormat {
     static let flagDenseRowids: UInt32 = 1
 
     /// A CRC-32 continued over more bytes (zlib's `crc32`, passed in: Core links no library).
-    public typealias Checksum = @Sendable (_ running: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32
+    public typealias Checksum = @Sendable (_ running: UInt32, _ bytes: RawSpan) -> UInt32
 
     /// Why bytes are not a usable snapshot.
     public struct Invalid: Error, Sendable, Equatable, CustomStringConvertible {
@@ -47,18 +47,21 @@ public enum ColumnSnapshotFormat {
 
     // MARK: Encoding
 
-    /// The whole file as one array (tests, small snapshots); `withPieces` writes without a copy.
+    /// The whole file as one array (tests, small snapshots); `forEachPiece` writes without a copy.
     public static func encode(_ snapshot: ColumnSnapshot, checksum: Checksum) -> [UInt8] {
-        withPieces(snapshot, checksum: checksum) { pieces in pieces.reduce(into: [UInt8]()) { $0 += $1 } }
+        var out: [UInt8] = []
+        forEachPiece(snapshot, checksum: checksum) { piece in
+            for k in 0..<piece.byteCount { out.append(piece.unsafeLoad(fromByteOffset: k, as: UInt8.self)) }
+        }
+        return out
     }
 
     /// Hands `body` the file's bytes in order as pieces: the header, then each column straight
     /// from its array (no copy of the columns on a little-endian host), the padding and the
     /// category table. The checksum is computed first, over the same pieces.
-    public static func withPieces<R>(
-        _ snapshot: ColumnSnapshot, checksum: Checksum,
-        _ body: ([UnsafeRawBufferPointer]) throws -> R
-    ) rethrows -> R {
+    public static func forEachPiece(
+        _ snapshot: ColumnSnapshot, checksum: Checksum, _ body: (RawSpan) throws -> Void
+    ) rethrows {
         let n = snapshot.count
         precondition(
             snapshot.lon.count == n && snapshot.time.count == n && snapshot.handled.count == n
@@ -66,7 +69,7 @@ public enum ColumnSnapshotFormat {
         var table: [UInt8] = []
         for text in snapshot.categoryTexts {
             let bytes = Array(text.utf8)
-            withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { table += $0 }
+            appendLittleEndian(UInt32(bytes.count), to: &table)
             table += bytes
         }
         let textBytes = table.count
@@ -74,84 +77,59 @@ public enum ColumnSnapshotFormat {
             preconditionFailure("a column snapshot of \(n) rows is beyond the format")
         }
         table += [UInt8](repeating: 0, count: Layout.padded(textBytes) - textBytes)
-        var header = [UInt8](repeating: 0, count: headerSize)
-        header.withUnsafeMutableBytes { out in
-            func u32(_ v: UInt32, _ at: Int) { out.storeBytes(of: v.littleEndian, toByteOffset: at, as: UInt32.self) }
-            func u64(_ v: UInt64, _ at: Int) { out.storeBytes(of: v.littleEndian, toByteOffset: at, as: UInt64.self) }
-            for (k, b) in magic.enumerated() { out[k] = b }
-            u32(version, 8)
-            u32(UInt32(headerSize), 12)
-            u64(UInt64(n), 16)
-            u64(UInt64(snapshot.categoryTexts.count), 24)
-            u64(UInt64(textBytes), 32)
-            u64(UInt64(layout.end), 40)
-            u64(UInt64(bitPattern: snapshot.stamp.generation), 48)
-            for (k, b) in snapshot.stamp.token.enumerated() { out[56 + k] = b }
-            u64(UInt64(bitPattern: snapshot.stamp.lastIncidentRowid), 72)
-            u64(UInt64(bitPattern: snapshot.stamp.lastIngestRowid), 80)
-            u32(snapshot.rowidsAreDense ? flagDenseRowids : 0, 88)
-        }
+        var header = self.header(snapshot, textBytes: textBytes, fileLength: layout.end)
         let categoryPad = [UInt8](repeating: 0, count: Layout.padded(4 * n) - 4 * n)
         let handledPad = [UInt8](repeating: 0, count: Layout.padded(n) - n)
-        return try littleEndian(snapshot.lat.map(\.bitPattern), bitPatternOf: snapshot.lat) { lat in
-            try littleEndian(snapshot.lon.map(\.bitPattern), bitPatternOf: snapshot.lon) { lon in
-                try littleEndian(snapshot.time) { time in
-                    try littleEndian(snapshot.category) { category in
-                        try littleEndian(snapshot.handled) { handled in
-                            try categoryPad.withUnsafeBytes { categoryPad in
-                                try handledPad.withUnsafeBytes { handledPad in
-                                    try table.withUnsafeBytes { table in
-                                        let columns = [
-                                            lat, lon, time, category, categoryPad, handled, handledPad, table
-                                        ]
-                                        var crc = header.withUnsafeBytes {
-                                            checksum(0, UnsafeRawBufferPointer(rebasing: $0[0..<checksumOffset]))
-                                        }
-                                        for piece in columns { crc = checksum(crc, piece) }
-                                        header.withUnsafeMutableBytes {
-                                            $0.storeBytes(
-                                                of: crc.littleEndian, toByteOffset: checksumOffset, as: UInt32.self)
-                                        }
-                                        return try header.withUnsafeBytes { try body([$0] + columns) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+        #if _endian(little)
+            let (lat, lon, time, category) = (snapshot.lat, snapshot.lon, snapshot.time, snapshot.category)
+        #else
+            let lat = snapshot.lat.map(\.bitPattern.littleEndian), lon = snapshot.lon.map(\.bitPattern.littleEndian)
+            let time = snapshot.time.map(\.littleEndian), category = snapshot.category.map(\.littleEndian)
+        #endif
+        func columns(_ visit: (RawSpan) throws -> Void) rethrows {
+            try visit(lat.span.bytes)
+            try visit(lon.span.bytes)
+            try visit(time.span.bytes)
+            try visit(category.span.bytes)
+            try visit(categoryPad.span.bytes)
+            try visit(snapshot.handled.span.bytes)
+            try visit(handledPad.span.bytes)
+            try visit(table.span.bytes)
         }
+        var crc = checksum(0, header.span.bytes.extracting(0..<checksumOffset))
+        columns { crc = checksum(crc, $0) }
+        for k in 0..<4 { header[checksumOffset + k] = UInt8(truncatingIfNeeded: crc >> (8 * k)) }
+        try body(header.span.bytes)
+        try columns(body)
+    }
+
+    /// The header of `snapshot` with its checksum field zero.
+    private static func header(_ snapshot: ColumnSnapshot, textBytes: Int, fileLength: Int) -> [UInt8] {
+        var header = magic
+        appendLittleEndian(version, to: &header)
+        appendLittleEndian(UInt32(headerSize), to: &header)
+        appendLittleEndian(UInt64(snapshot.count), to: &header)
+        appendLittleEndian(UInt64(snapshot.categoryTexts.count), to: &header)
+        appendLittleEndian(UInt64(textBytes), to: &header)
+        appendLittleEndian(UInt64(fileLength), to: &header)
+        appendLittleEndian(UInt64(bitPattern: snapshot.stamp.generation), to: &header)
+        header += snapshot.stamp.token
+        appendLittleEndian(UInt64(bitPattern: snapshot.stamp.lastIncidentRowid), to: &header)
+        appendLittleEndian(UInt64(bitPattern: snapshot.stamp.lastIngestRowid), to: &header)
+        appendLittleEndian(snapshot.rowidsAreDense ? flagDenseRowids : 0, to: &header)
+        header += [UInt8](repeating: 0, count: headerSize - header.count)
+        return header
+    }
+
+    private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        for k in 0..<(T.bitWidth / 8) { out.append(UInt8(truncatingIfNeeded: value >> (8 * k))) }
     }
 
     /// The CRC-32 a whole file in memory should carry: of its header before the checksum field,
     /// then of everything after the header.
-    public static func fileChecksum(_ bytes: UnsafeRawBufferPointer, _ checksum: Checksum) -> UInt32 {
-        let head = checksum(0, UnsafeRawBufferPointer(rebasing: bytes[0..<checksumOffset]))
-        return checksum(head, UnsafeRawBufferPointer(rebasing: bytes[headerSize...]))
-    }
-
-    /// The array's bytes little-endian: the array itself on a little-endian host.
-    private static func littleEndian<T: FixedWidthInteger, R>(
-        _ values: [T], _ body: (UnsafeRawBufferPointer) throws -> R
-    ) rethrows -> R {
-        #if _endian(little)
-            return try values.withUnsafeBytes(body)
-        #else
-            return try values.map(\.littleEndian).withUnsafeBytes(body)
-        #endif
-    }
-
-    /// A Double column's bytes: the array itself on a little-endian host (`bits` is then unused
-    /// and, being lazy, never built).
-    private static func littleEndian<R>(
-        _ bits: @autoclosure () -> [UInt64], bitPatternOf values: [Double],
-        _ body: (UnsafeRawBufferPointer) throws -> R
-    ) rethrows -> R {
-        #if _endian(little)
-            return try values.withUnsafeBytes(body)
-        #else
-            return try littleEndian(bits(), body)
-        #endif
+    public static func fileChecksum(_ bytes: RawSpan, _ checksum: Checksum) -> UInt32 {
+        let head = checksum(0, bytes.extracting(0..<checksumOffset))
+        return checksum(head, bytes.extracting(headerSize..<bytes.byteCount))
     }
 
     // MARK: Decoding
@@ -167,23 +145,22 @@ public enum ColumnSnapshotFormat {
     }
 
     /// Reads and checks the header (the first `headerSize` bytes of the file).
-    public static func header(_ bytes: UnsafeRawBufferPointer) throws(Invalid) -> Header {
-        guard bytes.count >= headerSize else { throw Invalid(reason: "shorter than its header (\(bytes.count) bytes)") }
-        guard magic.withUnsafeBytes({ $0.elementsEqual(bytes[0..<8]) }) else {
-            throw Invalid(reason: "not a column snapshot (magic)")
+    public static func header(_ bytes: RawSpan) throws(Invalid) -> Header {
+        guard bytes.byteCount >= headerSize else {
+            throw Invalid(reason: "shorter than its header (\(bytes.byteCount) bytes)")
         }
-        let r = Reader(bytes: bytes)
-        let version = r.u32(8)
+        guard Self.bytes(bytes, 0..<8) == magic else { throw Invalid(reason: "not a column snapshot (magic)") }
+        let version = u32(bytes, 8)
         guard version == ColumnSnapshotFormat.version else {
             throw Invalid(reason: "format version \(version), this areawatch reads \(ColumnSnapshotFormat.version)")
         }
-        guard r.u32(12) == UInt32(headerSize) else { throw Invalid(reason: "header size \(r.u32(12))") }
-        let flags = r.u32(88)
+        guard u32(bytes, 12) == UInt32(headerSize) else { throw Invalid(reason: "header size \(u32(bytes, 12))") }
+        let flags = u32(bytes, 88)
         guard flags & ~flagDenseRowids == 0 else { throw Invalid(reason: "unknown flags \(flags)") }
-        guard bytes[92..<checksumOffset].allSatisfy({ $0 == 0 }) else {
+        guard Self.bytes(bytes, 92..<checksumOffset).allSatisfy({ $0 == 0 }) else {
             throw Invalid(reason: "reserved header bytes are not zero")
         }
-        let rows = r.u64(16), categories = r.u64(24), textBytes = r.u64(32), length = r.u64(40)
+        let rows = u64(bytes, 16), categories = u64(bytes, 24), textBytes = u64(bytes, 32), length = u64(bytes, 40)
         guard let layout = Layout(rows: rows, textBytes: textBytes), UInt64(layout.end) == length else {
             throw Invalid(
                 reason: "its lengths disagree (\(rows) rows, \(textBytes) category bytes, \(length) bytes in all)")
@@ -193,8 +170,8 @@ public enum ColumnSnapshotFormat {
             throw Invalid(reason: "\(categories) categories in \(textBytes) bytes")
         }
         let stamp = StoreStamp(
-            generation: Int64(bitPattern: r.u64(48)), token: Array(bytes[56..<72]),
-            lastIncidentRowid: Int64(bitPattern: r.u64(72)), lastIngestRowid: Int64(bitPattern: r.u64(80)))
+            generation: Int64(bitPattern: u64(bytes, 48)), token: Self.bytes(bytes, 56..<72),
+            lastIncidentRowid: Int64(bitPattern: u64(bytes, 72)), lastIngestRowid: Int64(bitPattern: u64(bytes, 80)))
         let dense = flags & flagDenseRowids != 0
         if dense && UInt64(bitPattern: stamp.lastIncidentRowid) != rows {
             throw Invalid(reason: "\(rows) rows with rowids 1…n but the last rowid is \(stamp.lastIncidentRowid)")
@@ -205,10 +182,15 @@ public enum ColumnSnapshotFormat {
     }
 
     /// Decodes a whole file held in memory; throws `Invalid` for anything but an intact snapshot.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, checksum: Checksum) throws(Invalid) -> ColumnSnapshot {
-        try decode(size: bytes.count, checksum: checksum) { offset, out in
-            guard offset >= 0, offset <= bytes.count, out.count <= bytes.count - offset else { return false }
-            out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + out.count]))
+    public static func decode(_ bytes: RawSpan, checksum: Checksum) throws(Invalid) -> ColumnSnapshot {
+        try decode(size: bytes.byteCount, checksum: checksum) { offset, out in
+            guard offset >= 0, offset <= bytes.byteCount, out.byteCount <= bytes.byteCount - offset else {
+                return false
+            }
+            for k in 0..<out.byteCount {
+                out.storeBytes(
+                    of: bytes.unsafeLoad(fromByteOffset: offset + k, as: UInt8.self), toByteOffset: k, as: UInt8.self)
+            }
             return true
         }
     }
@@ -218,34 +200,35 @@ public enum ColumnSnapshotFormat {
     /// computed as it comes.
     public static func decode(
         size: Int, checksum: Checksum,
-        read: (_ offset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool
+        read: (_ offset: Int, _ into: inout MutableRawSpan) -> Bool
     ) throws(Invalid) -> ColumnSnapshot {
         var head = [UInt8](repeating: 0, count: headerSize)
-        guard size >= headerSize, head.withUnsafeMutableBytes({ read(0, $0) }) else {
+        guard size >= headerSize, readFully(into: &head, at: 0, read) else {
             throw Invalid(reason: "shorter than its header (\(size) bytes)")
         }
-        let header = try head.withUnsafeBytes { bytes in
-            Result { () throws(Invalid) in try ColumnSnapshotFormat.header(bytes) }
-        }.get()
+        let header = try ColumnSnapshotFormat.header(head.span.bytes)
         guard size == header.fileLength else {
             throw Invalid(reason: "\(size) bytes where the header says \(header.fileLength) (truncated or extended)")
         }
         guard let layout = Layout(rows: UInt64(header.rows), textBytes: UInt64(header.textBytes)) else {
             throw Invalid(reason: "lengths overflow")
         }
-        var crc = head.withUnsafeBytes { checksum(0, UnsafeRawBufferPointer(rebasing: $0[0..<checksumOffset])) }
+        var crc = checksum(0, head.span.bytes.extracting(0..<checksumOffset))
         var failed = false
         var nonzeroPadding = false
         // Room for the rows of the next nights: a night appends its rows to the snapshot it
         // read, which would otherwise reallocate and copy every column first.
         let headroom = header.rows / 64 + 65_536
         func column<T: BitwiseCopyable>(_ offset: Int, _ n: Int, as: T.Type, spare: Int = 0) -> [T] {
+            // Uninitialized, advised for huge pages before the read faults its pages in, then
+            // initialized whole (zeroed first where the read fails).
             [T](unsafeUninitializedCapacity: n + spare) { whole, initialized in
-                let out = UnsafeMutableBufferPointer(rebasing: whole[0..<n])
-                let raw = UnsafeMutableRawBufferPointer(out)
-                HugePageAllocation.adviseHugePages(UnsafeMutableRawBufferPointer(whole))
-                if !failed && read(offset, raw) {
-                    crc = checksum(crc, UnsafeRawBufferPointer(raw))
+                let storage = UnsafeMutableRawBufferPointer(whole)
+                HugePageAllocation.adviseHugePages(storage)
+                let raw = UnsafeMutableRawBufferPointer(rebasing: storage[0..<n * MemoryLayout<T>.stride])
+                var out = raw.mutableBytes
+                if !failed && read(offset, &out) {
+                    crc = checksum(crc, raw.bytes)
                 } else {
                     failed = true
                     raw.initializeMemory(as: UInt8.self, repeating: 0)
@@ -268,8 +251,7 @@ public enum ColumnSnapshotFormat {
         padding(layout.handled + n, layout.texts - layout.handled - n)
         let table = column(layout.texts, layout.end - layout.texts, as: UInt8.self)
         guard !failed else { throw Invalid(reason: "could not be read whole") }
-        let stored = UInt32(
-            littleEndian: head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self) })
+        let stored = u32(head.span.bytes, checksumOffset)
         guard stored == crc else { throw Invalid(reason: "checksum mismatch (damaged)") }
         guard !nonzeroPadding, table[header.textBytes...].allSatisfy({ $0 == 0 }) else {
             throw Invalid(reason: "padding is not zero")
@@ -280,25 +262,31 @@ public enum ColumnSnapshotFormat {
             snapshot.time = snapshot.time.map { Int64(littleEndian: $0) }
             snapshot.category = snapshot.category.map { Int32(littleEndian: $0) }
         #endif
-        snapshot.categoryTexts = try table.withUnsafeBytes { bytes in
-            Result { () throws(Invalid) in
-                try texts(Reader(bytes: bytes), from: 0, bytes: header.textBytes, count: header.categoryCount)
-            }
-        }.get()
+        snapshot.categoryTexts = try texts(table, bytes: header.textBytes, count: header.categoryCount)
         try check(snapshot)
         return snapshot
     }
 
-    private static func texts(_ r: Reader, from start: Int, bytes: Int, count: Int) throws(Invalid) -> [String] {
+    /// Fills `out` with the file's bytes from `offset` on, through `read`.
+    private static func readFully(
+        into out: inout [UInt8], at offset: Int, _ read: (_ offset: Int, _ into: inout MutableRawSpan) -> Bool
+    ) -> Bool {
+        var span = out.mutableSpan
+        var raw = span.mutableBytes
+        return read(offset, &raw)
+    }
+
+    private static func texts(_ table: [UInt8], bytes textBytes: Int, count: Int) throws(Invalid) -> [String] {
+        let span = table.span.bytes
         var texts: [String] = []
         texts.reserveCapacity(count)
-        var at = start
-        let end = start + bytes
+        var at = 0
+        let end = textBytes
         for k in 0..<count {
             guard at + 4 <= end else { throw Invalid(reason: "category \(k) runs past its table") }
-            let length = Int(r.u32(at))
+            let length = Int(u32(span, at))
             guard length <= end - at - 4 else { throw Invalid(reason: "category \(k) runs past its table") }
-            guard let text = String(validating: r.bytes[at + 4..<at + 4 + length], as: UTF8.self) else {
+            guard let text = String(validating: table[at + 4..<at + 4 + length], as: UTF8.self) else {
                 throw Invalid(reason: "category \(k) is not UTF-8")
             }
             texts.append(text)
@@ -312,35 +300,37 @@ public enum ColumnSnapshotFormat {
     private static func check(_ s: ColumnSnapshot) throws(Invalid) {
         let categories = Int32(clamping: s.categoryTexts.count)
         var bad = -1
-        s.category.withUnsafeBufferPointer { c in
-            s.handled.withUnsafeBufferPointer { h in
-                for i in c.indices where c[i] < -1 || c[i] >= categories || h[i] < -1 || h[i] > 1 {
-                    bad = i
-                    break
-                }
-            }
+        let c = s.category.span, h = s.handled.span
+        precondition(h.count == c.count)
+        for i in c.indices
+        where c[unchecked: i] < -1 || c[unchecked: i] >= categories || h[unchecked: i] < -1 || h[unchecked: i] > 1 {
+            bad = i
+            break
         }
         if bad >= 0 { throw Invalid(reason: "row \(bad): category or handled code out of range") }
-        s.lat.withUnsafeBufferPointer { lat in
-            s.lon.withUnsafeBufferPointer { lon in
-                // `!(a <= x && x <= b)` is also true for NaN.
-                for i in lat.indices where !(-90 <= lat[i] && lat[i] <= 90 && -180 <= lon[i] && lon[i] <= 180) {
-                    bad = i
-                    break
-                }
+        let lat = s.lat.span, lon = s.lon.span
+        precondition(lon.count == lat.count)
+        // `!(a <= x && x <= b)` is also true for NaN.
+        for i in lat.indices {
+            let y = lat[unchecked: i], x = lon[unchecked: i]
+            if !(-90 <= y && y <= 90 && -180 <= x && x <= 180) {
+                bad = i
+                break
             }
         }
         if bad >= 0 { throw Invalid(reason: "row \(bad): coordinates off the globe") }
     }
 
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
+    /// Little-endian fields of a span, bounds-checked.
+    private static func u32(_ bytes: RawSpan, _ offset: Int) -> UInt32 {
+        UInt32(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
 
-        func u32(_ offset: Int) -> UInt32 {
-            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-        }
-        func u64(_ offset: Int) -> UInt64 {
-            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        }
+    private static func u64(_ bytes: RawSpan, _ offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    private static func bytes(_ bytes: RawSpan, _ range: Range<Int>) -> [UInt8] {
+        range.map { bytes.unsafeLoad(fromByteOffset: $0, as: UInt8.self) }
     }
 }

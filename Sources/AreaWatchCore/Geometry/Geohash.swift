@@ -182,7 +182,11 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     public var string: String {
-        String(unsafeUninitializedCapacity: precision) { writeCharacters(into: $0) }
+        String(unsafeUninitializedCapacity: precision) { buffer in
+            var span = buffer.mutableSpan
+            writeCharacters(into: &span, at: 0)
+            return precision
+        }
     }
 
     /// Appends the cell's characters to `out` without a String or an array in between (the
@@ -191,22 +195,19 @@ public struct GeohashCell: Sendable, Hashable, Comparable, CustomStringConvertib
     public func appendCharacters(to out: inout [UInt8]) {
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: precision))
-        out.withUnsafeMutableBufferPointer {
-            _ = writeCharacters(into: UnsafeMutableBufferPointer(rebasing: $0[start...]))
-        }
+        var span = out.mutableSpan
+        writeCharacters(into: &span, at: start)
     }
 
-    /// The characters into the first `precision` bytes of `buffer`; returns `precision`.
+    /// The characters into `precision` bytes of `out` from `start` on.
     @inline(__always)
-    private func writeCharacters(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    private func writeCharacters(into out: inout MutableSpan<UInt8>, at start: Int) {
         var bits = prefix
-        Geohash.alphabet.withUnsafeBufferPointer { alphabet in
-            for i in stride(from: precision - 1, through: 0, by: -1) {
-                buffer[i] = alphabet[Int(bits & 31)]
-                bits >>= 5
-            }
+        let alphabet = Geohash.alphabet.span
+        for i in stride(from: precision - 1, through: 0, by: -1) {
+            out[start + i] = alphabet[Int(bits & 31)]
+            bits >>= 5
         }
-        return precision
     }
 
     public var description: String { string }

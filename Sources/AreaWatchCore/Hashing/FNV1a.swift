@@ -24,9 +24,11 @@ public struct FNV1a: Sendable {
 
     /// The digest of bytes in memory (no end mark): one loop over the buffer, for files of many
     /// megabytes, where the generic form below is not specialised across modules.
-    public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    public static func hash(_ bytes: RawSpan) -> UInt64 {
         var h = FNV1a()
-        for b in bytes { h.value = (h.value ^ UInt64(b)) &* prime }
+        for i in 0..<bytes.byteCount {
+            h.value = (h.value ^ UInt64(bytes.unsafeLoad(fromUncheckedByteOffset: i, as: UInt8.self))) &* prime
+        }
         return h.value
     }
 

@@ -14,7 +14,7 @@ public struct KeyHash: Hashable, Sendable {
         self.b = b
     }
 
-    public init(bytes: UnsafeRawBufferPointer) {
+    public init(bytes: RawSpan) {
         (a, b) = KeyHash.sipHash.hash(bytes)
     }
 
@@ -22,11 +22,10 @@ public struct KeyHash: Hashable, Sendable {
     public init(_ key: String) {
         // Read in place (`withUTF8` on a copy retained and released the key); a key that is not
         // stored contiguously (never from the readers) is copied first.
-        if let hash = key.utf8.withContiguousStorageIfAvailable({ KeyHash(bytes: UnsafeRawBufferPointer($0)) }) {
+        if let hash = key.utf8.withContiguousStorageIfAvailable({ KeyHash(bytes: $0.span.bytes) }) {
             self = hash
             return
         }
-        var copy = key
-        self = copy.withUTF8 { KeyHash(bytes: UnsafeRawBufferPointer($0)) }
+        self = KeyHash(bytes: Array(key.utf8).span.bytes)
     }
 }

@@ -17,7 +17,7 @@ public struct SipHash128: Sendable {
     /// The two output words (the reference's 16 output bytes are each little-endian, in order).
     @inline(__always)
     public func hash(
-        _ bytes: UnsafeRawBufferPointer, compressionRounds c: Int = 1,
+        _ bytes: RawSpan, compressionRounds c: Int = 1,
         finalizationRounds d: Int = 3
     ) -> (UInt64, UInt64) {
         var v0: UInt64 = 0x736F_6D65_7073_6575 ^ k0
@@ -51,15 +51,17 @@ public struct SipHash128: Sendable {
             v0 ^= m
         }
 
-        let count = bytes.count
+        let count = bytes.byteCount
         let whole = count & ~7
         var offset = 0
         while offset < whole {
-            absorb(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            absorb(UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: offset, as: UInt64.self)))
             offset += 8
         }
         var last = UInt64(truncatingIfNeeded: count) << 56
-        for k in 0..<(count - whole) { last |= UInt64(bytes[whole + k]) << UInt64(8 * k) }
+        for k in 0..<(count - whole) {
+            last |= UInt64(bytes.unsafeLoad(fromUncheckedByteOffset: whole + k, as: UInt8.self)) << UInt64(8 * k)
+        }
         absorb(last)
         v2 ^= 0xEE
         rounds(d)

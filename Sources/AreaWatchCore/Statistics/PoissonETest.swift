@@ -49,14 +49,25 @@ public enum PoissonETest {
         let mu1 = n1 * lambda, mu2 = n2 * lambda
         // Pairs of one total share p2, so its prefix and suffix sums too (the same bits as summed
         // per pair): built once when several pairs will read them.
-        func each(_ p1: UnsafeBufferPointer<Double>, _ lower1: Int, _ p2: UnsafeBufferPointer<Double>, _ lower2: Int)
-            -> [Double]
-        {
+        func each(_ p1: Span<Double>, _ lower1: Int, _ p2: Span<Double>, _ lower2: Int) -> [Double] {
+            var values: [Double] = []
+            values.reserveCapacity(firsts.count)
             guard firsts.count > 1 else {
-                return firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails($0)) }
+                for k1 in firsts {
+                    values.append(tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails(k1)))
+                }
+                return values
             }
-            return TailSums.with(p2) { sums in
-                firsts.map { tailSums(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails($0), shared: sums) }
+            return TailSums.with(p2) { prefix, suffix in
+                for k1 in firsts {
+                    let kept = tails(k1)
+                    let runs = Runs(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: kept, skipZeroTerms: true)
+                    values.append(
+                        sum(
+                            p1: p1, lower1: lower1, count2: p2.count, lower2: lower2, tails: kept, runs: runs,
+                            prefix: prefix, suffix: suffix, suffixStart: 0, prefixEnd: p2.count)!)
+                }
+                return values
             }
         }
         if mu2 == mu1 { return TruncatedPoisson.with(mean: mu1) { lower1, p1 in each(p1, lower1, p1, lower1) } }
@@ -106,121 +117,119 @@ public enum PoissonETest {
     /// suffix[high − lower2] with prefix[i] = Σ p2[0..<i], suffix[i] = Σ p2[i...] (both tails
     /// summed without cancellation), or all of p2, prefix[count2], where the tails meet (c near 0).
     private static func tailSums(
-        p1: UnsafeBufferPointer<Double>, lower1: Int,
-        p2: UnsafeBufferPointer<Double>, lower2: Int,
-        tails: KeptTails, skipZeroTerms: Bool = true, shared: TailSums? = nil
+        p1: Span<Double>, lower1: Int, p2: Span<Double>, lower2: Int, tails: KeptTails, skipZeroTerms: Bool = true
     ) -> Double {
-        let count2 = p2.count, count1 = p1.count
-        var first = 0, firstHigh = 0
-        if lower1 == 0 {
-            // t(0, x2) = −√x2 for x2 > 0 and NaN at (0, 0), never kept: only an upper tail.
-            firstHigh = max(0, min(count2, max(1, tails.highAtZero()) - lower2))
-            first = 1
+        let runs = Runs(p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, skipZeroTerms: skipZeroTerms)
+        let count2 = p2.count, last = p1.count - 1
+        @inline(__always) func highAt(_ i: Int) -> Int { max(0, min(count2, tails.high(lower1 &+ i) &- lower2)) }
+        @inline(__always) func lowAt(_ i: Int) -> Int { min(count2, max(0, tails.low(lower1 &+ i) &- lower2 &+ 1)) }
+        // The bounds grow with x1: the sums reach furthest at the runs' ends.
+        let firstWithHigh = runs.first < min(runs.upperEnd + 1, last + 1) ? runs.first : nil
+        let suffixStart = min(runs.first == 1 ? runs.firstHigh : count2, firstWithHigh.map(highAt) ?? count2)
+        let lastWithLow = max(runs.lowerStart, runs.first) <= last ? last : nil
+        // Where the tails can meet, a meeting x1 needs all of p2.
+        let prefixEnd = tails.tailsCanMeet ? count2 : lastWithLow.map(lowAt) ?? 0
+        let total = TailSums.withSums(count: count2) { prefix, suffix in
+            TailSums.fill(prefix: &prefix, upTo: prefixEnd, suffix: &suffix, downTo: suffixStart, p2)
+            return sum(
+                p1: p1, lower1: lower1, count2: count2, lower2: lower2, tails: tails, runs: runs,
+                prefix: prefix.span, suffix: suffix.span, suffixStart: suffixStart, prefixEnd: prefixEnd)
         }
-        let last = count1 - 1
-        // Where both kept tails of x2 lie outside the table, the term is exactly 0 (prefix[0] +
-        // suffix[count2]): skipping those x1 leaves the sum bit for bit the same. The upper
-        // root grows with x1 and the lower one, past its dip below 0, too, so the zero terms
-        // are one run (upperEnd, lowerStart): searched from where the roots cross the table's
-        // ends (two bound evaluations each when that guess is right).
-        var upperEnd = last, lowerStart = first
-        if skipZeroTerms && last - first > 16 {
-            let upper2 = lower2 + count2 - 1
-            upperEnd = lastIndex(in: first...last, near: tails.x1WhereHighReaches(Double(upper2) + 1) - Double(lower1))
-            {
-                tails.high(lower1 + $0) <= upper2
-            }
-            lowerStart =
-                lastIndex(in: first...last, near: tails.x1WhereLowReaches(Double(lower2)) - Double(lower1) - 1) {
-                    tails.low(lower1 + $0) < lower2
-                } + 1
-        }
-        if let total = sumByRuns(
-            p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
-            firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: shared)
-        {
-            return total
-        }
+        if let total { return total }
         // A bound outside the sums prepared from the runs' ends: with the whole sums none is.
-        return TailSums.with(p2) { sums in
-            sumByRuns(
-                p1: p1, lower1: lower1, p2: p2, lower2: lower2, tails: tails, first: first,
-                firstHigh: firstHigh, upperEnd: upperEnd, lowerStart: lowerStart, shared: sums)!
+        return TailSums.with(p2) { prefix, suffix in
+            sum(
+                p1: p1, lower1: lower1, count2: count2, lower2: lower2, tails: tails, runs: runs,
+                prefix: prefix, suffix: suffix, suffixStart: 0, prefixEnd: count2)!
         }
     }
 
-    /// The sum by the runs of x1 the search found: up to `lowerStart` the lower tail of x2 lies
-    /// below the table (only high(x1) is needed), past `upperEnd` the upper tail lies above it
-    /// (only low(x1)), between them both bounds count; far apart counts, most pairs at city
-    /// counts, have a gap of zero terms instead. One root per x1 where one bound is needed, and
-    /// the sum in the same pass, over x1 in increasing order. nil when a bound falls outside the
-    /// tail sums prepared from the runs' ends (the bounds are monotone in x1, so never in
-    /// practice; never with `shared`, which holds the whole sums).
-    private static func sumByRuns(
-        p1: UnsafeBufferPointer<Double>, lower1: Int,
-        p2: UnsafeBufferPointer<Double>, lower2: Int, tails: KeptTails,
-        first: Int, firstHigh: Int, upperEnd: Int, lowerStart: Int,
-        shared: TailSums?
+    /// The runs of x1 by the kept tails of x2: up to `lowerStart` the lower tail of x2 lies below
+    /// the table (only high(x1) is needed), past `upperEnd` the upper tail lies above it (only
+    /// low(x1)), between them both bounds count; far apart counts, most pairs at city counts, have
+    /// a gap of zero terms instead.
+    struct Runs {
+        var first = 0, firstHigh = 0, upperEnd: Int, lowerStart: Int
+
+        init(p1: Span<Double>, lower1: Int, p2: Span<Double>, lower2: Int, tails: KeptTails, skipZeroTerms: Bool) {
+            let count2 = p2.count, count1 = p1.count
+            if lower1 == 0 {
+                // t(0, x2) = −√x2 for x2 > 0 and NaN at (0, 0), never kept: only an upper tail.
+                firstHigh = max(0, min(count2, max(1, tails.highAtZero()) - lower2))
+                first = 1
+            }
+            let last = count1 - 1
+            // Where both kept tails of x2 lie outside the table, the term is exactly 0 (prefix[0] +
+            // suffix[count2]): skipping those x1 leaves the sum bit for bit the same. The upper
+            // root grows with x1 and the lower one, past its dip below 0, too, so the zero terms
+            // are one run (upperEnd, lowerStart): searched from where the roots cross the table's
+            // ends (two bound evaluations each when that guess is right).
+            upperEnd = last
+            lowerStart = first
+            if skipZeroTerms && last - first > 16 {
+                let upper2 = lower2 + count2 - 1
+                let guessHigh = tails.x1WhereHighReaches(Double(upper2) + 1) - Double(lower1)
+                upperEnd = PoissonETest.lastIndex(in: first...last, near: guessHigh) {
+                    tails.high(lower1 + $0) <= upper2
+                }
+                let guessLow = tails.x1WhereLowReaches(Double(lower2)) - Double(lower1) - 1
+                lowerStart =
+                    PoissonETest.lastIndex(in: first...last, near: guessLow) { tails.low(lower1 + $0) < lower2 } + 1
+            }
+        }
+    }
+
+    /// The sum by the runs of x1: one root per x1 where one bound is needed, and the sum in the
+    /// same pass, over x1 in increasing order. nil when a bound falls outside the tail sums
+    /// prepared (`suffixStart…`, `…prefixEnd`; the bounds are monotone in x1, so never in practice;
+    /// never with the whole sums).
+    private static func sum(
+        p1: Span<Double>, lower1: Int, count2: Int, lower2: Int, tails: KeptTails, runs: Runs,
+        prefix: Span<Double>, suffix: Span<Double>, suffixStart: Int, prefixEnd: Int
     ) -> Double? {
-        let count2 = p2.count, last = p1.count - 1
-        let upperOnly = first..<min(upperEnd + 1, lowerStart)
-        let both = lowerStart..<max(lowerStart, upperEnd + 1) // empty when there is a gap
-        let lowerOnly = max(upperEnd + 1, lowerStart)..<(last + 1)
-        @inline(__always) func highAt(_ i: Int) -> Int { max(0, min(count2, tails.high(lower1 &+ i) &- lower2)) }
-        @inline(__always) func lowAt(_ i: Int) -> Int { min(count2, max(0, tails.low(lower1 &+ i) &- lower2 &+ 1)) }
-        func sum(prefix: UnsafePointer<Double>, suffix: UnsafePointer<Double>, suffixStart: Int, prefixEnd: Int)
-            -> Double?
-        {
-            var total = 0.0
-            if first == 1 { total = p1[0] * (prefix[0] + suffix[firstHigh]) }
-            // Where the tails meet (high ≤ low + 1) every x2 is kept: all of p2, prefix[count2].
-            // In the one-bound runs that needs the upper tail to cover the whole table (or the
-            // lower one): only then is the other bound computed.
-            for i in upperOnly {
-                let high = tails.high(lower1 &+ i)
-                let at = max(0, min(count2, high &- lower2))
-                if at < suffixStart { return nil }
-                if at == 0 && high <= tails.low(lower1 &+ i) &+ 1 {
-                    if prefixEnd < count2 { return nil }
-                    total += p1[i] * prefix[count2]
-                } else {
-                    total += p1[i] * (prefix[0] + suffix[at])
-                }
+        let first = runs.first, last = p1.count - 1
+        let upperOnly = first..<min(runs.upperEnd + 1, runs.lowerStart)
+        let both = runs.lowerStart..<max(runs.lowerStart, runs.upperEnd + 1) // empty when there is a gap
+        let lowerOnly = max(runs.upperEnd + 1, runs.lowerStart)..<(last + 1)
+        // Indices into the sums lie in 0...count2 (clamped below), within both spans.
+        precondition(prefix.count > count2 && suffix.count > count2)
+        var total = 0.0
+        if first == 1 { total = p1[0] * (prefix[unchecked: 0] + suffix[unchecked: runs.firstHigh]) }
+        // Where the tails meet (high ≤ low + 1) every x2 is kept: all of p2, prefix[count2].
+        // In the one-bound runs that needs the upper tail to cover the whole table (or the
+        // lower one): only then is the other bound computed.
+        for i in upperOnly {
+            let high = tails.high(lower1 &+ i)
+            let at = max(0, min(count2, high &- lower2))
+            if at < suffixStart { return nil }
+            if at == 0 && high <= tails.low(lower1 &+ i) &+ 1 {
+                if prefixEnd < count2 { return nil }
+                total += p1[unchecked: i] * prefix[unchecked: count2]
+            } else {
+                total += p1[unchecked: i] * (prefix[unchecked: 0] + suffix[unchecked: at])
             }
-            for i in both {
-                let (low, high) = tails.both(lower1 &+ i)
-                if high <= low &+ 1 {
-                    if prefixEnd < count2 { return nil }
-                    total += p1[i] * prefix[count2]
-                    continue
-                }
-                let lowAt = min(count2, max(0, low &- lower2 &+ 1)), highAt = max(0, min(count2, high &- lower2))
-                if highAt < suffixStart || lowAt > prefixEnd { return nil }
-                total += p1[i] * (prefix[lowAt] + suffix[highAt])
-            }
-            for i in lowerOnly {
-                let low = tails.low(lower1 &+ i)
-                let at = min(count2, max(0, low &- lower2 &+ 1))
-                if at > prefixEnd { return nil }
-                if at == count2 && tails.high(lower1 &+ i) <= low &+ 1 {
-                    total += p1[i] * prefix[count2]
-                } else {
-                    total += p1[i] * (prefix[at] + suffix[count2])
-                }
-            }
-            return min(total, 1)
         }
-        if let shared { return sum(prefix: shared.prefix, suffix: shared.suffix, suffixStart: 0, prefixEnd: count2) }
-        // The bounds grow with x1: the sums reach furthest at the runs' ends.
-        let firstWithHigh = first < min(upperEnd + 1, last + 1) ? first : nil
-        let suffixStart = min(first == 1 ? firstHigh : count2, firstWithHigh.map(highAt) ?? count2)
-        let lastWithLow = max(lowerStart, first) <= last ? last : nil
-        // Where the tails can meet, a meeting x1 needs all of p2.
-        let prefixEnd = tails.tailsCanMeet ? count2 : lastWithLow.map(lowAt) ?? 0
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count2 + 1)) { sums in
-            let prefix = sums.baseAddress!, suffix = prefix + (count2 + 1)
-            TailSums.fill(prefix: prefix, upTo: prefixEnd, suffix: suffix, downTo: suffixStart, p2)
-            return sum(prefix: prefix, suffix: suffix, suffixStart: suffixStart, prefixEnd: prefixEnd)
+        for i in both {
+            let (low, high) = tails.both(lower1 &+ i)
+            if high <= low &+ 1 {
+                if prefixEnd < count2 { return nil }
+                total += p1[unchecked: i] * prefix[unchecked: count2]
+                continue
+            }
+            let lowAt = min(count2, max(0, low &- lower2 &+ 1)), highAt = max(0, min(count2, high &- lower2))
+            if highAt < suffixStart || lowAt > prefixEnd { return nil }
+            total += p1[unchecked: i] * (prefix[unchecked: lowAt] + suffix[unchecked: highAt])
         }
+        for i in lowerOnly {
+            let low = tails.low(lower1 &+ i)
+            let at = min(count2, max(0, low &- lower2 &+ 1))
+            if at > prefixEnd { return nil }
+            if at == count2 && tails.high(lower1 &+ i) <= low &+ 1 {
+                total += p1[unchecked: i] * prefix[unchecked: count2]
+            } else {
+                total += p1[unchecked: i] * (prefix[unchecked: at] + suffix[unchecked: count2])
+            }
+        }
+        return min(total, 1)
     }
 }

@@ -6,47 +6,56 @@
 
 /// prefix[i] = Σ p[0..<i] and suffix[i] = Σ p[i...] of a Poisson table, summed in one order
 /// (both tails without cancellation) whoever builds them.
-struct TailSums {
-    let prefix: UnsafePointer<Double>
-    let suffix: UnsafePointer<Double>
+enum TailSums {
+    /// The whole sums of `p` (prefix, suffix: `p.count + 1` each), valid inside `body`.
+    static func with<R>(_ p: Span<Double>, _ body: (Span<Double>, Span<Double>) -> R) -> R {
+        withSums(count: p.count) { prefix, suffix in
+            fill(prefix: &prefix, upTo: p.count, suffix: &suffix, downTo: 0, p)
+            return body(prefix.span, suffix.span)
+        }
+    }
 
-    /// The whole sums of `p`, valid inside `body`.
-    static func with<R>(_ p: UnsafeBufferPointer<Double>, _ body: (TailSums) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (p.count + 1)) { sums in
-            let prefix = sums.baseAddress!, suffix = prefix + (p.count + 1)
-            fill(prefix: prefix, upTo: p.count, suffix: suffix, downTo: 0, p)
-            return body(TailSums(prefix: prefix, suffix: suffix))
+    /// Room on the stack for the prefix and suffix sums of `count` probabilities, for `body`.
+    @inline(__always)
+    static func withSums<R>(count: Int, _ body: (inout MutableSpan<Double>, inout MutableSpan<Double>) -> R) -> R {
+        // One allocation for both. Doubles (trivial): every element is written before it is read
+        // (`fill`'s ranges).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (count + 1)) { sums in
+            var prefix = sums.extracting(0..<(count + 1)).mutableSpan
+            var suffix = sums.extracting((count + 1)..<(2 * (count + 1))).mutableSpan
+            return body(&prefix, &suffix)
         }
     }
 
     /// prefix[0...prefixEnd] and suffix[suffixStart...count].
     @inline(__always)
     static func fill(
-        prefix: UnsafeMutablePointer<Double>, upTo prefixEnd: Int, suffix: UnsafeMutablePointer<Double>,
-        downTo suffixStart: Int, _ p: UnsafeBufferPointer<Double>
+        prefix: inout MutableSpan<Double>, upTo prefixEnd: Int, suffix: inout MutableSpan<Double>,
+        downTo suffixStart: Int, _ p: Span<Double>
     ) {
+        precondition(prefixEnd <= p.count && prefix.count > p.count && suffix.count > p.count && suffixStart >= 0)
         // Running sums in registers (through memory, each step would wait on the last store),
         // the two chains of additions side by side while both have steps to go.
         var front = 0.0, back = 0.0
         var i = 0, j = p.count &- 1
-        suffix[p.count] = 0
+        suffix[unchecked: p.count] = 0
         while i < prefixEnd && j >= suffixStart {
-            prefix[i] = front
-            front += p[i]
-            back += p[j]
-            suffix[j] = back
+            prefix[unchecked: i] = front
+            front += p[unchecked: i]
+            back += p[unchecked: j]
+            suffix[unchecked: j] = back
             i &+= 1
             j &-= 1
         }
         while i < prefixEnd {
-            prefix[i] = front
-            front += p[i]
+            prefix[unchecked: i] = front
+            front += p[unchecked: i]
             i &+= 1
         }
-        prefix[prefixEnd] = front
+        prefix[unchecked: prefixEnd] = front
         while j >= suffixStart {
-            back += p[j]
-            suffix[j] = back
+            back += p[unchecked: j]
+            suffix[unchecked: j] = back
             j &-= 1
         }
     }
@@ -66,61 +75,78 @@ struct TruncatedPoisson {
     static let lowerQuantile = 1e-10
     static let upperSurvival = 1.5 * 0x1p-53
 
+    /// Room on the stack for the tables of means `mu1` and `mu2` (one allocation), for `body`.
+    /// Doubles (trivial): the walks write every element that the sums and `probabilities` read.
+    @inline(__always)
+    private static func withTables<R>(
+        means mu1: Double, _ mu2: Double, _ body: (inout MutableSpan<Double>, inout MutableSpan<Double>) -> R
+    ) -> R {
+        let capacity1 = capacity(mean: mu1), capacity2 = capacity(mean: mu2)
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity1 + capacity2) { buffer in
+            var p1 = buffer.extracting(0..<capacity1).mutableSpan
+            var p2 = buffer.extracting(capacity1..<(capacity1 + capacity2)).mutableSpan
+            return body(&p1, &p2)
+        }
+    }
+
     /// Calls `body` with the range's first x and P(X = x) for x = lower, lower + 1, ….
-    static func with<R>(mean mu: Double, _ body: (Int, UnsafeBufferPointer<Double>) -> R) -> R {
+    static func with<R>(mean mu: Double, _ body: (Int, Span<Double>) -> R) -> R {
         withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity(mean: mu)) { buffer in
-            var table = TruncatedPoisson(mean: mu, buffer: buffer.baseAddress!)
+            var p = buffer.mutableSpan
+            var table = TruncatedPoisson(mean: mu, &p)
             var down = table.canWalkDown, up = table.canWalkUp
             while down && up && table.hasRoomForFourSteps {
-                down = table.stepDown4()
-                up = table.stepUp4()
+                down = table.stepDown4(&p)
+                up = table.stepUp4(&p)
             }
-            table.finish(walkingDown: down, walkingUp: up)
-            return body(table.lower, table.probabilities)
+            table.finish(walkingDown: down, walkingUp: up, &p)
+            return body(table.lower, p.span.extracting(table.probabilityRange))
         }
     }
 
     /// The tables of two means, built side by side.
     static func with<R>(
         means mu1: Double, _ mu2: Double,
-        _ body: (Int, UnsafeBufferPointer<Double>, Int, UnsafeBufferPointer<Double>) -> R
+        _ body: (Int, Span<Double>, Int, Span<Double>) -> R
     ) -> R {
-        let capacity1 = capacity(mean: mu1)
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity1 + capacity(mean: mu2)) { buffer in
-            var first = TruncatedPoisson(mean: mu1, buffer: buffer.baseAddress!)
-            var second = TruncatedPoisson(mean: mu2, buffer: buffer.baseAddress! + capacity1)
-            var down1 = first.canWalkDown, up1 = first.canWalkUp, down2 = second.canWalkDown, up2 = second.canWalkUp
+        withTables(means: mu1, mu2) { p1, p2 in
+            var first = TruncatedPoisson(mean: mu1, &p1)
+            var second = TruncatedPoisson(mean: mu2, &p2)
+            var down1 = first.canWalkDown, up1 = first.canWalkUp
+            var down2 = second.canWalkDown, up2 = second.canWalkUp
             while down1 && up1 && down2 && up2 && first.hasRoomForFourSteps && second.hasRoomForFourSteps {
-                down1 = first.stepDown4()
-                up1 = first.stepUp4()
-                down2 = second.stepDown4()
-                up2 = second.stepUp4()
+                down1 = first.stepDown4(&p1)
+                up1 = first.stepUp4(&p1)
+                down2 = second.stepDown4(&p2)
+                up2 = second.stepUp4(&p2)
             }
-            first.finish(walkingDown: down1, walkingUp: up1)
-            second.finish(walkingDown: down2, walkingUp: up2)
-            return body(first.lower, first.probabilities, second.lower, second.probabilities)
+            first.finish(walkingDown: down1, walkingUp: up1, &p1)
+            second.finish(walkingDown: down2, walkingUp: up2, &p2)
+            return body(
+                first.lower, p1.span.extracting(first.probabilityRange), second.lower,
+                p2.span.extracting(second.probabilityRange))
         }
     }
 
     /// The walks still going step by step (both in turn while both go), then the tail sums that
     /// find the range's ends.
     @inline(__always)
-    private mutating func finish(walkingDown: Bool, walkingUp: Bool) {
+    private mutating func finish(walkingDown: Bool, walkingUp: Bool, _ p: inout MutableSpan<Double>) {
         var down = walkingDown, up = walkingUp
         while down && up {
-            down = stepDown()
-            up = stepUp()
+            down = stepDown(&p)
+            up = stepUp(&p)
         }
-        while down { down = stepDown() }
-        while up { up = stepUp() }
+        while down { down = stepDown(&p) }
+        while up { up = stepUp(&p) }
         beginSums()
         var lower = canSumLower, upper = canSumUpper
         while lower && upper {
-            lower = stepLower()
-            upper = stepUpper()
+            lower = stepLower(p)
+            upper = stepUpper(p)
         }
-        while lower { lower = stepLower() }
-        while upper { upper = stepUpper() }
+        while lower { lower = stepLower(p) }
+        while upper { upper = stepUpper(p) }
     }
 
     /// Walk lengths (Chernoff / Bernstein tail bounds): the walks stop well before them.
@@ -136,8 +162,8 @@ struct TruncatedPoisson {
 
     private let mu: Double, inverseMu: Double
     private let mode: Int, base: Int, top: Int
-    /// p[x − base] = P(X = x).
-    private let p: UnsafeMutablePointer<Double>
+    // The table p, lent to each step: p[x − base] = P(X = x), indexed unchecked (base ≤ x ≤ top,
+    // and the table holds top − base + 1 values, checked when the walks begin).
     // The walks' ends so far and their terms; x as a Double too (exact), for the ratios.
     private var down: Int, downX: Double, downTerm: Double
     private var up: Int, upNextX: Double, upTerm: Double
@@ -145,22 +171,22 @@ struct TruncatedPoisson {
     private(set) var lower = 0
     private var upper = 0, next = 0, cdf = 0.0, survival = 0.0
 
-    private init(mean mu: Double, buffer: UnsafeMutablePointer<Double>) {
+    private init(mean mu: Double, _ p: inout MutableSpan<Double>) {
         self.mu = mu
         inverseMu = 1 / mu
         mode = Int(mu) // floor: μ > 0
         let (below, above) = Self.reach(mean: mu)
         base = mode - below
         top = mode + above
-        p = buffer
+        precondition(p.count > top - base, "a table too small for its walks")
         let logMode = mode == 0 ? -mu : Double(mode) * log(mu) - lgamma(Double(mode + 1)) - mu
-        p[below] = exp(logMode)
+        p[unchecked: below] = exp(logMode)
         down = mode
         downX = Double(mode)
-        downTerm = p[below]
+        downTerm = p[unchecked: below]
         up = mode
         upNextX = Double(mode + 1)
-        upTerm = p[below]
+        upTerm = p[unchecked: below]
     }
 
     private var canWalkDown: Bool { down > base }
@@ -169,7 +195,7 @@ struct TruncatedPoisson {
     /// One step downward, false when the walk ends: the rest of the lower tail is negligible next
     /// to 1e-10.
     @inline(__always)
-    private mutating func stepDown() -> Bool {
+    private mutating func stepDown(_ p: inout MutableSpan<Double>) -> Bool {
         let r = downX * inverseMu
         let term = downTerm * r
         // Below x the terms fall at least geometrically with ratio x/μ: the rest is below
@@ -178,7 +204,7 @@ struct TruncatedPoisson {
         downTerm = term
         downX -= 1
         down &-= 1
-        p[down &- base] = term
+        p[unchecked: down &- base] = term
         return down > base
     }
 
@@ -187,15 +213,15 @@ struct TruncatedPoisson {
     /// from some step on and then stays true (term·r falls, 1 − r grows), so the fourth step's
     /// test clears all four; only a block where it holds is looked at step by step.
     @inline(__always)
-    private mutating func stepDown4() -> Bool {
+    private mutating func stepDown4(_ p: inout MutableSpan<Double>) -> Bool {
         let r0 = downX * inverseMu, r1 = (downX - 1) * inverseMu, r2 = (downX - 2) * inverseMu,
             r3 = (downX - 3) * inverseMu
         let t0 = downTerm * r0, t1 = t0 * r1, t2 = t1 * r2, t3 = t2 * r3
-        let at = p + (down &- base)
-        at[-1] = t0
-        at[-2] = t1
-        at[-3] = t2
-        at[-4] = t3
+        let at = down &- base
+        p[unchecked: at &- 1] = t0
+        p[unchecked: at &- 2] = t1
+        p[unchecked: at &- 3] = t2
+        p[unchecked: at &- 4] = t3
         if !(t3 * r3 < 1e-18 * (1 - r3)) {
             downTerm = t3
             downX -= 4
@@ -220,14 +246,14 @@ struct TruncatedPoisson {
     /// Four steps upward at once, with room for them (`up + 4 ≤ top`); false when the walk ended
     /// inside them, as `stepDown4`: past the mode, term·x falls and x − μ grows.
     @inline(__always)
-    private mutating func stepUp4() -> Bool {
+    private mutating func stepUp4(_ p: inout MutableSpan<Double>) -> Bool {
         let x0 = upNextX, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3
         let t0 = upTerm * (mu / x0), t1 = t0 * (mu / x1), t2 = t1 * (mu / x2), t3 = t2 * (mu / x3)
-        let at = p + (up &- base)
-        at[1] = t0
-        at[2] = t1
-        at[3] = t2
-        at[4] = t3
+        let at = up &- base
+        p[unchecked: at &+ 1] = t0
+        p[unchecked: at &+ 2] = t1
+        p[unchecked: at &+ 3] = t2
+        p[unchecked: at &+ 4] = t3
         if !(x3 > mu && t3 * x3 < 1e-22 * (x3 - mu)) {
             upTerm = t3
             upNextX += 4
@@ -251,7 +277,7 @@ struct TruncatedPoisson {
 
     /// One step upward, false when the walk ends: the rest of the upper tail is far below 2⁻⁵³.
     @inline(__always)
-    private mutating func stepUp() -> Bool {
+    private mutating func stepUp(_ p: inout MutableSpan<Double>) -> Bool {
         let x = upNextX
         let term = upTerm * (mu / x)
         // Beyond the mode the ratio μ/(x+1) < 1 keeps falling: the rest is below
@@ -260,7 +286,7 @@ struct TruncatedPoisson {
         upTerm = term
         upNextX += 1
         up &+= 1
-        p[up &- base] = term
+        p[unchecked: up &- base] = term
         return up < top
     }
 
@@ -277,8 +303,8 @@ struct TruncatedPoisson {
 
     /// One step of the CDF, false when it has found `lower`.
     @inline(__always)
-    private mutating func stepLower() -> Bool {
-        cdf += p[next &- base]
+    private mutating func stepLower(_ p: borrowing MutableSpan<Double>) -> Bool {
+        cdf += p[unchecked: next &- base]
         if cdf >= Self.lowerQuantile {
             lower = next
             return false
@@ -289,14 +315,13 @@ struct TruncatedPoisson {
 
     /// One step of the survival function, false when it has found `upper`.
     @inline(__always)
-    private mutating func stepUpper() -> Bool {
-        survival += p[upper &- base] // now SF(upper − 1)
+    private mutating func stepUpper(_ p: borrowing MutableSpan<Double>) -> Bool {
+        survival += p[unchecked: upper &- base] // now SF(upper − 1)
         if survival > Self.upperSurvival { return false }
         upper &-= 1
         return upper > mode
     }
 
-    var probabilities: UnsafeBufferPointer<Double> {
-        UnsafeBufferPointer(start: p + (lower - base), count: upper - lower + 1)
-    }
+    /// Where P(lower) … P(upper) lie in the table.
+    var probabilityRange: Range<Int> { (lower - base)..<(upper - base + 1) }
 }

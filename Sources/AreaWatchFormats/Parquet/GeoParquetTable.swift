@@ -18,12 +18,10 @@ public final class GeoParquetTable {
 
     private let writer: ParquetWriter
     private let rowGroupRows: Int
-    /// The columns, appended to in place through `column(_:)`. Held in a buffer that never
-    /// changes (`let`), so its base address stays valid for the table's life; through an Array
-    /// every value appended would first check that the array of columns is unshared.
-    private let columns: GrowableBuffer<ParquetColumnData>
-    /// `columns`' first element: its storage, which lives as long as the table and never moves.
-    private let columnBase: UnsafeMutablePointer<ParquetColumnData>
+    /// The columns, appended to in place (`columns[k].append`, through the array's `_modify`).
+    /// Unchecked: a table belongs to one writer on one thread, and every value of every row goes
+    /// through it, where the run-time exclusivity bookkeeping would find nothing.
+    @exclusivity(unchecked) private var columns: [ParquetColumnData] = []
     private let attributeCount: Int
     private var next = 0
     private var extent: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
@@ -46,32 +44,22 @@ public final class GeoParquetTable {
         let schema = ParquetSchema(fields + [.leaf(geometry), .group(Self.coveringColumn, covering)])
         writer = try ParquetWriter(schema: schema, compression: compression, createdBy: createdBy, output: output)
         self.rowGroupRows = rowGroupRows
-        var columns = GrowableBuffer<ParquetColumnData>(capacity: schema.leaves.count)
-        for (_, leaf) in schema.leaves {
+        columns = schema.leaves.map { _, leaf in
             var column = ParquetColumnData(leaf)
             column.reserveCapacity(rows: rowGroupRows)
-            columns.append(column)
+            return column
         }
-        columnBase = columns.unsafeBaseAddress
-        self.columns = columns
         attributeCount = attributes.count
-    }
-
-    /// Column `k` (attributes, geometry, covering), to append to in place.
-    @inline(__always)
-    private func column(_ k: Int) -> UnsafeMutablePointer<ParquetColumnData> {
-        precondition(k >= 0 && k < columns.count, "no such column")
-        return columnBase + k
     }
 
     // MARK: Attributes, in schema order
 
-    public func add(_ v: Int?) { column(nextColumn()).pointee.append(v.map { Int64($0) }) }
-    public func add(_ v: Double?) { column(nextColumn()).pointee.append(v) }
-    public func add(_ v: String?) { column(nextColumn()).pointee.append(v) }
-    public func add(_ v: Bool?) { column(nextColumn()).pointee.append(v) }
+    public func add(_ v: Int?) { columns[nextColumn()].append(v.map { Int64($0) }) }
+    public func add(_ v: Double?) { columns[nextColumn()].append(v) }
+    public func add(_ v: String?) { columns[nextColumn()].append(v) }
+    public func add(_ v: Bool?) { columns[nextColumn()].append(v) }
     /// A string column's value as UTF-8 bytes already at hand.
-    public func add(utf8 v: [UInt8]) { column(nextColumn()).pointee.append(bytes: v) }
+    public func add(utf8 v: [UInt8]) { columns[nextColumn()].append(bytes: v) }
 
     private func nextColumn() -> Int {
         precondition(next < attributeCount, "more attributes than columns")
@@ -84,7 +72,7 @@ public final class GeoParquetTable {
     /// Ends the row with a rectangle (a Polygon, `WKB.appendRectangle`).
     public func endRow(rectangle minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
         precondition(next == attributeCount, "a row ended before its last attribute")
-        column(attributeCount).pointee.appendByteArray {
+        columns[attributeCount].appendByteArray {
             WKB.appendRectangle(minX: minX, minY: minY, maxX: maxX, maxY: maxY, to: &$0)
         }
         hasPolygon = true
@@ -96,10 +84,10 @@ public final class GeoParquetTable {
     public func endRow(polygons: [[WKB.Ring]]) throws {
         precondition(next == attributeCount, "a row ended before its last attribute")
         if polygons.count == 1 {
-            column(attributeCount).pointee.appendByteArray { WKB.appendPolygon(polygons[0], to: &$0) }
+            columns[attributeCount].appendByteArray { WKB.appendPolygon(polygons[0], to: &$0) }
             hasPolygon = true
         } else {
-            column(attributeCount).pointee.appendByteArray { WKB.appendMultiPolygon(polygons, to: &$0) }
+            columns[attributeCount].appendByteArray { WKB.appendMultiPolygon(polygons, to: &$0) }
             hasMultiPolygon = true
         }
         let b = WKB.bounds(polygons)
@@ -108,23 +96,23 @@ public final class GeoParquetTable {
 
     /// Ends the row, whose geometry is already in the geometry column, with the covering.
     private func endRow(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) throws {
-        column(attributeCount + 1).pointee.append(minX)
-        column(attributeCount + 2).pointee.append(minY)
-        column(attributeCount + 3).pointee.append(maxX)
-        column(attributeCount + 4).pointee.append(maxY)
+        columns[attributeCount + 1].append(minX)
+        columns[attributeCount + 2].append(minY)
+        columns[attributeCount + 3].append(maxX)
+        columns[attributeCount + 4].append(maxY)
         if !minX.isNaN { // NaN: an empty geometry, which has no extent
             let e = extent ?? (minX, minY, maxX, maxY)
             extent = (min(e.minX, minX), min(e.minY, minY), max(e.maxX, maxX), max(e.maxY, maxY))
         }
         next = 0
-        if column(0).pointee.rowCount >= rowGroupRows { try flush() }
+        if columns[0].rowCount >= rowGroupRows { try flush() }
     }
 
     private func flush() throws {
         // The group's copy of the columns is gone when the call returns, so their arrays are
         // unshared again and emptied in place.
-        try writer.writeRowGroup(Array(columns.unsafeElements))
-        for k in 0..<columns.count { column(k).pointee.removeAll() }
+        try writer.writeRowGroup(columns)
+        for k in columns.indices { columns[k].removeAll() }
     }
 
     /// Writes the last row group and the footer with the `geo` metadata.

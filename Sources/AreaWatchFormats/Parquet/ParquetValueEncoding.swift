@@ -31,23 +31,14 @@ enum ParquetValueEncoding {
         }
     }
 
-    /// Each byte array as its length and its bytes, written in place into room made for all of
+    /// Each byte array as its length and its bytes, appended after room is reserved for all of
     /// them at once (a chunk holds tens of thousands, such as every cell's geometry).
     private static func appendPlainByteArrays(_ column: ParquetColumnData, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: column.bytes.count + 4 * column.ends.count))
-        out.withUnsafeMutableBytes { o in
-            column.bytes.withUnsafeBytes { bytes in
-                var at = start, from = 0
-                for end in column.ends {
-                    o.storeBytes(of: UInt32(end - from).littleEndian, toByteOffset: at, as: UInt32.self)
-                    UnsafeMutableRawBufferPointer(rebasing: o[(at + 4)..<(at + 4 + end - from)])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[from..<end]))
-                    at += 4 + end - from
-                    from = end
-                }
-                precondition(at == o.count, "byte arrays beyond their room")
-            }
+        out.reserveCapacity(out.count + column.bytes.count + 4 * column.ends.count)
+        var from = 0
+        for end in column.ends {
+            appendByteArray(column.bytes[from..<end], to: &out)
+            from = end
         }
     }
 
@@ -123,18 +114,21 @@ enum ParquetValueEncoding {
 
     /// Byte arrays, compared by their bytes and hashed by FNV-1a over them.
     private static func byteArrayDictionary(_ column: ParquetColumnData, limit: Int) -> Dictionary? {
-        column.bytes.withUnsafeBufferPointer { bytes in
-            column.ends.withUnsafeBufferPointer { ends in
-                func value(_ k: Int) -> UnsafeBufferPointer<UInt8> {
-                    let start = k == 0 ? 0 : ends[k - 1]
-                    return UnsafeBufferPointer(rebasing: bytes[start..<ends[k]])
-                }
-                return dictionary(
-                    count: ends.count, limit: limit, hash: { FNV1a.hash(UnsafeRawBufferPointer(value($0))) },
-                    same: { value($0).elementsEqual(value($1)) },
-                    plain: { appendByteArray(value($0), to: &$1) })
+        let bytes = column.bytes.span, ends = column.ends.span
+        // The ends ascend (`ParquetColumnData`), so the last bounds every value's bytes.
+        precondition((ends.isEmpty ? 0 : ends[ends.count - 1]) <= bytes.count, "a value past the column's bytes")
+        func range(_ k: Int) -> Range<Int> { (k == 0 ? 0 : ends[unchecked: k - 1])..<ends[unchecked: k] }
+        func same(_ a: Int, _ b: Int) -> Bool {
+            let ra = range(a), rb = range(b)
+            guard ra.count == rb.count else { return false }
+            for k in 0..<ra.count where bytes[unchecked: ra.lowerBound + k] != bytes[unchecked: rb.lowerBound + k] {
+                return false
             }
+            return true
         }
+        return dictionary(
+            count: ends.count, limit: limit, hash: { FNV1a.hash(bytes.bytes.extracting(range($0))) },
+            same: same, plain: { appendByteArray(column.bytes[range($0)], to: &$1) })
     }
 
     /// The dictionary of values 0..<count in order of first appearance, found through one

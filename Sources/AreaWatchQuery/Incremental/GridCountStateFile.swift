@@ -74,7 +74,7 @@ public enum GridCountStateFile {
             }
         }
         encodePlaces(state.places, into: &out)
-        out.u64(out.bytes.withUnsafeBytes { FNV1a.hash($0) })
+        out.u64(FNV1a.hash(out.bytes.span.bytes))
         return out.bytes
     }
 
@@ -86,12 +86,10 @@ public enum GridCountStateFile {
             return .failure(StateFileError("not a grid count state"))
         }
         let body = data.count - 8
-        let sum = data.withUnsafeBytes { bytes in
-            (
-                FNV1a.hash(UnsafeRawBufferPointer(rebasing: bytes[..<body])),
-                bytes.loadUnaligned(fromByteOffset: body, as: UInt64.self)
-            )
-        }
+        let bytes = data.span.bytes
+        let sum = (
+            FNV1a.hash(bytes.extracting(0..<body)), bytes.unsafeLoadUnaligned(fromByteOffset: body, as: UInt64.self)
+        )
         guard sum.0 == UInt64(littleEndian: sum.1) else { return .failure(StateFileError("checksum mismatch")) }
         var r = BinaryReader(data, name: "grid count state")
         do {

@@ -51,21 +51,20 @@ struct PairCounter: Sendable {
     func count(_ times: [Lanes]) -> [[Int]] {
         let k = bands.timeBands
         var counts = [[Int]](repeating: [Int](repeating: 0, count: bands.cellCount), count: Self.lanes)
-        times.withUnsafeBufferPointer { times in
-            for s in 0..<bands.distanceBandCount {
-                let inBand = pairs.count(inBand: s)
-                // beyond[e][j]: pairs of band s with |Δt| > (e + 1)·w in lane j.
-                var beyond: [[Int]] = []
-                for first in stride(from: 1, through: k, by: Self.edgesPerPass) {
-                    beyond += beyondCounts(times, band: s, firstEdge: first)
-                }
-                for j in 0..<Self.lanes {
-                    var within = 0
-                    for band in 1...k {
-                        let upTo = inBand - beyond[band - 1][j]
-                        counts[j][s * k + band - 1] = upTo - within
-                        within = upTo
-                    }
+        let times = times.span
+        for s in 0..<bands.distanceBandCount {
+            let inBand = pairs.count(inBand: s)
+            // beyond[e][j]: pairs of band s with |Δt| > (e + 1)·w in lane j.
+            var beyond: [[Int]] = []
+            for first in stride(from: 1, through: k, by: Self.edgesPerPass) {
+                beyond += beyondCounts(times, band: s, firstEdge: first)
+            }
+            for j in 0..<Self.lanes {
+                var within = 0
+                for band in 1...k {
+                    let upTo = inBand - beyond[band - 1][j]
+                    counts[j][s * k + band - 1] = upTo - within
+                    within = upTo
                 }
             }
         }
@@ -74,36 +73,33 @@ struct PairCounter: Sendable {
 
     /// For edges firstEdge…firstEdge + 3 (those beyond the last band never match): per edge and
     /// lane, the pairs of band `s` with |Δt| above the edge.
-    private func beyondCounts(_ times: UnsafeBufferPointer<Lanes>, band s: Int, firstEdge: Int) -> [[Int]] {
+    private func beyondCounts(_ times: Span<Lanes>, band s: Int, firstEdge: Int) -> [[Int]] {
         let edges = (0..<Self.edgesPerPass).map { e in
             let k = firstEdge + e
             return Lanes(repeating: k <= bands.timeBands ? Int32(Int64(k) * bands.bandSeconds) : .max)
         }
         var totals = [[Int]](repeating: [Int](repeating: 0, count: Self.lanes), count: Self.edgesPerPass)
         let n = pairs.incidentCount
-        pairs.offsets.withUnsafeBufferPointer { offsets in
-            pairs.partner.withUnsafeBufferPointer { partner in
-                let band = UnsafeBufferPointer(rebasing: offsets[(s * n)...((s + 1) * n)])
-                var p = 0
-                while p < n {
-                    let end = Self.runEnd(band, from: p, limit: band[p] + tallyLimit)
-                    let tallies =
-                        kernel == .avx2
-                        ? Self.tallyAVX2(times, partner, band, positions: p..<end, edges: edges)
-                        : Self.tally(times, partner, band, positions: p..<end, edges: edges)
-                    for (e, a) in [tallies.0, tallies.1, tallies.2, tallies.3].enumerated() {
-                        for j in 0..<Self.lanes { totals[e][j] += Int(UInt32(bitPattern: 0 &- a[j])) }
-                    }
-                    p = end
-                }
+        let partner = pairs.partner.span
+        let band = pairs.offsets.span.extracting((s * n)...((s + 1) * n))
+        var p = 0
+        while p < n {
+            let end = Self.runEnd(band, from: p, limit: band[p] + tallyLimit)
+            let tallies =
+                kernel == .avx2
+                ? Self.tallyAVX2(times, partner, band, positions: p..<end, edges: edges)
+                : Self.tally(times, partner, band, positions: p..<end, edges: edges)
+            for (e, a) in [tallies.0, tallies.1, tallies.2, tallies.3].enumerated() {
+                for j in 0..<Self.lanes { totals[e][j] += Int(UInt32(bitPattern: 0 &- a[j])) }
             }
+            p = end
         }
         return Array(totals.prefix(min(Self.edgesPerPass, bands.timeBands - firstEdge + 1)))
     }
 
     /// The last position `end` after `p` with `offsets[end] <= limit`, and at least p + 1 (one
     /// position has fewer than 2³² partners).
-    private static func runEnd(_ offsets: UnsafeBufferPointer<Int>, from p: Int, limit: Int) -> Int {
+    private static func runEnd(_ offsets: Span<Int>, from p: Int, limit: Int) -> Int {
         var (low, high) = (p + 1, offsets.count - 1)
         while low < high {
             let mid = (low + high + 1) / 2
@@ -112,18 +108,21 @@ struct PairCounter: Sendable {
         return low
     }
 
-    /// The hot loop: per lane, minus the pairs of `positions` with |Δt| above each edge.
+    /// The hot loop: per lane, minus the pairs of `positions` with |Δt| above each edge. Indexed
+    /// unchecked: the offsets ascend and their last is checked against `partner` once per call,
+    /// and every partner is a leaf position below `times.count` (`NearRepeatPairs` makes them so).
     @inline(__always)
     private static func tally(
-        _ times: UnsafeBufferPointer<Lanes>, _ partner: UnsafeBufferPointer<UInt32>,
-        _ offsets: UnsafeBufferPointer<Int>, positions: Range<Int>, edges: [Lanes]
+        _ times: Span<Lanes>, _ partner: Span<UInt32>,
+        _ offsets: Span<Int>, positions: Range<Int>, edges: [Lanes]
     ) -> (Lanes, Lanes, Lanes, Lanes) {
+        precondition(positions.upperBound < offsets.count && offsets[positions.upperBound] <= partner.count)
         let (e0, e1, e2, e3) = (edges[0], edges[1], edges[2], edges[3])
         var (a0, a1, a2, a3) = (Lanes.zero, Lanes.zero, Lanes.zero, Lanes.zero)
         for p in positions {
             let tp = times[p]
-            for e in offsets[p]..<offsets[p + 1] {
-                let d = times[Int(partner[e])] &- tp
+            for e in offsets[unchecked: p]..<offsets[unchecked: p + 1] {
+                let d = times[unchecked: Int(partner[unchecked: e])] &- tp
                 let sign = d &>> 31
                 let dt = (d ^ sign) &- sign
                 a0 &+= Lanes.zero.replacing(with: -1, where: dt .> e0)
@@ -135,18 +134,25 @@ struct PairCounter: Sendable {
         return (a0, a1, a2, a3)
     }
 
-    /// `tally` in the AVX2 kernel.
+    /// `tally` in the AVX2 kernel (C: the spans' memory is handed over at the call).
     private static func tallyAVX2(
-        _ times: UnsafeBufferPointer<Lanes>, _ partner: UnsafeBufferPointer<UInt32>,
-        _ offsets: UnsafeBufferPointer<Int>, positions: Range<Int>, edges: [Lanes]
+        _ times: Span<Lanes>, _ partner: Span<UInt32>,
+        _ offsets: Span<Int>, positions: Range<Int>, edges: [Lanes]
     ) -> (Lanes, Lanes, Lanes, Lanes) {
+        precondition(positions.upperBound < offsets.count && offsets[positions.upperBound] <= partner.count)
         var tally = [Int32](repeating: 0, count: edgesPerPass * Self.lanes)
         let edgeValues = edges.map { $0[0] }
-        times.withMemoryRebound(to: Int32.self) { times in
-            offsets.withMemoryRebound(to: Int64.self) { offsets in
-                aw_knox_tally_avx2(
-                    times.baseAddress, partner.baseAddress, offsets.baseAddress, Int64(positions.lowerBound),
-                    Int64(positions.upperBound), edgeValues, &tally)
+        times.withUnsafeBufferPointer { times in
+            partner.withUnsafeBufferPointer { partner in
+                offsets.withUnsafeBufferPointer { offsets in
+                    times.withMemoryRebound(to: Int32.self) { times in
+                        offsets.withMemoryRebound(to: Int64.self) { offsets in
+                            aw_knox_tally_avx2(
+                                times.baseAddress, partner.baseAddress, offsets.baseAddress,
+                                Int64(positions.lowerBound), Int64(positions.upperBound), edgeValues, &tally)
+                        }
+                    }
+                }
             }
         }
         func edge(_ e: Int) -> Lanes { Lanes(tally[(e * Self.lanes)..<((e + 1) * Self.lanes)]) }
