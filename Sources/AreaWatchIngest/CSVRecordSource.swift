@@ -188,7 +188,7 @@ final class CSVRecordSource: RecordSource {
                 categories: categories, times: times)
             switch consume outcome {
             case .success(let incident):
-                hashedKey = keyHashPrefix != nil && !id.isEmpty ? hash(id: id.bytes) : nil
+                hashedKey = keyHashPrefix != nil && !id.isEmpty ? hash(id: id.bytes.span) : nil
                 try body(.accepted(consume incident))
             case .failure(let reason):
                 try body(
@@ -200,16 +200,20 @@ final class CSVRecordSource: RecordSource {
 
     /// The hash of `keyHashPrefix` + the id's text: its bytes, or for bytes that are not UTF-8 the
     /// bytes of the String the text path would build (`RawValue.text` repairs them).
-    private func hash(id: UnsafeBufferPointer<UInt8>) -> KeyHash {
+    private func hash(id: Span<UInt8>) -> KeyHash {
         let prefix = keyHashPrefix!
-        let ascii = !id.contains { $0 >= 0x80 }
-        if prefix.isEmpty && ascii { return KeyHash(bytes: UnsafeRawBufferPointer(id).bytes) }
+        var ascii = true
+        for k in id.indices where id[k] >= 0x80 {
+            ascii = false
+            break
+        }
+        if prefix.isEmpty && ascii { return KeyHash(bytes: id.bytes) }
         keyBytes.removeAll(keepingCapacity: true)
         keyBytes.append(contentsOf: prefix)
         if ascii {
-            keyBytes.append(contentsOf: id)
+            keyBytes.append(span: id)
         } else {
-            keyBytes.append(contentsOf: String(decoding: id, as: UTF8.self).utf8)
+            keyBytes.append(contentsOf: id.decodedString.utf8)
         }
         return keyBytes.withUnsafeBytes { KeyHash(bytes: $0.bytes) }
     }

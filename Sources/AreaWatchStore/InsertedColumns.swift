@@ -45,25 +45,25 @@ final class ColumnCapture {
 
     private func id(of text: String?) -> Int32 {
         guard let text else { return -1 }
-        if let id = text.utf8.withContiguousStorageIfAvailable({ id(ofBytes: $0) }) { return id }
+        if let id = text.utf8.withContiguousStorageIfAvailable({ id(ofBytes: $0.span) }) { return id }
         var copy = text
-        return copy.withUTF8 { id(ofBytes: $0) }
+        return copy.withUTF8 { id(ofBytes: $0.span) }
     }
 
-    private func id(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        if let entry = interner.entry(bytes.span) {
+    private func id(ofBytes bytes: Span<UInt8>) -> Int32 {
+        if let entry = interner.entry(bytes) {
             if entry == entryIDs.count { entryIDs.append(newText(bytes)) }
             return entryIDs[entry]
         }
-        let key = Array(bytes)
+        let key = bytes.copiedArray
         if let id = others[key] { return id }
         let id = newText(bytes)
         others[key] = id
         return id
     }
 
-    private func newText(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        texts.append(String(decoding: bytes, as: UTF8.self))
+    private func newText(_ bytes: Span<UInt8>) -> Int32 {
+        texts.append(bytes.decodedString)
         return Int32(texts.count - 1)
     }
 }
@@ -88,15 +88,8 @@ public struct InsertedColumns: Sendable {
         guard let first = rows.rowids.first, rows.lats.count == n, rows.lons.count == n,
             capture.time.count == n, capture.handled.count == n, capture.category.count == n
         else { return nil }
-        let dense = rows.rowids.withUnsafeBufferPointer { rowids in
-            var expected = first
-            for rowid in rowids {
-                if rowid != expected { return false }
-                expected += 1
-            }
-            return true
-        }
-        guard dense else { return nil }
+        let rowids = rows.rowids.span
+        for k in rowids.indices where rowids[k] != first + Int64(k) { return nil }
         firstRowid = first
         lat = InsertedColumns.asStored(rows.lats)
         lon = InsertedColumns.asStored(rows.lons)
