@@ -13,7 +13,7 @@ NEW_BINARY defaults to the release build. A binary that has no `report --formats
 formats it always wrote; the other is then asked for those only, so both do the same work (files
 only one writes are listed after the first run). Every ad-hoc run's grid.csv must be the same for both.
 """
-import argparse, json, os, shutil, subprocess, sys
+import argparse, hashlib, json, os, shutil, subprocess, sys
 
 import benchlib as b
 
@@ -62,15 +62,19 @@ def adhoc_jobs(binaries, options, sizes):
     return jobs
 
 
-def store_path(name, size):
-    return os.path.join(b.WORK, f"ab-{name}-{size}.db")
+def store_path(binary, size):
+    """The store `binary` loaded, named after that build (path, size and time), so that a store
+    another build made, perhaps in another format, is never taken for it."""
+    st = os.stat(binary)
+    build = hashlib.sha1(f"{os.path.realpath(binary)}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:10]
+    return os.path.join(b.WORK, f"ab-store-{build}-{size}.db")
 
 
 def load_jobs(binaries, size):
     csv = b.dataset(size)
-    return [(f"bulk load {size:,} (ingest)", name, lambda db=store_path(name, size): b.remove(db, db + ".columns"),
-             [binary, "ingest", csv, "--db", store_path(name, size), "--quiet", "--rejects",
-              store_path(name, size) + ".rejects.csv"]) for name, binary in binaries.items()]
+    return [(f"bulk load {size:,} (ingest)", name, lambda db=store_path(binary, size): b.remove(db, db + ".columns"),
+             [binary, "ingest", csv, "--db", store_path(binary, size), "--quiet", "--rejects",
+              store_path(binary, size) + ".rejects.csv"]) for name, binary in binaries.items()]
 
 
 def night_jobs(binaries, options, size):
@@ -79,7 +83,7 @@ def night_jobs(binaries, options, size):
     night = b.dataset(NIGHT_ROWS, seed=7)
     jobs = []
     for name, binary in binaries.items():
-        base = store_path(name, size)
+        base = store_path(binary, size)
         if not os.path.exists(base):
             b.log(f"loading the {size:,} store of {name} once")
             b.timed([binary, "ingest", b.dataset(size), "--db", base, "--quiet", "--rejects", base + ".rejects.csv"])
