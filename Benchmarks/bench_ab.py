@@ -63,8 +63,8 @@ def adhoc_jobs(binaries, options, sizes):
 
 
 def store_path(binary, size):
-    """The store `binary` loaded, named after that build (path, size and time), so that a store
-    another build made, perhaps in another format, is never taken for it."""
+    """The store `binary` loaded in this run, named after that build (path, size and time), so
+    that a store another build made, perhaps in another format, is never taken for it."""
     st = os.stat(binary)
     build = hashlib.sha1(f"{os.path.realpath(binary)}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:10]
     return os.path.join(b.WORK, f"ab-store-{build}-{size}.db")
@@ -201,6 +201,10 @@ def main():
     print(b.table(rows, ["job", "figure", "old", "new", "new / old"]))
     for problem in problems:
         print(f"DIFFERENT: {problem}")
+    # A store serves one run: the next run is likely another build, which would load its own.
+    for name in os.listdir(b.WORK):
+        if name.startswith("ab-store-"):
+            os.remove(os.path.join(b.WORK, name))
     with open(a.json, "w") as f:
         json.dump({"old": binaries["old"], "new": binaries["new"], "runs": a.runs, "jobs": record,
                    "problems": problems}, f, indent=1)
