@@ -50,9 +50,7 @@ public enum ColumnSnapshotFormat {
     /// The whole file as one array (tests, small snapshots); `forEachPiece` writes without a copy.
     public static func encode(_ snapshot: ColumnSnapshot, checksum: Checksum) -> [UInt8] {
         var out: [UInt8] = []
-        forEachPiece(snapshot, checksum: checksum) { piece in
-            for k in 0..<piece.byteCount { out.append(piece.unsafeLoad(fromByteOffset: k, as: UInt8.self)) }
-        }
+        forEachPiece(snapshot, checksum: checksum) { piece in piece.withUnsafeBytes { out += $0 } }
         return out
     }
 
@@ -66,12 +64,9 @@ public enum ColumnSnapshotFormat {
         precondition(
             snapshot.lon.count == n && snapshot.time.count == n && snapshot.handled.count == n
                 && snapshot.category.count == n && snapshot.stamp.token.count == StoreStamp.tokenBytes)
-        var table: [UInt8] = []
-        for text in snapshot.categoryTexts {
-            let bytes = Array(text.utf8)
-            appendLittleEndian(UInt32(bytes.count), to: &table)
-            table += bytes
-        }
+        var texts = BinaryWriter()
+        for text in snapshot.categoryTexts { texts.string(text) }
+        var table = texts.bytes
         let textBytes = table.count
         guard let layout = Layout(rows: UInt64(n), textBytes: UInt64(textBytes)) else {
             preconditionFailure("a column snapshot of \(n) rows is beyond the format")
@@ -105,24 +100,21 @@ public enum ColumnSnapshotFormat {
 
     /// The header of `snapshot` with its checksum field zero.
     private static func header(_ snapshot: ColumnSnapshot, textBytes: Int, fileLength: Int) -> [UInt8] {
-        var header = magic
-        appendLittleEndian(version, to: &header)
-        appendLittleEndian(UInt32(headerSize), to: &header)
-        appendLittleEndian(UInt64(snapshot.count), to: &header)
-        appendLittleEndian(UInt64(snapshot.categoryTexts.count), to: &header)
-        appendLittleEndian(UInt64(textBytes), to: &header)
-        appendLittleEndian(UInt64(fileLength), to: &header)
-        appendLittleEndian(UInt64(bitPattern: snapshot.stamp.generation), to: &header)
-        header += snapshot.stamp.token
-        appendLittleEndian(UInt64(bitPattern: snapshot.stamp.lastIncidentRowid), to: &header)
-        appendLittleEndian(UInt64(bitPattern: snapshot.stamp.lastIngestRowid), to: &header)
-        appendLittleEndian(snapshot.rowidsAreDense ? flagDenseRowids : 0, to: &header)
-        header += [UInt8](repeating: 0, count: headerSize - header.count)
-        return header
-    }
-
-    private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        for k in 0..<(T.bitWidth / 8) { out.append(UInt8(truncatingIfNeeded: value >> (8 * k))) }
+        var header = BinaryWriter(capacity: headerSize)
+        header.bytes += magic
+        header.u32(version)
+        header.u32(UInt32(headerSize))
+        header.u64(UInt64(snapshot.count))
+        header.u64(UInt64(snapshot.categoryTexts.count))
+        header.u64(UInt64(textBytes))
+        header.u64(UInt64(fileLength))
+        header.i64(snapshot.stamp.generation)
+        header.bytes += snapshot.stamp.token
+        header.i64(snapshot.stamp.lastIncidentRowid)
+        header.i64(snapshot.stamp.lastIngestRowid)
+        header.u32(snapshot.rowidsAreDense ? flagDenseRowids : 0)
+        header.bytes += [UInt8](repeating: 0, count: headerSize - header.bytes.count)
+        return header.bytes
     }
 
     /// The CRC-32 a whole file in memory should carry: of its header before the checksum field,
@@ -187,10 +179,8 @@ public enum ColumnSnapshotFormat {
             guard offset >= 0, offset <= bytes.byteCount, out.byteCount <= bytes.byteCount - offset else {
                 return false
             }
-            for k in 0..<out.byteCount {
-                out.storeBytes(
-                    of: bytes.unsafeLoad(fromByteOffset: offset + k, as: UInt8.self), toByteOffset: k, as: UInt8.self)
-            }
+            let source = bytes.extracting(offset..<offset + out.byteCount)
+            out.withUnsafeMutableBytes { into in source.withUnsafeBytes { into.copyMemory(from: $0) } }
             return true
         }
     }

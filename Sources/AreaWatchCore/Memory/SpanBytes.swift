@@ -32,6 +32,13 @@ extension Span where Element == UInt8 {
         return UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: offset, as: UInt64.self))
     }
 
+    /// Whether the byte occurs (`memchr`).
+    @inlinable @inline(__always)
+    public func containsByte(_ byte: UInt8) -> Bool {
+        guard count > 0 else { return false }
+        return withUnsafeBufferPointer { memchr($0.baseAddress!, Int32(byte), $0.count) != nil }
+    }
+
     /// The bytes copied into a new array.
     @inlinable
     public var copiedArray: [UInt8] {
@@ -65,14 +72,5 @@ extension GrowableBuffer {
     @inlinable
     public mutating func append(span: Span<Element>) {
         span.withUnsafeBufferPointer { append(contentsOf: $0) }
-    }
-}
-
-extension Span where Element == UInt8 {
-    /// Whether the byte occurs (`memchr`).
-    @inlinable @inline(__always)
-    public func containsByte(_ byte: UInt8) -> Bool {
-        guard count > 0 else { return false }
-        return withUnsafeBufferPointer { memchr($0.baseAddress!, Int32(byte), $0.count) != nil }
     }
 }
